@@ -1,0 +1,46 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+
+	"github.com/pressly/goose/v3"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Migrate applies every embedded migration that the database has not seen yet.
+// It is safe to call on every start: goose records applied versions and takes a
+// PostgreSQL advisory lock so that concurrent starts do not race.
+func Migrate(ctx context.Context, conn *sql.DB) error {
+	provider, err := newMigrationProvider(conn)
+	if err != nil {
+		return err
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}
+
+// MigrationsPending reports whether the database lacks any embedded migration;
+// /readyz uses it.
+func MigrationsPending(ctx context.Context, conn *sql.DB) (bool, error) {
+	provider, err := newMigrationProvider(conn)
+	if err != nil {
+		return false, err
+	}
+	return provider.HasPending(ctx)
+}
+
+func newMigrationProvider(conn *sql.DB) (*goose.Provider, error) {
+	locker, err := lockForMigrations()
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(goose.DialectPostgres, conn, mustSub(migrations, "migrations"),
+		goose.WithSessionLocker(locker))
+}
