@@ -1,0 +1,103 @@
+// Package metrics holds the process's Prometheus collectors and the HTTP
+// pieces around them: a middleware that counts requests by route and a
+// handler that serves /metrics.
+//
+// The collectors are package variables so that any part of the program can
+// record into them without plumbing (metrics.SQLStatements.Inc()). They live
+// in their own Registry rather than the global default one, so tests and
+// embedders see exactly what starkgraph exports.
+package metrics
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Registry holds every starkgraph collector plus the Go runtime and process
+// collectors.
+var Registry = prometheus.NewRegistry()
+
+var factory = promauto.With(Registry)
+
+var (
+	// HTTPRequests counts answered requests by route pattern and status code.
+	HTTPRequests = factory.NewCounterVec(prometheus.CounterOpts{
+		Name: "http_requests_total",
+		Help: "HTTP requests answered, by route pattern and status code.",
+	}, []string{"route", "status"})
+
+	// HTTPDuration observes how long requests took, by route pattern.
+	HTTPDuration = factory.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "http_request_duration_seconds",
+		Help:    "Time to answer an HTTP request, by route pattern.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"route"})
+
+	// SQLStatements counts SQL statements sent to PostgreSQL.
+	SQLStatements = factory.NewCounter(prometheus.CounterOpts{
+		Name: "sql_statements_total",
+		Help: "SQL statements sent to PostgreSQL.",
+	})
+
+	// RateLimitRejections counts requests answered 429, by the limit that
+	// refused them: "rate", "cost" (GraphQL complexity), "daily" or "monthly".
+	RateLimitRejections = factory.NewCounterVec(prometheus.CounterOpts{
+		Name: "ratelimit_rejections_total",
+		Help: "Requests refused with 429, by the limit that refused them.",
+	}, []string{"reason"})
+
+	// RateLimitRedisUp is 1 while rate-limit counters are kept in Redis, 0
+	// while a replica has fallen back to local counters (and absent, i.e.
+	// never set, when Redis is not configured).
+	RateLimitRedisUp = factory.NewGauge(prometheus.GaugeOpts{
+		Name: "ratelimit_redis_up",
+		Help: "1 while rate-limit counters live in Redis, 0 while falling back to local counters.",
+	})
+
+	// IndexerHead is the number of the newest block the indexer has written.
+	IndexerHead = factory.NewGauge(prometheus.GaugeOpts{
+		Name: "indexer_head_block",
+		Help: "Number of the newest block written by the indexer.",
+	})
+
+	// IndexerNodeHead is the newest block number the followed node reports.
+	IndexerNodeHead = factory.NewGauge(prometheus.GaugeOpts{
+		Name: "indexer_node_head_block",
+		Help: "Newest block number reported by the followed Starknet node.",
+	})
+
+	// IndexerLag is how many blocks the indexer is behind the node.
+	IndexerLag = factory.NewGauge(prometheus.GaugeOpts{
+		Name: "indexer_lag_blocks",
+		Help: "Blocks the indexer is behind the followed node.",
+	})
+)
+
+func init() {
+	Registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+}
+
+// Handler serves the registry in the Prometheus exposition format. Mount it
+// on the admin address only (or behind an admin key): it is not for clients.
+func Handler() http.Handler {
+	return promhttp.HandlerFor(Registry, promhttp.HandlerOpts{Registry: Registry})
+}
+
+// SetIndexerHeads records the indexer's head and the node's head and derives
+// the lag from them, so the three gauges never disagree.
+func SetIndexerHeads(indexed, node uint64) {
+	IndexerHead.Set(float64(indexed))
+	IndexerNodeHead.Set(float64(node))
+	lag := 0.0
+	if node > indexed {
+		lag = float64(node - indexed)
+	}
+	IndexerLag.Set(lag)
+}

@@ -1,0 +1,99 @@
+package metrics
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+func TestMiddlewareCountsByRoutePatternAndStatus(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /beta/tokens/{address}", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("address") == "bad" {
+			http.Error(w, "bad", http.StatusBadRequest)
+			return
+		}
+		io.WriteString(w, "ok")
+	})
+	srv := httptest.NewServer(Middleware(MuxRoute(mux), mux))
+	defer srv.Close()
+
+	pattern := "GET /beta/tokens/{address}"
+	okBefore := testutil.ToFloat64(HTTPRequests.WithLabelValues(pattern, "200"))
+	badBefore := testutil.ToFloat64(HTTPRequests.WithLabelValues(pattern, "400"))
+	unmatchedBefore := testutil.ToFloat64(HTTPRequests.WithLabelValues(Unmatched, "404"))
+
+	for _, path := range []string{"/beta/tokens/0x1", "/beta/tokens/0x2", "/beta/tokens/bad", "/no/such/path/123"} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+
+	if got := testutil.ToFloat64(HTTPRequests.WithLabelValues(pattern, "200")) - okBefore; got != 2 {
+		t.Errorf("200s on %q: got %v, want 2", pattern, got)
+	}
+	if got := testutil.ToFloat64(HTTPRequests.WithLabelValues(pattern, "400")) - badBefore; got != 1 {
+		t.Errorf("400s on %q: got %v, want 1", pattern, got)
+	}
+	if got := testutil.ToFloat64(HTTPRequests.WithLabelValues(Unmatched, "404")) - unmatchedBefore; got != 1 {
+		t.Errorf("unmatched 404s: got %v, want 1 (raw paths must not become labels)", got)
+	}
+}
+
+func TestMiddlewareWithoutRouteFuncUsesRequestPattern(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	})
+	before := testutil.ToFloat64(HTTPRequests.WithLabelValues("GET /healthz", "204"))
+	rec := httptest.NewRecorder()
+	Middleware(nil, mux).ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+	if got := testutil.ToFloat64(HTTPRequests.WithLabelValues("GET /healthz", "204")) - before; got != 1 {
+		t.Fatalf("got %v, want 1", got)
+	}
+}
+
+func TestHandlerExposesAllCollectors(t *testing.T) {
+	SQLStatements.Inc()
+	RateLimitRejections.WithLabelValues("rate").Inc()
+	SetIndexerHeads(90, 100)
+	HTTPDuration.WithLabelValues("GET /x").Observe(0.01)
+	HTTPRequests.WithLabelValues("GET /x", "200").Inc()
+
+	srv := httptest.NewServer(Handler())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	text := string(body)
+	for _, want := range []string{
+		"http_requests_total{",
+		"http_request_duration_seconds_bucket{",
+		"sql_statements_total ",
+		`ratelimit_rejections_total{reason="rate"}`,
+		"indexer_head_block 90",
+		"indexer_node_head_block 100",
+		"indexer_lag_blocks 10",
+		"go_goroutines ",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
+
+func TestLagNeverNegative(t *testing.T) {
+	SetIndexerHeads(120, 100) // node behind us, e.g. just after switching nodes
+	if got := testutil.ToFloat64(IndexerLag); got != 0 {
+		t.Fatalf("lag = %v, want 0", got)
+	}
+}
