@@ -1,0 +1,317 @@
+package db
+
+import "time"
+
+// Row types: one struct per table read by the APIs. Field names follow the GraphQL schema
+// (gqlgen binds to them directly); `db` tags name the columns. Amounts are decimal strings
+// read from numeric columns, so no precision is lost on the way to clients.
+
+type Block struct {
+	Number               int64     `db:"number"`
+	Hash                 Felt      `db:"hash"`
+	ParentHash           Felt      `db:"parent_hash"`
+	Timestamp            int64     `db:"timestamp"`
+	RawStatus            string    `db:"status"`
+	StateRoot            Felt      `db:"state_root"`
+	SequencerAddress     Felt      `db:"sequencer_address"`
+	StarknetVersion      string    `db:"starknet_version"`
+	L1DaMode             *string   `db:"l1_da_mode"`
+	L1GasPriceWei        *string   `db:"l1_gas_price_wei"`
+	L1GasPriceFri        *string   `db:"l1_gas_price_fri"`
+	L1DataGasPriceWei    *string   `db:"l1_data_gas_price_wei"`
+	L1DataGasPriceFri    *string   `db:"l1_data_gas_price_fri"`
+	L2GasPriceWei        *string   `db:"l2_gas_price_wei"`
+	L2GasPriceFri        *string   `db:"l2_gas_price_fri"`
+	TxnCount             int       `db:"tx_count"`
+	EventCount           int       `db:"event_count"`
+	MessageCount         int       `db:"message_count"`
+	L1VerificationTxHash Felt      `db:"l1_verification_tx_hash"`
+}
+
+type Transaction struct {
+	BlockNumber           int64     `db:"block_number"`
+	Index                 int       `db:"tx_index"`
+	Hash                  Felt      `db:"hash"`
+	RawType               string    `db:"type"`
+	Version               int       `db:"version"`
+	Timestamp             int64     `db:"timestamp"`
+	SenderAddress         Felt      `db:"sender_address"`
+	ContractAddress       Felt      `db:"contract_address"`
+	ClassHash             Felt      `db:"class_hash"`
+	EntryPointSelector    Felt      `db:"entry_point_selector"`
+	Nonce                 *string   `db:"nonce"`
+	MaxFee                *string   `db:"max_fee"`
+	Tip                   *string   `db:"tip"`
+	ResourceBounds        JSON      `db:"resource_bounds"`
+	ActualFee             string    `db:"actual_fee"`
+	ActualFeeUnit         string    `db:"actual_fee_unit"`
+	RawExecutionStatus    string    `db:"execution_status"`
+	RawFinalityStatus     string    `db:"finality_status"`
+	RevertError           *string   `db:"revert_reason"`
+	Calldata              FeltArray `db:"calldata"`
+	ConstructorCalldata   FeltArray `db:"constructor_calldata"`
+	Signature             FeltArray `db:"signature"`
+	CompiledClassHash     Felt      `db:"compiled_class_hash"`
+	ContractAddressSalt   Felt      `db:"contract_address_salt"`
+	PaymasterData         FeltArray `db:"paymaster_data"`
+	AccountDeploymentData FeltArray `db:"account_deployment_data"`
+	NonceDaMode           *string   `db:"nonce_da_mode"`
+	FeeDaMode             *string   `db:"fee_da_mode"`
+	MessageHash           Felt      `db:"message_hash"`
+	L1TransactionHash     Felt      `db:"l1_transaction_hash"`
+	ExecutionResources    JSON      `db:"execution_resources"`
+	EventCount            int       `db:"event_count"`
+	PartialCallsParsing   bool      `db:"partial_calls_parsing"`
+}
+
+type Call struct {
+	BlockNumber     int64     `db:"block_number"`
+	TxIndex         int       `db:"tx_index"`
+	Index           int       `db:"call_index"`
+	ContractAddress Felt      `db:"contract_address"`
+	Selector        Felt      `db:"selector"`
+	Entrypoint      *string   `db:"entrypoint"`
+	EntrypointType  string    `db:"entrypoint_type"`
+	CallType        string    `db:"call_type"`
+	ClassHash       Felt      `db:"class_hash"`
+	Calldata        FeltArray `db:"calldata"`
+	Inputs          JSON      `db:"inputs"`
+	Outputs         JSON      `db:"outputs"`
+}
+
+type Event struct {
+	BlockNumber     int64     `db:"block_number"`
+	TxIndex         int       `db:"tx_index"`
+	Index           int       `db:"event_index"`
+	TransactionHash Felt      `db:"transaction_hash"`
+	Timestamp       int64     `db:"timestamp"`
+	FromAddress     Felt      `db:"from_address"`
+	Keys            FeltArray `db:"keys"`
+	Data            FeltArray `db:"data"`
+}
+
+type Contract struct {
+	Address               Felt    `db:"address"`
+	ClassHash             Felt    `db:"class_hash"`
+	Type                  string  `db:"type"`
+	Nonce                 string  `db:"nonce"`
+	ImplementationAddress Felt    `db:"implementation_address"`
+	BlockNumber           *int64  `db:"deployed_block"`
+	DeployTransactionHash Felt    `db:"deployed_tx_hash"`
+	CreationTimestamp     *int64  `db:"deployed_at"`
+}
+
+type Class struct {
+	Hash              Felt    `db:"hash"`
+	Kind              string  `db:"kind"`
+	CairoVersion      int     `db:"cairo_version"`
+	Version           string  `db:"version"`
+	CompiledClassHash Felt    `db:"compiled_class_hash"`
+	Abi               JSON    `db:"abi"`
+	IsAccount         bool    `db:"is_account"`
+	IsProxy           bool    `db:"is_proxy"`
+	RawErcStandard    *string `db:"erc_standard"`
+	BlockNumber       *int64  `db:"declared_block"`
+	TransactionHash   Felt    `db:"declared_tx_hash"`
+	CreationTimestamp *int64  `db:"declared_at"`
+}
+
+type VerifiedClass struct {
+	ClassHash         Felt    `db:"class_hash"`
+	VerifiedName      string  `db:"name"`
+	VerifiedTimestamp int64   `db:"verified_at"`
+	CompilerVersion   *string `db:"compiler_version"`
+	License           *string `db:"license"`
+}
+
+type Token struct {
+	Address       Felt     `db:"address"`
+	RawStandard   string   `db:"standard"`
+	Name          *string  `db:"name"`
+	Symbol        *string  `db:"symbol"`
+	Decimals      *int     `db:"decimals"`
+	TotalSupply   *string  `db:"total_supply"`
+	TransferCount int64    `db:"transfer_count"`
+	HolderCount   int64    `db:"holder_count"`
+	IsVerified    bool     `db:"verified"`
+	UsdPrice      *float64 `db:"usd_price"`
+	MarketCapUsd  *float64 `db:"market_cap_usd"`
+	LogoURL       *string  `db:"logo_url"`
+}
+
+// TokenBalance is an ERC-20 balance: a holder of a token, or a token held by an address.
+type TokenBalance struct {
+	TokenAddress     Felt   `db:"token_address"`
+	OwnerAddress     Felt   `db:"owner_address"`
+	Balance          string `db:"balance"`
+	LastTransferTime int64  `db:"last_transfer_time"`
+}
+
+type HoldersOverview struct {
+	TokenAddress         Felt      `db:"token_address"`
+	TotalSupply          string    `db:"total_supply"`
+	BurnedSupply         string    `db:"burned_supply"`
+	CirculatingSupply    string    `db:"circulating_supply"`
+	HolderCount          int64     `db:"holder_count"`
+	HoldersOver1Pct      int       `db:"holders_over_1pct"`
+	TopNConcentration    JSON      `db:"top_n_concentration"`
+	ConcentrationBuckets JSON      `db:"concentration_buckets"`
+	TierDistribution     JSON      `db:"tier_distribution"`
+	WalletDepthUsd       JSON      `db:"wallet_depth_usd"`
+	GiniTop10k           float64   `db:"gini_top_10k"`
+	TokenUsdPrice        *float64  `db:"token_usd_price"`
+	ComputedTime         time.Time `db:"computed_at"`
+	IsStale              bool      `db:"is_stale"`
+	IsRecomputing        bool      `db:"is_recomputing"`
+}
+
+type NftItem struct {
+	ContractAddress         Felt    `db:"contract_address"`
+	TokenID                 string  `db:"token_id"`
+	ContractType            int     `db:"contract_type"`
+	Name                    *string `db:"name"`
+	Description             *string `db:"description"`
+	ExternalURL             *string `db:"external_url"`
+	ImageURL                *string `db:"image_url"`
+	ImageSmallURL           *string `db:"image_small_url"`
+	ImageLargeURL           *string `db:"image_large_url"`
+	YoutubeURL              *string `db:"youtube_url"`
+	AnimationURL            *string `db:"animation_url"`
+	Attributes              JSON    `db:"attributes"`
+	TokenURI                *string `db:"token_uri"`
+	OwnerAddress            Felt    `db:"owner_address"`
+	MintedByAddress         Felt    `db:"minted_by_address"`
+	MintedAtBlockNumber     *int64  `db:"minted_at_block"`
+	MintedAtTransactionHash Felt    `db:"minted_at_tx_hash"`
+	MintedAtTimestamp       *int64  `db:"minted_at_timestamp"`
+}
+
+type NftBalance struct {
+	ContractAddress  Felt   `db:"contract_address"`
+	TokenID          string `db:"token_id"`
+	OwnerAddress     Felt   `db:"owner_address"`
+	Balance          string `db:"balance"`
+	LastTransferTime int64  `db:"last_transfer_time"`
+}
+
+type NftEvent struct {
+	BlockNumber                int64   `db:"block_number"`
+	TxIndex                    int     `db:"tx_index"`
+	EventIndex                 int     `db:"event_index"`
+	SubIndex                   int     `db:"sub_index"`
+	TransactionHash            Felt    `db:"transaction_hash"`
+	Timestamp                  int64   `db:"timestamp"`
+	ContractAddress            Felt    `db:"contract_address"`
+	TokenID                    string  `db:"token_id"`
+	FromAddress                Felt    `db:"from_address"`
+	ToAddress                  Felt    `db:"to_address"`
+	Quantity                   string  `db:"quantity"`
+	Type                       string  `db:"type"`
+	PaymentTokenAddress        Felt    `db:"payment_token_address"`
+	PaymentTokenSymbol         *string `db:"payment_token_symbol"`
+	TotalPrice                 *string `db:"total_price"`
+	MarketplaceContractAddress Felt    `db:"marketplace_contract_address"`
+}
+
+type MetaTransaction struct {
+	BlockNumber     int64  `db:"block_number"`
+	Index           int    `db:"tx_index"`
+	CallIndex       int    `db:"call_index"`
+	Hash            Felt   `db:"hash"`
+	ContractAddress Felt   `db:"contract_address"`
+	CallerAddress   Felt   `db:"caller_address"`
+	Operations      string `db:"operations"`
+	Actions         JSON   `db:"actions"`
+}
+
+type Validator struct {
+	StakerAddress          Felt    `db:"staker_address"`
+	RewardAddress          Felt    `db:"reward_address"`
+	OperationalAddress     Felt    `db:"operational_address"`
+	Name                   *string `db:"name"`
+	ImgSrc                 *string `db:"image_url"`
+	IsVerified             bool    `db:"is_verified"`
+	SelfStake              string  `db:"self_stake"`
+	DelegatedStakeStrk     string  `db:"delegated_stake_strk"`
+	DelegatedStakeBtc      string  `db:"delegated_stake_btc"`
+	RevenueShareBps        int     `db:"revenue_share_bps"`
+	StakerState            string  `db:"state"`
+	StartTime              *int64  `db:"start_time"`
+	UnstakeTime            *int64  `db:"unstake_time"`
+	WithdrawalTime         *int64  `db:"withdrawal_time"`
+	TotalDelegators        int     `db:"total_delegators"`
+	LivenessAttestedEpochs int     `db:"liveness_attested_epochs"`
+	LivenessTotalEpochs    int     `db:"liveness_total_epochs"`
+	LivenessLastEpoch      *int64  `db:"liveness_last_epoch"`
+}
+
+type Pool struct {
+	Address        Felt   `db:"pool_contract"`
+	StakerAddress  Felt   `db:"staker_address"`
+	TokenAddress   Felt   `db:"token_address"`
+	TotalDelegated string `db:"total_delegated"`
+	DelegatorCount int    `db:"delegator_count"`
+}
+
+type Delegation struct {
+	PoolAddress      Felt   `db:"pool_contract"`
+	DelegatorAddress Felt   `db:"delegator_address"`
+	RewardAddress    Felt   `db:"reward_address"`
+	Amount           string `db:"amount"`
+	RewardsClaimed   string `db:"rewards_claimed"`
+	RewardsUnclaimed string `db:"rewards_unclaimed"`
+	UnpoolAmount     string `db:"unpool_amount"`
+	ActivatedAt      *int64 `db:"activated_at"`
+	LastDelegationAt *int64 `db:"last_delegation_at"`
+	UnpoolTime       *int64 `db:"unpool_time"`
+	WithdrawalTime   *int64 `db:"withdrawal_time"`
+	Status           string `db:"status"`
+}
+
+type StakingOverview struct {
+	StakingContract         Felt    `db:"staking_contract"`
+	StrkTokenAddress        Felt    `db:"strk_token_address"`
+	BtcTokenAddress         Felt    `db:"btc_token_address"`
+	TotalSupply             string  `db:"total_supply"`
+	MinimumStake            string  `db:"minimum_stake"`
+	TotalStakeStrk          string  `db:"total_stake_strk"`
+	TotalStakeBtc           string  `db:"total_stake_btc"`
+	TotalPendingUnstakeStrk string  `db:"total_pending_unstake_strk"`
+	TotalPendingUnstakeBtc  string  `db:"total_pending_unstake_btc"`
+	TotalValidators         int     `db:"total_validators"`
+	TotalDelegators         int     `db:"total_delegators"`
+	MintingCurve            float64 `db:"minting_curve"`
+	SecurityLockupSeconds   int64   `db:"security_lockup_seconds"`
+	AverageCommission       float64 `db:"average_commission"`
+	EpochID                 int64   `db:"epoch_id"`
+	EpochStartTime          int64   `db:"epoch_start_time"`
+	EpochDurationSeconds    int64   `db:"epoch_duration_seconds"`
+	LastUpdated             int64   `db:"updated_at"`
+}
+
+type StakePoint struct {
+	Date                 string `db:"date"`
+	TotalStakeChangeStrk string `db:"change_strk"`
+	TotalStakeChangeBtc  string `db:"change_btc"`
+	TotalStakeStrk       string `db:"total_strk"`
+	TotalStakeBtc        string `db:"total_btc"`
+}
+
+type IndexerStatus struct {
+	HeadBlock   *int64    `db:"head_block"`
+	HeadHash    Felt      `db:"head_hash"`
+	NodeHead    *int64    `db:"node_head"`
+	ChainID     *string   `db:"chain_id"`
+	SpecVersion *string   `db:"spec_version"`
+	UpdatedTime time.Time `db:"updated_at"`
+}
+
+type VerificationJob struct {
+	ID          string    `db:"id"`
+	ClassHash   Felt      `db:"class_hash"`
+	Status      int       `db:"status"`
+	Name        *string   `db:"name"`
+	Message     *string   `db:"message"`
+	CreatedTime time.Time `db:"created_at"`
+	UpdatedTime time.Time `db:"updated_at"`
+}

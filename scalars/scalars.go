@@ -1,0 +1,123 @@
+// Package scalars marshals the GraphQL custom scalars (Felt, Address, BigInt, JSON) to and
+// from the store's Go types. Inputs are validated here, so a resolver never sees a malformed
+// felt or number.
+package scalars
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"strconv"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/starkgraph/starkgraph/db"
+)
+
+// MarshalFelt writes the node form: 0x, lowercase, no leading zeros.
+func MarshalFelt(f db.Felt) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) {
+		_, _ = io.WriteString(w, strconv.Quote(f.Hex()))
+	})
+}
+
+// UnmarshalFelt accepts 0x and 1 to 64 hex digits in any case.
+func UnmarshalFelt(v any) (db.Felt, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("felt must be a string such as \"0x1a\", got %T", v)
+	}
+	f, err := db.ParseFelt(s)
+	if err != nil {
+		return nil, fmt.Errorf("felt %q %v", truncate(s), err)
+	}
+	return f, nil
+}
+
+// MarshalAddress writes the address form: 0x and 64 lowercase hex digits.
+func MarshalAddress(f db.Felt) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) {
+		_, _ = io.WriteString(w, strconv.Quote(f.Padded()))
+	})
+}
+
+// UnmarshalAddress accepts what UnmarshalFelt accepts.
+func UnmarshalAddress(v any) (db.Felt, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("address must be a string such as \"0x49d3...\", got %T", v)
+	}
+	f, err := db.ParseFelt(s)
+	if err != nil {
+		return nil, fmt.Errorf("address %q %v", truncate(s), err)
+	}
+	return f, nil
+}
+
+// MarshalBigInt writes a decimal string (the store reads numeric columns as text).
+func MarshalBigInt(s string) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) {
+		_, _ = io.WriteString(w, strconv.Quote(s))
+	})
+}
+
+// UnmarshalBigInt accepts a non-negative decimal integer as a string (or a JSON number
+// that is an integer) below 2^256.
+func UnmarshalBigInt(v any) (string, error) {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case int64:
+		s = strconv.FormatInt(x, 10)
+	case int:
+		s = strconv.Itoa(x)
+	case json.Number:
+		s = x.String()
+	default:
+		return "", fmt.Errorf("big integer must be a decimal string, got %T", v)
+	}
+	return ParseBigInt(s)
+}
+
+var maxU256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+
+// ParseBigInt validates a decimal or 0x-hex u256 and returns it in decimal.
+func ParseBigInt(s string) (string, error) {
+	n, ok := new(big.Int).SetString(s, 0)
+	if !ok || len(s) > 80 {
+		return "", fmt.Errorf("%q is not an integer", truncate(s))
+	}
+	if n.Sign() < 0 || n.Cmp(maxU256) > 0 {
+		return "", fmt.Errorf("%q is outside 0..2^256-1", truncate(s))
+	}
+	return n.String(), nil
+}
+
+// MarshalJSON writes the raw JSON value.
+func MarshalJSON(j db.JSON) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) {
+		if j == nil {
+			_, _ = io.WriteString(w, "null")
+			return
+		}
+		_, _ = w.Write(j)
+	})
+}
+
+// UnmarshalJSON accepts any JSON value.
+func UnmarshalJSON(v any) (db.JSON, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON value: %v", err)
+	}
+	return db.JSON(b), nil
+}
+
+func truncate(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
