@@ -1,0 +1,365 @@
+// Package auth guards the APIs with keys: it stores API keys (hashed) and the
+// plans they belong to, checks the x-api-key header of every request, applies
+// each plan's rate limit, quotas and allowed operations, and records usage.
+//
+// Answers, for the /beta and /graphql APIs alike:
+//   - no key, an unknown or revoked key, or an operation the plan may not
+//     call: 403 {"message":"Forbidden"};
+//   - over the rate or a quota: 429 {"message":"Limit Exceeded"} with
+//     Retry-After (seconds);
+//   - every answer carries X-RateLimit-Limit (the plan's burst),
+//     X-RateLimit-Remaining (requests that would be accepted right now) and
+//     X-RateLimit-Reset (seconds until Remaining is back to its maximum, or
+//     until the exhausted quota starts over). Answers refused before a plan
+//     is known (403) carry 0, 0, 0.
+package auth
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/starkgraph/starkgraph/metrics"
+)
+
+// HeaderAPIKey is the request header that carries the key. Go canonicalises
+// header names, so clients may spell it in any case.
+const HeaderAPIKey = "X-Api-Key"
+
+// Response headers.
+const (
+	HeaderLimit      = "X-RateLimit-Limit"
+	HeaderRemaining  = "X-RateLimit-Remaining"
+	HeaderReset      = "X-RateLimit-Reset"
+	HeaderRetryAfter = "Retry-After"
+)
+
+// maxKeyLength bounds what we hash; longer values cannot be keys.
+const maxKeyLength = 256
+
+// ErrLimitExceeded is returned by Charge when the cost does not fit.
+var ErrLimitExceeded = errors.New("Limit Exceeded")
+
+// IsLimitExceeded reports whether err (or an error it wraps) is ErrLimitExceeded.
+func IsLimitExceeded(err error) bool { return errors.Is(err, ErrLimitExceeded) }
+
+// KeyLookup finds the active key behind a key text; *Store is one.
+type KeyLookup interface {
+	Lookup(ctx context.Context, text string) (Key, Plan, error)
+}
+
+// Options configure the middleware.
+type Options struct {
+	// Keys resolves keys; required (usually a *Store).
+	Keys KeyLookup
+	// Limiter keeps rate and quota counters; required (see NewLimiter).
+	Limiter Limiter
+	// Usage counts requests per key and day; optional.
+	Usage *UsageRecorder
+	// Operation names a request for the plan's allowed_operations, e.g.
+	// "GET /beta/tokens" or "graphql". When nil, the Go 1.22 ServeMux
+	// pattern in r.Pattern is used if set, else "METHOD /path".
+	Operation func(*http.Request) string
+	// Logger receives operational warnings; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Auth is the configured middleware.
+type Auth struct {
+	opts Options
+	log  *slog.Logger
+}
+
+// New returns the middleware configured by opts.
+func New(opts Options) *Auth {
+	if opts.Keys == nil || opts.Limiter == nil {
+		panic("auth.New: Options.Keys and Options.Limiter are required")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Auth{opts: opts, log: log}
+}
+
+// MuxOperation names a request by the pattern of mux that will serve it
+// ("GET /beta/tokens/{address}"), found before it is served; requests no
+// pattern matches are named "METHOD /path".
+func MuxOperation(mux *http.ServeMux) func(*http.Request) string {
+	return func(r *http.Request) string {
+		if _, pattern := mux.Handler(r); pattern != "" {
+			return pattern
+		}
+		return r.Method + " " + r.URL.Path
+	}
+}
+
+func (a *Auth) operation(r *http.Request) string {
+	if a.opts.Operation != nil {
+		return a.opts.Operation(r)
+	}
+	if r.Pattern != "" {
+		return r.Pattern
+	}
+	return r.Method + " " + r.URL.Path
+}
+
+// requestState travels in the context of an admitted request: it lets
+// Charge take more from the same bucket and answer 429 itself.
+type requestState struct {
+	auth  *Auth
+	key   Key
+	plan  Plan
+	quota QuotaResult
+	w     *trackingWriter
+}
+
+type stateKey struct{}
+
+// KeyFromContext returns the key of the request that ctx belongs to, when it
+// passed the middleware.
+func KeyFromContext(ctx context.Context) (Key, bool) {
+	st, ok := ctx.Value(stateKey{}).(*requestState)
+	if !ok {
+		return Key{}, false
+	}
+	return st.key, true
+}
+
+// limiterKey names a key's counters; the key's id, never its text.
+func limiterKey(k Key) string { return "key:" + strconv.FormatInt(k.ID, 10) }
+
+// Middleware admits requests with a valid key within its plan's limits and
+// answers the others itself.
+func (a *Auth) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		text := r.Header.Get(HeaderAPIKey)
+		if text == "" || len(text) > maxKeyLength {
+			forbidden(w)
+			return
+		}
+		key, plan, err := a.opts.Keys.Lookup(ctx, text)
+		if errors.Is(err, ErrUnknownKey) {
+			forbidden(w)
+			return
+		}
+		if err != nil {
+			a.log.Error("auth: key lookup failed", "err", err)
+			writeMessage(w, http.StatusServiceUnavailable, "Service Unavailable")
+			return
+		}
+
+		now := time.Now()
+		tw := &trackingWriter{ResponseWriter: w}
+		defer func() {
+			if a.opts.Usage != nil {
+				a.opts.Usage.Record(key.ID, tw.statusOrOK(), now)
+			}
+		}()
+
+		if !plan.Allows(a.operation(r)) {
+			forbidden(tw)
+			return
+		}
+
+		rr, err := a.opts.Limiter.AllowRate(ctx, limiterKey(key), plan.Rate(), 1)
+		if err != nil {
+			// Only a limiter without fallback (or a caller that went away)
+			// gets here; serving beats refusing everyone.
+			a.log.Warn("auth: rate limiter failed, request admitted", "err", err)
+			rr = RateResult{Allowed: true, Remaining: plan.Burst}
+		}
+		if !rr.Allowed {
+			setLimitHeaders(tw.Header(), plan, rr, QuotaResult{DailyRemaining: -1, MonthlyRemaining: -1})
+			limitExceeded(tw, rr.RetryAfter, "rate")
+			return
+		}
+
+		qr := QuotaResult{Allowed: true, DailyRemaining: -1, MonthlyRemaining: -1}
+		if q := plan.Quota(); !q.Unlimited() {
+			qr, err = a.opts.Limiter.AllowQuota(ctx, limiterKey(key), q, now)
+			if err != nil {
+				a.log.Warn("auth: quota counter failed, request admitted", "err", err)
+				qr = QuotaResult{Allowed: true, DailyRemaining: -1, MonthlyRemaining: -1}
+			}
+		}
+		if !qr.Allowed {
+			retry := qr.DailyReset
+			if qr.Exceeded == "monthly" {
+				retry = qr.MonthlyReset
+			}
+			setLimitHeaders(tw.Header(), plan, rr, qr)
+			limitExceeded(tw, retry, qr.Exceeded)
+			return
+		}
+
+		setLimitHeaders(tw.Header(), plan, rr, qr)
+		st := &requestState{auth: a, key: key, plan: plan, quota: qr, w: tw}
+		next.ServeHTTP(tw, r.WithContext(context.WithValue(ctx, stateKey{}, st)))
+	})
+}
+
+// Charge takes the rest of a request's cost from its key's rate: a GraphQL
+// document of complexity cost costs cost units in all, of which the
+// middleware already took one. A cost above the plan's burst is charged as
+// the whole burst (such a document runs only on a full bucket and empties it).
+//
+// When the cost does not fit, Charge answers the request itself with 429
+// {"message":"Limit Exceeded"} and Retry-After, makes later writes to the
+// response no-ops, and returns ErrLimitExceeded: the caller should stop
+// executing and return that error (its GraphQL response is discarded). When
+// ctx did not pass the middleware, Charge does nothing.
+func Charge(ctx context.Context, cost int) error {
+	st, ok := ctx.Value(stateKey{}).(*requestState)
+	if !ok {
+		return nil
+	}
+	extra := min(cost-1, st.plan.Burst-1)
+	if extra <= 0 {
+		return nil
+	}
+	rr, err := st.auth.opts.Limiter.AllowRate(ctx, limiterKey(st.key), st.plan.Rate(), extra)
+	if err != nil {
+		st.auth.log.Warn("auth: rate limiter failed, cost not charged", "err", err)
+		return nil
+	}
+	st.w.mu.Lock()
+	defer st.w.mu.Unlock()
+	if st.w.status != 0 {
+		// The answer has begun; too late for a 429, but still refuse.
+		if !rr.Allowed {
+			metrics.RateLimitRejections.WithLabelValues("cost").Inc()
+			return ErrLimitExceeded
+		}
+		return nil
+	}
+	setLimitHeaders(st.w.Header(), st.plan, rr, st.quota)
+	if !rr.Allowed {
+		st.w.rejectLocked(rr.RetryAfter)
+		return ErrLimitExceeded
+	}
+	return nil
+}
+
+// setLimitHeaders writes the X-RateLimit-* headers from the rate result and,
+// when a quota is closer to its end than the bucket, from the quota.
+func setLimitHeaders(h http.Header, plan Plan, rr RateResult, qr QuotaResult) {
+	remaining := int64(rr.Remaining)
+	reset := rr.ResetAfter
+	if qr.DailyRemaining >= 0 && qr.DailyRemaining < remaining {
+		remaining, reset = qr.DailyRemaining, qr.DailyReset
+	}
+	if qr.MonthlyRemaining >= 0 && qr.MonthlyRemaining < remaining {
+		remaining, reset = qr.MonthlyRemaining, qr.MonthlyReset
+	}
+	h.Set(HeaderLimit, strconv.Itoa(plan.Burst))
+	h.Set(HeaderRemaining, strconv.FormatInt(remaining, 10))
+	h.Set(HeaderReset, strconv.FormatInt(secondsCeil(reset), 10))
+}
+
+func forbidden(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set(HeaderLimit, "0")
+	h.Set(HeaderRemaining, "0")
+	h.Set(HeaderReset, "0")
+	writeMessage(w, http.StatusForbidden, "Forbidden")
+}
+
+// limitExceeded answers 429; reason labels the rejection metric.
+func limitExceeded(w http.ResponseWriter, retryAfter time.Duration, reason string) {
+	metrics.RateLimitRejections.WithLabelValues(reason).Inc()
+	w.Header().Set(HeaderRetryAfter, strconv.FormatInt(max(1, secondsCeil(retryAfter)), 10))
+	w.Header().Set(HeaderRemaining, "0")
+	writeMessage(w, http.StatusTooManyRequests, "Limit Exceeded")
+}
+
+func writeMessage(w http.ResponseWriter, status int, message string) {
+	body, _ := json.Marshal(struct {
+		Message string `json:"message"`
+	}{message})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// trackingWriter remembers the status of the answer (for usage) and, once
+// Charge has answered 429, swallows whatever the handler still writes.
+type trackingWriter struct {
+	http.ResponseWriter
+	mu      sync.Mutex
+	status  int
+	discard bool
+}
+
+func (w *trackingWriter) WriteHeader(code int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.discard {
+		return
+	}
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *trackingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.discard {
+		return len(p), nil
+	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// rejectLocked answers 429 and discards later writes; w.mu is held.
+func (w *trackingWriter) rejectLocked(retryAfter time.Duration) {
+	w.status = http.StatusTooManyRequests
+	limitExceeded(w.ResponseWriter, retryAfter, "cost")
+	w.discard = true
+}
+
+func (w *trackingWriter) statusOrOK() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *trackingWriter) Flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && !w.discard {
+		f.Flush()
+	}
+}
+
+func (w *trackingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := w.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("auth: response writer cannot be hijacked")
+	}
+	w.mu.Lock()
+	if w.status == 0 {
+		w.status = http.StatusSwitchingProtocols
+	}
+	w.mu.Unlock()
+	return h.Hijack()
+}
