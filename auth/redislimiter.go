@@ -80,8 +80,8 @@ if daily > 0 and d + 1 > daily then return {0, 1, d, m} end
 if monthly > 0 and m + 1 > monthly then return {0, 2, d, m} end
 d = redis.call("INCR", KEYS[1])
 m = redis.call("INCR", KEYS[2])
-if d == 1 then redis.call("EXPIREAT", KEYS[1], ARGV[3]) end
-if m == 1 then redis.call("EXPIREAT", KEYS[2], ARGV[4]) end
+if d == 1 then redis.call("EXPIRE", KEYS[1], ARGV[3]) end
+if m == 1 then redis.call("EXPIRE", KEYS[2], ARGV[4]) end
 return {1, 0, d, m}
 `)
 
@@ -94,11 +94,12 @@ func (l *RedisLimiter) AllowQuota(ctx context.Context, key string, q Quota, now 
 		return res, nil
 	}
 	// The {key} hash tag keeps both counters in one Redis Cluster slot, which
-	// a multi-key script requires. A day of grace past each window's end
-	// absorbs clock differences between replicas.
+	// a multi-key script requires. Counters expire a day after their window
+	// ends (by our clock, not Redis's), which absorbs clock differences
+	// between replicas.
 	keys := []string{"quota:{" + key + "}:d:" + day, "quota:{" + key + "}:m:" + month}
 	v, err := quotaScript.Run(ctx, l.rdb, keys, q.Daily, q.Monthly,
-		dayEnd.Add(24*time.Hour).Unix(), monthEnd.Add(24*time.Hour).Unix()).Int64Slice()
+		ttlSeconds(dayEnd.Sub(now)+24*time.Hour), ttlSeconds(monthEnd.Sub(now)+24*time.Hour)).Int64Slice()
 	if err != nil {
 		return QuotaResult{}, err
 	}
@@ -116,3 +117,6 @@ func (l *RedisLimiter) AllowQuota(ctx context.Context, key string, q Quota, now 
 	res.MonthlyRemaining = remainingOf(q.Monthly, v[3])
 	return res, nil
 }
+
+// ttlSeconds renders a positive duration as whole seconds for EXPIRE.
+func ttlSeconds(d time.Duration) int64 { return max(1, secondsCeil(d)) }

@@ -1,0 +1,9 @@
+package auth
+
+import (
+	"testing"
+
+	"github.com/starkgraph/starkgraph/db/dbtest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
