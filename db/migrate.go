@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
+	"io/fs"
 
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 )
 
 //go:embed migrations/*.sql
@@ -37,10 +39,13 @@ func MigrationsPending(ctx context.Context, conn *sql.DB) (bool, error) {
 }
 
 func newMigrationProvider(conn *sql.DB) (*goose.Provider, error) {
-	locker, err := lockForMigrations()
+	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
 		return nil, err
 	}
-	return goose.NewProvider(goose.DialectPostgres, conn, mustSub(migrations, "migrations"),
-		goose.WithSessionLocker(locker))
+	dir, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(goose.DialectPostgres, conn, dir, goose.WithSessionLocker(locker))
 }

@@ -1,8 +1,11 @@
+// Package resolvers implements the GraphQL schema over the store. Reads of children go
+// through the request's dataloaders (package loaders), so a nested document costs a few
+// statements whatever its page sizes. The REST handler calls the same methods.
 package resolvers
 
-// This file will not be regenerated automatically.
-//
-// It serves as dependency injection for your app, add any dependencies you require
-// here.
+import "github.com/starkgraph/starkgraph/db"
 
-type Resolver struct{}
+// Resolver is the root of all resolvers.
+type Resolver struct {
+	Store *db.Store
+}

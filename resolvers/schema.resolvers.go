@@ -8,102 +8,176 @@ package resolvers
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/loaders"
 )
 
 func (r *blockResolver) Status(ctx context.Context, obj *db.Block) (string, error) {
-	panic(fmt.Errorf("not implemented: Status - status"))
+	return displayStatus(obj.RawStatus), nil
 }
 
 func (r *blockResolver) Parent(ctx context.Context, obj *db.Block) (*db.Block, error) {
-	panic(fmt.Errorf("not implemented: Parent - parent"))
+	if obj.Number == 0 {
+		return nil, nil
+	}
+	return loaders.For(ctx).Block.Load(ctx, obj.Number-1)()
 }
 
 func (r *blockResolver) Transactions(ctx context.Context, obj *db.Block, first *int, after *string) (*model.TransactionConnection, error) {
-	panic(fmt.Errorf("not implemented: Transactions - transactions"))
+	p, err := newPager("block.transactions", first, after, 0)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := loaders.For(ctx).BlockTxs.Load(ctx, loaders.PageKey[int64]{Parent: obj.Number, Limit: p.window.Limit, Offset: p.window.Offset})()
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, nil)
+	conn := &model.TransactionConnection{PageInfo: info, TotalCount: obj.TxnCount}
+	for i, t := range items {
+		conn.Edges = append(conn.Edges, &model.TransactionEdge{Cursor: cursors[i], Node: t})
+	}
+	return conn, nil
 }
 
 func (r *callResolver) Contract(ctx context.Context, obj *db.Call) (*db.Contract, error) {
-	panic(fmt.Errorf("not implemented: Contract - contract"))
+	return loaders.For(ctx).Contract.Load(ctx, string(obj.ContractAddress))()
 }
 
 func (r *callResolver) Calldata(ctx context.Context, obj *db.Call) ([]db.Felt, error) {
-	panic(fmt.Errorf("not implemented: Calldata - calldata"))
+	return nonNil(obj.Calldata), nil
 }
 
 func (r *classResolver) Type(ctx context.Context, obj *db.Class) (int, error) {
-	panic(fmt.Errorf("not implemented: Type - type"))
+	return obj.CairoVersion, nil
 }
 
 func (r *classResolver) IsErcToken(ctx context.Context, obj *db.Class) (bool, error) {
-	panic(fmt.Errorf("not implemented: IsErcToken - isErcToken"))
+	return obj.RawErcStandard != nil, nil
 }
 
 func (r *classResolver) ErcStandard(ctx context.Context, obj *db.Class) (*model.TokenStandard, error) {
-	panic(fmt.Errorf("not implemented: ErcStandard - ercStandard"))
+	if obj.RawErcStandard == nil {
+		return nil, nil
+	}
+	s := model.TokenStandard(strings.ToUpper(*obj.RawErcStandard))
+	return &s, nil
 }
 
 func (r *classResolver) Alias(ctx context.Context, obj *db.Class) (*string, error) {
-	panic(fmt.Errorf("not implemented: Alias - alias"))
+	return loaders.For(ctx).Alias.Load(ctx, string(obj.Hash))()
 }
 
 func (r *classResolver) Verified(ctx context.Context, obj *db.Class) (*db.VerifiedClass, error) {
-	panic(fmt.Errorf("not implemented: Verified - verified"))
+	return loaders.For(ctx).VerifiedClass.Load(ctx, string(obj.Hash))()
 }
 
 func (r *classResolver) Contracts(ctx context.Context, obj *db.Class, first *int, after *string) (*model.ContractConnection, error) {
-	panic(fmt.Errorf("not implemented: Contracts - contracts"))
+	p, err := newPager("class.contracts", first, after, 0)
+	if err != nil {
+		return nil, err
+	}
+	l := loaders.For(ctx)
+	rows, err := l.ClassContracts.Load(ctx, loaders.PageKey[string]{Parent: string(obj.Hash), Limit: p.window.Limit, Offset: p.window.Offset})()
+	if err != nil {
+		return nil, err
+	}
+	total, err := r.Store.CountContracts(ctx, "", obj.Hash)
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, nil)
+	conn := &model.ContractConnection{PageInfo: info, TotalCount: clampCount(total)}
+	for i, c := range items {
+		conn.Edges = append(conn.Edges, &model.ContractEdge{Cursor: cursors[i], Node: c})
+	}
+	return conn, nil
 }
 
 func (r *contractResolver) Class(ctx context.Context, obj *db.Contract) (*db.Class, error) {
-	panic(fmt.Errorf("not implemented: Class - class"))
+	return loaders.For(ctx).Class.Load(ctx, string(obj.ClassHash))()
 }
 
 func (r *contractResolver) Version(ctx context.Context, obj *db.Contract) (*string, error) {
-	panic(fmt.Errorf("not implemented: Version - version"))
+	class, err := loaders.For(ctx).Class.Load(ctx, string(obj.ClassHash))()
+	if err != nil || class == nil {
+		return nil, err
+	}
+	return &class.Version, nil
 }
 
 func (r *contractResolver) BlockHash(ctx context.Context, obj *db.Contract) (db.Felt, error) {
-	panic(fmt.Errorf("not implemented: BlockHash - blockHash"))
+	if obj.BlockNumber == nil {
+		return nil, nil
+	}
+	b, err := loaders.For(ctx).Block.Load(ctx, *obj.BlockNumber)()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	return b.Hash, nil
 }
 
 func (r *contractResolver) DeployBlock(ctx context.Context, obj *db.Contract) (*db.Block, error) {
-	panic(fmt.Errorf("not implemented: DeployBlock - deployBlock"))
+	if obj.BlockNumber == nil {
+		return nil, nil
+	}
+	return loaders.For(ctx).Block.Load(ctx, *obj.BlockNumber)()
 }
 
 func (r *contractResolver) IsAccount(ctx context.Context, obj *db.Contract) (bool, error) {
-	panic(fmt.Errorf("not implemented: IsAccount - isAccount"))
+	if obj.Type == "account" {
+		return true, nil
+	}
+	class, err := loaders.For(ctx).Class.Load(ctx, string(obj.ClassHash))()
+	return class != nil && class.IsAccount, err
 }
 
 func (r *contractResolver) IsProxy(ctx context.Context, obj *db.Contract) (bool, error) {
-	panic(fmt.Errorf("not implemented: IsProxy - isProxy"))
+	if obj.Type == "proxy" || obj.ImplementationAddress != nil {
+		return true, nil
+	}
+	class, err := loaders.For(ctx).Class.Load(ctx, string(obj.ClassHash))()
+	return class != nil && class.IsProxy, err
 }
 
 func (r *contractResolver) IsErcToken(ctx context.Context, obj *db.Contract) (bool, error) {
-	panic(fmt.Errorf("not implemented: IsErcToken - isErcToken"))
+	switch obj.Type {
+	case "erc20", "erc721", "erc1155":
+		return true, nil
+	}
+	return false, nil
 }
 
 func (r *contractResolver) VerifiedTimestamp(ctx context.Context, obj *db.Contract) (*int, error) {
-	panic(fmt.Errorf("not implemented: VerifiedTimestamp - verifiedTimestamp"))
+	v, err := loaders.For(ctx).VerifiedClass.Load(ctx, string(obj.ClassHash))()
+	if err != nil || v == nil {
+		return nil, err
+	}
+	ts := int(v.VerifiedTimestamp)
+	return &ts, nil
 }
 
 func (r *contractResolver) Alias(ctx context.Context, obj *db.Contract) (*string, error) {
-	panic(fmt.Errorf("not implemented: Alias - alias"))
+	return loaders.For(ctx).Alias.Load(ctx, string(obj.Address))()
 }
 
 func (r *contractResolver) ClassAlias(ctx context.Context, obj *db.Contract) (*string, error) {
-	panic(fmt.Errorf("not implemented: ClassAlias - classAlias"))
+	return loaders.For(ctx).Alias.Load(ctx, string(obj.ClassHash))()
 }
 
 func (r *contractResolver) Token(ctx context.Context, obj *db.Contract) (*db.Token, error) {
-	panic(fmt.Errorf("not implemented: Token - token"))
+	return loaders.For(ctx).Token.Load(ctx, string(obj.Address))()
 }
 
 func (r *contractResolver) TokensHeld(ctx context.Context, obj *db.Contract) ([]*db.TokenBalance, error) {
-	panic(fmt.Errorf("not implemented: TokensHeld - tokensHeld"))
+	held, err := loaders.For(ctx).TokensHeld.Load(ctx, string(obj.Address))()
+	return nonNil(held), err
 }
 
 func (r *contractResolver) Nfts(ctx context.Context, obj *db.Contract, first *int, after *string, contractAddress db.Felt) (*model.NftBalanceConnection, error) {
@@ -111,7 +185,7 @@ func (r *contractResolver) Nfts(ctx context.Context, obj *db.Contract, first *in
 }
 
 func (r *contractResolver) Transactions(ctx context.Context, obj *db.Contract, first *int, after *string, order *model.SortDirection) (*model.TransactionConnection, error) {
-	panic(fmt.Errorf("not implemented: Transactions - transactions"))
+	return r.Query().Transactions(ctx, first, after, &model.TransactionFilter{SenderAddress: obj.Address}, order)
 }
 
 func (r *delegationResolver) Pool(ctx context.Context, obj *db.Delegation) (*db.Pool, error) {
@@ -123,19 +197,19 @@ func (r *delegationResolver) Delegator(ctx context.Context, obj *db.Delegation) 
 }
 
 func (r *eventResolver) Transaction(ctx context.Context, obj *db.Event) (*db.Transaction, error) {
-	panic(fmt.Errorf("not implemented: Transaction - transaction"))
+	return loaders.For(ctx).Transaction.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.TxIndex})()
 }
 
 func (r *eventResolver) Contract(ctx context.Context, obj *db.Event) (*db.Contract, error) {
-	panic(fmt.Errorf("not implemented: Contract - contract"))
+	return loaders.For(ctx).Contract.Load(ctx, string(obj.FromAddress))()
 }
 
 func (r *eventResolver) Keys(ctx context.Context, obj *db.Event) ([]db.Felt, error) {
-	panic(fmt.Errorf("not implemented: Keys - keys"))
+	return nonNil(obj.Keys), nil
 }
 
 func (r *eventResolver) Data(ctx context.Context, obj *db.Event) ([]db.Felt, error) {
-	panic(fmt.Errorf("not implemented: Data - data"))
+	return nonNil(obj.Data), nil
 }
 
 func (r *holdersOverviewResolver) ComputedAt(ctx context.Context, obj *db.HoldersOverview) (string, error) {
@@ -143,11 +217,15 @@ func (r *holdersOverviewResolver) ComputedAt(ctx context.Context, obj *db.Holder
 }
 
 func (r *indexerStatusResolver) Lag(ctx context.Context, obj *db.IndexerStatus) (*int, error) {
-	panic(fmt.Errorf("not implemented: Lag - lag"))
+	if obj.HeadBlock == nil || obj.NodeHead == nil {
+		return nil, nil
+	}
+	lag := int(max(*obj.NodeHead-*obj.HeadBlock, 0))
+	return &lag, nil
 }
 
 func (r *indexerStatusResolver) UpdatedAt(ctx context.Context, obj *db.IndexerStatus) (string, error) {
-	panic(fmt.Errorf("not implemented: UpdatedAt - updatedAt"))
+	return obj.UpdatedTime.UTC().Format(time.RFC3339), nil
 }
 
 func (r *metaTransactionResolver) Transaction(ctx context.Context, obj *db.MetaTransaction) (*db.Transaction, error) {
@@ -227,51 +305,224 @@ func (r *poolResolver) Delegations(ctx context.Context, obj *db.Pool, first *int
 }
 
 func (r *queryResolver) Block(ctx context.Context, number *int, hash db.Felt) (*db.Block, error) {
-	panic(fmt.Errorf("not implemented: Block - block"))
+	switch {
+	case number != nil:
+		if *number < 0 {
+			return nil, badInput("number", "must not be negative")
+		}
+		return loaders.For(ctx).Block.Load(ctx, int64(*number))()
+	case hash != nil:
+		return r.Store.BlockByHash(ctx, hash)
+	}
+	return r.Store.LatestBlock(ctx)
 }
 
 func (r *queryResolver) Blocks(ctx context.Context, first *int, after *string) (*model.BlockConnection, error) {
-	panic(fmt.Errorf("not implemented: Blocks - blocks"))
+	p, err := newPager("blocks", first, after, 1)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.Blocks(ctx, p.window)
+	if err != nil {
+		return nil, err
+	}
+	total, err := r.Store.ListCount(ctx, "blocks")
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, func(b *db.Block) []any { return []any{b.Number} })
+	conn := &model.BlockConnection{PageInfo: info, TotalCount: clampCount(total)}
+	for i, b := range items {
+		conn.Edges = append(conn.Edges, &model.BlockEdge{Cursor: cursors[i], Node: b})
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) Transaction(ctx context.Context, hash db.Felt) (*db.Transaction, error) {
-	panic(fmt.Errorf("not implemented: Transaction - transaction"))
+	return loaders.For(ctx).TransactionBy.Load(ctx, string(hash))()
 }
 
 func (r *queryResolver) Transactions(ctx context.Context, first *int, after *string, filter *model.TransactionFilter, order *model.SortDirection) (*model.TransactionConnection, error) {
-	panic(fmt.Errorf("not implemented: Transactions - transactions"))
+	f := db.TransactionFilter{}
+	if filter != nil {
+		f.Sender, f.Contract = filter.SenderAddress, filter.ContractAddress
+		if filter.Type != nil {
+			f.Type = string(*filter.Type)
+		}
+		if filter.FromBlock != nil {
+			v := int64(*filter.FromBlock)
+			f.FromBlock = &v
+		}
+		if filter.ToBlock != nil {
+			v := int64(*filter.ToBlock)
+			f.ToBlock = &v
+		}
+	}
+	desc := order == nil || *order == model.SortDirectionDesc
+	p, err := newPager(transactionListName(desc), first, after, 2)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.Transactions(ctx, f, desc, p.window)
+	if err != nil {
+		return nil, err
+	}
+	total, err := r.Store.CountTransactions(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, func(t *db.Transaction) []any { return []any{t.BlockNumber, t.Index} })
+	conn := &model.TransactionConnection{PageInfo: info, TotalCount: clampCount(total)}
+	for i, t := range items {
+		conn.Edges = append(conn.Edges, &model.TransactionEdge{Cursor: cursors[i], Node: t})
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) Events(ctx context.Context, first *int, after *string, filter *model.EventFilter) (*model.EventConnection, error) {
-	panic(fmt.Errorf("not implemented: Events - events"))
+	f := db.EventFilter{}
+	if filter != nil {
+		f.From, f.Key = filter.FromAddress, filter.Key
+		if filter.FromBlock != nil {
+			v := int64(*filter.FromBlock)
+			f.FromBlock = &v
+		}
+		if filter.ToBlock != nil {
+			v := int64(*filter.ToBlock)
+			f.ToBlock = &v
+		}
+	}
+	p, err := newPager("events", first, after, 3)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.Events(ctx, f, true, p.window)
+	if err != nil {
+		return nil, err
+	}
+	total, err := r.Store.CountEvents(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, func(e *db.Event) []any { return []any{e.BlockNumber, e.TxIndex, e.Index} })
+	conn := &model.EventConnection{PageInfo: info, TotalCount: clampCount(total)}
+	for i, e := range items {
+		conn.Edges = append(conn.Edges, &model.EventEdge{Cursor: cursors[i], Node: e})
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) Contract(ctx context.Context, address db.Felt) (*db.Contract, error) {
-	panic(fmt.Errorf("not implemented: Contract - contract"))
+	return loaders.For(ctx).Contract.Load(ctx, string(address))()
 }
 
 func (r *queryResolver) Contracts(ctx context.Context, first *int, after *string, typeArg *model.ContractType) (*model.ContractConnection, error) {
-	panic(fmt.Errorf("not implemented: Contracts - contracts"))
+	typ := ""
+	if typeArg != nil {
+		typ = strings.ToLower(string(*typeArg))
+	}
+	p, err := newPager("contracts:"+typ, first, after, 2)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.Contracts(ctx, typ, nil, p.window)
+	if err != nil {
+		return nil, err
+	}
+	total, err := r.Store.CountContracts(ctx, typ, nil)
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, func(c *db.Contract) []any { return []any{deployedBlockKey(c), c.Address} })
+	conn := &model.ContractConnection{PageInfo: info, TotalCount: clampCount(total)}
+	for i, c := range items {
+		conn.Edges = append(conn.Edges, &model.ContractEdge{Cursor: cursors[i], Node: c})
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) Class(ctx context.Context, hash db.Felt) (*db.Class, error) {
-	panic(fmt.Errorf("not implemented: Class - class"))
+	return loaders.For(ctx).Class.Load(ctx, string(hash))()
 }
 
 func (r *queryResolver) Classes(ctx context.Context, first *int, after *string) (*model.ClassConnection, error) {
-	panic(fmt.Errorf("not implemented: Classes - classes"))
+	p, err := newPager("classes", first, after, 2)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.Classes(ctx, p.window)
+	if err != nil {
+		return nil, err
+	}
+	total, err := r.Store.ListCount(ctx, "classes")
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, func(c *db.Class) []any {
+		block := int64(-1)
+		if c.BlockNumber != nil {
+			block = *c.BlockNumber
+		}
+		return []any{block, c.Hash}
+	})
+	conn := &model.ClassConnection{PageInfo: info, TotalCount: clampCount(total)}
+	for i, c := range items {
+		conn.Edges = append(conn.Edges, &model.ClassEdge{Cursor: cursors[i], Node: c})
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) VerifiedClasses(ctx context.Context, first *int, after *string) (*model.VerifiedClassConnection, error) {
-	panic(fmt.Errorf("not implemented: VerifiedClasses - verifiedClasses"))
+	p, err := newPager("verified_classes", first, after, 2)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.VerifiedClasses(ctx, p.window)
+	if err != nil {
+		return nil, err
+	}
+	total, err := r.Store.ListCount(ctx, "verified_classes")
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, func(v *db.VerifiedClass) []any { return []any{v.VerifiedTimestamp, v.ClassHash} })
+	conn := &model.VerifiedClassConnection{PageInfo: info, TotalCount: clampCount(total)}
+	for i, v := range items {
+		conn.Edges = append(conn.Edges, &model.VerifiedClassEdge{Cursor: cursors[i], Node: v})
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) Token(ctx context.Context, address db.Felt) (*db.Token, error) {
-	panic(fmt.Errorf("not implemented: Token - token"))
+	return loaders.For(ctx).Token.Load(ctx, string(address))()
 }
 
 func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder) (*model.TokenConnection, error) {
-	panic(fmt.Errorf("not implemented: Tokens - tokens"))
+	std, by := "erc20", "holders"
+	if standard != nil {
+		std = strings.ToLower(string(*standard))
+	}
+	if orderBy != nil {
+		by = strings.ToLower(string(*orderBy))
+	}
+	p, err := newPager("tokens:"+std+":"+by, first, after, 2)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.Tokens(ctx, std, by, p.window)
+	if err != nil {
+		return nil, err
+	}
+	total, err := r.Store.CountTokens(ctx, std)
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, func(t *db.Token) []any { return []any{db.TokenSortKey(t, by), t.Address} })
+	conn := &model.TokenConnection{PageInfo: info, TotalCount: clampCount(total)}
+	for i, t := range items {
+		conn.Edges = append(conn.Edges, &model.TokenEdge{Cursor: cursors[i], Node: t})
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) NftItems(ctx context.Context, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) (*model.NftItemConnection, error) {
@@ -315,7 +566,7 @@ func (r *queryResolver) NetworkStats(ctx context.Context) (*model.NetworkStats, 
 }
 
 func (r *queryResolver) IndexerStatus(ctx context.Context) (*db.IndexerStatus, error) {
-	panic(fmt.Errorf("not implemented: IndexerStatus - indexerStatus"))
+	return r.Store.IndexerStatus(ctx)
 }
 
 func (r *queryResolver) VerificationJob(ctx context.Context, id string) (*db.VerificationJob, error) {
@@ -323,23 +574,36 @@ func (r *queryResolver) VerificationJob(ctx context.Context, id string) (*db.Ver
 }
 
 func (r *tokenResolver) Contract(ctx context.Context, obj *db.Token) (*db.Contract, error) {
-	panic(fmt.Errorf("not implemented: Contract - contract"))
+	return loaders.For(ctx).Contract.Load(ctx, string(obj.Address))()
 }
 
 func (r *tokenResolver) Standard(ctx context.Context, obj *db.Token) (model.TokenStandard, error) {
-	panic(fmt.Errorf("not implemented: Standard - standard"))
+	return model.TokenStandard(strings.ToUpper(obj.RawStandard)), nil
 }
 
 func (r *tokenResolver) TransferCount(ctx context.Context, obj *db.Token) (string, error) {
-	panic(fmt.Errorf("not implemented: TransferCount - transferCount"))
+	return strconv.FormatInt(obj.TransferCount, 10), nil
 }
 
 func (r *tokenResolver) HolderCount(ctx context.Context, obj *db.Token) (string, error) {
-	panic(fmt.Errorf("not implemented: HolderCount - holderCount"))
+	return strconv.FormatInt(obj.HolderCount, 10), nil
 }
 
 func (r *tokenResolver) Holders(ctx context.Context, obj *db.Token, first *int, after *string) (*model.TokenHolderConnection, error) {
-	panic(fmt.Errorf("not implemented: Holders - holders"))
+	p, err := newPager("token.holders", first, after, 0)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := loaders.For(ctx).Holders.Load(ctx, loaders.PageKey[string]{Parent: string(obj.Address), Limit: p.window.Limit, Offset: p.window.Offset})()
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, nil)
+	conn := &model.TokenHolderConnection{PageInfo: info, TotalCount: clampCount(obj.HolderCount)}
+	for i, b := range items {
+		conn.Edges = append(conn.Edges, &model.TokenHolderEdge{Cursor: cursors[i], Node: b})
+	}
+	return conn, nil
 }
 
 func (r *tokenResolver) HoldersOverview(ctx context.Context, obj *db.Token) (*db.HoldersOverview, error) {
@@ -347,83 +611,137 @@ func (r *tokenResolver) HoldersOverview(ctx context.Context, obj *db.Token) (*db
 }
 
 func (r *tokenBalanceResolver) Token(ctx context.Context, obj *db.TokenBalance) (*db.Token, error) {
-	panic(fmt.Errorf("not implemented: Token - token"))
+	t, err := loaders.For(ctx).Token.Load(ctx, string(obj.TokenAddress))()
+	if err == nil && t == nil {
+		// A balance row always belongs to an indexed token; a missing one is a store bug.
+		return nil, fmt.Errorf("token %s of a balance is not indexed", obj.TokenAddress.Padded())
+	}
+	return t, err
 }
 
 func (r *tokenBalanceResolver) Owner(ctx context.Context, obj *db.TokenBalance) (*db.Contract, error) {
-	panic(fmt.Errorf("not implemented: Owner - owner"))
+	return loaders.For(ctx).Contract.Load(ctx, string(obj.OwnerAddress))()
 }
 
 func (r *transactionResolver) BlockHash(ctx context.Context, obj *db.Transaction) (db.Felt, error) {
-	panic(fmt.Errorf("not implemented: BlockHash - blockHash"))
+	b, err := loaders.For(ctx).Block.Load(ctx, obj.BlockNumber)()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	return b.Hash, nil
 }
 
 func (r *transactionResolver) Block(ctx context.Context, obj *db.Transaction) (*db.Block, error) {
-	panic(fmt.Errorf("not implemented: Block - block"))
+	b, err := loaders.For(ctx).Block.Load(ctx, obj.BlockNumber)()
+	if err == nil && b == nil {
+		return nil, fmt.Errorf("block %d of a transaction is not indexed", obj.BlockNumber)
+	}
+	return b, err
 }
 
 func (r *transactionResolver) Type(ctx context.Context, obj *db.Transaction) (model.TransactionType, error) {
-	panic(fmt.Errorf("not implemented: Type - type"))
+	return model.TransactionType(obj.RawType), nil
 }
 
 func (r *transactionResolver) Status(ctx context.Context, obj *db.Transaction) (string, error) {
-	panic(fmt.Errorf("not implemented: Status - status"))
+	if obj.RawExecutionStatus == "REVERTED" {
+		return "Reverted", nil
+	}
+	return displayStatus(obj.RawFinalityStatus), nil
 }
 
 func (r *transactionResolver) ExecutionStatus(ctx context.Context, obj *db.Transaction) (string, error) {
-	panic(fmt.Errorf("not implemented: ExecutionStatus - executionStatus"))
+	return displayStatus(obj.RawExecutionStatus), nil
 }
 
 func (r *transactionResolver) FinalityStatus(ctx context.Context, obj *db.Transaction) (string, error) {
-	panic(fmt.Errorf("not implemented: FinalityStatus - finalityStatus"))
+	return displayStatus(obj.RawFinalityStatus), nil
 }
 
 func (r *transactionResolver) Sender(ctx context.Context, obj *db.Transaction) (*db.Contract, error) {
-	panic(fmt.Errorf("not implemented: Sender - sender"))
+	if obj.SenderAddress == nil {
+		return nil, nil
+	}
+	return loaders.For(ctx).Contract.Load(ctx, string(obj.SenderAddress))()
 }
 
 func (r *transactionResolver) Contract(ctx context.Context, obj *db.Transaction) (*db.Contract, error) {
-	panic(fmt.Errorf("not implemented: Contract - contract"))
+	if obj.ContractAddress == nil {
+		return nil, nil
+	}
+	return loaders.For(ctx).Contract.Load(ctx, string(obj.ContractAddress))()
 }
 
 func (r *transactionResolver) GasPriceWei(ctx context.Context, obj *db.Transaction) (*string, error) {
-	panic(fmt.Errorf("not implemented: GasPriceWei - gasPriceWei"))
+	b, err := loaders.For(ctx).Block.Load(ctx, obj.BlockNumber)()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	return b.L1GasPriceWei, nil
 }
 
 func (r *transactionResolver) GasPriceFri(ctx context.Context, obj *db.Transaction) (*string, error) {
-	panic(fmt.Errorf("not implemented: GasPriceFri - gasPriceFri"))
+	b, err := loaders.For(ctx).Block.Load(ctx, obj.BlockNumber)()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	return b.L1GasPriceFri, nil
 }
 
 func (r *transactionResolver) Calldata(ctx context.Context, obj *db.Transaction) ([]db.Felt, error) {
-	panic(fmt.Errorf("not implemented: Calldata - calldata"))
+	return nonNil(obj.Calldata), nil
 }
 
 func (r *transactionResolver) ConstructorCalldata(ctx context.Context, obj *db.Transaction) ([]db.Felt, error) {
-	panic(fmt.Errorf("not implemented: ConstructorCalldata - constructorCalldata"))
+	return obj.ConstructorCalldata, nil
 }
 
 func (r *transactionResolver) Signature(ctx context.Context, obj *db.Transaction) ([]db.Felt, error) {
-	panic(fmt.Errorf("not implemented: Signature - signature"))
+	return nonNil(obj.Signature), nil
 }
 
 func (r *transactionResolver) Calls(ctx context.Context, obj *db.Transaction) ([]*db.Call, error) {
-	panic(fmt.Errorf("not implemented: Calls - calls"))
+	calls, err := loaders.For(ctx).Calls.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.Index})()
+	return nonNil(calls), err
 }
 
 func (r *transactionResolver) Events(ctx context.Context, obj *db.Transaction, first *int, after *string) (*model.EventConnection, error) {
-	panic(fmt.Errorf("not implemented: Events - events"))
+	p, err := newPager("transaction.events", first, after, 0)
+	if err != nil {
+		return nil, err
+	}
+	key := loaders.PageKey[db.TxKey]{Parent: db.TxKey{Block: obj.BlockNumber, Index: obj.Index}, Limit: p.window.Limit, Offset: p.window.Offset}
+	rows, err := loaders.For(ctx).TxEvents.Load(ctx, key)()
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, nil)
+	conn := &model.EventConnection{PageInfo: info, TotalCount: obj.EventCount}
+	for i, e := range items {
+		conn.Edges = append(conn.Edges, &model.EventEdge{Cursor: cursors[i], Node: e})
+	}
+	return conn, nil
 }
 
 func (r *transactionResolver) SenderAlias(ctx context.Context, obj *db.Transaction) (*string, error) {
-	panic(fmt.Errorf("not implemented: SenderAlias - senderAlias"))
+	if obj.SenderAddress == nil {
+		return nil, nil
+	}
+	return loaders.For(ctx).Alias.Load(ctx, string(obj.SenderAddress))()
 }
 
 func (r *transactionResolver) ContractAlias(ctx context.Context, obj *db.Transaction) (*string, error) {
-	panic(fmt.Errorf("not implemented: ContractAlias - contractAlias"))
+	if obj.ContractAddress == nil {
+		return nil, nil
+	}
+	return loaders.For(ctx).Alias.Load(ctx, string(obj.ContractAddress))()
 }
 
 func (r *transactionResolver) ClassAlias(ctx context.Context, obj *db.Transaction) (*string, error) {
-	panic(fmt.Errorf("not implemented: ClassAlias - classAlias"))
+	if obj.ClassHash == nil {
+		return nil, nil
+	}
+	return loaders.For(ctx).Alias.Load(ctx, string(obj.ClassHash))()
 }
 
 func (r *transactionResolver) MetaTransaction(ctx context.Context, obj *db.Transaction) (*db.MetaTransaction, error) {
@@ -463,7 +781,7 @@ func (r *verificationJobResolver) UpdatedAt(ctx context.Context, obj *db.Verific
 }
 
 func (r *verifiedClassResolver) Class(ctx context.Context, obj *db.VerifiedClass) (*db.Class, error) {
-	panic(fmt.Errorf("not implemented: Class - class"))
+	return loaders.For(ctx).Class.Load(ctx, string(obj.ClassHash))()
 }
 
 func (r *Resolver) Block() graph.BlockResolver { return &blockResolver{r} }

@@ -1,0 +1,244 @@
+package db
+
+import (
+	"context"
+
+	"github.com/lib/pq"
+)
+
+// Reads of blocks, transactions, calls and events.
+
+const blockCols = `number, hash, parent_hash, timestamp, status, state_root, sequencer_address,
+	starknet_version, l1_da_mode, l1_gas_price_wei::text, l1_gas_price_fri::text,
+	l1_data_gas_price_wei::text, l1_data_gas_price_fri::text, l2_gas_price_wei::text,
+	l2_gas_price_fri::text, tx_count, event_count, message_count, l1_verification_tx_hash`
+
+// BlockByHash returns nil when no block has that hash.
+func (s *Store) BlockByHash(ctx context.Context, hash Felt) (*Block, error) {
+	var b Block
+	ok, err := s.getRow(ctx, &b, `SELECT `+blockCols+` FROM blocks WHERE hash = $1`, hash)
+	if !ok {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// LatestBlock returns nil on an empty chain.
+func (s *Store) LatestBlock(ctx context.Context) (*Block, error) {
+	var b Block
+	ok, err := s.getRow(ctx, &b, `SELECT `+blockCols+` FROM blocks ORDER BY number DESC LIMIT 1`)
+	if !ok {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// BlocksByNumber returns the blocks that exist among numbers.
+func (s *Store) BlocksByNumber(ctx context.Context, numbers []int64) ([]*Block, error) {
+	var rows []*Block
+	err := s.selectRows(ctx, &rows, `SELECT `+blockCols+` FROM blocks WHERE number = ANY($1)`, pq.Array(numbers))
+	return rows, err
+}
+
+// Blocks lists blocks, newest first; keyset: (number).
+func (s *Store) Blocks(ctx context.Context, w Window) ([]*Block, error) {
+	where, tail, args := w.keyset([]string{"number"}, true, 1)
+	var rows []*Block
+	err := s.selectRows(ctx, &rows, `SELECT `+blockCols+` FROM blocks`+and(where)+tail, args...)
+	return rows, err
+}
+
+const txCols = `t.block_number, t.tx_index, t.hash, t.type, t.version, t.timestamp, t.sender_address,
+	t.contract_address, t.class_hash, t.entry_point_selector, t.nonce::text, t.max_fee::text,
+	t.tip::text, t.resource_bounds, t.actual_fee::text, t.actual_fee_unit, t.execution_status,
+	t.finality_status, t.revert_reason, t.calldata, t.constructor_calldata, t.signature,
+	t.compiled_class_hash, t.contract_address_salt, t.paymaster_data, t.account_deployment_data,
+	t.nonce_da_mode, t.fee_da_mode, t.message_hash, t.l1_transaction_hash, t.execution_resources,
+	t.event_count, t.partial_calls_parsing`
+
+// TxKey names a transaction by its position.
+type TxKey struct {
+	Block int64
+	Index int
+}
+
+// TransactionsByHash returns the transactions that exist among hashes.
+func (s *Store) TransactionsByHash(ctx context.Context, hashes []Felt) ([]*Transaction, error) {
+	var rows []*Transaction
+	err := s.selectRows(ctx, &rows, `SELECT `+txCols+` FROM transactions t WHERE t.hash = ANY($1)`, feltList(hashes))
+	return rows, err
+}
+
+// TransactionsByKey returns the transactions at the given positions.
+func (s *Store) TransactionsByKey(ctx context.Context, keys []TxKey) ([]*Transaction, error) {
+	blocks := make([]int64, len(keys))
+	idx := make([]int64, len(keys))
+	for i, k := range keys {
+		blocks[i], idx[i] = k.Block, int64(k.Index)
+	}
+	var rows []*Transaction
+	err := s.selectRows(ctx, &rows, `SELECT `+txCols+` FROM transactions t
+		JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON t.block_number = k.b AND t.tx_index = k.i`,
+		pq.Array(blocks), pq.Array(idx))
+	return rows, err
+}
+
+// TransactionFilter narrows a transaction list; zero fields do not filter.
+type TransactionFilter struct {
+	Sender    Felt
+	Contract  Felt
+	Type      string
+	FromBlock *int64
+	ToBlock   *int64
+	Block     *int64
+}
+
+func (f TransactionFilter) where(args *[]any) []string {
+	var conds []string
+	add := func(cond string, v any) {
+		*args = append(*args, v)
+		conds = append(conds, replaceArg(cond, len(*args)))
+	}
+	if f.Sender != nil {
+		add("t.sender_address = $?", f.Sender)
+	}
+	if f.Contract != nil {
+		add("t.contract_address = $?", f.Contract)
+	}
+	if f.Type != "" {
+		add("t.type = $?", f.Type)
+	}
+	if f.FromBlock != nil {
+		add("t.block_number >= $?", *f.FromBlock)
+	}
+	if f.ToBlock != nil {
+		add("t.block_number <= $?", *f.ToBlock)
+	}
+	if f.Block != nil {
+		add("t.block_number = $?", *f.Block)
+	}
+	return conds
+}
+
+// Transactions lists transactions in chain order (desc: newest first); keyset:
+// (block_number, tx_index).
+func (s *Store) Transactions(ctx context.Context, f TransactionFilter, desc bool, w Window) ([]*Transaction, error) {
+	var args []any
+	conds := f.where(&args)
+	where, tail, kargs := w.keyset([]string{"t.block_number", "t.tx_index"}, desc, len(args)+1)
+	args = append(args, kargs...)
+	var rows []*Transaction
+	err := s.selectRows(ctx, &rows, `SELECT `+txCols+` FROM transactions t`+and(append(conds, where)...)+tail, args...)
+	return rows, err
+}
+
+// CountTransactions is exact for the whole chain and for one block, and capped otherwise.
+func (s *Store) CountTransactions(ctx context.Context, f TransactionFilter) (int64, error) {
+	if f.Sender == nil && f.Contract == nil && f.Type == "" && f.FromBlock == nil && f.ToBlock == nil && f.Block == nil {
+		return s.ListCount(ctx, "transactions")
+	}
+	var args []any
+	conds := f.where(&args)
+	return s.cappedCount(ctx, "transactions t"+and(conds...), args...)
+}
+
+// CallsByTx returns the decoded calls of the given transactions, in call order.
+func (s *Store) CallsByTx(ctx context.Context, keys []TxKey) ([]*Call, error) {
+	blocks := make([]int64, len(keys))
+	idx := make([]int64, len(keys))
+	for i, k := range keys {
+		blocks[i], idx[i] = k.Block, int64(k.Index)
+	}
+	var rows []*Call
+	err := s.selectRows(ctx, &rows, `SELECT c.block_number, c.tx_index, c.call_index, c.contract_address,
+		c.selector, c.entrypoint, c.entrypoint_type, c.call_type, c.class_hash, c.calldata, c.inputs, c.outputs
+		FROM calls c JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON c.block_number = k.b AND c.tx_index = k.i
+		ORDER BY c.block_number, c.tx_index, c.call_index`, pq.Array(blocks), pq.Array(idx))
+	return rows, err
+}
+
+// EventFilter narrows an event list.
+type EventFilter struct {
+	From      Felt
+	Key       Felt
+	FromBlock *int64
+	ToBlock   *int64
+	Tx        *TxKey
+}
+
+const eventCols = `e.block_number, e.tx_index, e.event_index, t.hash AS transaction_hash, t.timestamp,
+	e.from_address, e.keys, e.data`
+
+func (f EventFilter) where(args *[]any) []string {
+	var conds []string
+	add := func(cond string, v any) {
+		*args = append(*args, v)
+		conds = append(conds, replaceArg(cond, len(*args)))
+	}
+	if f.From != nil {
+		add("e.from_address = $?", f.From)
+	}
+	if f.Key != nil {
+		add("e.key0 = $?", f.Key)
+	}
+	if f.FromBlock != nil {
+		add("e.block_number >= $?", *f.FromBlock)
+	}
+	if f.ToBlock != nil {
+		add("e.block_number <= $?", *f.ToBlock)
+	}
+	if f.Tx != nil {
+		add("e.block_number = $?", f.Tx.Block)
+		add("e.tx_index = $?", f.Tx.Index)
+	}
+	return conds
+}
+
+// Events lists events in chain order (desc: newest first); keyset: (block, tx, event index).
+func (s *Store) Events(ctx context.Context, f EventFilter, desc bool, w Window) ([]*Event, error) {
+	var args []any
+	conds := f.where(&args)
+	where, tail, kargs := w.keyset([]string{"e.block_number", "e.tx_index", "e.event_index"}, desc, len(args)+1)
+	args = append(args, kargs...)
+	var rows []*Event
+	err := s.selectRows(ctx, &rows, `SELECT `+eventCols+` FROM events e
+		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`+and(append(conds, where)...)+tail, args...)
+	return rows, err
+}
+
+// CountEvents is exact for the whole chain and capped for filters.
+func (s *Store) CountEvents(ctx context.Context, f EventFilter) (int64, error) {
+	var args []any
+	conds := f.where(&args)
+	if len(conds) == 0 {
+		return s.ListCount(ctx, "events")
+	}
+	return s.cappedCount(ctx, "events e"+and(conds...), args...)
+}
+
+// TransactionsOfBlocks lists, for each block, limit of its transactions after offset, in
+// block order: the batched form of Block.transactions.
+func (s *Store) TransactionsOfBlocks(ctx context.Context, blocks []int64, limit, offset int) ([]*Transaction, error) {
+	var rows []*Transaction
+	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bigint[]) AS k(b)
+		CROSS JOIN LATERAL (SELECT `+txCols+` FROM transactions t WHERE t.block_number = k.b
+			ORDER BY t.tx_index LIMIT $2 OFFSET $3) x`, pq.Array(blocks), limit, offset)
+	return rows, err
+}
+
+// EventsOfTxs lists, for each transaction, limit of its events after offset, in receipt
+// order: the batched form of Transaction.events.
+func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, limit, offset int) ([]*Event, error) {
+	blocks := make([]int64, len(keys))
+	idx := make([]int64, len(keys))
+	for i, k := range keys {
+		blocks[i], idx[i] = k.Block, int64(k.Index)
+	}
+	var rows []*Event
+	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bigint[], $2::int[]) AS k(b, i)
+		CROSS JOIN LATERAL (SELECT `+eventCols+` FROM events e
+			JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index
+			WHERE e.block_number = k.b AND e.tx_index = k.i
+			ORDER BY e.event_index LIMIT $3 OFFSET $4) x`, pq.Array(blocks), pq.Array(idx), limit, offset)
+	return rows, err
+}

@@ -1,0 +1,198 @@
+package db
+
+import "context"
+
+// Reads of contracts, classes, tokens, balances and aliases.
+
+const contractCols = `address, class_hash, type, nonce::text, implementation_address, deployed_block,
+	deployed_tx_hash, deployed_at`
+
+// ContractsByAddress returns the contracts that exist among addresses.
+func (s *Store) ContractsByAddress(ctx context.Context, addrs []Felt) ([]*Contract, error) {
+	var rows []*Contract
+	err := s.selectRows(ctx, &rows, `SELECT `+contractCols+` FROM contracts WHERE address = ANY($1)`, feltList(addrs))
+	return rows, err
+}
+
+// Contracts lists contracts, most recently deployed first, optionally of one type or class;
+// keyset: (deployed_block, address).
+func (s *Store) Contracts(ctx context.Context, typ string, class Felt, w Window) ([]*Contract, error) {
+	var args []any
+	var conds []string
+	if typ != "" {
+		args = append(args, typ)
+		conds = append(conds, "type = $1")
+	}
+	if class != nil {
+		args = append(args, class)
+		conds = append(conds, replaceArg("class_hash = $?", len(args)))
+	}
+	where, tail, kargs := w.keyset([]string{"coalesce(deployed_block, -1)", "address"}, true, len(args)+1)
+	args = append(args, kargs...)
+	var rows []*Contract
+	err := s.selectRows(ctx, &rows, `SELECT `+contractCols+` FROM contracts`+and(append(conds, where)...)+tail, args...)
+	return rows, err
+}
+
+// CountContracts is exact for all contracts and per type, capped per class.
+func (s *Store) CountContracts(ctx context.Context, typ string, class Felt) (int64, error) {
+	if class != nil {
+		return s.cappedCount(ctx, "contracts WHERE class_hash = $1", class)
+	}
+	if typ != "" {
+		return s.ListCount(ctx, "contracts:"+typ)
+	}
+	return s.ListCount(ctx, "contracts")
+}
+
+// ContractsByClasses lists, for each class, its first limit contracts (newest first) in
+// one statement: the batched form of Class.contracts.
+func (s *Store) ContractsByClasses(ctx context.Context, classes []Felt, limit, offset int) ([]*Contract, error) {
+	var rows []*Contract
+	err := s.selectRows(ctx, &rows, `SELECT c.* FROM unnest($1::bytea[]) AS k(class)
+		CROSS JOIN LATERAL (SELECT `+contractCols+` FROM contracts WHERE class_hash = k.class
+			ORDER BY coalesce(deployed_block, -1) DESC, address DESC LIMIT $2 OFFSET $3) c`,
+		feltList(classes), limit, offset)
+	return rows, err
+}
+
+const classCols = `hash, kind, cairo_version, version, compiled_class_hash, abi, is_account, is_proxy,
+	erc_standard, declared_block, declared_tx_hash, declared_at`
+
+// ClassesByHash returns the classes that exist among hashes.
+func (s *Store) ClassesByHash(ctx context.Context, hashes []Felt) ([]*Class, error) {
+	var rows []*Class
+	err := s.selectRows(ctx, &rows, `SELECT `+classCols+` FROM classes WHERE hash = ANY($1)`, feltList(hashes))
+	return rows, err
+}
+
+// Classes lists classes, most recently declared first; keyset: (declared_block, hash).
+func (s *Store) Classes(ctx context.Context, w Window) ([]*Class, error) {
+	where, tail, args := w.keyset([]string{"coalesce(declared_block, -1)", "hash"}, true, 1)
+	var rows []*Class
+	err := s.selectRows(ctx, &rows, `SELECT `+classCols+` FROM classes`+and(where)+tail, args...)
+	return rows, err
+}
+
+// VerifiedClassesByHash returns the verification records among class hashes.
+func (s *Store) VerifiedClassesByHash(ctx context.Context, hashes []Felt) ([]*VerifiedClass, error) {
+	var rows []*VerifiedClass
+	err := s.selectRows(ctx, &rows, `SELECT class_hash, name, verified_at, compiler_version, license
+		FROM verified_classes WHERE class_hash = ANY($1)`, feltList(hashes))
+	return rows, err
+}
+
+// VerifiedClasses lists verified classes, most recently verified first; keyset:
+// (verified_at, class_hash).
+func (s *Store) VerifiedClasses(ctx context.Context, w Window) ([]*VerifiedClass, error) {
+	where, tail, args := w.keyset([]string{"verified_at", "class_hash"}, true, 1)
+	var rows []*VerifiedClass
+	err := s.selectRows(ctx, &rows, `SELECT class_hash, name, verified_at, compiler_version, license
+		FROM verified_classes`+and(where)+tail, args...)
+	return rows, err
+}
+
+const tokenCols = `address, standard, name, symbol, decimals, total_supply::text, transfer_count,
+	holder_count, verified, usd_price, market_cap_usd, logo_url`
+
+// TokensByAddress returns the tokens among addresses.
+func (s *Store) TokensByAddress(ctx context.Context, addrs []Felt) ([]*Token, error) {
+	var rows []*Token
+	err := s.selectRows(ctx, &rows, `SELECT `+tokenCols+` FROM tokens WHERE address = ANY($1)`, feltList(addrs))
+	return rows, err
+}
+
+// TokenOrder columns: the sort of GET /beta/tokens and Query.tokens.
+var tokenOrderColumns = map[string]string{
+	"holders":    "holder_count",
+	"transfers":  "transfer_count",
+	"market_cap": "coalesce(market_cap_usd, -1)",
+}
+
+// Tokens lists tokens of one standard by holders, transfers or market cap, descending;
+// keyset: (sort column, address).
+func (s *Store) Tokens(ctx context.Context, standard, orderBy string, w Window) ([]*Token, error) {
+	col, ok := tokenOrderColumns[orderBy]
+	if !ok {
+		col = tokenOrderColumns["holders"]
+	}
+	where, tail, args := w.keyset([]string{col, "address"}, true, 2)
+	var rows []*Token
+	err := s.selectRows(ctx, &rows, `SELECT `+tokenCols+` FROM tokens`+and("standard = $1", where)+tail,
+		append([]any{standard}, args...)...)
+	return rows, err
+}
+
+// TokenSortKey is the keyset value of a token in a list ordered by orderBy.
+func TokenSortKey(t *Token, orderBy string) any {
+	switch orderBy {
+	case "transfers":
+		return t.TransferCount
+	case "market_cap":
+		if t.MarketCapUsd == nil {
+			return float64(-1)
+		}
+		return *t.MarketCapUsd
+	}
+	return t.HolderCount
+}
+
+// CountTokens is the maintained total of a standard's tokens.
+func (s *Store) CountTokens(ctx context.Context, standard string) (int64, error) {
+	return s.ListCount(ctx, "tokens:"+standard)
+}
+
+// HoldersOf lists, for each token, its holders with a positive balance, largest first,
+// limit rows after offset, in one statement: the batched form of Token.holders.
+func (s *Store) HoldersOf(ctx context.Context, tokens []Felt, limit, offset int) ([]*TokenBalance, error) {
+	var rows []*TokenBalance
+	err := s.selectRows(ctx, &rows, `SELECT h.* FROM unnest($1::bytea[]) AS k(token)
+		CROSS JOIN LATERAL (SELECT token_address, owner_address, balance::text, last_transfer_time
+			FROM erc20_balances WHERE token_address = k.token AND balance > 0
+			ORDER BY balance DESC, owner_address DESC LIMIT $2 OFFSET $3) h`,
+		feltList(tokens), limit, offset)
+	return rows, err
+}
+
+// HoldersAfter lists one token's holders after a keyset position (balance, owner).
+func (s *Store) HoldersAfter(ctx context.Context, token Felt, balance string, owner Felt, limit int) ([]*TokenBalance, error) {
+	var rows []*TokenBalance
+	err := s.selectRows(ctx, &rows, `SELECT token_address, owner_address, balance::text, last_transfer_time
+		FROM erc20_balances WHERE token_address = $1 AND balance > 0 AND (balance, owner_address) < ($2::numeric, $3)
+		ORDER BY balance DESC, owner_address DESC LIMIT $4`, token, balance, owner, limit)
+	return rows, err
+}
+
+// BalancesOf returns the positive ERC-20 balances of each owner.
+func (s *Store) BalancesOf(ctx context.Context, owners []Felt) ([]*TokenBalance, error) {
+	var rows []*TokenBalance
+	err := s.selectRows(ctx, &rows, `SELECT token_address, owner_address, balance::text, last_transfer_time
+		FROM erc20_balances WHERE owner_address = ANY($1) AND balance > 0
+		ORDER BY owner_address, last_transfer_time DESC, token_address`, feltList(owners))
+	return rows, err
+}
+
+// Alias is a human name of an address or class.
+type Alias struct {
+	Address Felt   `db:"address"`
+	Name    string `db:"name"`
+}
+
+// AliasesOf returns the names known for addresses.
+func (s *Store) AliasesOf(ctx context.Context, addrs []Felt) ([]*Alias, error) {
+	var rows []*Alias
+	err := s.selectRows(ctx, &rows, `SELECT address, name FROM aliases WHERE address = ANY($1)`, feltList(addrs))
+	return rows, err
+}
+
+// IndexerStatus reads where the indexer and the node are.
+func (s *Store) IndexerStatus(ctx context.Context) (*IndexerStatus, error) {
+	var st IndexerStatus
+	ok, err := s.getRow(ctx, &st, `SELECT head_block, head_hash, node_head, chain_id, spec_version, updated_at
+		FROM indexer_state WHERE id = 1`)
+	if !ok {
+		return &IndexerStatus{}, err
+	}
+	return &st, nil
+}
+

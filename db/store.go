@@ -1,0 +1,171 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// Store is the read side used by the resolvers. Every statement goes through query/get so
+// that it is counted: tests assert how many statements a GraphQL document costs, and the
+// metrics endpoint exports the total.
+type Store struct {
+	db         *sqlx.DB
+	statements atomic.Int64
+	// OnStatement, when set, is called once per SQL statement (for metrics).
+	OnStatement func()
+}
+
+// NewStore wraps an open database.
+func NewStore(conn *sqlx.DB) *Store { return &Store{db: conn} }
+
+// DB is the underlying connection pool.
+func (s *Store) DB() *sqlx.DB { return s.db }
+
+// Statements is the number of SQL statements this store has executed.
+func (s *Store) Statements() int64 { return s.statements.Load() }
+
+func (s *Store) counted() {
+	s.statements.Add(1)
+	if s.OnStatement != nil {
+		s.OnStatement()
+	}
+}
+
+func (s *Store) selectRows(ctx context.Context, dest any, query string, args ...any) error {
+	s.counted()
+	if err := s.db.SelectContext(ctx, dest, query, args...); err != nil {
+		return fmt.Errorf("%s: %w", firstLine(query), err)
+	}
+	return nil
+}
+
+// getRow reads one row; it returns (false, nil) when there is none.
+func (s *Store) getRow(ctx context.Context, dest any, query string, args ...any) (bool, error) {
+	s.counted()
+	err := s.db.GetContext(ctx, dest, query, args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", firstLine(query), err)
+	}
+	return true, nil
+}
+
+func firstLine(q string) string {
+	q = strings.TrimSpace(q)
+	if i := strings.IndexByte(q, '\n'); i > 0 {
+		q = q[:i]
+	}
+	if len(q) > 60 {
+		q = q[:60]
+	}
+	return q
+}
+
+// Window selects a slice of an ordered list: Limit rows, starting after the keyset position
+// After (the sort-column values of the last row already seen) or, when After is nil,
+// after skipping Offset rows. Page-number APIs use offsets; cursors from keyset lists carry
+// After, which stays fast however deep the client walks.
+type Window struct {
+	Limit  int
+	Offset int
+	After  []any
+}
+
+// keyset returns the WHERE fragment and the ORDER BY/LIMIT/OFFSET tail for a list sorted
+// by cols, all in one direction. firstArg is the number of the first placeholder to use.
+func (w Window) keyset(cols []string, desc bool, firstArg int) (where, tail string, args []any) {
+	dir, cmp := "ASC", ">"
+	if desc {
+		dir, cmp = "DESC", "<"
+	}
+	order := make([]string, len(cols))
+	for i, c := range cols {
+		order[i] = c + " " + dir
+	}
+	tail = " ORDER BY " + strings.Join(order, ", ") + fmt.Sprintf(" LIMIT %d", w.Limit)
+	if len(w.After) == len(cols) && len(cols) > 0 {
+		ph := make([]string, len(cols))
+		for i := range cols {
+			ph[i] = fmt.Sprintf("$%d", firstArg+i)
+		}
+		where = fmt.Sprintf("(%s) %s (%s)", strings.Join(cols, ", "), cmp, strings.Join(ph, ", "))
+		return where, tail, w.After
+	}
+	if w.Offset > 0 {
+		tail += fmt.Sprintf(" OFFSET %d", w.Offset)
+	}
+	return "", tail, nil
+}
+
+// and joins non-empty conditions into a WHERE clause.
+func and(conds ...string) string {
+	var parts []string
+	for _, c := range conds {
+		if c != "" {
+			parts = append(parts, c)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(parts, " AND ")
+}
+
+// ListCount reads a maintained total from list_counts (0 when the indexer has not counted
+// anything under that name yet).
+func (s *Store) ListCount(ctx context.Context, name string) (int64, error) {
+	var n int64
+	_, err := s.getRow(ctx, &n, `SELECT count FROM list_counts WHERE name = $1`, name)
+	return n, err
+}
+
+// ListCounts reads several maintained totals in one statement.
+func (s *Store) ListCounts(ctx context.Context, names ...string) (map[string]int64, error) {
+	var rows []struct {
+		Name  string `db:"name"`
+		Count int64  `db:"count"`
+	}
+	if err := s.selectRows(ctx, &rows, `SELECT name, count FROM list_counts WHERE name = ANY($1)`, pq.Array(names)); err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(names))
+	for _, r := range rows {
+		out[r.Name] = r.Count
+	}
+	return out, nil
+}
+
+// CountCap bounds the exact counts of filtered lists that have no maintained total: past
+// it, totals are reported as the cap, so a count never scans more than this many index
+// entries.
+const CountCap = 100_000
+
+// cappedCount counts the rows of a filtered list up to CountCap.
+func (s *Store) cappedCount(ctx context.Context, from string, args ...any) (int64, error) {
+	var n int64
+	_, err := s.getRow(ctx, &n, fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM %s LIMIT %d) capped`, from, CountCap), args...)
+	return n, err
+}
+
+// feltList passes felts as a bytea[] parameter (for `= ANY($1)` batch lookups).
+func feltList(keys []Felt) pq.ByteaArray {
+	out := make(pq.ByteaArray, len(keys))
+	for i, k := range keys {
+		out[i] = []byte(Normalize(k))
+	}
+	return out
+}
+
+// replaceArg puts the placeholder number n where a condition has "$?".
+func replaceArg(cond string, n int) string {
+	return strings.Replace(cond, "$?", fmt.Sprintf("$%d", n), 1)
+}

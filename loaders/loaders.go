@@ -1,0 +1,200 @@
+// Package loaders holds the per-request dataloaders: each parent -> child link of the
+// GraphQL schema batches the keys asked for during one request into one SQL statement.
+// Loaders are created per request by Middleware, so nothing is cached across requests.
+package loaders
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/graph-gophers/dataloader/v7"
+
+	"github.com/starkgraph/starkgraph/db"
+)
+
+// batchWait is how long a loader collects keys before it runs its statement: long enough
+// for sibling resolvers to ask, short enough not to be felt.
+const batchWait = 2 * time.Millisecond
+
+// Loaders are the dataloaders of one request.
+type Loaders struct {
+	Block          *dataloader.Loader[int64, *db.Block]
+	Transaction    *dataloader.Loader[db.TxKey, *db.Transaction]
+	TransactionBy  *dataloader.Loader[string, *db.Transaction] // by hash
+	Calls          *dataloader.Loader[db.TxKey, []*db.Call]
+	Contract       *dataloader.Loader[string, *db.Contract]
+	Class          *dataloader.Loader[string, *db.Class]
+	VerifiedClass  *dataloader.Loader[string, *db.VerifiedClass]
+	Token          *dataloader.Loader[string, *db.Token]
+	Alias          *dataloader.Loader[string, *string]
+	TokensHeld     *dataloader.Loader[string, []*db.TokenBalance]
+	Holders        *dataloader.Loader[PageKey[string], []*db.TokenBalance]
+	ClassContracts *dataloader.Loader[PageKey[string], []*db.Contract]
+	BlockTxs       *dataloader.Loader[PageKey[int64], []*db.Transaction]
+	TxEvents       *dataloader.Loader[PageKey[db.TxKey], []*db.Event]
+}
+
+// PageKey asks for one page of a parent's children: the parent's key and the window.
+// Keys with the same window are fetched together in one statement.
+type PageKey[K comparable] struct {
+	Parent K
+	Limit  int
+	Offset int
+}
+
+// New creates the loaders of one request over store.
+func New(store *db.Store) *Loaders {
+	return &Loaders{
+		Block: one(store.BlocksByNumber, func(b *db.Block) int64 { return b.Number }),
+		Transaction: one(store.TransactionsByKey, func(t *db.Transaction) db.TxKey {
+			return db.TxKey{Block: t.BlockNumber, Index: t.Index}
+		}),
+		TransactionBy: one(byFelt(store.TransactionsByHash), func(t *db.Transaction) string { return string(t.Hash) }),
+		Calls: many(store.CallsByTx, func(c *db.Call) db.TxKey {
+			return db.TxKey{Block: c.BlockNumber, Index: c.TxIndex}
+		}),
+		Contract:       one(byFelt(store.ContractsByAddress), func(c *db.Contract) string { return string(c.Address) }),
+		Class:          one(byFelt(store.ClassesByHash), func(c *db.Class) string { return string(c.Hash) }),
+		VerifiedClass:  one(byFelt(store.VerifiedClassesByHash), func(v *db.VerifiedClass) string { return string(v.ClassHash) }),
+		Token:          one(byFelt(store.TokensByAddress), func(t *db.Token) string { return string(t.Address) }),
+		Alias:          aliases(store),
+		TokensHeld:     many(byFelt(store.BalancesOf), func(b *db.TokenBalance) string { return string(b.OwnerAddress) }),
+		Holders:        paged(byFeltPaged(store.HoldersOf), func(b *db.TokenBalance) string { return string(b.TokenAddress) }),
+		ClassContracts: paged(byFeltPaged(store.ContractsByClasses), func(c *db.Contract) string { return string(c.ClassHash) }),
+		BlockTxs:       paged(store.TransactionsOfBlocks, func(t *db.Transaction) int64 { return t.BlockNumber }),
+		TxEvents: paged(store.EventsOfTxs, func(e *db.Event) db.TxKey {
+			return db.TxKey{Block: e.BlockNumber, Index: e.TxIndex}
+		}),
+	}
+}
+
+type ctxKey struct{}
+
+// Middleware installs fresh loaders in every request's context.
+func Middleware(store *db.Store, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(With(r.Context(), New(store))))
+	})
+}
+
+// With returns ctx carrying l.
+func With(ctx context.Context, l *Loaders) context.Context {
+	return context.WithValue(ctx, ctxKey{}, l)
+}
+
+// For returns the request's loaders. Resolvers are only reached through Middleware (or
+// With in the REST handler), so a missing value is a wiring bug.
+func For(ctx context.Context) *Loaders {
+	l, ok := ctx.Value(ctxKey{}).(*Loaders)
+	if !ok {
+		panic("loaders: no loaders in context; wrap the handler with loaders.Middleware")
+	}
+	return l
+}
+
+// byFelt adapts a store lookup by felts to string keys (felts are byte slices, which cannot
+// be map keys).
+func byFelt[V any](fetch func(context.Context, []db.Felt) ([]V, error)) func(context.Context, []string) ([]V, error) {
+	return func(ctx context.Context, keys []string) ([]V, error) {
+		felts := make([]db.Felt, len(keys))
+		for i, k := range keys {
+			felts[i] = db.Felt(k)
+		}
+		return fetch(ctx, felts)
+	}
+}
+
+// one builds a loader whose keys each have at most one row; rows are matched to keys by
+// their key, never by position, and a key without a row gets nil.
+func one[K comparable, V any](fetch func(context.Context, []K) ([]V, error), keyOf func(V) K) *dataloader.Loader[K, V] {
+	batch := func(ctx context.Context, keys []K) []*dataloader.Result[V] {
+		rows, err := fetch(ctx, keys)
+		results := make([]*dataloader.Result[V], len(keys))
+		byKey := make(map[K]V, len(rows))
+		for _, r := range rows {
+			byKey[keyOf(r)] = r
+		}
+		for i, k := range keys {
+			results[i] = &dataloader.Result[V]{Data: byKey[k], Error: err}
+		}
+		return results
+	}
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, V](batchWait), dataloader.WithCache[K, V](&dataloader.InMemoryCache[K, V]{}))
+}
+
+// many builds a loader whose keys each have a list of rows, kept in the store's order.
+func many[K comparable, V any](fetch func(context.Context, []K) ([]V, error), keyOf func(V) K) *dataloader.Loader[K, []V] {
+	batch := func(ctx context.Context, keys []K) []*dataloader.Result[[]V] {
+		rows, err := fetch(ctx, keys)
+		byKey := make(map[K][]V, len(keys))
+		for _, r := range rows {
+			byKey[keyOf(r)] = append(byKey[keyOf(r)], r)
+		}
+		results := make([]*dataloader.Result[[]V], len(keys))
+		for i, k := range keys {
+			results[i] = &dataloader.Result[[]V]{Data: byKey[k], Error: err}
+		}
+		return results
+	}
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, []V](batchWait))
+}
+
+// paged builds a loader of child pages: keys that share a window are fetched in one
+// statement (a LATERAL join over the parents), so a list of parents each showing its first
+// n children costs one statement whatever the list's length.
+func paged[K comparable, V any](fetch func(ctx context.Context, parents []K, limit, offset int) ([]V, error), parentOf func(V) K) *dataloader.Loader[PageKey[K], []V] {
+	type window struct{ limit, offset int }
+	batch := func(ctx context.Context, keys []PageKey[K]) []*dataloader.Result[[]V] {
+		groups := map[window][]K{}
+		for _, k := range keys {
+			w := window{k.Limit, k.Offset}
+			groups[w] = append(groups[w], k.Parent)
+		}
+		found := map[PageKey[K]][]V{}
+		errs := map[window]error{}
+		for w, parents := range groups {
+			rows, err := fetch(ctx, parents, w.limit, w.offset)
+			errs[w] = err
+			for _, r := range rows {
+				k := PageKey[K]{Parent: parentOf(r), Limit: w.limit, Offset: w.offset}
+				found[k] = append(found[k], r)
+			}
+		}
+		results := make([]*dataloader.Result[[]V], len(keys))
+		for i, k := range keys {
+			results[i] = &dataloader.Result[[]V]{Data: found[k], Error: errs[window{k.Limit, k.Offset}]}
+		}
+		return results
+	}
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[PageKey[K], []V](batchWait))
+}
+
+// byFeltPaged adapts a paged store lookup by felts to string parents.
+func byFeltPaged[V any](fetch func(context.Context, []db.Felt, int, int) ([]V, error)) func(context.Context, []string, int, int) ([]V, error) {
+	return func(ctx context.Context, keys []string, limit, offset int) ([]V, error) {
+		felts := make([]db.Felt, len(keys))
+		for i, k := range keys {
+			felts[i] = db.Felt(k)
+		}
+		return fetch(ctx, felts, limit, offset)
+	}
+}
+
+func aliases(store *db.Store) *dataloader.Loader[string, *string] {
+	fetch := byFelt(store.AliasesOf)
+	batch := func(ctx context.Context, keys []string) []*dataloader.Result[*string] {
+		rows, err := fetch(ctx, keys)
+		names := make(map[string]*string, len(rows))
+		for _, a := range rows {
+			name := a.Name
+			names[string(a.Address)] = &name
+		}
+		results := make([]*dataloader.Result[*string], len(keys))
+		for i, k := range keys {
+			results[i] = &dataloader.Result[*string]{Data: names[k], Error: err}
+		}
+		return results
+	}
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[string, *string](batchWait))
+}

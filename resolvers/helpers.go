@@ -1,0 +1,46 @@
+package resolvers
+
+import "github.com/starkgraph/starkgraph/db"
+
+// displayStatus maps the node's status values to the strings the explorer shows.
+func displayStatus(raw string) string {
+	switch raw {
+	case "ACCEPTED_ON_L2":
+		return "Accepted on L2"
+	case "ACCEPTED_ON_L1":
+		return "Accepted on L1"
+	case "PRE_CONFIRMED", "PENDING":
+		return "Pre-confirmed"
+	case "REJECTED":
+		return "Rejected"
+	case "REVERTED":
+		return "Reverted"
+	case "SUCCEEDED":
+		return "Succeeded"
+	}
+	return raw
+}
+
+// nonNil turns a nil list into an empty one, for non-null GraphQL lists.
+func nonNil[T any, S ~[]T](s S) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// transactionListName keeps cursors of the two sort orders apart: a cursor walks one order.
+func transactionListName(desc bool) string {
+	if desc {
+		return "transactions:desc"
+	}
+	return "transactions:asc"
+}
+
+// deployedBlockKey is a contract's first sort key (contracts without a deploy block sort last).
+func deployedBlockKey(c *db.Contract) int64 {
+	if c.BlockNumber == nil {
+		return -1
+	}
+	return *c.BlockNumber
+}

@@ -1,0 +1,147 @@
+package resolvers
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/graph/model"
+)
+
+// MaxPageSize bounds `first` on every connection, so one field costs at most this many rows.
+const MaxPageSize = 100
+
+// cursor is what an opaque connection cursor holds: the list it belongs to, the position of
+// the item (how many items precede it, plus one) and, for keyset lists, the item's sort key.
+type cursor struct {
+	List   string   `json:"l,omitempty"`
+	Offset int      `json:"o"`
+	Key    []string `json:"k,omitempty"`
+}
+
+// OffsetCursor is a cursor that starts any list after its first n items. The REST layer
+// uses it to turn page numbers into connection arguments.
+func OffsetCursor(n int) string { return encodeCursor(cursor{Offset: n}) }
+
+func encodeCursor(c cursor) string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s, list string) (cursor, error) {
+	var c cursor
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(raw) > 1024 || json.Unmarshal(raw, &c) != nil || c.Offset < 0 {
+		return c, badInput("after", "is not a cursor returned by this API")
+	}
+	if c.List != "" && c.List != list {
+		return c, badInput("after", "is a cursor of another list")
+	}
+	return c, nil
+}
+
+// keyCodec turns a row's sort key into cursor strings and back into query arguments.
+// Felts travel as hex, numbers as decimal text (PostgreSQL casts them to the column type).
+func keyStrings(vals ...any) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		switch x := v.(type) {
+		case db.Felt:
+			out[i] = x.Hex()
+		default:
+			out[i] = fmt.Sprint(x)
+		}
+	}
+	return out
+}
+
+func keyArgs(keys []string) ([]any, error) {
+	out := make([]any, len(keys))
+	for i, k := range keys {
+		if strings.HasPrefix(k, "0x") {
+			f, err := db.ParseFelt(k)
+			if err != nil {
+				return nil, badInput("after", "is not a cursor returned by this API")
+			}
+			out[i] = f
+			continue
+		}
+		if len(k) == 0 || len(k) > 80 || strings.Trim(k, "0123456789.-e+") != "" {
+			return nil, badInput("after", "is not a cursor returned by this API")
+		}
+		out[i] = k
+	}
+	return out, nil
+}
+
+// pager turns connection arguments into a store window and the fetched rows back into a
+// page of edges.
+type pager struct {
+	list     string
+	first    int
+	start    int // items before the page
+	window   db.Window
+	keyWidth int
+}
+
+// newPager reads first/after. keyWidth is the number of sort-key columns of a keyset list
+// (0 for lists walked by offset).
+func newPager(list string, first *int, after *string, keyWidth int) (*pager, error) {
+	n := 25
+	if first != nil {
+		n = *first
+	}
+	if n < 0 || n > MaxPageSize {
+		return nil, badInput("first", fmt.Sprintf("must be between 0 and %d", MaxPageSize))
+	}
+	p := &pager{list: list, first: n, keyWidth: keyWidth, window: db.Window{Limit: n + 1}}
+	if after != nil && *after != "" {
+		c, err := decodeCursor(*after, list)
+		if err != nil {
+			return nil, err
+		}
+		p.start = c.Offset
+		if keyWidth > 0 && len(c.Key) == keyWidth {
+			args, err := keyArgs(c.Key)
+			if err != nil {
+				return nil, err
+			}
+			p.window.After = args
+		} else {
+			p.window.Offset = c.Offset
+		}
+	}
+	return p, nil
+}
+
+// page trims the extra row fetched to detect a next page and builds cursors; keyOf gives a
+// row's sort key (nil for offset lists).
+func page[T any](p *pager, rows []T, keyOf func(T) []any) (items []T, cursors []string, info *model.PageInfo) {
+	hasNext := len(rows) > p.first
+	if hasNext {
+		rows = rows[:p.first]
+	}
+	cursors = make([]string, len(rows))
+	for i, r := range rows {
+		c := cursor{List: p.list, Offset: p.start + i + 1}
+		if keyOf != nil && p.keyWidth > 0 {
+			c.Key = keyStrings(keyOf(r)...)
+		}
+		cursors[i] = encodeCursor(c)
+	}
+	info = &model.PageInfo{HasNextPage: hasNext, HasPreviousPage: p.start > 0}
+	if len(cursors) > 0 {
+		info.StartCursor = &cursors[0]
+		info.EndCursor = &cursors[len(cursors)-1]
+	}
+	return rows, cursors, info
+}
+
+func clampCount(n int64) int {
+	if n > int64(^uint32(0)>>1) {
+		return int(^uint32(0) >> 1)
+	}
+	return int(n)
+}
