@@ -7,25 +7,25 @@ import "time"
 // read from numeric columns, so no precision is lost on the way to clients.
 
 type Block struct {
-	Number               int64     `db:"number"`
-	Hash                 Felt      `db:"hash"`
-	ParentHash           Felt      `db:"parent_hash"`
-	Timestamp            int64     `db:"timestamp"`
-	RawStatus            string    `db:"status"`
-	StateRoot            Felt      `db:"state_root"`
-	SequencerAddress     Felt      `db:"sequencer_address"`
-	StarknetVersion      string    `db:"starknet_version"`
-	L1DaMode             *string   `db:"l1_da_mode"`
-	L1GasPriceWei        *string   `db:"l1_gas_price_wei"`
-	L1GasPriceFri        *string   `db:"l1_gas_price_fri"`
-	L1DataGasPriceWei    *string   `db:"l1_data_gas_price_wei"`
-	L1DataGasPriceFri    *string   `db:"l1_data_gas_price_fri"`
-	L2GasPriceWei        *string   `db:"l2_gas_price_wei"`
-	L2GasPriceFri        *string   `db:"l2_gas_price_fri"`
-	TxnCount             int       `db:"tx_count"`
-	EventCount           int       `db:"event_count"`
-	MessageCount         int       `db:"message_count"`
-	L1VerificationTxHash Felt      `db:"l1_verification_tx_hash"`
+	Number               int64   `db:"number"`
+	Hash                 Felt    `db:"hash"`
+	ParentHash           Felt    `db:"parent_hash"`
+	Timestamp            int64   `db:"timestamp"`
+	RawStatus            string  `db:"status"`
+	StateRoot            Felt    `db:"state_root"`
+	SequencerAddress     Felt    `db:"sequencer_address"`
+	StarknetVersion      string  `db:"starknet_version"`
+	L1DaMode             *string `db:"l1_da_mode"`
+	L1GasPriceWei        *string `db:"l1_gas_price_wei"`
+	L1GasPriceFri        *string `db:"l1_gas_price_fri"`
+	L1DataGasPriceWei    *string `db:"l1_data_gas_price_wei"`
+	L1DataGasPriceFri    *string `db:"l1_data_gas_price_fri"`
+	L2GasPriceWei        *string `db:"l2_gas_price_wei"`
+	L2GasPriceFri        *string `db:"l2_gas_price_fri"`
+	TxnCount             int     `db:"tx_count"`
+	EventCount           int     `db:"event_count"`
+	MessageCount         int     `db:"message_count"`
+	L1VerificationTxHash Felt    `db:"l1_verification_tx_hash"`
 }
 
 type Transaction struct {
@@ -91,14 +91,14 @@ type Event struct {
 }
 
 type Contract struct {
-	Address               Felt    `db:"address"`
-	ClassHash             Felt    `db:"class_hash"`
-	Type                  string  `db:"type"`
-	Nonce                 string  `db:"nonce"`
-	ImplementationAddress Felt    `db:"implementation_address"`
-	BlockNumber           *int64  `db:"deployed_block"`
-	DeployTransactionHash Felt    `db:"deployed_tx_hash"`
-	CreationTimestamp     *int64  `db:"deployed_at"`
+	Address               Felt   `db:"address"`
+	ClassHash             Felt   `db:"class_hash"`
+	Type                  string `db:"type"`
+	Nonce                 string `db:"nonce"`
+	ImplementationAddress Felt   `db:"implementation_address"`
+	BlockNumber           *int64 `db:"deployed_block"`
+	DeployTransactionHash Felt   `db:"deployed_tx_hash"`
+	CreationTimestamp     *int64 `db:"deployed_at"`
 }
 
 type Class struct {

@@ -195,4 +195,3 @@ func (s *Store) IndexerStatus(ctx context.Context) (*IndexerStatus, error) {
 	}
 	return &st, nil
 }
-
