@@ -1,0 +1,348 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/starkgraph/starkgraph/starknet"
+	"github.com/starkgraph/starkgraph/starknet/class"
+)
+
+// Spec is the JSON-RPC spec version a node speaks (starknet_specVersion).
+type Spec struct {
+	Raw          string // as the node said it, e.g. "0.8.1"
+	Major, Minor int
+}
+
+// Supported reports whether this package has been checked against the version: 0.8, 0.9
+// and 0.10 (whose extra members are ignored).
+func (s Spec) Supported() bool { return s.Major == 0 && s.Minor >= 8 && s.Minor <= 10 }
+
+// preConfirmedTag is the tag for the block being built: "pending" before 0.9.
+func (s Spec) preConfirmedTag() string {
+	if s.Major == 0 && s.Minor < 9 {
+		return "pending"
+	}
+	return "pre_confirmed"
+}
+
+func parseSpec(v string) (Spec, error) {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return Spec{}, fmt.Errorf("spec version %q is not major.minor[.patch]", v)
+	}
+	maj, err1 := strconv.Atoi(parts[0])
+	minr, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return Spec{}, fmt.Errorf("spec version %q is not major.minor[.patch]", v)
+	}
+	return Spec{Raw: v, Major: maj, Minor: minr}, nil
+}
+
+// SpecVersion asks the node which spec version it speaks.
+func (c *Client) SpecVersion(ctx context.Context) (string, error) {
+	var v *string
+	if err := c.call(ctx, "starknet_specVersion", nil, nil, &v); err != nil {
+		return "", err
+	}
+	if v == nil {
+		return "", invalid("starknet_specVersion", nil, "null result")
+	}
+	return *v, nil
+}
+
+// Spec returns the node's spec version, asking once and remembering the answer. The
+// decoding of this package is the same for all supported versions; the version only picks
+// the block tag names. Callers should refuse to index from a node whose Spec is not
+// Supported.
+func (c *Client) Spec(ctx context.Context) (Spec, error) {
+	c.specMu.Lock()
+	defer c.specMu.Unlock()
+	if c.spec != nil {
+		return *c.spec, nil
+	}
+	raw, err := c.SpecVersion(ctx)
+	if err != nil {
+		return Spec{}, err
+	}
+	s, err := parseSpec(raw)
+	if err != nil {
+		return Spec{}, invalid("starknet_specVersion", nil, "%v", err)
+	}
+	c.spec = &s
+	return s, nil
+}
+
+// ChainID returns the chain id, e.g. 0x534e5f4d41494e (SN_MAIN).
+func (c *Client) ChainID(ctx context.Context) (Felt, error) {
+	var v *Felt
+	if err := c.call(ctx, "starknet_chainId", nil, nil, &v); err != nil {
+		return Felt{}, err
+	}
+	if v == nil {
+		return Felt{}, invalid("starknet_chainId", nil, "null result")
+	}
+	return *v, nil
+}
+
+// BlockNumber returns the number of the latest accepted block.
+func (c *Client) BlockNumber(ctx context.Context) (uint64, error) {
+	var v *uint64
+	if err := c.call(ctx, "starknet_blockNumber", nil, nil, &v); err != nil {
+		return 0, err
+	}
+	if v == nil {
+		return 0, invalid("starknet_blockNumber", nil, "null result")
+	}
+	return *v, nil
+}
+
+// BlockHashAndNumber returns the hash and number of the latest accepted block.
+func (c *Client) BlockHashAndNumber(ctx context.Context) (BlockHashAndNumber, error) {
+	var v *struct {
+		Hash   *Felt   `json:"block_hash"`
+		Number *uint64 `json:"block_number"`
+	}
+	if err := c.call(ctx, "starknet_blockHashAndNumber", nil, nil, &v); err != nil {
+		return BlockHashAndNumber{}, err
+	}
+	if v == nil || v.Hash == nil || v.Number == nil {
+		return BlockHashAndNumber{}, invalid("starknet_blockHashAndNumber", nil, "missing block_hash or block_number")
+	}
+	return BlockHashAndNumber{Hash: *v.Hash, Number: *v.Number}, nil
+}
+
+// BlockID names a block: by number, by hash or by tag. The zero value is the latest block.
+type BlockID struct {
+	number *uint64
+	hash   *Felt
+	tag    string // latest, l1_accepted, pre_confirmed
+}
+
+// Latest is the latest accepted block.
+func Latest() BlockID { return BlockID{tag: "latest"} }
+
+// PreConfirmed is the block being built (called "pending" by 0.8 nodes; the client renames).
+func PreConfirmed() BlockID { return BlockID{tag: "pre_confirmed"} }
+
+// AtNumber names a block by number.
+func AtNumber(n uint64) BlockID { return BlockID{number: &n} }
+
+// AtHash names a block by hash.
+func AtHash(h Felt) BlockID { return BlockID{hash: &h} }
+
+func (b BlockID) String() string {
+	switch {
+	case b.number != nil:
+		return strconv.FormatUint(*b.number, 10)
+	case b.hash != nil:
+		return b.hash.Hex()
+	case b.tag != "":
+		return b.tag
+	}
+	return "latest"
+}
+
+func (c *Client) blockIDParam(ctx context.Context, b BlockID) (any, error) {
+	switch {
+	case b.number != nil:
+		return map[string]uint64{"block_number": *b.number}, nil
+	case b.hash != nil:
+		return map[string]Felt{"block_hash": *b.hash}, nil
+	case b.tag == "pre_confirmed":
+		s, err := c.Spec(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return s.preConfirmedTag(), nil
+	case b.tag != "":
+		return b.tag, nil
+	}
+	return "latest", nil
+}
+
+func numberParam(n uint64) map[string]any {
+	return map[string]any{"block_id": map[string]uint64{"block_number": n}}
+}
+
+// BlockWithReceipts fetches block n with all transactions and receipts, checks that the
+// required members are there, and normalises it. A block the node does not have gives an
+// error matching ErrBlockNotFound.
+func (c *Client) BlockWithReceipts(ctx context.Context, n uint64) (*Block, error) {
+	const method = "starknet_getBlockWithReceipts"
+	var w *wireBlock
+	if err := c.call(ctx, method, &n, numberParam(n), &w); err != nil {
+		return nil, err
+	}
+	return checkBlock(method, n, w)
+}
+
+func checkBlock(method string, n uint64, w *wireBlock) (*Block, error) {
+	if w == nil {
+		return nil, invalid(method, &n, "null result")
+	}
+	b, err := w.normalise()
+	if err != nil {
+		return nil, &InvalidResponseError{Method: method, Block: &n, Err: err}
+	}
+	if b.Number != n {
+		return nil, invalid(method, &n, "node returned block %d", b.Number)
+	}
+	return b, nil
+}
+
+// BlocksWithReceipts fetches blocks from..to (inclusive) in one batch request. It returns
+// the blocks in order up to the first one that failed, and that block's error (wrapped, so
+// errors.Is(err, ErrBlockNotFound) tells that the range ran past the head).
+func (c *Client) BlocksWithReceipts(ctx context.Context, from, to uint64) ([]*Block, error) {
+	const method = "starknet_getBlockWithReceipts"
+	if to < from {
+		return nil, nil
+	}
+	ws := make([]*wireBlock, to-from+1)
+	elems := make([]BatchElem, len(ws))
+	for i := range elems {
+		n := from + uint64(i)
+		elems[i] = BatchElem{Method: method, Params: numberParam(n), Result: &ws[i], block: &n}
+	}
+	if err := c.Batch(ctx, elems); err != nil {
+		return nil, err
+	}
+	blocks := make([]*Block, 0, len(ws))
+	for i, e := range elems {
+		n := from + uint64(i)
+		if e.Err != nil {
+			return blocks, fmt.Errorf("block %d: %w", n, e.Err)
+		}
+		b, err := checkBlock(method, n, ws[i])
+		if err != nil {
+			return blocks, err
+		}
+		blocks = append(blocks, b)
+	}
+	return blocks, nil
+}
+
+// StateUpdate fetches the state diff of block n.
+func (c *Client) StateUpdate(ctx context.Context, n uint64) (*StateUpdate, error) {
+	const method = "starknet_getStateUpdate"
+	var w *wireStateUpdate
+	if err := c.call(ctx, method, &n, numberParam(n), &w); err != nil {
+		return nil, err
+	}
+	return checkStateUpdate(method, n, w)
+}
+
+func checkStateUpdate(method string, n uint64, w *wireStateUpdate) (*StateUpdate, error) {
+	if w == nil {
+		return nil, invalid(method, &n, "null result")
+	}
+	s, err := w.normalise()
+	if err != nil {
+		return nil, &InvalidResponseError{Method: method, Block: &n, Err: err}
+	}
+	s.BlockNumber = n
+	return s, nil
+}
+
+// StateUpdates fetches the state diffs of blocks from..to (inclusive) in one batch, with
+// the same partial-result rule as BlocksWithReceipts.
+func (c *Client) StateUpdates(ctx context.Context, from, to uint64) ([]*StateUpdate, error) {
+	const method = "starknet_getStateUpdate"
+	if to < from {
+		return nil, nil
+	}
+	ws := make([]*wireStateUpdate, to-from+1)
+	elems := make([]BatchElem, len(ws))
+	for i := range elems {
+		n := from + uint64(i)
+		elems[i] = BatchElem{Method: method, Params: numberParam(n), Result: &ws[i], block: &n}
+	}
+	if err := c.Batch(ctx, elems); err != nil {
+		return nil, err
+	}
+	out := make([]*StateUpdate, 0, len(ws))
+	for i, e := range elems {
+		n := from + uint64(i)
+		if e.Err != nil {
+			return out, fmt.Errorf("block %d: %w", n, e.Err)
+		}
+		s, err := checkStateUpdate(method, n, ws[i])
+		if err != nil {
+			return out, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Class fetches and parses a class by hash (starknet_getClass). The parsed class keeps the
+// raw JSON for storage.
+func (c *Client) Class(ctx context.Context, block BlockID, classHash Felt) (*class.Class, error) {
+	const method = "starknet_getClass"
+	bid, err := c.blockIDParam(ctx, block)
+	if err != nil {
+		return nil, err
+	}
+	var raw json.RawMessage
+	if err := c.call(ctx, method, nil, map[string]any{"block_id": bid, "class_hash": classHash}, &raw); err != nil {
+		return nil, err
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, invalid(method, nil, "null result for class %s", classHash.Padded())
+	}
+	cl, err := class.Parse(raw)
+	if err != nil {
+		return nil, invalid(method, nil, "class %s: %v", classHash.Padded(), err)
+	}
+	return cl, nil
+}
+
+// ClassHashAt returns the class hash of the contract at address.
+func (c *Client) ClassHashAt(ctx context.Context, block BlockID, address Felt) (Felt, error) {
+	const method = "starknet_getClassHashAt"
+	bid, err := c.blockIDParam(ctx, block)
+	if err != nil {
+		return Felt{}, err
+	}
+	var v *Felt
+	if err := c.call(ctx, method, nil, map[string]any{"block_id": bid, "contract_address": address}, &v); err != nil {
+		return Felt{}, err
+	}
+	if v == nil {
+		return Felt{}, invalid(method, nil, "null result for %s", address.Padded())
+	}
+	return *v, nil
+}
+
+// Call runs a view function (starknet_call) and returns its result felts.
+func (c *Client) Call(ctx context.Context, contract, selector Felt, calldata []Felt, block BlockID) ([]Felt, error) {
+	const method = "starknet_call"
+	bid, err := c.blockIDParam(ctx, block)
+	if err != nil {
+		return nil, err
+	}
+	if calldata == nil {
+		calldata = []Felt{}
+	}
+	req := map[string]any{
+		"request":  map[string]any{"contract_address": contract, "entry_point_selector": selector, "calldata": calldata},
+		"block_id": bid,
+	}
+	var v *[]Felt
+	if err := c.call(ctx, method, nil, req, &v); err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, invalid(method, nil, "null result")
+	}
+	return *v, nil
+}
+
+// CallByName is Call with the selector computed from a function name.
+func (c *Client) CallByName(ctx context.Context, contract Felt, function string, calldata []Felt, block BlockID) ([]Felt, error) {
+	return c.Call(ctx, contract, starknet.Selector(function), calldata, block)
+}
