@@ -457,3 +457,28 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	c.log.Info("PostgreSQL stopped")
 	return nil
 }
+
+// Kill shuts down at once (SIGQUIT: PostgreSQL's immediate shutdown) the
+// server running in dataDir, if any, and waits for it to exit. It is for
+// cleaning up after an owner that died without calling Stop, such as a test
+// binary killed by a timeout.
+func Kill(dataDir string) error {
+	dataDir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return err
+	}
+	pidFile, err := readPostmasterPID(dataDir)
+	if err != nil || pidFile == nil || !isPostmasterOf(pidFile.pid, dataDir) {
+		return err
+	}
+	if err := syscall.Kill(pidFile.pid, syscall.SIGQUIT); err != nil {
+		return fmt.Errorf("stop PostgreSQL (pid %d) in %s: %w", pidFile.pid, dataDir, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if state, _ := lookAtProcess(pidFile.pid); state == procGone {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("PostgreSQL (pid %d) in %s did not exit after SIGQUIT", pidFile.pid, dataDir)
+}

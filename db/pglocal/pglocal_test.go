@@ -29,7 +29,46 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(runTests(m))
+}
+
+// seedDataDir holds a cluster made once by initdb (seconds), which tests that
+// are not about initdb copy (milliseconds).
+var seedDataDir string
+
+func runTests(m *testing.M) int {
+	if _, err := Find(); err == nil {
+		dir, err := os.MkdirTemp("", "pglocal-seed-")
+		if err == nil {
+			defer os.RemoveAll(dir)
+			err = os.Chmod(dir, 0o755)
+		}
+		var c *Cluster
+		if err == nil {
+			quiet := slog.New(slog.DiscardHandler)
+			c, err = Start(context.Background(), Options{DataDir: filepath.Join(dir, "data"), Fast: true, Logger: quiet})
+		}
+		if err == nil {
+			err = c.Stop(context.Background())
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "pglocal: making the seed cluster:", err)
+			return 1
+		}
+		seedDataDir = c.DataDir()
+	}
+	return m.Run()
+}
+
+// seededDataDir returns a data dir in a fresh test directory holding a copy
+// of the seed cluster.
+func seededDataDir(t *testing.T) string {
+	t.Helper()
+	dataDir := filepath.Join(testDir(t), "data")
+	if out, err := exec.Command("cp", "-a", seedDataDir, dataDir).CombinedOutput(); err != nil {
+		t.Fatalf("copy seed cluster: %v\n%s", err, out)
+	}
+	return dataDir
 }
 
 // needPostgres skips without a PostgreSQL install, except in CI.
@@ -173,7 +212,7 @@ func TestFreshStartThenReuseAfterStop(t *testing.T) {
 func TestReusesServerLeftByKilledOwner(t *testing.T) {
 	needPostgres(t)
 	t.Parallel()
-	dataDir := filepath.Join(testDir(t), "data")
+	dataDir := seededDataDir(t)
 	helper := exec.Command(os.Args[0], "-test.run=^$")
 	helper.Env = append(os.Environ(), helperEnv+"="+dataDir)
 	if out, err := helper.CombinedOutput(); err != nil {
@@ -193,7 +232,7 @@ func TestReusesServerLeftByKilledOwner(t *testing.T) {
 func TestRecoversFromStalePidFile(t *testing.T) {
 	needPostgres(t)
 	t.Parallel()
-	dataDir := filepath.Join(testDir(t), "data")
+	dataDir := seededDataDir(t)
 	c := startCluster(t, Options{DataDir: dataDir, Fast: true})
 	pidFile := filepath.Join(dataDir, "postmaster.pid")
 	lockFile := filepath.Join(c.SocketDir(), ".s.PGSQL.5432.lock")
@@ -242,7 +281,7 @@ func TestRecoversFromStalePidFile(t *testing.T) {
 func TestRecoversAfterServerCrash(t *testing.T) {
 	needPostgres(t)
 	t.Parallel()
-	dataDir := filepath.Join(testDir(t), "data")
+	dataDir := seededDataDir(t)
 	startCluster(t, Options{DataDir: dataDir, Fast: true})
 	crashed := serverPID(t, dataDir)
 	if err := syscall.Kill(crashed, syscall.SIGKILL); err != nil {
@@ -311,6 +350,12 @@ func TestStartWithLongPath(t *testing.T) {
 	needPostgres(t)
 	t.Parallel()
 	dataDir := filepath.Join(testDir(t), strings.Repeat("long-directory-name/", 5), "data")
+	if err := os.MkdirAll(filepath.Dir(dataDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-a", seedDataDir, dataDir).CombinedOutput(); err != nil {
+		t.Fatalf("copy seed cluster: %v\n%s", err, out)
+	}
 	c := startCluster(t, Options{DataDir: dataDir, Fast: true})
 	if !strings.HasPrefix(c.SocketDir(), "/tmp/starkgraph-pg-") {
 		t.Errorf("socket dir %q", c.SocketDir())
