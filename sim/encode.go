@@ -1,0 +1,279 @@
+package sim
+
+import "strconv"
+
+// The JSON encoders write straight into a byte slice: no reflection, no
+// intermediate maps. Member order follows Juno's structs, like the fixtures.
+
+type enc struct{ b []byte }
+
+func (e *enc) raw(s string)  { e.b = append(e.b, s...) }
+func (e *enc) felt(f felt)   { e.b = append(e.b, '"'); e.b = f.appendHex(e.b); e.b = append(e.b, '"') }
+func (e *enc) uint(v uint64) { e.b = strconv.AppendUint(e.b, v, 10) }
+func (e *enc) hexU(v uint64) { e.felt(feltU(v)) }
+func (e *enc) key(k string) {
+	e.b = append(e.b, '"')
+	e.b = append(e.b, k...)
+	e.b = append(e.b, '"', ':')
+}
+func (e *enc) str(s string)   { e.b = strconv.AppendQuote(e.b, s) }
+func (e *enc) comma()         { e.b = append(e.b, ',') }
+func (e *enc) field(k string) { e.comma(); e.key(k) }
+
+func (e *enc) felts(fs []felt) {
+	e.b = append(e.b, '[')
+	for i, f := range fs {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.felt(f)
+	}
+	e.b = append(e.b, ']')
+}
+
+func (e *enc) header(b *block, status string) {
+	e.raw(`{"status":`)
+	e.str(status)
+	e.field("block_hash")
+	e.felt(b.hash)
+	e.field("parent_hash")
+	e.felt(b.parent)
+	e.field("block_number")
+	e.uint(b.number)
+	e.field("new_root")
+	e.felt(b.root)
+	e.field("timestamp")
+	e.uint(b.timestamp)
+	e.field("sequencer_address")
+	e.felt(fixedAddr[fixedSequencer])
+	e.price("l1_gas_price", b.l1GasFri, b.l1GasWei)
+	e.price("l1_data_gas_price", b.l1DataFri, b.l1DataWei)
+	e.raw(`,"l1_da_mode":"BLOB","starknet_version":"0.13.4"`)
+	e.price("l2_gas_price", b.l2GasFri, b.l2GasWei)
+}
+
+func (e *enc) price(k string, fri, wei uint64) {
+	e.field(k)
+	e.raw(`{"price_in_fri":`)
+	e.hexU(fri)
+	e.raw(`,"price_in_wei":`)
+	e.hexU(wei)
+	e.raw("}")
+}
+
+func txTypeName(t uint8) string {
+	return [...]string{"INVOKE", "DECLARE", "DEPLOY_ACCOUNT", "L1_HANDLER"}[t]
+}
+
+// transaction writes the TXN object; withHash puts transaction_hash first
+// (getBlockWithTxs), otherwise it is left out as nodes do in getBlockWithReceipts.
+func (e *enc) transaction(t *tx, withHash bool) {
+	e.raw("{")
+	if withHash {
+		e.key("transaction_hash")
+		e.felt(t.hash)
+		e.comma()
+	}
+	e.key("type")
+	e.str(txTypeName(t.typ))
+	e.field("version")
+	e.hexU(uint64(t.version))
+	e.field("nonce")
+	e.hexU(t.nonce)
+	switch t.typ {
+	case txL1Handler:
+		e.field("contract_address")
+		e.felt(t.sender)
+		e.field("entry_point_selector")
+		e.felt(t.entryPoint)
+		e.field("calldata")
+		e.felts(t.calldata)
+		e.raw("}")
+		return
+	case txInvoke:
+		e.field("sender_address")
+		e.felt(t.sender)
+		e.field("signature")
+		e.felts(t.signature)
+		e.field("calldata")
+		e.felts(t.calldata)
+	case txDeclare:
+		e.field("class_hash")
+		e.felt(t.classHash)
+		e.field("compiled_class_hash")
+		e.felt(t.compiledClass)
+		e.field("sender_address")
+		e.felt(t.sender)
+		e.field("signature")
+		e.felts(t.signature)
+	case txDeployAccount:
+		e.field("contract_address_salt")
+		e.felt(t.salt)
+		e.field("class_hash")
+		e.felt(t.classHash)
+		e.field("constructor_calldata")
+		e.felts(t.ctorCalldata)
+		e.field("signature")
+		e.felts(t.signature)
+	}
+	if t.version == 3 {
+		e.raw(`,"resource_bounds":{"l1_gas":{"max_amount":`)
+		e.hexU(t.l1GasMax)
+		e.raw(`,"max_price_per_unit":`)
+		e.hexU(t.l1GasPriceBid)
+		e.raw(`},"l2_gas":{"max_amount":`)
+		e.hexU(t.l2GasMax)
+		e.raw(`,"max_price_per_unit":`)
+		e.hexU(t.l2GasPriceBid)
+		e.raw(`},"l1_data_gas":{"max_amount":`)
+		e.hexU(t.l1Data * 2)
+		e.raw(`,"max_price_per_unit":`)
+		e.hexU(t.l1GasPriceBid)
+		e.raw(`}},"tip":`)
+		e.hexU(t.tip)
+		e.raw(`,"paymaster_data":[]`)
+		if t.typ != txDeployAccount {
+			e.raw(`,"account_deployment_data":[]`)
+		}
+		e.raw(`,"nonce_data_availability_mode":"L1","fee_data_availability_mode":"L1"`)
+	} else {
+		e.field("max_fee")
+		e.felt(t.maxFee.felt())
+	}
+	e.raw("}")
+}
+
+func (e *enc) receipt(t *tx, finality string) {
+	e.raw(`{"type":`)
+	e.str(txTypeName(t.typ))
+	e.field("transaction_hash")
+	e.felt(t.hash)
+	e.raw(`,"actual_fee":{"amount":`)
+	e.felt(t.fee.felt())
+	if t.version == 3 {
+		e.raw(`,"unit":"FRI"}`)
+	} else {
+		e.raw(`,"unit":"WEI"}`)
+	}
+	if t.reverted {
+		e.raw(`,"execution_status":"REVERTED"`)
+	} else {
+		e.raw(`,"execution_status":"SUCCEEDED"`)
+	}
+	e.field("finality_status")
+	e.str(finality)
+	e.raw(`,"messages_sent":[],"events":[`)
+	for i := range t.events {
+		if i > 0 {
+			e.comma()
+		}
+		ev := &t.events[i]
+		e.raw(`{"from_address":`)
+		e.felt(ev.from)
+		e.field("keys")
+		e.felts(ev.keys)
+		e.field("data")
+		e.felts(ev.data)
+		e.raw("}")
+	}
+	e.raw("]")
+	if t.typ == txDeployAccount {
+		e.field("contract_address")
+		e.felt(t.deployed)
+	}
+	if t.typ == txL1Handler {
+		e.field("message_hash")
+		e.felt(t.msgHash)
+	}
+	if t.reverted {
+		e.field("revert_reason")
+		e.str(t.revertReason)
+	}
+	e.raw(`,"execution_resources":{"l1_gas":`)
+	e.uint(t.l1Gas)
+	e.raw(`,"l2_gas":`)
+	e.uint(t.l2Gas)
+	e.raw(`,"l1_data_gas":`)
+	e.uint(t.l1Data)
+	e.raw("}}")
+}
+
+// Views of a block.
+const (
+	viewReceipts = iota
+	viewTxs
+	viewHashes
+)
+
+func encodeBlock(dst []byte, b *block, status string, view int) []byte {
+	e := enc{dst}
+	e.header(b, status)
+	e.raw(`,"transactions":[`)
+	for i := range b.txs {
+		if i > 0 {
+			e.comma()
+		}
+		t := &b.txs[i]
+		switch view {
+		case viewReceipts:
+			e.raw(`{"transaction":`)
+			e.transaction(t, false)
+			e.raw(`,"receipt":`)
+			e.receipt(t, status)
+			e.raw("}")
+		case viewTxs:
+			e.transaction(t, true)
+		case viewHashes:
+			e.felt(t.hash)
+		}
+	}
+	e.raw("]}")
+	return e.b
+}
+
+func encodeStateUpdate(dst []byte, b *block) []byte {
+	e := enc{dst}
+	e.raw(`{"block_hash":`)
+	e.felt(b.hash)
+	e.field("new_root")
+	e.felt(b.root)
+	e.field("old_root")
+	e.felt(b.oldRoot)
+	e.raw(`,"state_diff":{"storage_diffs":[],"nonces":[`)
+	for i, n := range b.nonces {
+		if i > 0 {
+			e.comma()
+		}
+		e.raw(`{"contract_address":`)
+		e.felt(n.addr)
+		e.raw(`,"nonce":`)
+		e.hexU(n.nonce)
+		e.raw("}")
+	}
+	e.raw(`],"deployed_contracts":[`)
+	for i, d := range b.deployed {
+		if i > 0 {
+			e.comma()
+		}
+		e.raw(`{"address":`)
+		e.felt(d.addr)
+		e.raw(`,"class_hash":`)
+		e.felt(d.class)
+		e.raw("}")
+	}
+	e.raw(`],"deprecated_declared_classes":`)
+	e.felts(b.deprecatedDecl)
+	e.raw(`,"declared_classes":[`)
+	for i, h := range b.declared {
+		if i > 0 {
+			e.comma()
+		}
+		e.raw(`{"class_hash":`)
+		e.felt(h)
+		e.raw(`,"compiled_class_hash":`)
+		e.felt(compiledClassHash(h))
+		e.raw("}")
+	}
+	e.raw(`],"replaced_classes":[]}}`)
+	return e.b
+}
