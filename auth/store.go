@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/expirable"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"golang.org/x/sync/singleflight"
 )
 
 // Errors of the store.
@@ -93,6 +95,12 @@ type UsageDay struct {
 type Store struct {
 	db    *sqlx.DB
 	cache *expirable.LRU[[sha256.Size]byte, cachedKey]
+	// lookups merges concurrent cache misses for one key into one query, so
+	// a burst of requests with a new key costs the database one statement.
+	lookups singleflight.Group
+	// generation counts cache purges; a lookup that raced with one does not
+	// cache its (possibly stale) answer.
+	generation atomic.Uint64
 }
 
 // cachedKey is the answer to one lookup; found is false for unknown and
@@ -200,7 +208,7 @@ func (s *Store) insertKey(ctx context.Context, text, plan, label string, upsert 
 	if err := s.db.GetContext(ctx, &k, q, hash[:], displayPrefix(text), label, plan); err != nil {
 		return Key{}, fmt.Errorf("insert API key: %w", err)
 	}
-	s.cache.Remove(hash) // it may have been cached as unknown or revoked
+	s.purge() // it may have been cached as unknown or revoked
 	return k, nil
 }
 
@@ -235,7 +243,7 @@ func (s *Store) UpsertPlan(ctx context.Context, p Plan) error {
 	if err != nil {
 		return fmt.Errorf("upsert plan %q: %w", p.Name, err)
 	}
-	s.cache.Purge()
+	s.purge()
 	return nil
 }
 
@@ -249,6 +257,26 @@ func (s *Store) Lookup(ctx context.Context, text string) (Key, Plan, error) {
 		}
 		return c.key, c.plan, nil
 	}
+	v, err, _ := s.lookups.Do(string(hash[:]), func() (any, error) {
+		// Shared by every waiter: do not let the first caller's cancellation
+		// fail the others.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return s.lookupUncached(ctx, hash)
+	})
+	if err != nil {
+		return Key{}, Plan{}, err
+	}
+	c := v.(cachedKey)
+	if !c.found {
+		return Key{}, Plan{}, ErrUnknownKey
+	}
+	return c.key, c.plan, nil
+}
+
+// lookupUncached reads a key from the database and caches the answer.
+func (s *Store) lookupUncached(ctx context.Context, hash [sha256.Size]byte) (cachedKey, error) {
+	gen := s.generation.Load()
 	var row struct {
 		Key
 		Plan `db:"p"`
@@ -259,15 +287,18 @@ func (s *Store) Lookup(ctx context.Context, text string) (Key, Plan, error) {
 			p.allowed_operations AS "p.allowed_operations"
 		FROM api_keys k JOIN plans p ON p.name = k.plan
 		WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, hash[:])
-	if errors.Is(err, sql.ErrNoRows) {
-		s.cache.Add(hash, cachedKey{})
-		return Key{}, Plan{}, ErrUnknownKey
+	var c cachedKey
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return cachedKey{}, fmt.Errorf("look up API key: %w", err)
+	default:
+		c = cachedKey{found: true, key: row.Key, plan: row.Plan}
 	}
-	if err != nil {
-		return Key{}, Plan{}, fmt.Errorf("look up API key: %w", err)
+	if s.generation.Load() == gen {
+		s.cache.Add(hash, c)
 	}
-	s.cache.Add(hash, cachedKey{found: true, key: row.Key, plan: row.Plan})
-	return row.Key, row.Plan, nil
+	return c, nil
 }
 
 // ListKeys returns every key, revoked ones included, oldest first.
@@ -322,7 +353,7 @@ func (s *Store) RevokeKey(ctx context.Context, ref string) (Key, error) {
 	if err != nil {
 		return Key{}, fmt.Errorf("revoke API key: %w", err)
 	}
-	s.cache.Purge() // the cache is keyed by hash, which we do not have for an id or prefix
+	s.purge() // the cache is keyed by hash, which we do not have for an id or prefix
 	return k, nil
 }
 
@@ -371,4 +402,10 @@ func (s *Store) addUsage(ctx context.Context, deltas []usageDelta) error {
 		return fmt.Errorf("record API key usage: %w", err)
 	}
 	return nil
+}
+
+// purge forgets every cached lookup, including those in flight.
+func (s *Store) purge() {
+	s.generation.Add(1)
+	s.cache.Purge()
 }
