@@ -83,8 +83,8 @@ func (s *Store) TransactionsByKey(ctx context.Context, keys []TxKey) ([]*Transac
 	return rows, err
 }
 
-// TransactionFilter narrows a transaction list; zero fields do not filter.
-type TransactionFilter struct {
+// TxFilter narrows a transaction list; zero fields do not filter.
+type TxFilter struct {
 	Sender    Felt
 	Contract  Felt
 	Type      string
@@ -93,7 +93,7 @@ type TransactionFilter struct {
 	Block     *int64
 }
 
-func (f TransactionFilter) where(args *[]any) []string {
+func (f TxFilter) where(args *[]any) []string {
 	var conds []string
 	add := func(cond string, v any) {
 		*args = append(*args, v)
@@ -122,7 +122,7 @@ func (f TransactionFilter) where(args *[]any) []string {
 
 // Transactions lists transactions in chain order (desc: newest first); keyset:
 // (block_number, tx_index).
-func (s *Store) Transactions(ctx context.Context, f TransactionFilter, desc bool, w Window) ([]*Transaction, error) {
+func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Window) ([]*Transaction, error) {
 	var args []any
 	conds := f.where(&args)
 	where, tail, kargs := w.keyset([]string{"t.block_number", "t.tx_index"}, desc, len(args)+1)
@@ -133,7 +133,7 @@ func (s *Store) Transactions(ctx context.Context, f TransactionFilter, desc bool
 }
 
 // CountTransactions is exact for the whole chain and for one block, and capped otherwise.
-func (s *Store) CountTransactions(ctx context.Context, f TransactionFilter) (int64, error) {
+func (s *Store) CountTransactions(ctx context.Context, f TxFilter) (int64, error) {
 	if f.Sender == nil && f.Contract == nil && f.Type == "" && f.FromBlock == nil && f.ToBlock == nil && f.Block == nil {
 		return s.ListCount(ctx, "transactions")
 	}
@@ -157,8 +157,8 @@ func (s *Store) CallsByTx(ctx context.Context, keys []TxKey) ([]*Call, error) {
 	return rows, err
 }
 
-// EventFilter narrows an event list.
-type EventFilter struct {
+// EventsFilter narrows an event list.
+type EventsFilter struct {
 	From      Felt
 	Key       Felt
 	FromBlock *int64
@@ -169,7 +169,7 @@ type EventFilter struct {
 const eventCols = `e.block_number, e.tx_index, e.event_index, t.hash AS transaction_hash, t.timestamp,
 	e.from_address, e.keys, e.data`
 
-func (f EventFilter) where(args *[]any) []string {
+func (f EventsFilter) where(args *[]any) []string {
 	var conds []string
 	add := func(cond string, v any) {
 		*args = append(*args, v)
@@ -195,7 +195,7 @@ func (f EventFilter) where(args *[]any) []string {
 }
 
 // Events lists events in chain order (desc: newest first); keyset: (block, tx, event index).
-func (s *Store) Events(ctx context.Context, f EventFilter, desc bool, w Window) ([]*Event, error) {
+func (s *Store) Events(ctx context.Context, f EventsFilter, desc bool, w Window) ([]*Event, error) {
 	var args []any
 	conds := f.where(&args)
 	where, tail, kargs := w.keyset([]string{"e.block_number", "e.tx_index", "e.event_index"}, desc, len(args)+1)
@@ -207,7 +207,7 @@ func (s *Store) Events(ctx context.Context, f EventFilter, desc bool, w Window) 
 }
 
 // CountEvents is exact for the whole chain and capped for filters.
-func (s *Store) CountEvents(ctx context.Context, f EventFilter) (int64, error) {
+func (s *Store) CountEvents(ctx context.Context, f EventsFilter) (int64, error) {
 	var args []any
 	conds := f.where(&args)
 	if len(conds) == 0 {

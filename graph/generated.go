@@ -39,6 +39,7 @@ type ResolverRoot interface {
 	IndexerStatus() IndexerStatusResolver
 	MetaTransaction() MetaTransactionResolver
 	Mutation() MutationResolver
+	NetworkStats() NetworkStatsResolver
 	NftBalance() NftBalanceResolver
 	NftEvent() NftEventResolver
 	NftItem() NftItemResolver
@@ -50,6 +51,7 @@ type ResolverRoot interface {
 	Validator() ValidatorResolver
 	VerificationJob() VerificationJobResolver
 	VerifiedClass() VerifiedClassResolver
+	Wallet() WalletResolver
 }
 
 type DirectiveRoot struct {
@@ -724,6 +726,13 @@ type MetaTransactionResolver interface {
 type MutationResolver interface {
 	SubmitVerification(ctx context.Context, input model.VerificationInput) (*db.VerificationJob, error)
 }
+type NetworkStatsResolver interface {
+	Tps(ctx context.Context, obj *model.NetworkStats) (float64, error)
+
+	ActiveAccounts(ctx context.Context, obj *model.NetworkStats) (string, error)
+	AccountsGrowth(ctx context.Context, obj *model.NetworkStats) (float64, error)
+	LatestAvgFee(ctx context.Context, obj *model.NetworkStats) ([]*model.AverageFee, error)
+}
 type NftBalanceResolver interface {
 	Owner(ctx context.Context, obj *db.NftBalance) (*db.Contract, error)
 
@@ -844,6 +853,14 @@ type VerificationJobResolver interface {
 }
 type VerifiedClassResolver interface {
 	Class(ctx context.Context, obj *db.VerifiedClass) (*db.Class, error)
+}
+type WalletResolver interface {
+	Contract(ctx context.Context, obj *model.Wallet) (*db.Contract, error)
+	Erc20Balances(ctx context.Context, obj *model.Wallet) ([]*db.TokenBalance, error)
+	Nfts(ctx context.Context, obj *model.Wallet, first *int, after *string, contractAddress db.Felt) (*model.NftBalanceConnection, error)
+	Staking(ctx context.Context, obj *model.Wallet) (*model.WalletStaking, error)
+	StakeOverTime(ctx context.Context, obj *model.Wallet, rangeArg *model.TimeRange) ([]*db.StakePoint, error)
+	Activity(ctx context.Context, obj *model.Wallet, first *int, after *string, fromBlock *int, order *model.SortDirection) (*model.TransactionConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -10673,7 +10690,7 @@ func (ec *executionContext) _NetworkStats_tps(ctx context.Context, field graphql
 			return ec.fieldContext_NetworkStats_tps(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Tps, nil
+			return ec.Resolvers.NetworkStats().Tps(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
@@ -10684,7 +10701,7 @@ func (ec *executionContext) _NetworkStats_tps(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_NetworkStats_tps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NetworkStats", field, false, false, "Float")
+	return graphql.NewScalarFieldContext("NetworkStats", field, true, true, "Float")
 }
 
 func (ec *executionContext) _NetworkStats_maxRecordedTps(ctx context.Context, field graphql.CollectedField, obj *model.NetworkStats) (ret graphql.Marshaler) {
@@ -10742,7 +10759,7 @@ func (ec *executionContext) _NetworkStats_activeAccounts(ctx context.Context, fi
 			return ec.fieldContext_NetworkStats_activeAccounts(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ActiveAccounts, nil
+			return ec.Resolvers.NetworkStats().ActiveAccounts(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -10753,7 +10770,7 @@ func (ec *executionContext) _NetworkStats_activeAccounts(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_NetworkStats_activeAccounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NetworkStats", field, false, false, "BigInt")
+	return graphql.NewScalarFieldContext("NetworkStats", field, true, true, "BigInt")
 }
 
 func (ec *executionContext) _NetworkStats_accountsGrowth(ctx context.Context, field graphql.CollectedField, obj *model.NetworkStats) (ret graphql.Marshaler) {
@@ -10765,7 +10782,7 @@ func (ec *executionContext) _NetworkStats_accountsGrowth(ctx context.Context, fi
 			return ec.fieldContext_NetworkStats_accountsGrowth(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.AccountsGrowth, nil
+			return ec.Resolvers.NetworkStats().AccountsGrowth(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
@@ -10776,7 +10793,7 @@ func (ec *executionContext) _NetworkStats_accountsGrowth(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_NetworkStats_accountsGrowth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NetworkStats", field, false, false, "Float")
+	return graphql.NewScalarFieldContext("NetworkStats", field, true, true, "Float")
 }
 
 func (ec *executionContext) _NetworkStats_latestAvgFee(ctx context.Context, field graphql.CollectedField, obj *model.NetworkStats) (ret graphql.Marshaler) {
@@ -10788,7 +10805,7 @@ func (ec *executionContext) _NetworkStats_latestAvgFee(ctx context.Context, fiel
 			return ec.fieldContext_NetworkStats_latestAvgFee(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.LatestAvgFee, nil
+			return ec.Resolvers.NetworkStats().LatestAvgFee(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.AverageFee) graphql.Marshaler {
@@ -10802,8 +10819,8 @@ func (ec *executionContext) fieldContext_NetworkStats_latestAvgFee(_ context.Con
 	fc = &graphql.FieldContext{
 		Object:     "NetworkStats",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_AverageFee(ctx, field)
 		},
@@ -17589,7 +17606,7 @@ func (ec *executionContext) _Wallet_contract(ctx context.Context, field graphql.
 			return ec.fieldContext_Wallet_contract(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Contract, nil
+			return ec.Resolvers.Wallet().Contract(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *db.Contract) graphql.Marshaler {
@@ -17603,8 +17620,8 @@ func (ec *executionContext) fieldContext_Wallet_contract(_ context.Context, fiel
 	fc = &graphql.FieldContext{
 		Object:     "Wallet",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Contract(ctx, field)
 		},
@@ -17621,7 +17638,7 @@ func (ec *executionContext) _Wallet_erc20Balances(ctx context.Context, field gra
 			return ec.fieldContext_Wallet_erc20Balances(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Erc20Balances, nil
+			return ec.Resolvers.Wallet().Erc20Balances(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*db.TokenBalance) graphql.Marshaler {
@@ -17635,8 +17652,8 @@ func (ec *executionContext) fieldContext_Wallet_erc20Balances(_ context.Context,
 	fc = &graphql.FieldContext{
 		Object:     "Wallet",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TokenBalance(ctx, field)
 		},
@@ -17653,7 +17670,8 @@ func (ec *executionContext) _Wallet_nfts(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Wallet_nfts(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Nfts, nil
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Wallet().Nfts(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["contractAddress"].(db.Felt))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.NftBalanceConnection) graphql.Marshaler {
@@ -17667,8 +17685,8 @@ func (ec *executionContext) fieldContext_Wallet_nfts(ctx context.Context, field 
 	fc = &graphql.FieldContext{
 		Object:     "Wallet",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_NftBalanceConnection(ctx, field)
 		},
@@ -17696,7 +17714,7 @@ func (ec *executionContext) _Wallet_staking(ctx context.Context, field graphql.C
 			return ec.fieldContext_Wallet_staking(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Staking, nil
+			return ec.Resolvers.Wallet().Staking(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.WalletStaking) graphql.Marshaler {
@@ -17710,8 +17728,8 @@ func (ec *executionContext) fieldContext_Wallet_staking(_ context.Context, field
 	fc = &graphql.FieldContext{
 		Object:     "Wallet",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_WalletStaking(ctx, field)
 		},
@@ -17728,7 +17746,8 @@ func (ec *executionContext) _Wallet_stakeOverTime(ctx context.Context, field gra
 			return ec.fieldContext_Wallet_stakeOverTime(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.StakeOverTime, nil
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Wallet().StakeOverTime(ctx, obj, fc.Args["range"].(*model.TimeRange))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*db.StakePoint) graphql.Marshaler {
@@ -17742,8 +17761,8 @@ func (ec *executionContext) fieldContext_Wallet_stakeOverTime(ctx context.Contex
 	fc = &graphql.FieldContext{
 		Object:     "Wallet",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_StakePoint(ctx, field)
 		},
@@ -17771,7 +17790,8 @@ func (ec *executionContext) _Wallet_activity(ctx context.Context, field graphql.
 			return ec.fieldContext_Wallet_activity(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Activity, nil
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Wallet().Activity(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["fromBlock"].(*int), fc.Args["order"].(*model.SortDirection))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TransactionConnection) graphql.Marshaler {
@@ -17785,8 +17805,8 @@ func (ec *executionContext) fieldContext_Wallet_activity(ctx context.Context, fi
 	fc = &graphql.FieldContext{
 		Object:     "Wallet",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TransactionConnection(ctx, field)
 		},
@@ -20779,62 +20799,66 @@ func (ec *executionContext) _NetworkStats(ctx context.Context, sel ast.Selection
 		case "blocksCount":
 			out.Values[i] = ec._NetworkStats_blocksCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "transactionsCount":
 			out.Values[i] = ec._NetworkStats_transactionsCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "eventsCount":
 			out.Values[i] = ec._NetworkStats_eventsCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "contractsCount":
 			out.Values[i] = ec._NetworkStats_contractsCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "classesCount":
 			out.Values[i] = ec._NetworkStats_classesCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tps":
-			out.Values[i] = ec._NetworkStats_tps(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._NetworkStats_tps(ctx, field, obj)
+				})
 		case "maxRecordedTps":
 			out.Values[i] = ec._NetworkStats_maxRecordedTps(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tpsAtBlockHash":
 			out.Values[i] = ec._NetworkStats_tpsAtBlockHash(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "activeAccounts":
-			out.Values[i] = ec._NetworkStats_activeAccounts(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._NetworkStats_activeAccounts(ctx, field, obj)
+				})
 		case "accountsGrowth":
-			out.Values[i] = ec._NetworkStats_accountsGrowth(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._NetworkStats_accountsGrowth(ctx, field, obj)
+				})
 		case "latestAvgFee":
-			out.Values[i] = ec._NetworkStats_latestAvgFee(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._NetworkStats_latestAvgFee(ctx, field, obj)
+				})
 		case "totalTvlUsd":
 			out.Values[i] = ec._NetworkStats_totalTvlUsd(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -23041,38 +23065,44 @@ func (ec *executionContext) _Wallet(ctx context.Context, sel ast.SelectionSet, o
 		case "address":
 			out.Values[i] = ec._Wallet_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "contract":
-			out.Values[i] = ec._Wallet_contract(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Wallet_contract(ctx, field, obj)
+				})
 		case "erc20Balances":
-			out.Values[i] = ec._Wallet_erc20Balances(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Wallet_erc20Balances(ctx, field, obj)
+				})
 		case "nfts":
-			out.Values[i] = ec._Wallet_nfts(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Wallet_nfts(ctx, field, obj)
+				})
 		case "staking":
-			out.Values[i] = ec._Wallet_staking(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Wallet_staking(ctx, field, obj)
+				})
 		case "stakeOverTime":
-			out.Values[i] = ec._Wallet_stakeOverTime(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Wallet_stakeOverTime(ctx, field, obj)
+				})
 		case "activity":
-			out.Values[i] = ec._Wallet_activity(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Wallet_activity(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -236,6 +236,22 @@ func (r *mutationResolver) SubmitVerification(ctx context.Context, input model.V
 	panic(fmt.Errorf("not implemented: SubmitVerification - submitVerification"))
 }
 
+func (r *networkStatsResolver) Tps(ctx context.Context, obj *model.NetworkStats) (float64, error) {
+	panic(fmt.Errorf("not implemented: Tps - tps"))
+}
+
+func (r *networkStatsResolver) ActiveAccounts(ctx context.Context, obj *model.NetworkStats) (string, error) {
+	panic(fmt.Errorf("not implemented: ActiveAccounts - activeAccounts"))
+}
+
+func (r *networkStatsResolver) AccountsGrowth(ctx context.Context, obj *model.NetworkStats) (float64, error) {
+	panic(fmt.Errorf("not implemented: AccountsGrowth - accountsGrowth"))
+}
+
+func (r *networkStatsResolver) LatestAvgFee(ctx context.Context, obj *model.NetworkStats) ([]*model.AverageFee, error) {
+	panic(fmt.Errorf("not implemented: LatestAvgFee - latestAvgFee"))
+}
+
 func (r *nftBalanceResolver) Owner(ctx context.Context, obj *db.NftBalance) (*db.Contract, error) {
 	panic(fmt.Errorf("not implemented: Owner - owner"))
 }
@@ -343,7 +359,7 @@ func (r *queryResolver) Transaction(ctx context.Context, hash db.Felt) (*db.Tran
 }
 
 func (r *queryResolver) Transactions(ctx context.Context, first *int, after *string, filter *model.TransactionFilter, order *model.SortDirection) (*model.TransactionConnection, error) {
-	f := db.TransactionFilter{}
+	f := db.TxFilter{}
 	if filter != nil {
 		f.Sender, f.Contract = filter.SenderAddress, filter.ContractAddress
 		if filter.Type != nil {
@@ -380,7 +396,7 @@ func (r *queryResolver) Transactions(ctx context.Context, first *int, after *str
 }
 
 func (r *queryResolver) Events(ctx context.Context, first *int, after *string, filter *model.EventFilter) (*model.EventConnection, error) {
-	f := db.EventFilter{}
+	f := db.EventsFilter{}
 	if filter != nil {
 		f.From, f.Key = filter.FromAddress, filter.Key
 		if filter.FromBlock != nil {
@@ -784,6 +800,30 @@ func (r *verifiedClassResolver) Class(ctx context.Context, obj *db.VerifiedClass
 	return loaders.For(ctx).Class.Load(ctx, string(obj.ClassHash))()
 }
 
+func (r *walletResolver) Contract(ctx context.Context, obj *model.Wallet) (*db.Contract, error) {
+	panic(fmt.Errorf("not implemented: Contract - contract"))
+}
+
+func (r *walletResolver) Erc20Balances(ctx context.Context, obj *model.Wallet) ([]*db.TokenBalance, error) {
+	panic(fmt.Errorf("not implemented: Erc20Balances - erc20Balances"))
+}
+
+func (r *walletResolver) Nfts(ctx context.Context, obj *model.Wallet, first *int, after *string, contractAddress db.Felt) (*model.NftBalanceConnection, error) {
+	panic(fmt.Errorf("not implemented: Nfts - nfts"))
+}
+
+func (r *walletResolver) Staking(ctx context.Context, obj *model.Wallet) (*model.WalletStaking, error) {
+	panic(fmt.Errorf("not implemented: Staking - staking"))
+}
+
+func (r *walletResolver) StakeOverTime(ctx context.Context, obj *model.Wallet, rangeArg *model.TimeRange) ([]*db.StakePoint, error) {
+	panic(fmt.Errorf("not implemented: StakeOverTime - stakeOverTime"))
+}
+
+func (r *walletResolver) Activity(ctx context.Context, obj *model.Wallet, first *int, after *string, fromBlock *int, order *model.SortDirection) (*model.TransactionConnection, error) {
+	panic(fmt.Errorf("not implemented: Activity - activity"))
+}
+
 func (r *Resolver) Block() graph.BlockResolver { return &blockResolver{r} }
 
 func (r *Resolver) Call() graph.CallResolver { return &callResolver{r} }
@@ -807,6 +847,8 @@ func (r *Resolver) MetaTransaction() graph.MetaTransactionResolver {
 }
 
 func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{r} }
+
+func (r *Resolver) NetworkStats() graph.NetworkStatsResolver { return &networkStatsResolver{r} }
 
 func (r *Resolver) NftBalance() graph.NftBalanceResolver { return &nftBalanceResolver{r} }
 
@@ -832,6 +874,8 @@ func (r *Resolver) VerificationJob() graph.VerificationJobResolver {
 
 func (r *Resolver) VerifiedClass() graph.VerifiedClassResolver { return &verifiedClassResolver{r} }
 
+func (r *Resolver) Wallet() graph.WalletResolver { return &walletResolver{r} }
+
 type (
 	blockResolver           struct{ *Resolver }
 	callResolver            struct{ *Resolver }
@@ -843,6 +887,7 @@ type (
 	indexerStatusResolver   struct{ *Resolver }
 	metaTransactionResolver struct{ *Resolver }
 	mutationResolver        struct{ *Resolver }
+	networkStatsResolver    struct{ *Resolver }
 	nftBalanceResolver      struct{ *Resolver }
 	nftEventResolver        struct{ *Resolver }
 	nftItemResolver         struct{ *Resolver }
@@ -854,4 +899,5 @@ type (
 	validatorResolver       struct{ *Resolver }
 	verificationJobResolver struct{ *Resolver }
 	verifiedClassResolver   struct{ *Resolver }
+	walletResolver          struct{ *Resolver }
 )

@@ -1,0 +1,122 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/rs/cors"
+
+	"github.com/starkgraph/starkgraph/auth"
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/loaders"
+	"github.com/starkgraph/starkgraph/metrics"
+	"github.com/starkgraph/starkgraph/resolvers"
+)
+
+// Config assembles the public HTTP handler.
+type Config struct {
+	Store *db.Store
+	// Auth guards /graphql and /beta; nil serves them without keys (tests of other parts).
+	Auth *auth.Auth
+	// REST is the /beta handler, when built.
+	REST http.Handler
+	// Limits of GraphQL documents.
+	Limits GraphQLLimits
+	// Introspection and Playground switch the schema introspection and the GraphiQL page.
+	Introspection bool
+	Playground    bool
+	// PlaygroundKey, when set, is pre-filled as the x-api-key header of the playground
+	// (the development key of `dev`).
+	PlaygroundKey string
+	// CORSOrigins lists the origins browsers may call from; empty allows any origin.
+	CORSOrigins []string
+	// Ready reports whether the database is reachable and migrated (for /readyz).
+	Ready  func(context.Context) error
+	Logger *slog.Logger
+}
+
+// NewHandler returns the handler of the public address.
+func NewHandler(cfg Config) http.Handler {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	res := &resolvers.Resolver{Store: cfg.Store}
+	keyed := func(h http.Handler) http.Handler {
+		h = loaders.Middleware(cfg.Store, h)
+		if cfg.Auth != nil {
+			h = cfg.Auth.Middleware(h)
+		}
+		return h
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", keyed(NewGraphQL(res, cfg.Limits, cfg.Introspection, log)))
+	if cfg.REST != nil {
+		mux.Handle("/beta/", keyed(cfg.REST))
+	}
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if cfg.Ready != nil {
+			if err := cfg.Ready(ctx); err != nil {
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": err.Error()})
+				return
+			}
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	})
+	if cfg.Playground {
+		headers := map[string]string{"x-api-key": cfg.PlaygroundKey}
+		if cfg.PlaygroundKey == "" {
+			headers["x-api-key"] = "<your API key>"
+		}
+		mux.Handle("GET /{$}", playground.Handler("starkgraph", "/graphql",
+			playground.WithGraphiqlUiHeaders(headers), playground.WithGraphiqlEnablePluginExplorer(true)))
+	}
+
+	c := cors.New(cors.Options{
+		AllowedOrigins: cfg.CORSOrigins,
+		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
+		AllowedHeaders: []string{"Content-Type", "X-Api-Key", "Authorization"},
+		ExposedHeaders: []string{auth.HeaderLimit, auth.HeaderRemaining, auth.HeaderReset, auth.HeaderRetryAfter, "ETag"},
+		MaxAge:         600,
+	})
+	return metrics.Middleware(metrics.MuxRoute(mux), c.Handler(mux))
+}
+
+// ReadyCheck is the /readyz probe: the database answers and no migration is pending.
+func ReadyCheck(store *db.Store) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if err := store.DB().PingContext(ctx); err != nil {
+			return err
+		}
+		pending, err := db.MigrationsPending(ctx, store.DB().DB)
+		if err != nil {
+			return err
+		}
+		if pending {
+			return errPending
+		}
+		return nil
+	}
+}
+
+type readyError string
+
+func (e readyError) Error() string { return string(e) }
+
+const errPending = readyError("migrations are pending: run `starkgraph migrate`")
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,355 @@
+// Command starkgraph follows a Starknet JSON-RPC node, indexes the chain into PostgreSQL and
+// serves it as GraphQL and as the /beta REST interface of the explorer API.
+//
+//	starkgraph [dev]        private PostgreSQL, simulated node, indexer and API (the default)
+//	starkgraph serve        API only, against DATABASE_URL
+//	starkgraph index        indexer only, against DATABASE_URL
+//	starkgraph migrate      apply migrations to DATABASE_URL
+//	starkgraph keys ...     create, list, revoke API keys and show their usage
+//	starkgraph sim          the simulated Starknet node alone
+//	starkgraph replay DIR   serve a fixture set as a JSON-RPC node
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	_ "github.com/lib/pq"
+
+	"github.com/starkgraph/starkgraph/api"
+	"github.com/starkgraph/starkgraph/auth"
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/pglocal"
+	"github.com/starkgraph/starkgraph/metrics"
+	"github.com/starkgraph/starkgraph/replay"
+)
+
+// command is one subcommand: its name, a line of help, and what it runs.
+type command struct {
+	name string
+	help string
+	run  func(ctx context.Context, log *slog.Logger, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"dev", "run everything locally: private PostgreSQL, simulated node, indexer, API (default)", runDev},
+		{"serve", "serve the APIs from DATABASE_URL", runServe},
+		{"index", "index a node into DATABASE_URL: --rpc URL [--from-block N] [--stop-at N]", runIndex},
+		{"migrate", "apply database migrations to DATABASE_URL", runMigrate},
+		{"keys", "manage API keys: create --plan NAME [--label TEXT] | list | revoke ID | usage KEY", runKeys},
+		{"sim", "serve the simulated Starknet node: --addr ADDR [--seed N] [--blocks N] [--block-time D]", runSim},
+		{"replay", "serve a fixture set as a JSON-RPC node: replay DIR --addr ADDR", runReplay},
+	}
+}
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
+	slog.SetDefault(log)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	name, args := "dev", os.Args[1:]
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			if err := c.run(ctx, log, args); err != nil && !errors.Is(err, flag.ErrHelp) {
+				log.Error(name+" failed", "err", err)
+				os.Exit(1)
+			}
+			return
+		}
+	}
+	fmt.Fprintf(os.Stderr, "unknown command %q\n\nusage: starkgraph [command] [flags]\n\n", name)
+	for _, c := range commands() {
+		fmt.Fprintf(os.Stderr, "  %-8s %s\n", c.name, c.help)
+	}
+	os.Exit(2)
+}
+
+func logLevel() slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(os.Getenv("LOG_LEVEL"))); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}
+
+// serverFlags are the flags of every command that serves the APIs.
+type serverFlags struct {
+	addr          string
+	adminAddr     string
+	introspection bool
+	playground    bool
+	corsOrigins   string
+	maxComplexity int
+	maxDepth      int
+}
+
+func (f *serverFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "addr", envOr("STARKGRAPH_ADDR", ":8080"), "public address: /graphql, /beta, the playground, /healthz, /readyz")
+	fs.StringVar(&f.adminAddr, "admin-addr", envOr("STARKGRAPH_ADMIN_ADDR", "127.0.0.1:9090"), "admin address for /metrics (empty: off)")
+	fs.BoolVar(&f.introspection, "introspection", envOr("STARKGRAPH_INTROSPECTION", "true") == "true", "allow GraphQL introspection")
+	fs.BoolVar(&f.playground, "playground", envOr("STARKGRAPH_PLAYGROUND", "true") == "true", "serve the GraphiQL playground at /")
+	fs.StringVar(&f.corsOrigins, "cors-origins", os.Getenv("STARKGRAPH_CORS_ORIGINS"), "comma-separated origins allowed by CORS (empty: any)")
+	fs.IntVar(&f.maxComplexity, "max-complexity", api.DefaultGraphQLLimits.MaxComplexity, "highest GraphQL document cost")
+	fs.IntVar(&f.maxDepth, "max-depth", api.DefaultGraphQLLimits.MaxDepth, "deepest GraphQL selection nesting")
+}
+
+func envOr(name, fallback string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return fallback
+}
+
+// openDB connects to url and checks that the server answers.
+func openDB(ctx context.Context, url string) (*sqlx.DB, error) {
+	conn, err := sqlx.Open("postgres", url)
+	if err != nil {
+		return nil, err
+	}
+	conn.SetMaxOpenConns(20)
+	conn.SetMaxIdleConns(10)
+	conn.SetConnMaxIdleTime(5 * time.Minute)
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := conn.PingContext(pingCtx); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	return conn, nil
+}
+
+func databaseURL() (string, error) {
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		return "", errors.New("DATABASE_URL is not set (for example postgres://user:pass@localhost:5432/starkgraph?sslmode=disable)")
+	}
+	return url, nil
+}
+
+func runMigrate(ctx context.Context, log *slog.Logger, args []string) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	url, err := databaseURL()
+	if err != nil {
+		return err
+	}
+	conn, err := openDB(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := db.Migrate(ctx, conn.DB); err != nil {
+		return err
+	}
+	log.Info("migrations applied")
+	return nil
+}
+
+func runKeys(ctx context.Context, _ *slog.Logger, args []string) error {
+	url, err := databaseURL()
+	if err != nil {
+		return err
+	}
+	conn, err := openDB(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return auth.RunKeysCommand(ctx, conn, args, os.Stdout)
+}
+
+func runServe(ctx context.Context, log *slog.Logger, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var sf serverFlags
+	sf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	url, err := databaseURL()
+	if err != nil {
+		return err
+	}
+	conn, err := openDB(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return serveAPI(ctx, log, conn, sf, "")
+}
+
+// serveAPI runs the public and admin servers until ctx ends. devKey, when set, is shown
+// pre-filled in the playground.
+func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, sf serverFlags, devKey string) error {
+	store := db.NewStore(conn)
+	store.OnStatement = metrics.SQLStatements.Inc
+
+	keys := auth.NewStore(conn)
+	limiter, closeLimiter, err := auth.NewLimiter(os.Getenv("REDIS_URL"), log)
+	if err != nil {
+		return fmt.Errorf("rate limiter: %w", err)
+	}
+	defer closeLimiter()
+	usage := auth.NewUsageRecorder(keys, 5*time.Second, log)
+	defer usage.Close(context.WithoutCancel(ctx))
+
+	limits := api.DefaultGraphQLLimits
+	limits.MaxComplexity, limits.MaxDepth = sf.maxComplexity, sf.maxDepth
+	var origins []string
+	if sf.corsOrigins != "" {
+		origins = strings.Split(sf.corsOrigins, ",")
+	}
+	handler := api.NewHandler(api.Config{
+		Store:         store,
+		Auth:          auth.New(auth.Options{Keys: keys, Limiter: limiter, Usage: usage, Logger: log}),
+		REST:          restHandler(store),
+		Limits:        limits,
+		Introspection: sf.introspection,
+		Playground:    sf.playground,
+		PlaygroundKey: devKey,
+		CORSOrigins:   origins,
+		Ready:         api.ReadyCheck(store),
+		Logger:        log,
+	})
+
+	servers := []*http.Server{{Addr: sf.addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}}
+	if sf.adminAddr != "" {
+		admin := http.NewServeMux()
+		admin.Handle("GET /metrics", metrics.Handler())
+		servers = append(servers, &http.Server{Addr: sf.adminAddr, Handler: admin, ReadHeaderTimeout: 10 * time.Second})
+	}
+	errs := make(chan error, len(servers))
+	for _, srv := range servers {
+		ln, err := net.Listen("tcp", srv.Addr)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", srv.Addr, err)
+		}
+		go func() { errs <- srv.Serve(ln) }()
+	}
+	log.Info("serving", "graphql", "http://"+displayAddr(sf.addr)+"/graphql", "playground", "http://"+displayAddr(sf.addr)+"/",
+		"rest", "http://"+displayAddr(sf.addr)+"/beta/", "metrics", "http://"+displayAddr(sf.adminAddr)+"/metrics")
+
+	select {
+	case <-ctx.Done():
+	case err := <-errs:
+		return err
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for _, srv := range servers {
+		_ = srv.Shutdown(shutdownCtx)
+	}
+	return nil
+}
+
+func displayAddr(addr string) string {
+	if strings.HasPrefix(addr, ":") {
+		return "localhost" + addr
+	}
+	return addr
+}
+
+func runReplay(ctx context.Context, log *slog.Logger, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return errors.New("usage: starkgraph replay DIR --addr ADDR")
+	}
+	dir := args[0]
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:9545", "address to serve JSON-RPC on")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	return replay.Serve(ctx, dir, *addr, log)
+}
+
+// startLocalPostgres starts (or reuses) the private cluster of `dev` and returns the URL
+// of its starkgraph database.
+func startLocalPostgres(ctx context.Context, log *slog.Logger, dataDir string) (*pglocal.Cluster, string, error) {
+	if _, err := pglocal.Find(); err != nil {
+		return nil, "", err
+	}
+	cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dataDir, Logger: log})
+	if err != nil {
+		return nil, "", err
+	}
+	if err := cluster.CreateDatabase(ctx, "starkgraph"); err != nil {
+		_ = cluster.Stop(context.WithoutCancel(ctx))
+		return nil, "", err
+	}
+	return cluster, cluster.URL("starkgraph"), nil
+}
+
+func runDev(ctx context.Context, log *slog.Logger, args []string) error {
+	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
+	var sf serverFlags
+	sf.register(fs)
+	dataDir := fs.String("data-dir", envOr("STARKGRAPH_DATA_DIR", ".starkgraph"), "where the private PostgreSQL cluster lives")
+	devKey := fs.String("dev-key", os.Getenv("STARKGRAPH_DEV_KEY"), "value of the development API key (default: a new random key)")
+	var chain chainFlags
+	chain.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		cluster, localURL, err := startLocalPostgres(ctx, log, filepath.Join(*dataDir, "pgdata"))
+		if err != nil {
+			return err
+		}
+		// Stop the cluster however dev ends; a later start reuses its data.
+		defer func() {
+			if err := cluster.Stop(context.WithoutCancel(ctx)); err != nil {
+				log.Warn("stopping PostgreSQL", "err", err)
+			}
+		}()
+		url = localURL
+	}
+	conn, err := openDB(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := db.Migrate(ctx, conn.DB); err != nil {
+		return err
+	}
+	key, err := auth.DevKey(ctx, auth.NewStore(conn), *devKey)
+	if err != nil {
+		return fmt.Errorf("development key: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "\n  starkgraph dev\n  playground: http://%s/\n  GraphQL:    http://%s/graphql\n  REST:       http://%s/beta/\n  API key:    %s\n\n",
+		displayAddr(sf.addr), displayAddr(sf.addr), displayAddr(sf.addr), key)
+
+	followErr := make(chan error, 1)
+	go func() { followErr <- followChain(ctx, log, conn, chain) }()
+	serveErr := serveAPI(ctx, log, conn, sf, key)
+	if serveErr != nil {
+		return serveErr
+	}
+	select {
+	case err := <-followErr:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	case <-time.After(5 * time.Second):
+	}
+	return nil
+}
