@@ -1,0 +1,50 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/starkgraph/starkgraph/resolvers"
+)
+
+// apiError is an error a client caused or can act on: it becomes the response status and
+// the `{"error": "..."}` body. Any other error from a handler is a server fault (500).
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) error {
+	return &apiError{status: http.StatusNotFound, msg: fmt.Sprintf(format, args...)}
+}
+
+// errorBody is the body of every 4xx and 5xx answer of this handler.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// statusOf tells which HTTP status an error returned by a handler becomes.
+func statusOf(err error) (int, string) {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.status, ae.msg
+	}
+	if _, ok := resolvers.IsBadInput(err); ok {
+		// The resolvers validate what they get too (a cursor, an argument out of range).
+		return http.StatusBadRequest, err.Error()
+	}
+	var ge *gqlerror.Error
+	if errors.As(err, &ge) && ge.Extensions["code"] == resolvers.CodeNotFound {
+		return http.StatusNotFound, ge.Message
+	}
+	return http.StatusInternalServerError, "internal error"
+}

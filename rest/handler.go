@@ -1,0 +1,168 @@
+// Package rest serves the `/beta` REST interface of the public explorer API over the same
+// resolvers as GraphQL: each operation parses and validates its parameters, calls resolver
+// methods, and maps the models they return to the exact JSON shapes of the reference
+// (../shared/spec/voyager-beta.md), so that existing clients only change their base URL.
+//
+// The route table (routes.go) is the single description of the interface: the handler is
+// built from it and so is the OpenAPI document served at /beta/openapi.json.
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+
+	"github.com/klauspost/compress/gzhttp"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/starkgraph/starkgraph/loaders"
+	"github.com/starkgraph/starkgraph/resolvers"
+)
+
+// Options configure the handler.
+type Options struct {
+	// CursorKey signs the opaque cursors of cursor-style lists. Every replica behind a
+	// load balancer needs the same key; when empty, a fixed development key is used.
+	CursorKey []byte
+	// Logger receives server faults (never client mistakes); slog.Default when nil.
+	Logger *slog.Logger
+}
+
+// devCursorKey is used when Options.CursorKey is empty. Cursors signed with it can be
+// forged by anyone who reads this source; the resolvers still validate what they get.
+var devCursorKey = []byte("starkgraph development cursor key")
+
+// server holds what every operation needs.
+type server struct {
+	res    *resolvers.Resolver
+	cursor cursorCodec
+	log    *slog.Logger
+}
+
+// handlerFunc is an operation: it gets its validated arguments and returns the response
+// body (wrapped in final when it is about finalized data) or an error (apiError for 4xx).
+type handlerFunc func(ctx context.Context, s *server, a *args, r *http.Request) (any, error)
+
+// NewHandler serves every operation under /beta/. Authentication (x-api-key) and the
+// per-request dataloaders are middleware the caller wraps around it.
+func NewHandler(res *resolvers.Resolver, opts Options) http.Handler {
+	key := opts.CursorKey
+	if len(key) == 0 {
+		key = devCursorKey
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &server{res: res, cursor: cursorCodec{key: key}, log: log}
+
+	mux := http.NewServeMux()
+	doc := openAPIDocument()
+	for _, rt := range routeTable() {
+		mux.Handle(rt.method+" "+rt.path, s.serve(rt))
+	}
+	mux.HandleFunc("GET /beta/openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, r, http.StatusOK, doc)
+	})
+	fallback := func(w http.ResponseWriter, r *http.Request) { s.noRoute(mux, w, r) }
+	mux.HandleFunc("/beta/", fallback)
+	mux.HandleFunc("/beta", fallback)
+
+	gz, err := gzhttp.NewWrapper(gzhttp.MinSize(512))
+	if err != nil {
+		panic(err) // only on invalid constant options
+	}
+	return gz(recoverFaults(log, mux))
+}
+
+// serve adapts an operation to http.Handler: parse, run, answer.
+func (s *server) serve(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Fresh dataloaders per request, as the GraphQL handler has them.
+		r = r.WithContext(loaders.With(r.Context(), loaders.New(s.res.Store)))
+		a, err := parseArgs(r, rt.params)
+		if err == nil {
+			var body any
+			body, err = rt.handle(r.Context(), s, a, r)
+			if err == nil {
+				writeJSON(w, r, http.StatusOK, body)
+				return
+			}
+		}
+		status, msg := statusOf(err)
+		if status >= 500 {
+			if errors.Is(err, context.Canceled) {
+				return // the client went away
+			}
+			s.log.ErrorContext(r.Context(), "rest: operation failed", "op", rt.opID, "err", err)
+		}
+		writeError(w, r, status, msg)
+	})
+}
+
+// noRoute answers a path under /beta that no operation serves: 405 when the path exists
+// for another method, 404 otherwise.
+func (s *server) noRoute(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := mux.Handler(probe); pattern != "/beta/" && pattern != "/beta" && pattern != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeError(w, r, http.StatusMethodNotAllowed,
+			fmt.Sprintf("method %s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allowed, " or ")))
+		return
+	}
+	writeError(w, r, http.StatusNotFound, "no operation at "+short(r.URL.Path))
+}
+
+// recoverFaults turns a panic into a logged 500 so that one bad request never takes the
+// process down.
+func recoverFaults(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.ErrorContext(r.Context(), "rest: panic", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+				writeError(w, r, http.StatusInternalServerError, "internal error")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// mapAll maps list items concurrently, so that the resolvers' dataloaders batch the
+// lookups of a whole page into a few queries. The order of the output is the input's.
+func mapAll[T, U any](ctx context.Context, in []T, fn func(ctx context.Context, item T) (U, error)) ([]U, error) {
+	out := make([]U, len(in))
+	g, ctx := errgroup.WithContext(ctx)
+	for i, item := range in {
+		g.Go(func() (err error) {
+			// A panic in a goroutine would bypass recoverFaults and end the process.
+			defer func() {
+				if v := recover(); v != nil {
+					err = fmt.Errorf("panic: %v\n%s", v, debug.Stack())
+				}
+			}()
+			out[i], err = fn(ctx, item)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

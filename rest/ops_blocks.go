@@ -1,0 +1,257 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/graph/model"
+)
+
+// blockItem is an item of GET /beta/blocks.
+type blockItem struct {
+	BlockNumber          int64   `json:"blockNumber"`
+	Hash                 *string `json:"hash"`
+	Timestamp            int64   `json:"timestamp"`
+	StateRoot            *string `json:"stateRoot"`
+	TxnCount             int     `json:"txnCount"`
+	MessageCount         int     `json:"messageCount"`
+	EventCount           int     `json:"eventCount"`
+	L1VerificationTxHash *string `json:"l1VerificationTxHash"`
+	Status               *string `json:"status"`
+}
+
+// blockDetails is the answer of GET /beta/blocks/{blockHash}.
+type blockDetails struct {
+	blockItem
+	ParentHash        string  `json:"parentHash"`
+	SequencerAddress  *string `json:"sequencerAddress"`
+	StarknetVersion   string  `json:"starknetVersion"`
+	L1DaMode          *string `json:"l1DaMode"`
+	L1GasPriceWei     *string `json:"l1GasPriceWei"`
+	L1GasPriceFri     *string `json:"l1GasPriceFri"`
+	L1DataGasPriceWei *string `json:"l1DataGasPriceWei"`
+	L1DataGasPriceFri *string `json:"l1DataGasPriceFri"`
+	L2GasPriceWei     *string `json:"l2GasPriceWei"`
+	L2GasPriceFri     *string `json:"l2GasPriceFri"`
+}
+
+// statusAcceptedOnL1 is the display status of finalized blocks and transactions.
+const statusAcceptedOnL1 = "Accepted on L1"
+
+func listBlocksOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	pg := pageOf(a)
+	conn, err := s.res.Query().Blocks(ctx, &pg.first, pg.after)
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.BlockEdge) (blockItem, error) {
+		return s.blockItem(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pageList[blockItem]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
+}
+
+func (s *server) blockItem(ctx context.Context, b *db.Block) (blockItem, error) {
+	status, err := s.res.Block().Status(ctx, b)
+	if err != nil {
+		return blockItem{}, err
+	}
+	return blockItem{
+		BlockNumber: b.Number, Hash: hexOrNil(b.Hash), Timestamp: b.Timestamp, StateRoot: hexOrNil(b.StateRoot),
+		TxnCount: b.TxnCount, MessageCount: b.MessageCount, EventCount: b.EventCount,
+		L1VerificationTxHash: hexOrNil(b.L1VerificationTxHash), Status: &status,
+	}, nil
+}
+
+// lookupBlock finds a block by number, hash or "pre_confirmed" (the pending block, when
+// the node has one); nil when there is none.
+func (s *server) lookupBlock(ctx context.Context, param, id string) (*db.Block, error) {
+	q := s.res.Query()
+	switch {
+	case strings.EqualFold(id, "pre_confirmed"):
+		b, err := q.Block(ctx, nil, nil)
+		if err != nil || b == nil {
+			return nil, err
+		}
+		status, err := s.res.Block().Status(ctx, b)
+		if err != nil || status != "Pre-confirmed" {
+			return nil, err
+		}
+		return b, nil
+	case strings.HasPrefix(id, "0x") || strings.HasPrefix(id, "0X"):
+		hash, err := db.ParseFelt(id)
+		if err != nil {
+			return nil, badRequest("%s: %q %v", param, short(id), err)
+		}
+		return q.Block(ctx, nil, hash)
+	default:
+		n, err := strconv.ParseInt(id, 10, 64)
+		if err != nil || n < 0 || n > 1<<53 {
+			return nil, badRequest("%s: %q is not a block number, a 0x block hash or pre_confirmed", param, short(id))
+		}
+		num := int(n)
+		return q.Block(ctx, &num, nil)
+	}
+}
+
+func blockOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	b, err := s.lookupBlock(ctx, "blockHash", a.str("blockHash"))
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, notFound("blockHash: no block %s", short(a.str("blockHash")))
+	}
+	item, err := s.blockItem(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	out := blockDetails{
+		blockItem: item, ParentHash: b.ParentHash.Hex(), SequencerAddress: addrOrNil(b.SequencerAddress),
+		StarknetVersion: b.StarknetVersion, L1DaMode: b.L1DaMode,
+		L1GasPriceWei: b.L1GasPriceWei, L1GasPriceFri: b.L1GasPriceFri,
+		L1DataGasPriceWei: b.L1DataGasPriceWei, L1DataGasPriceFri: b.L1DataGasPriceFri,
+		L2GasPriceWei: b.L2GasPriceWei, L2GasPriceFri: b.L2GasPriceFri,
+	}
+	if *item.Status == statusAcceptedOnL1 {
+		return final{out}, nil
+	}
+	return out, nil
+}
+
+// classItem is an item of GET /beta/classes.
+type classItem struct {
+	Hash              string  `json:"hash"`
+	TransactionHash   string  `json:"transactionHash"`
+	Version           *string `json:"version"`
+	Type              *int    `json:"type"`
+	IsAccount         *bool   `json:"isAccount"`
+	IsProxy           *bool   `json:"isProxy"`
+	IsErcToken        *bool   `json:"isErcToken"`
+	CreationTimestamp *int64  `json:"creationTimestamp"`
+}
+
+// classDetails is the answer of GET /beta/classes/{classHash}.
+type classDetails struct {
+	classItem
+	Kind              string  `json:"kind"`
+	BlockNumber       *int64  `json:"blockNumber"`
+	CompiledClassHash *string `json:"compiledClassHash"`
+	Alias             *string `json:"alias"`
+	IsVerified        bool    `json:"isVerified"`
+	VerifiedName      *string `json:"verifiedName"`
+	VerifiedTimestamp *int64  `json:"verifiedTimestamp"`
+	Abi               any     `json:"abi" schema:"any"`
+}
+
+func listClassesOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	pg := pageOf(a)
+	conn, err := s.res.Query().Classes(ctx, &pg.first, pg.after)
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.ClassEdge) (classItem, error) {
+		return s.classItem(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pageList[classItem]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
+}
+
+func (s *server) classItem(ctx context.Context, c *db.Class) (classItem, error) {
+	cr := s.res.Class()
+	typ, err := cr.Type(ctx, c)
+	if err != nil {
+		return classItem{}, err
+	}
+	erc, err := cr.IsErcToken(ctx, c)
+	if err != nil {
+		return classItem{}, err
+	}
+	return classItem{
+		Hash: addr(c.Hash), TransactionHash: hexOrEmpty(c.TransactionHash), Version: ptr(c.Version), Type: &typ,
+		IsAccount: ptr(c.IsAccount), IsProxy: ptr(c.IsProxy), IsErcToken: &erc, CreationTimestamp: c.CreationTimestamp,
+	}, nil
+}
+
+func (s *server) requireClass(ctx context.Context, hash db.Felt) (*db.Class, error) {
+	c, err := s.res.Query().Class(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, notFound("classHash: no class %s", addr(hash))
+	}
+	return c, nil
+}
+
+func classOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	c, err := s.requireClass(ctx, a.felt("classHash"))
+	if err != nil {
+		return nil, err
+	}
+	item, err := s.classItem(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := classDetails{classItem: item, Kind: c.Kind, BlockNumber: c.BlockNumber, CompiledClassHash: hexOrNil(c.CompiledClassHash), Abi: c.Abi}
+	if out.Alias, err = s.res.Class().Alias(ctx, c); err != nil {
+		return nil, err
+	}
+	v, err := s.res.Class().Verified(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if v != nil {
+		out.IsVerified, out.VerifiedName, out.VerifiedTimestamp = true, &v.VerifiedName, &v.VerifiedTimestamp
+	}
+	if c.Abi == nil {
+		out.Abi = nil
+	}
+	return out, nil
+}
+
+func classContractsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	c, err := s.requireClass(ctx, a.felt("classHash"))
+	if err != nil {
+		return nil, err
+	}
+	pg := pageOf(a)
+	conn, err := s.res.Class().Contracts(ctx, c, &pg.first, pg.after)
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.ContractEdge) (contractItem, error) {
+		return s.contractItem(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pageList[contractItem]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
+}
+
+// verifiedClassItem is an item of GET /beta/classes/verified.
+type verifiedClassItem struct {
+	ClassHash         string `json:"classHash"`
+	VerifiedTimestamp int64  `json:"verifiedTimestamp"`
+	VerifiedName      string `json:"verifiedName"`
+}
+
+func verifiedClassesOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	pg := pageOf(a)
+	conn, err := s.res.Query().VerifiedClasses(ctx, &pg.first, pg.after)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]verifiedClassItem, 0, len(conn.Edges))
+	for _, e := range conn.Edges {
+		items = append(items, verifiedClassItem{ClassHash: addr(e.Node.ClassHash), VerifiedTimestamp: e.Node.VerifiedTimestamp, VerifiedName: e.Node.VerifiedName})
+	}
+	return pageList[verifiedClassItem]{Items: items, LastPage: lastPage(conn.TotalCount, pg.size)}, nil
+}

@@ -1,0 +1,169 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/graph/model"
+)
+
+// contractItem is an item of GET /beta/contracts; contractDetails adds four fields.
+type contractItem struct {
+	Address           string  `json:"address"`
+	BlockNumber       int64   `json:"blockNumber"`
+	IsAccount         bool    `json:"isAccount"`
+	IsErcToken        bool    `json:"isErcToken"`
+	IsProxy           bool    `json:"isProxy"`
+	Type              string  `json:"type"`
+	CreationTimestamp int64   `json:"creationTimestamp"`
+	VerifiedTimestamp *int    `json:"verifiedTimestamp"`
+	ClassAlias        *string `json:"classAlias"`
+	ContractAlias     *string `json:"contractAlias"`
+	ClassHash         string  `json:"classHash"`
+	Version           *string `json:"version"`
+	BlockHash         string  `json:"blockHash"`
+}
+
+type contractDetails struct {
+	contractItem
+	Nonce                  json.Number `json:"nonce"`
+	ImplementationContract *string     `json:"implementationContract"`
+	TokenName              *string     `json:"tokenName"`
+	TokenSymbol            *string     `json:"tokenSymbol"`
+}
+
+var contractTypes = map[string]model.ContractType{
+	"account": model.ContractTypeAccount, "erc20": model.ContractTypeErc20, "erc721": model.ContractTypeErc721,
+	"erc1155": model.ContractTypeErc1155, "unknown": model.ContractTypeUnknown, "proxy": model.ContractTypeProxy,
+}
+
+func listContractsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	pg := pageOf(a)
+	var typ *model.ContractType
+	if t, ok := contractTypes[a.str("type")]; ok {
+		typ = &t // "null" and absence both mean every type
+	}
+	conn, err := s.res.Query().Contracts(ctx, &pg.first, pg.after, typ)
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.ContractEdge) (contractItem, error) {
+		return s.contractItem(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pageList[contractItem]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
+}
+
+func (s *server) contractItem(ctx context.Context, c *db.Contract) (out contractItem, err error) {
+	cr := s.res.Contract()
+	out = contractItem{Address: addr(c.Address), Type: c.Type, ClassHash: addr(c.ClassHash)}
+	if c.BlockNumber != nil {
+		out.BlockNumber = *c.BlockNumber
+	}
+	if c.CreationTimestamp != nil {
+		out.CreationTimestamp = *c.CreationTimestamp
+	}
+	if out.IsAccount, err = cr.IsAccount(ctx, c); err != nil {
+		return out, err
+	}
+	if out.IsErcToken, err = cr.IsErcToken(ctx, c); err != nil {
+		return out, err
+	}
+	if out.IsProxy, err = cr.IsProxy(ctx, c); err != nil {
+		return out, err
+	}
+	if out.VerifiedTimestamp, err = cr.VerifiedTimestamp(ctx, c); err != nil {
+		return out, err
+	}
+	if out.ClassAlias, err = cr.ClassAlias(ctx, c); err != nil {
+		return out, err
+	}
+	if out.ContractAlias, err = cr.Alias(ctx, c); err != nil {
+		return out, err
+	}
+	if out.Version, err = cr.Version(ctx, c); err != nil {
+		return out, err
+	}
+	blockHash, err := cr.BlockHash(ctx, c)
+	out.BlockHash = hexOrEmpty(blockHash)
+	return out, err
+}
+
+func contractOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	address := a.felt("contractAddress")
+	c, err := s.res.Query().Contract(ctx, address)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, notFound("contractAddress: no contract at %s", addr(address))
+	}
+	item, err := s.contractItem(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := contractDetails{contractItem: item, Nonce: number(c.Nonce), ImplementationContract: addrOrNil(c.ImplementationAddress)}
+	token, err := s.res.Contract().Token(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if token != nil {
+		out.TokenName, out.TokenSymbol = token.Name, token.Symbol
+	}
+	return out, nil
+}
+
+// tokenHeld is an element of GET /beta/contracts/{contractAddress}/erc20-tokens-held.
+type tokenHeld struct {
+	Address          string  `json:"address"`
+	Name             string  `json:"name"`
+	Symbol           string  `json:"symbol"`
+	Decimals         *int    `json:"decimals"`
+	Balance          *string `json:"balance"`
+	LastTransferTime *int64  `json:"lastTransferTime"`
+	Logo             string  `json:"logo,omitempty"`
+	IsVerified       *bool   `json:"isVerified"`
+}
+
+func tokensHeldOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	address := a.felt("contractAddress")
+	c, err := s.res.Query().Contract(ctx, address)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, notFound("contractAddress: no contract at %s", addr(address))
+	}
+	held, err := s.res.Contract().TokensHeld(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, held, func(ctx context.Context, b *db.TokenBalance) (tokenHeld, error) {
+		t, err := s.res.TokenBalance().Token(ctx, b)
+		if err != nil {
+			return tokenHeld{}, err
+		}
+		out := tokenHeld{Address: addr(b.TokenAddress), Balance: ptr(b.Balance), LastTransferTime: ptr(b.LastTransferTime)}
+		if t != nil {
+			out.Decimals, out.IsVerified = t.Decimals, ptr(t.IsVerified)
+			if t.Name != nil {
+				out.Name = *t.Name
+			}
+			if t.Symbol != nil {
+				out.Symbol = *t.Symbol
+			}
+			if t.LogoURL != nil {
+				out.Logo = *t.LogoURL
+			}
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return emptyIfNil(items), nil
+}

@@ -1,0 +1,131 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// networkStats is the answer of GET /beta/stats: every quantity is a string.
+type networkStats struct {
+	BlocksCount       string       `json:"blocksCount"`
+	ContractsCount    string       `json:"contractsCount"`
+	ClassesCount      string       `json:"classesCount"`
+	TransactionsCount string       `json:"transactionsCount"`
+	TpsAtBlockHash    string       `json:"tpsAtBlockHash"`
+	Tps               string       `json:"tps"`
+	MaxRecordedTps    string       `json:"maxRecordedTps"`
+	LatestAvgFee      []averageFee `json:"latestAvgFee"`
+	ActiveAccounts    string       `json:"activeAccounts"`
+	AccountsGrowth    string       `json:"accountsGrowth"`
+	TotalTvl          tvl          `json:"totalTvl"`
+}
+
+type averageFee struct {
+	AvgFee string `json:"avgFee"`
+	Unit   string `json:"unit"`
+}
+
+type tvl struct {
+	Value string `json:"value"`
+	Unit  string `json:"unit"`
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func statsOp(ctx context.Context, s *server, _ *args, _ *http.Request) (any, error) {
+	st, err := s.res.Query().NetworkStats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sr := s.res.NetworkStats()
+	tps, err := sr.Tps(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	active, err := sr.ActiveAccounts(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	growth, err := sr.AccountsGrowth(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	fees, err := sr.LatestAvgFee(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	out := networkStats{
+		BlocksCount: st.BlocksCount, ContractsCount: st.ContractsCount, ClassesCount: st.ClassesCount,
+		TransactionsCount: st.TransactionsCount, TpsAtBlockHash: hexOrEmpty(st.TpsAtBlockHash),
+		Tps: formatFloat(tps), MaxRecordedTps: formatFloat(st.MaxRecordedTps),
+		ActiveAccounts: active, AccountsGrowth: formatFloat(growth),
+		LatestAvgFee: []averageFee{}, TotalTvl: tvl{Value: "0", Unit: "USD"},
+	}
+	for _, f := range fees {
+		// The node's fee units are WEI and FRI; the reference shows whole ETH (and STRK).
+		unit, ok := feeUnitNames[f.Unit]
+		if !ok {
+			unit = f.Unit
+		}
+		out.LatestAvgFee = append(out.LatestAvgFee, averageFee{AvgFee: formatUnits(f.AvgFee, 18), Unit: unit})
+	}
+	if st.TotalTvlUsd != nil {
+		out.TotalTvl.Value = strconv.FormatFloat(*st.TotalTvlUsd, 'f', 0, 64)
+	}
+	return out, nil
+}
+
+// apiStatusBody is the answer of GET /beta/api-status: how far behind the chain each API
+// answers. Both read the same index, so they lag alike.
+type apiStatusBody struct {
+	Apis      map[string]apiStatus `json:"apis"`
+	Timestamp int64                `json:"timestamp"`
+}
+
+type apiStatus struct {
+	Status     string `json:"status" enum:"ok,lagging,down"`
+	LagSeconds *int64 `json:"lagSeconds"`
+	LagBlocks  *int   `json:"lagBlocks"`
+	HeadBlock  *int64 `json:"headBlock"`
+}
+
+// Lag thresholds of api-status.
+const (
+	laggingAfter = 2 * time.Minute
+	downAfter    = 15 * time.Minute
+)
+
+func apiStatusOp(ctx context.Context, s *server, _ *args, _ *http.Request) (any, error) {
+	st, err := s.res.Query().IndexerStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	status := apiStatus{Status: "down", HeadBlock: st.HeadBlock}
+	if lag, err := s.res.IndexerStatus().Lag(ctx, st); err == nil {
+		status.LagBlocks = lag
+	} else {
+		return nil, err
+	}
+	if st.HeadBlock != nil {
+		// The lag in time is the age of the newest indexed block.
+		head := int(*st.HeadBlock)
+		b, err := s.res.Query().Block(ctx, &head, nil)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			lag := max(now.Unix()-b.Timestamp, 0)
+			status.LagSeconds = &lag
+			switch d := time.Duration(lag) * time.Second; {
+			case d < laggingAfter:
+				status.Status = "ok"
+			case d < downAfter:
+				status.Status = "lagging"
+			}
+		}
+	}
+	return apiStatusBody{Apis: map[string]apiStatus{"rest": status, "graphql": status}, Timestamp: now.Unix()}, nil
+}

@@ -1,0 +1,315 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/graph/model"
+)
+
+// nftBalance is the NftBalance-shaped object: an item of /nft-holders and the `balance`
+// of an NFT item.
+type nftBalance struct {
+	ContractAddress      *string     `json:"contractAddress"`
+	OwnerAddress         *string     `json:"ownerAddress"`
+	ContractAddressAlias *string     `json:"contractAddressAlias"`
+	OwnerAddressAlias    *string     `json:"ownerAddressAlias"`
+	Balance              json.Number `json:"balance"`
+	TokenID              *string     `json:"tokenId"`
+	LastTransferTime     int64       `json:"lastTransferTime"`
+}
+
+// nftItem is an item of GET /beta/nft-items.
+type nftItem struct {
+	ContractAddress         *string     `json:"contractAddress"`
+	TokenID                 *string     `json:"tokenId"`
+	ContractType            int         `json:"contractType"`
+	Name                    *string     `json:"name"`
+	Description             *string     `json:"description"`
+	ExternalURL             *string     `json:"externalUrl"`
+	Attributes              db.JSON     `json:"attributes" schema:"array"`
+	ImageURL                *string     `json:"imageUrl"`
+	ImageSmallURL           *string     `json:"imageSmallUrl"`
+	ImageLargeURL           *string     `json:"imageLargeUrl"`
+	YoutubeURL              *string     `json:"youtubeUrl"`
+	AnimationURL            *string     `json:"animationUrl"`
+	MintedByAddress         *string     `json:"mintedByAddress"`
+	MintedAtTimestamp       *int64      `json:"mintedAtTimestamp"`
+	MintedAtBlockNumber     *int64      `json:"mintedAtBlockNumber"`
+	MintedAtTransactionHash *string     `json:"mintedAtTransactionHash"`
+	OwnerAddress            *string     `json:"ownerAddress"`
+	Balance                 *nftBalance `json:"balance"`
+}
+
+// nftEvent is an item of GET /beta/nft-events.
+type nftEvent struct {
+	TransactionHash            *string     `json:"transactionHash"`
+	BlockNumber                int64       `json:"blockNumber"`
+	TokenID                    *string     `json:"tokenId"`
+	FromAddress                *string     `json:"fromAddress"`
+	ToAddress                  *string     `json:"toAddress"`
+	FromAlias                  *string     `json:"fromAlias"`
+	ToAlias                    *string     `json:"toAlias"`
+	NftContractAddress         *string     `json:"nftContractAddress"`
+	Quantity                   json.Number `json:"quantity"`
+	PaymentTokenAddress        *string     `json:"paymentTokenAddress"`
+	PaymentTokenSymbol         *string     `json:"paymentTokenSymbol"`
+	TotalPrice                 *string     `json:"totalPrice"`
+	MarketplaceContractAddress *string     `json:"marketplaceContractAddress"`
+	Timestamp                  int64       `json:"timestamp"`
+	Name                       *string     `json:"name"`
+	ImageURL                   *string     `json:"imageUrl"`
+	ImageSmallURL              *string     `json:"imageSmallUrl"`
+	ImageLargeURL              *string     `json:"imageLargeUrl"`
+	Type                       string      `json:"type" enum:"Mint,Transfer,Burn,Sale"`
+}
+
+// nftContractBalance is an item of GET /beta/nft-contract-balance: one NFT an owner holds.
+type nftContractBalance struct {
+	ContractAddress  *string     `json:"contractAddress"`
+	TokenID          *string     `json:"tokenId"`
+	OwnerAddress     *string     `json:"ownerAddress"`
+	Balance          json.Number `json:"balance"`
+	LastTransferTime int64       `json:"lastTransferTime"`
+	TokenName        *string     `json:"tokenName"`
+	TokenDescription *string     `json:"tokenDescription"`
+	Attributes       db.JSON     `json:"attributes" schema:"array"`
+	ImageURL         *string     `json:"imageUrl"`
+	ImageSmallURL    *string     `json:"imageSmallUrl"`
+	ImageLargeURL    *string     `json:"imageLargeUrl"`
+	CollectionName   *string     `json:"collectionName"`
+	ContractType     *int        `json:"contractType"`
+}
+
+// requireCollection answers 404 for a contract address that is no known token.
+func (s *server) requireCollection(ctx context.Context, address db.Felt, param string) error {
+	t, err := s.res.Query().Token(ctx, address)
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		return notFound("%s: no NFT collection at %s", param, addr(address))
+	}
+	return nil
+}
+
+func nftItemsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	w, err := s.windowOf("nft-items", a)
+	if err != nil {
+		return nil, err
+	}
+	contract := a.felt("contract_address")
+	if err := s.requireCollection(ctx, contract, "contract_address"); err != nil {
+		return nil, err
+	}
+	conn, err := s.res.Query().NftItems(ctx, &w.first, w.after, contract, a.felt("owner_address"))
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.NftItemEdge) (nftItem, error) {
+		return s.nftItem(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return cursorList[nftItem]{Items: emptyIfNil(items), Pagination: s.paginate(w, len(items), conn.PageInfo, conn.TotalCount)}, nil
+}
+
+func (s *server) nftItem(ctx context.Context, it *db.NftItem) (nftItem, error) {
+	out := nftItem{
+		ContractAddress: addrOrNil(it.ContractAddress), TokenID: ptr(it.TokenID), ContractType: it.ContractType,
+		Name: it.Name, Description: it.Description, ExternalURL: it.ExternalURL, Attributes: jsonArray(it.Attributes),
+		ImageURL: it.ImageURL, ImageSmallURL: it.ImageSmallURL, ImageLargeURL: it.ImageLargeURL,
+		YoutubeURL: it.YoutubeURL, AnimationURL: it.AnimationURL, MintedByAddress: addrOrNil(it.MintedByAddress),
+		MintedAtTimestamp: it.MintedAtTimestamp, MintedAtBlockNumber: it.MintedAtBlockNumber,
+		MintedAtTransactionHash: hexOrNil(it.MintedAtTransactionHash), OwnerAddress: addrOrNil(it.OwnerAddress),
+	}
+	bal, err := s.res.NftItem().Balance(ctx, it)
+	if err != nil || bal == nil {
+		return out, err
+	}
+	b, err := s.nftBalance(ctx, bal)
+	if err != nil {
+		return out, err
+	}
+	out.Balance = &b
+	if out.OwnerAddress == nil {
+		out.OwnerAddress = b.OwnerAddress
+	}
+	return out, nil
+}
+
+func (s *server) nftBalance(ctx context.Context, b *db.NftBalance) (nftBalance, error) {
+	nr := s.res.NftBalance()
+	contractAlias, err := nr.ContractAddressAlias(ctx, b)
+	if err != nil {
+		return nftBalance{}, err
+	}
+	ownerAlias, err := nr.OwnerAddressAlias(ctx, b)
+	if err != nil {
+		return nftBalance{}, err
+	}
+	return nftBalance{
+		ContractAddress: addrOrNil(b.ContractAddress), OwnerAddress: addrOrNil(b.OwnerAddress),
+		ContractAddressAlias: contractAlias, OwnerAddressAlias: ownerAlias,
+		Balance: number(b.Balance), TokenID: ptr(b.TokenID), LastTransferTime: b.LastTransferTime,
+	}, nil
+}
+
+func nftEventsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	w, err := s.windowOf("nft-events", a)
+	if err != nil {
+		return nil, err
+	}
+	var tokenID *string
+	if a.has("token_id") {
+		tokenID = ptr(a.str("token_id"))
+	}
+	conn, err := s.res.Query().NftEvents(ctx, &w.first, w.after, a.felt("contract_address"), tokenID)
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.NftEventEdge) (nftEvent, error) {
+		return s.nftEvent(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return cursorList[nftEvent]{Items: emptyIfNil(items), Pagination: s.paginate(w, len(items), conn.PageInfo, conn.TotalCount)}, nil
+}
+
+func (s *server) nftEvent(ctx context.Context, ev *db.NftEvent) (nftEvent, error) {
+	er := s.res.NftEvent()
+	out := nftEvent{
+		TransactionHash: hexOrNil(ev.TransactionHash), BlockNumber: ev.BlockNumber, TokenID: ptr(ev.TokenID),
+		FromAddress: addrOrNil(ev.FromAddress), ToAddress: addrOrNil(ev.ToAddress),
+		NftContractAddress: addrOrNil(ev.ContractAddress), Quantity: number(ev.Quantity),
+		PaymentTokenAddress: addrOrNil(ev.PaymentTokenAddress), PaymentTokenSymbol: ev.PaymentTokenSymbol,
+		TotalPrice: ev.TotalPrice, MarketplaceContractAddress: addrOrNil(ev.MarketplaceContractAddress),
+		Timestamp: ev.Timestamp, Type: ev.Type,
+	}
+	var err error
+	if out.FromAlias, err = er.FromAlias(ctx, ev); err != nil {
+		return out, err
+	}
+	if out.ToAlias, err = er.ToAlias(ctx, ev); err != nil {
+		return out, err
+	}
+	item, err := er.Item(ctx, ev)
+	if err != nil || item == nil {
+		return out, err
+	}
+	out.Name, out.ImageURL, out.ImageSmallURL, out.ImageLargeURL = item.Name, item.ImageURL, item.ImageSmallURL, item.ImageLargeURL
+	return out, nil
+}
+
+func nftContractBalanceOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	w, err := s.windowOf("nft-contract-balance", a)
+	if err != nil {
+		return nil, err
+	}
+	wallet, err := s.res.Query().Wallet(ctx, a.felt("owner_address"))
+	if err != nil {
+		return nil, err
+	}
+	conn, err := s.res.Wallet().Nfts(ctx, wallet, &w.first, w.after, a.felt("contract_address"))
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.NftBalanceEdge) (nftContractBalance, error) {
+		return s.nftContractBalance(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return cursorList[nftContractBalance]{Items: emptyIfNil(items), Pagination: s.paginate(w, len(items), conn.PageInfo, conn.TotalCount)}, nil
+}
+
+func (s *server) nftContractBalance(ctx context.Context, b *db.NftBalance) (nftContractBalance, error) {
+	out := nftContractBalance{
+		ContractAddress: addrOrNil(b.ContractAddress), TokenID: ptr(b.TokenID), OwnerAddress: addrOrNil(b.OwnerAddress),
+		Balance: number(b.Balance), LastTransferTime: b.LastTransferTime, Attributes: db.JSON("[]"),
+	}
+	nr := s.res.NftBalance()
+	item, err := nr.Item(ctx, b)
+	if err != nil {
+		return out, err
+	}
+	if item != nil {
+		out.TokenName, out.TokenDescription, out.Attributes = item.Name, item.Description, jsonArray(item.Attributes)
+		out.ImageURL, out.ImageSmallURL, out.ImageLargeURL = item.ImageURL, item.ImageSmallURL, item.ImageLargeURL
+		out.ContractType = ptr(item.ContractType)
+	}
+	collection, err := nr.Collection(ctx, b)
+	if err != nil {
+		return out, err
+	}
+	if collection != nil {
+		out.CollectionName = collection.Name
+		if out.ContractType == nil {
+			if std, err := s.res.Token().Standard(ctx, collection); err == nil {
+				out.ContractType = contractTypeCode(std)
+			}
+		}
+	}
+	return out, nil
+}
+
+// contractTypeCode is the numeric NFT contract type the items carry (721 or 1155).
+func contractTypeCode(std model.TokenStandard) *int {
+	switch std {
+	case model.TokenStandardErc721:
+		return ptr(721)
+	case model.TokenStandardErc1155:
+		return ptr(1155)
+	}
+	return nil
+}
+
+// nftHoldersBody is the answer of GET /beta/nft-holders: page-number inputs, cursor-style
+// pagination object. next and prev are the neighbouring page numbers, as strings.
+type nftHoldersBody struct {
+	Items      []nftBalance `json:"items"`
+	Pagination pagination   `json:"pagination"`
+}
+
+func nftHoldersOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	contract := a.felt("contract_address")
+	if err := s.requireCollection(ctx, contract, "contract_address"); err != nil {
+		return nil, err
+	}
+	var tokenID *string
+	if a.has("token_id") {
+		tokenID = ptr(a.str("token_id"))
+	}
+	pg := pageOf(a)
+	conn, err := s.res.Query().NftHolders(ctx, contract, tokenID, &pg.first, pg.after)
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.NftBalanceEdge) (nftBalance, error) {
+		return s.nftBalance(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := pagination{Count: conn.TotalCount}
+	if last := lastPage(conn.TotalCount, pg.size); pg.number < last {
+		p.Next = ptr(strconv.Itoa(pg.number + 1))
+	}
+	if pg.number > 1 {
+		p.Prev = ptr(strconv.Itoa(min(pg.number-1, lastPage(conn.TotalCount, pg.size))))
+	}
+	return nftHoldersBody{Items: emptyIfNil(items), Pagination: p}, nil
+}
+
+// jsonArray passes a stored JSON array through, and [] for anything else.
+func jsonArray(j db.JSON) db.JSON {
+	if len(j) == 0 || j[0] != '[' {
+		return db.JSON("[]")
+	}
+	return j
+}

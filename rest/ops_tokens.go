@@ -1,0 +1,223 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/graph/model"
+)
+
+// tokenItem is an item of GET /beta/tokens.
+type tokenItem struct {
+	Address   string  `json:"address"`
+	Name      *string `json:"name"`
+	Symbol    *string `json:"symbol"`
+	Decimals  *string `json:"decimals"`
+	Transfers string  `json:"transfers"`
+	Holders   string  `json:"holders"`
+	Type      string  `json:"type" enum:"erc20,erc721,erc1155"`
+}
+
+var tokenStandards = map[string]model.TokenStandard{
+	"erc20": model.TokenStandardErc20, "erc721": model.TokenStandardErc721, "erc1155": model.TokenStandardErc1155,
+}
+
+var tokenOrders = map[string]model.TokenOrder{
+	"holders": model.TokenOrderHolders, "transfers": model.TokenOrderTransfers, "market_cap": model.TokenOrderMarketCap,
+}
+
+func listTokens(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	pg := pageOf(a)
+	standard, order := tokenStandards[a.str("type")], tokenOrders[a.str("attribute")]
+	conn, err := s.res.Query().Tokens(ctx, &pg.first, pg.after, &standard, &order)
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.TokenEdge) (tokenItem, error) {
+		return s.tokenItem(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pageList[tokenItem]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
+}
+
+func (s *server) tokenItem(ctx context.Context, t *db.Token) (tokenItem, error) {
+	tr := s.res.Token()
+	std, err := tr.Standard(ctx, t)
+	if err != nil {
+		return tokenItem{}, err
+	}
+	transfers, err := tr.TransferCount(ctx, t)
+	if err != nil {
+		return tokenItem{}, err
+	}
+	holders, err := tr.HolderCount(ctx, t)
+	if err != nil {
+		return tokenItem{}, err
+	}
+	item := tokenItem{
+		Address: addr(t.Address), Name: t.Name, Symbol: t.Symbol,
+		Transfers: transfers, Holders: holders, Type: strings.ToLower(string(std)),
+	}
+	if t.Decimals != nil {
+		item.Decimals = ptr(strconv.Itoa(*t.Decimals))
+	}
+	return item, nil
+}
+
+// holdersOverviewBody is the answer of GET /beta/tokens/{address}/holders/overview.
+type holdersOverviewBody struct {
+	Overview *holdersOverview `json:"overview"`
+}
+
+type holdersOverview struct {
+	TokenAddress         string               `json:"tokenAddress"`
+	TotalSupply          string               `json:"totalSupply"`
+	BurnedSupply         string               `json:"burnedSupply"`
+	CirculatingSupply    string               `json:"circulatingSupply"`
+	HolderCount          int64                `json:"holderCount"`
+	HoldersOver1Pct      int                  `json:"holdersOver1Pct"`
+	TopNConcentration    topNConcentration    `json:"topNConcentration"`
+	ConcentrationBuckets concentrationBuckets `json:"concentrationBuckets"`
+	TierDistribution     []tierShare          `json:"tierDistribution"`
+	WalletDepthUsd       []walletDepth        `json:"walletDepthUsd" nullable:"true"`
+	GiniTop10k           float64              `json:"giniTop10k"`
+	TokenUsdPrice        *float64             `json:"tokenUsdPrice"`
+	ComputedAt           string               `json:"computedAt"`
+	IsStale              bool                 `json:"isStale"`
+	IsRecomputing        bool                 `json:"isRecomputing"`
+}
+
+type topNConcentration struct {
+	Top5   float64 `json:"top5"`
+	Top10  float64 `json:"top10"`
+	Top100 float64 `json:"top100"`
+}
+
+type concentrationBuckets struct {
+	Top1To5    float64 `json:"top_1_5"`
+	Top6To10   float64 `json:"top_6_10"`
+	Top11To25  float64 `json:"top_11_25"`
+	Top26To50  float64 `json:"top_26_50"`
+	Top51To100 float64 `json:"top_51_100"`
+	Outside100 float64 `json:"outside_100"`
+}
+
+type tierShare struct {
+	Tier        string  `json:"tier" enum:"whale,shark,dolphin,fish,crab,shrimp"`
+	Count       float64 `json:"count"`
+	SupplyShare float64 `json:"supplyShare"`
+}
+
+type walletDepth struct {
+	UsdThreshold float64 `json:"usdThreshold"`
+	WalletCount  float64 `json:"walletCount"`
+}
+
+func holdersOverviewOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	address := a.felt("address")
+	token, err := s.res.Query().Token(ctx, address)
+	if err != nil {
+		return nil, err
+	}
+	if token == nil {
+		return nil, notFound("address: no token at %s", addr(address))
+	}
+	std, err := s.res.Token().Standard(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if std != model.TokenStandardErc20 || !token.IsVerified {
+		return nil, notFound("address: holders analytics cover verified ERC-20 tokens only")
+	}
+	ov, err := s.res.Token().HoldersOverview(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if ov == nil {
+		return holdersOverviewBody{}, nil
+	}
+	computedAt, err := s.res.HoldersOverview().ComputedAt(ctx, ov)
+	if err != nil {
+		return nil, err
+	}
+	out := &holdersOverview{
+		TokenAddress: addr(ov.TokenAddress), TotalSupply: ov.TotalSupply, BurnedSupply: ov.BurnedSupply,
+		CirculatingSupply: ov.CirculatingSupply, HolderCount: ov.HolderCount, HoldersOver1Pct: ov.HoldersOver1Pct,
+		GiniTop10k: ov.GiniTop10k, TokenUsdPrice: ov.TokenUsdPrice, ComputedAt: computedAt,
+		IsStale: ov.IsStale, IsRecomputing: ov.IsRecomputing,
+	}
+	// The snapshot's JSON columns are decoded into fixed shapes, so the body keeps the
+	// reference's keys whatever the writer stored.
+	for _, part := range []struct {
+		raw db.JSON
+		dst any
+	}{
+		{ov.TopNConcentration, &out.TopNConcentration},
+		{ov.ConcentrationBuckets, &out.ConcentrationBuckets},
+		{ov.TierDistribution, &out.TierDistribution},
+		{ov.WalletDepthUsd, &out.WalletDepthUsd},
+	} {
+		if len(part.raw) == 0 || string(part.raw) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(part.raw, part.dst); err != nil {
+			return nil, fmt.Errorf("holders snapshot of %s: %w", addr(ov.TokenAddress), err)
+		}
+	}
+	out.TierDistribution = emptyIfNil(out.TierDistribution)
+	return holdersOverviewBody{Overview: out}, nil
+}
+
+// tokenHolder is an item of GET /beta/tokens/{address}/holders.
+type tokenHolder struct {
+	Address          string  `json:"address"`
+	Alias            *string `json:"alias"`
+	Balance          string  `json:"balance"`
+	LastTransferTime int64   `json:"lastTransferTime"`
+}
+
+type tokenHoldersBody struct {
+	Items    []tokenHolder `json:"items"`
+	LastPage int           `json:"lastPage"`
+	HasMore  bool          `json:"hasMore"`
+}
+
+func tokenHoldersOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	address := a.felt("address")
+	token, err := s.res.Query().Token(ctx, address)
+	if err != nil {
+		return nil, err
+	}
+	if token == nil {
+		return nil, notFound("address: no token at %s", addr(address))
+	}
+	pg := pageOf(a)
+	conn, err := s.res.Token().Holders(ctx, token, &pg.first, pg.after)
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.TokenHolderEdge) (tokenHolder, error) {
+		owner, err := s.res.TokenBalance().Owner(ctx, e.Node)
+		if err != nil {
+			return tokenHolder{}, err
+		}
+		h := tokenHolder{Address: addr(e.Node.OwnerAddress), Balance: e.Node.Balance, LastTransferTime: e.Node.LastTransferTime}
+		if owner != nil {
+			if h.Alias, err = s.res.Contract().Alias(ctx, owner); err != nil {
+				return tokenHolder{}, err
+			}
+		}
+		return h, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tokenHoldersBody{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size), HasMore: conn.PageInfo != nil && conn.PageInfo.HasNextPage}, nil
+}

@@ -1,0 +1,290 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/graph/model"
+)
+
+// txActivity is an item of GET /beta/tx-activity (snake_case, as the reference has it).
+type txActivity struct {
+	BlockHash           string   `json:"block_hash"`
+	BlockNumber         int64    `json:"block_number"`
+	Hash                string   `json:"hash"`
+	Index               int      `json:"index"`
+	L1TransactionHash   *string  `json:"l1_transaction_hash"`
+	Type                string   `json:"type" enum:"DECLARE,DEPLOY,DEPLOY_ACCOUNT,INVOKE,L1_HANDLER,OTHER"`
+	ClassHash           *string  `json:"class_hash"`
+	ContractAddress     *string  `json:"contract_address"`
+	SenderAddress       *string  `json:"sender_address"`
+	Timestamp           int64    `json:"timestamp"`
+	Status              string   `json:"status"`
+	ExecutionStatus     string   `json:"execution_status"`
+	FinalityStatus      string   `json:"finality_status"`
+	RevertError         *string  `json:"revert_error"`
+	EntryPointSelector  *string  `json:"entry_point_selector"`
+	MaxFee              *string  `json:"max_fee"`
+	ActualFee           *string  `json:"actual_fee"`
+	ActualFeeUnit       *string  `json:"actual_fee_unit"`
+	GasPriceInWei       *string  `json:"gas_price_in_wei"`
+	GasPriceInFri       *string  `json:"gas_price_in_fri"`
+	Version             *string  `json:"version"`
+	Nonce               *string  `json:"nonce"`
+	ConstructorCalldata []string `json:"constructor_calldata" nullable:"true"`
+	Calldata            []string `json:"calldata" nullable:"true"`
+	Calls               []txCall `json:"calls"`
+	PartialCallsParsing bool     `json:"partial_calls_parsing"`
+	SenderAlias         *string  `json:"sender_alias"`
+	ContractAlias       *string  `json:"contract_alias"`
+	ClassAlias          *string  `json:"class_alias"`
+}
+
+// txCall is a decoded call of a transaction.
+type txCall struct {
+	ContractAddress string   `json:"contract_address"`
+	ClassHash       *string  `json:"class_hash"`
+	EntrypointType  string   `json:"entrypoint_type"`
+	Entrypoint      string   `json:"entrypoint"`
+	Selector        string   `json:"selector"`
+	Calldata        []string `json:"calldata"`
+	CallType        string   `json:"call_type"`
+	Inputs          db.JSON  `json:"inputs" schema:"object"`
+	Outputs         db.JSON  `json:"outputs" schema:"any"`
+}
+
+// feeUnitNames are the unit names the reference shows for the node's fee units.
+var feeUnitNames = map[string]string{"WEI": "ETH", "FRI": "STRK"}
+
+func txActivityOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	if a.has("from_block") && !a.has("sender_address") {
+		return nil, badRequest("from_block: may only be used together with sender_address")
+	}
+	filter := &model.TransactionFilter{SenderAddress: a.felt("sender_address"), FromBlock: a.int("from_block")}
+	order := model.SortDirectionAsc
+	if a.str("sort") == "desc" {
+		order = model.SortDirectionDesc
+	}
+	pg := pageOf(a)
+	conn, err := s.res.Query().Transactions(ctx, &pg.first, pg.after, filter, &order)
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.TransactionEdge) (txActivity, error) {
+		return s.txActivity(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pageList[txActivity]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
+}
+
+// txHeader holds what every transaction rendering needs from the transaction resolver.
+type txHeader struct {
+	blockHash                         db.Felt
+	typ, status, execution, finality  string
+	senderAlias, contractAlias, alias *string
+}
+
+func (s *server) txHeader(ctx context.Context, tx *db.Transaction) (h txHeader, err error) {
+	tr := s.res.Transaction()
+	if h.blockHash, err = tr.BlockHash(ctx, tx); err != nil {
+		return h, err
+	}
+	typ, err := tr.Type(ctx, tx)
+	if err != nil {
+		return h, err
+	}
+	h.typ = string(typ)
+	if h.status, err = tr.Status(ctx, tx); err != nil {
+		return h, err
+	}
+	if h.execution, err = tr.ExecutionStatus(ctx, tx); err != nil {
+		return h, err
+	}
+	if h.finality, err = tr.FinalityStatus(ctx, tx); err != nil {
+		return h, err
+	}
+	if h.senderAlias, err = tr.SenderAlias(ctx, tx); err != nil {
+		return h, err
+	}
+	if h.contractAlias, err = tr.ContractAlias(ctx, tx); err != nil {
+		return h, err
+	}
+	h.alias, err = tr.ClassAlias(ctx, tx)
+	return h, err
+}
+
+func (s *server) txActivity(ctx context.Context, tx *db.Transaction) (txActivity, error) {
+	h, err := s.txHeader(ctx, tx)
+	if err != nil {
+		return txActivity{}, err
+	}
+	tr := s.res.Transaction()
+	out := txActivity{
+		BlockHash: hexOrEmpty(h.blockHash), BlockNumber: tx.BlockNumber, Hash: tx.Hash.Hex(), Index: tx.Index,
+		L1TransactionHash: hexOrNil(tx.L1TransactionHash), Type: h.typ, ClassHash: addrOrNil(tx.ClassHash),
+		ContractAddress: addrOrNil(tx.ContractAddress), SenderAddress: addrOrNil(tx.SenderAddress),
+		Timestamp: tx.Timestamp, Status: h.status, ExecutionStatus: h.execution, FinalityStatus: h.finality,
+		RevertError: tx.RevertError, EntryPointSelector: hexOrNil(tx.EntryPointSelector),
+		MaxFee: decimalToHex(tx.MaxFee), ActualFee: decimalToHex(&tx.ActualFee),
+		Version: ptr("0x" + strconv.FormatInt(int64(tx.Version), 16)), Nonce: decimalToHex(tx.Nonce),
+		PartialCallsParsing: tx.PartialCallsParsing,
+		SenderAlias:         h.senderAlias, ContractAlias: h.contractAlias, ClassAlias: h.alias,
+	}
+	if out.ContractAddress == nil {
+		out.ContractAddress = out.SenderAddress // an account's INVOKE calls the account itself
+	}
+	if unit, ok := feeUnitNames[tx.ActualFeeUnit]; ok {
+		out.ActualFeeUnit = &unit
+	} else if tx.ActualFeeUnit != "" {
+		out.ActualFeeUnit = ptr(tx.ActualFeeUnit)
+	}
+	wei, err := tr.GasPriceWei(ctx, tx)
+	if err != nil {
+		return out, err
+	}
+	fri, err := tr.GasPriceFri(ctx, tx)
+	if err != nil {
+		return out, err
+	}
+	out.GasPriceInWei, out.GasPriceInFri = decimalToHex(wei), decimalToHex(fri)
+	calldata, err := tr.Calldata(ctx, tx)
+	if err != nil {
+		return out, err
+	}
+	out.Calldata = feltList(calldata)
+	ctor, err := tr.ConstructorCalldata(ctx, tx)
+	if err != nil {
+		return out, err
+	}
+	if ctor != nil {
+		out.ConstructorCalldata = feltList(ctor)
+	}
+	out.Calls, err = s.txCalls(ctx, tx)
+	return out, err
+}
+
+func (s *server) txCalls(ctx context.Context, tx *db.Transaction) ([]txCall, error) {
+	calls, err := s.res.Transaction().Calls(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]txCall, 0, len(calls))
+	for _, c := range calls {
+		calldata, err := s.res.Call().Calldata(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		entrypoint := c.Selector.Hex()
+		if c.Entrypoint != nil {
+			entrypoint = *c.Entrypoint
+		}
+		inputs := c.Inputs
+		if len(inputs) == 0 || inputs[0] != '{' {
+			inputs = db.JSON("{}")
+		}
+		out = append(out, txCall{
+			ContractAddress: addr(c.ContractAddress), ClassHash: addrOrNil(c.ClassHash),
+			EntrypointType: c.EntrypointType, Entrypoint: entrypoint, Selector: c.Selector.Hex(),
+			Calldata: feltList(calldata), CallType: c.CallType, Inputs: inputs, Outputs: c.Outputs,
+		})
+	}
+	return out, nil
+}
+
+// metaTxn is an item of GET /beta/meta-txns.
+type metaTxn struct {
+	BlockNumber        int64   `json:"blockNumber"`
+	BlockID            string  `json:"blockId"`
+	Hash               string  `json:"hash"`
+	Index              int     `json:"index"`
+	L1VerificationHash string  `json:"l1VerificationHash"`
+	ClassHash          *string `json:"classHash"`
+	ContractAddress    *string `json:"contractAddress"`
+	Timestamp          int64   `json:"timestamp"`
+	ActualFee          *string `json:"actualFee"`
+	ContractAlias      *string `json:"contractAlias"`
+	ClassAlias         *string `json:"classAlias"`
+	SenderAddress      *string `json:"senderAddress"`
+	SenderAlias        *string `json:"senderAlias"`
+	Status             string  `json:"status"`
+	Type               string  `json:"type"`
+	Actions            *string `json:"actions"`
+	ExecutionStatus    string  `json:"executionStatus"`
+	FinalityStatus     string  `json:"finalityStatus"`
+	Operations         *string `json:"operations"`
+	Name               *string `json:"name"`
+	Selector           *string `json:"selector"`
+	RevertError        *string `json:"revertError"`
+}
+
+func metaTxnsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	pg := pageOf(a)
+	conn, err := s.res.Query().MetaTransactions(ctx, &pg.first, pg.after, a.felt("to"))
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.MetaTransactionEdge) (metaTxn, error) {
+		return s.metaTxn(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pageList[metaTxn]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
+}
+
+func (s *server) metaTxn(ctx context.Context, m *db.MetaTransaction) (metaTxn, error) {
+	tx, err := s.res.MetaTransaction().Transaction(ctx, m)
+	if err != nil {
+		return metaTxn{}, err
+	}
+	h, err := s.txHeader(ctx, tx)
+	if err != nil {
+		return metaTxn{}, err
+	}
+	block, err := s.res.Transaction().Block(ctx, tx)
+	if err != nil {
+		return metaTxn{}, err
+	}
+	out := metaTxn{
+		BlockNumber: m.BlockNumber, BlockID: hexOrEmpty(h.blockHash), Hash: m.Hash.Hex(), Index: m.Index,
+		ClassHash: addrOrNil(tx.ClassHash), ContractAddress: addrOrNil(m.ContractAddress), Timestamp: tx.Timestamp,
+		ActualFee: ptr(tx.ActualFee), ClassAlias: h.alias, SenderAddress: addrOrNil(tx.SenderAddress),
+		SenderAlias: h.senderAlias, Status: h.status, Type: h.typ, ExecutionStatus: h.execution,
+		FinalityStatus: h.finality, RevertError: tx.RevertError,
+	}
+	if block != nil {
+		out.L1VerificationHash = hexOrEmpty(block.L1VerificationTxHash)
+	}
+	if len(m.Actions) > 0 && string(m.Actions) != "null" {
+		out.Actions = ptr(string(m.Actions))
+	}
+	if m.Operations != "" {
+		out.Operations = ptr(m.Operations)
+		name, _, _ := strings.Cut(m.Operations, ",")
+		out.Name = &name
+	}
+	account, err := s.res.Query().Contract(ctx, m.ContractAddress)
+	if err != nil {
+		return out, err
+	}
+	if account != nil {
+		if out.ContractAlias, err = s.res.Contract().Alias(ctx, account); err != nil {
+			return out, err
+		}
+	}
+	calls, err := s.res.Transaction().Calls(ctx, tx)
+	if err != nil {
+		return out, err
+	}
+	for _, c := range calls {
+		if c.Index == m.CallIndex {
+			out.Selector = ptr(c.Selector.Hex())
+		}
+	}
+	return out, nil
+}

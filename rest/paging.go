@@ -1,0 +1,111 @@
+package rest
+
+import (
+	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/resolvers"
+)
+
+// pageList is the page-number envelope: `{items, lastPage}`.
+type pageList[T any] struct {
+	Items    []T `json:"items"`
+	LastPage int `json:"lastPage"`
+}
+
+// cursorList is the cursor envelope: `{items, pagination: {next, prev, count}}`.
+type cursorList[T any] struct {
+	Items      []T        `json:"items"`
+	Pagination pagination `json:"pagination"`
+}
+
+// pagination of a cursor-style list. count is the number of items in the whole list.
+type pagination struct {
+	Next  *string `json:"next"`
+	Prev  *string `json:"prev"`
+	Count int     `json:"count"`
+}
+
+// page is the window a page-number request asks for, as resolver arguments.
+type page struct {
+	number, size int
+	first        int
+	after        *string
+}
+
+// maxPageOffset caps the offset of far-out pages: anything beyond is past every list.
+const maxPageOffset = 1 << 40
+
+// pageOf reads p and ps: page p of size ps is `first=ps` after the first (p-1)*ps items.
+func pageOf(a *args) page {
+	p, ps := *a.int("p"), *a.int("ps")
+	pg := page{number: p, size: ps, first: ps}
+	if p > 1 {
+		offset := maxPageOffset
+		if p-1 < maxPageOffset/ps {
+			offset = (p - 1) * ps
+		}
+		c := resolvers.OffsetCursor(offset)
+		pg.after = &c
+	}
+	return pg
+}
+
+// lastPage is the last page that has items, and 1 for an empty list.
+func lastPage(total, size int) int {
+	if total <= 0 {
+		return 1
+	}
+	return (total + size - 1) / size
+}
+
+// emptyIfNil makes a nil slice marshal as [] rather than null.
+func emptyIfNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// window is the slice of a cursor-style list a request asks for, as resolver arguments.
+type window struct {
+	cur   listCursor
+	limit int
+	first int
+	after *string
+}
+
+// windowOf reads cursor and limit for the list op.
+func (s *server) windowOf(op string, a *args) (window, error) {
+	cur, err := s.cursor.decode(op, a.str("cursor"))
+	if err != nil {
+		return window{}, err
+	}
+	limit := *a.int("limit")
+	w := window{cur: cur, limit: limit, first: limit}
+	if cur.Until > cur.Offset && cur.Until-cur.Offset < limit {
+		w.first = cur.Until - cur.Offset // a prev page stops where the client came from
+	}
+	switch {
+	case cur.After != "":
+		after := cur.After
+		w.after = &after
+	case cur.Offset > 0:
+		c := resolvers.OffsetCursor(cur.Offset)
+		w.after = &c
+	}
+	return w, nil
+}
+
+// paginate builds next/prev for the page of n items that w fetched.
+func (s *server) paginate(w window, n int, info *model.PageInfo, total int) pagination {
+	pg := pagination{Count: total}
+	if info != nil && info.HasNextPage && info.EndCursor != nil && n > 0 {
+		next := s.cursor.encode(listCursor{Op: w.cur.Op, Offset: w.cur.Offset + n, After: *info.EndCursor})
+		pg.Next = &next
+	}
+	if w.cur.Offset > 0 {
+		start := max(0, w.cur.Offset-w.limit)
+		prev := s.cursor.encode(listCursor{Op: w.cur.Op, Offset: start, Until: w.cur.Offset})
+		pg.Prev = &prev
+	}
+	return pg
+}

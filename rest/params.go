@@ -1,0 +1,200 @@
+package rest
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/scalars"
+)
+
+// paramKind says how a parameter is read and validated, and how the OpenAPI document
+// describes it.
+type paramKind int
+
+const (
+	kindPage     paramKind = iota // p: integer >= 1, default 1
+	kindPageSize                  // ps: 10, 25, 50 or 100, default 25
+	kindLimit                     // limit: 1..100, default 25
+	kindCursor                    // cursor: an opaque cursor from a previous response
+	kindFelt                      // 0x and 1-64 hex digits, a field element
+	kindUint                      // a non-negative integer (block numbers)
+	kindEnum                      // one of enum, matched case-insensitively
+	kindBigInt                    // a u256 in decimal or 0x-hex (NFT token ids)
+	kindString                    // free text
+)
+
+// param declares one path or query parameter of an operation. The same declaration
+// parses the request and writes the OpenAPI document, so the two cannot disagree.
+type param struct {
+	name     string
+	in       string // "query" or "path"
+	kind     paramKind
+	required bool
+	enum     []string // kindEnum: the accepted values, lowercase
+	def      string   // default value, as the client would send it
+	desc     string
+}
+
+func query(name string, kind paramKind, desc string) param {
+	return param{name: name, in: "query", kind: kind, desc: desc}
+}
+
+func path(name string, kind paramKind, desc string) param {
+	return param{name: name, in: "path", kind: kind, required: true, desc: desc}
+}
+
+func (p param) req() param { p.required = true; return p }
+
+func (p param) withDefault(d string) param { p.def = d; return p }
+
+func (p param) oneOf(values ...string) param { p.enum = values; return p }
+
+// The parameters most operations share.
+var (
+	pageParam     = query("p", kindPage, "Page number.").withDefault("1")
+	pageSizeParam = query("ps", kindPageSize, "Items per page: 10, 25, 50 or 100.").withDefault("25")
+	cursorParam   = query("cursor", kindCursor, "Opaque cursor returned by the previous response (`pagination.next` or `pagination.prev`); omit it on the first request.")
+	limitParam    = query("limit", kindLimit, "Maximum number of items to return (1 to 100).").withDefault("25")
+)
+
+var pageSizes = []int{10, 25, 50, 100}
+
+// maxParamLen bounds every parameter value; nothing valid is longer.
+const maxParamLen = 4096
+
+// args holds the parsed parameters of one request. Handlers read them by name; reading a
+// name the operation did not declare is a programming error and panics (a test catches it).
+type args struct {
+	values map[string]any
+}
+
+func (a *args) get(name string) any {
+	v, ok := a.values[name]
+	if !ok {
+		panic("rest: parameter " + name + " is not declared by this operation")
+	}
+	return v
+}
+
+// felt is a declared felt parameter, nil when absent.
+func (a *args) felt(name string) db.Felt { f, _ := a.get(name).(db.Felt); return f }
+
+// int is a declared integer parameter (page, page size, limit, block number); nil when absent
+// and without a default.
+func (a *args) int(name string) *int { i, _ := a.get(name).(*int); return i }
+
+// str is a declared string, enum, big-integer or cursor parameter, "" when absent.
+func (a *args) str(name string) string { s, _ := a.get(name).(string); return s }
+
+// has tells whether the client sent the parameter.
+func (a *args) has(name string) bool {
+	_ = a.get(name)
+	return a.values[name] != nil
+}
+
+// parseArgs reads and validates every declared parameter. Unknown query parameters are
+// ignored, as clients send parameters an operation does not use.
+func parseArgs(r *http.Request, params []param) (*args, error) {
+	q := r.URL.Query()
+	a := &args{values: make(map[string]any, len(params))}
+	for _, p := range params {
+		var raw string
+		var present bool
+		if p.in == "path" {
+			raw = r.PathValue(p.name)
+			present = raw != ""
+		} else {
+			vs, ok := q[p.name]
+			if ok && len(vs) > 0 {
+				raw, present = vs[0], true
+			}
+		}
+		raw = strings.TrimSpace(raw)
+		if present && raw == "" {
+			present = false // `?type=` means the same as leaving it out
+		}
+		if !present {
+			if p.required {
+				return nil, badRequest("%s: required %s parameter is missing", p.name, p.in)
+			}
+			if p.def == "" {
+				a.values[p.name] = nil
+				continue
+			}
+			raw = p.def
+		}
+		if len(raw) > maxParamLen || !utf8.ValidString(raw) {
+			return nil, badRequest("%s: value is too long or not valid UTF-8", p.name)
+		}
+		v, err := parseValue(p, raw)
+		if err != nil {
+			return nil, badRequest("%s: %v", p.name, err)
+		}
+		a.values[p.name] = v
+	}
+	return a, nil
+}
+
+func parseValue(p param, raw string) (any, error) {
+	switch p.kind {
+	case kindPage:
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a page number (an integer from 1)", short(raw))
+		}
+		return &n, nil
+	case kindPageSize:
+		n, err := strconv.Atoi(raw)
+		if err != nil || !slices.Contains(pageSizes, n) {
+			return nil, fmt.Errorf("%q is not an allowed page size (10, 25, 50 or 100)", short(raw))
+		}
+		return &n, nil
+	case kindLimit:
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > 100 {
+			return nil, fmt.Errorf("%q is not a limit from 1 to 100", short(raw))
+		}
+		return &n, nil
+	case kindUint:
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil || n < 0 || n > 1<<53 {
+			return nil, fmt.Errorf("%q is not a non-negative integer", short(raw))
+		}
+		i := int(n)
+		return &i, nil
+	case kindFelt:
+		f, err := db.ParseFelt(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%q %v", short(raw), err)
+		}
+		return f, nil
+	case kindEnum:
+		v := strings.ToLower(raw)
+		if !slices.Contains(p.enum, v) {
+			return nil, fmt.Errorf("%q is not one of %s", short(raw), strings.Join(p.enum, ", "))
+		}
+		return v, nil
+	case kindBigInt:
+		s, err := scalars.ParseBigInt(raw)
+		if err != nil {
+			return nil, fmt.Errorf("not a token id: %v", err)
+		}
+		return s, nil
+	case kindCursor, kindString:
+		return raw, nil
+	}
+	return nil, fmt.Errorf("unsupported parameter kind")
+}
+
+// short keeps error messages small when a client sends a huge value.
+func short(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}

@@ -1,0 +1,174 @@
+package rest
+
+import "net/http"
+
+// route is one operation of the interface: how it is reached, what it takes, what it
+// answers, and the function that does it.
+type route struct {
+	method, path string
+	opID         string
+	summary      string
+	params       []param
+	body         any   // POST: a value of the request body type, for the document
+	resp         any   // a value of the response type, for the document
+	statuses     []int // error statuses besides 200 (403 and 429 come from the auth middleware)
+	graphql      string
+	handle       handlerFunc
+}
+
+var (
+	felt        = "0x followed by 1 to 64 hex digits, any case."
+	badAnd404   = []int{http.StatusBadRequest, http.StatusNotFound}
+	onlyBad     = []int{http.StatusBadRequest}
+	noErrors    = []int{}
+	timeRanges  = []string{"1w", "1m", "3m", "6m", "1y", "max"}
+	blockIDDesc = "A block number, a 0x block hash, or `pre_confirmed`."
+)
+
+// routeTable lists every operation served under /beta, the 19 of the product description
+// first, then the others real clients call.
+func routeTable() []route {
+	return []route{
+		{method: "GET", path: "/beta/tokens", opID: "listTokens", summary: "Get tokens",
+			params: []param{pageParam, pageSizeParam,
+				query("type", kindEnum, "Token standard.").oneOf("erc20", "erc721", "erc1155").withDefault("erc20"),
+				query("attribute", kindEnum, "Sort key (descending).").oneOf("holders", "transfers", "market_cap").withDefault("holders")},
+			resp: pageList[tokenItem]{}, statuses: onlyBad, handle: listTokens,
+			graphql: "`tokens(first, after, standard, orderBy)`"},
+		{method: "GET", path: "/beta/tokens/{address}/holders/overview", opID: "getTokenHoldersOverview", summary: "Get holders analytics overview",
+			params: []param{path("address", kindFelt, "Token contract address: "+felt)},
+			resp:   holdersOverviewBody{}, statuses: badAnd404, handle: holdersOverviewOp,
+			graphql: "`token(address) { holdersOverview }`"},
+		{method: "GET", path: "/beta/nft-items", opID: "getNftItems", summary: "Get NFT items",
+			params: []param{cursorParam, limitParam,
+				query("contract_address", kindFelt, "Collection contract address: "+felt).req(),
+				query("owner_address", kindFelt, "Owner address: "+felt)},
+			resp: cursorList[nftItem]{}, statuses: badAnd404, handle: nftItemsOp,
+			graphql: "`nftItems(first, after, contractAddress, ownerAddress)`"},
+		{method: "GET", path: "/beta/nft-events", opID: "getNftEvents", summary: "Get NFT events",
+			params: []param{cursorParam, limitParam,
+				query("contract_address", kindFelt, "Collection contract address: "+felt).req(),
+				query("token_id", kindBigInt, "NFT token id within the collection (decimal or 0x-hex).")},
+			resp: cursorList[nftEvent]{}, statuses: onlyBad, handle: nftEventsOp,
+			graphql: "`nftEvents(first, after, contractAddress, tokenId)`"},
+		{method: "GET", path: "/beta/nft-contract-balance", opID: "getNftContractBalance", summary: "Get NFT contract balance",
+			params: []param{cursorParam, limitParam,
+				query("owner_address", kindFelt, "Owner address: "+felt).req(),
+				query("contract_address", kindFelt, "Collection contract address: "+felt)},
+			resp: cursorList[nftContractBalance]{}, statuses: onlyBad, handle: nftContractBalanceOp,
+			graphql: "`wallet(address) { nfts(first, after, contractAddress) }`"},
+		{method: "GET", path: "/beta/nft-holders", opID: "getNftHolders", summary: "Get NFT holders",
+			params: []param{pageParam, pageSizeParam,
+				query("contract_address", kindFelt, "Collection contract address: "+felt).req(),
+				query("token_id", kindBigInt, "NFT token id within the collection (decimal or 0x-hex).")},
+			resp: nftHoldersBody{}, statuses: badAnd404, handle: nftHoldersOp,
+			graphql: "`nftHolders(contractAddress, tokenId, first, after)`"},
+		{method: "POST", path: "/beta/class-verify/{hash}", opID: "submitVerification", summary: "Submit contract verification",
+			params: []param{path("hash", kindFelt, "Class hash or contract address: "+felt)},
+			body:   verifySubmission{}, resp: verifyJobCreated{},
+			statuses: []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge}, handle: submitVerificationOp,
+			graphql: "mutation `submitVerification(input)`"},
+		{method: "GET", path: "/beta/tx-activity", opID: "getTransactionActivities", summary: "Get transaction activities",
+			params: []param{pageParam, pageSizeParam,
+				query("from_block", kindUint, "Start of the block range (inclusive). Requires sender_address."),
+				query("sender_address", kindFelt, "Sender wallet address: "+felt),
+				query("sort", kindEnum, "Sort direction.").oneOf("asc", "desc").withDefault("asc")},
+			resp: pageList[txActivity]{}, statuses: onlyBad, handle: txActivityOp,
+			graphql: "`transactions(first, after, filter: {senderAddress, fromBlock}, order)`"},
+		{method: "GET", path: "/beta/staking/wallet-info", opID: "getWalletStakingInfo", summary: "Get wallet staking info",
+			params: []param{query("address", kindFelt, "Wallet address: "+felt).req()},
+			resp:   walletStakingBody{}, statuses: onlyBad, handle: walletInfoOp,
+			graphql: "`wallet(address) { staking { positions { pool { validator { pools } } } } }`"},
+		{method: "GET", path: "/beta/meta-txns", opID: "listMetaTransactions", summary: "Get meta transactions",
+			params: []param{pageParam, pageSizeParam,
+				query("to", kindFelt, "The account that executed from outside: "+felt).req()},
+			resp: pageList[metaTxn]{}, statuses: onlyBad, handle: metaTxnsOp,
+			graphql: "`metaTransactions(first, after, contractAddress)`"},
+		{method: "GET", path: "/beta/contracts/{contractAddress}", opID: "getContractByAddress", summary: "Get contract by address",
+			params: []param{path("contractAddress", kindFelt, "Contract address: "+felt)},
+			resp:   contractDetails{}, statuses: badAnd404, handle: contractOp,
+			graphql: "`contract(address) { ... token { name symbol } }`"},
+		{method: "GET", path: "/beta/contracts", opID: "listContracts", summary: "Get contracts",
+			params: []param{pageParam, pageSizeParam,
+				query("type", kindEnum, "Contract type, case-insensitive; `null` means every type.").oneOf("account", "erc20", "erc721", "erc1155", "unknown", "proxy", "null")},
+			resp: pageList[contractItem]{}, statuses: onlyBad, handle: listContractsOp,
+			graphql: "`contracts(first, after, type)`"},
+		{method: "GET", path: "/beta/contracts/{contractAddress}/erc20-tokens-held", opID: "getContractTokensHeld", summary: "Get ERC20 tokens ever held",
+			params: []param{path("contractAddress", kindFelt, "Contract address: "+felt)},
+			resp:   []tokenHeld{}, statuses: badAnd404, handle: tokensHeldOp,
+			graphql: "`contract(address) { tokensHeld { token } }`"},
+		{method: "GET", path: "/beta/blocks", opID: "listBlocks", summary: "Get blocks",
+			params: []param{pageParam, pageSizeParam},
+			resp:   pageList[blockItem]{}, statuses: onlyBad, handle: listBlocksOp,
+			graphql: "`blocks(first, after)`"},
+		{method: "GET", path: "/beta/classes", opID: "listClasses", summary: "Get classes",
+			params: []param{pageParam, pageSizeParam},
+			resp:   pageList[classItem]{}, statuses: onlyBad, handle: listClassesOp,
+			graphql: "`classes(first, after)`"},
+		{method: "GET", path: "/beta/staking/overview", opID: "getStakingOverview", summary: "Get staking overview",
+			resp: stakingOverviewBody{}, statuses: noErrors, handle: stakingOverviewOp,
+			graphql: "`stakingOverview` (+ `token(address)` for the token infos)"},
+		{method: "GET", path: "/beta/stats", opID: "getNetworkStats", summary: "Get network statistics",
+			resp: networkStats{}, statuses: noErrors, handle: statsOp,
+			graphql: "`networkStats`"},
+		{method: "GET", path: "/beta/staking/wallet-info/stake-over-time", opID: "getWalletStakeOverTime", summary: "Get wallet stake over time",
+			params: []param{
+				query("timerange", kindEnum, "Time window back from now.").oneOf(timeRanges...).withDefault("1m"),
+				query("address", kindFelt, "Wallet address: "+felt).req()},
+			resp: []stakePoint{}, statuses: onlyBad, handle: stakeOverTimeOp,
+			graphql: "`wallet(address) { stakeOverTime(range) }`"},
+		{method: "GET", path: "/beta/classes/verified", opID: "listVerifiedClasses", summary: "Get verified classes",
+			params: []param{pageParam, pageSizeParam},
+			resp:   pageList[verifiedClassItem]{}, statuses: onlyBad, handle: verifiedClassesOp,
+			graphql: "`verifiedClasses(first, after)`"},
+
+		// Other operations real clients call.
+		{method: "GET", path: "/beta/blocks/{blockHash}", opID: "getBlockByHash", summary: "Get a block",
+			params: []param{path("blockHash", kindString, blockIDDesc)},
+			resp:   blockDetails{}, statuses: badAnd404, handle: blockOp,
+			graphql: "`block(number, hash)`"},
+		{method: "GET", path: "/beta/txns", opID: "listTransactions", summary: "Get transactions",
+			params: []param{pageParam, pageSizeParam,
+				query("to", kindFelt, "Called or deployed contract: "+felt),
+				query("block", kindString, blockIDDesc),
+				query("type", kindEnum, "Transaction type: 0 INVOKE, 1 DECLARE, 2 DEPLOY, 3 DEPLOY_ACCOUNT, 4 L1_HANDLER, `null` any.").oneOf("0", "1", "2", "3", "4", "null"),
+				query("rejected", kindEnum, "true: rejected transactions (the index has none).").oneOf("true", "false")},
+			resp: pageList[txnItem]{}, statuses: badAnd404, handle: listTxnsOp,
+			graphql: "`transactions(first, after, filter: {contractAddress, type, fromBlock, toBlock})`"},
+		{method: "GET", path: "/beta/txns/{txnHash}", opID: "getTransactionByHash", summary: "Get a transaction",
+			params: []param{path("txnHash", kindFelt, "Transaction hash: "+felt)},
+			resp:   txnDetails{}, statuses: badAnd404, handle: txnOp,
+			graphql: "`transaction(hash) { ... calls }`"},
+		{method: "GET", path: "/beta/events", opID: "listEvents", summary: "Get events",
+			params: []param{pageParam, pageSizeParam,
+				query("contract", kindFelt, "Emitting contract: "+felt+" Not with txnHash or blockHash."),
+				query("txnHash", kindFelt, "Transaction hash: "+felt),
+				query("blockHash", kindString, blockIDDesc)},
+			resp: pageList[eventItem]{}, statuses: badAnd404, handle: listEventsOp,
+			graphql: "`events(first, after, filter: {fromAddress, fromBlock, toBlock})`, `transaction(hash) { events }`"},
+		{method: "GET", path: "/beta/tokens/{address}/holders", opID: "getTokenHolders", summary: "Get token holders",
+			params: []param{path("address", kindFelt, "Token contract address: "+felt), pageParam, pageSizeParam,
+				query("type", kindString, "Accepted and ignored.")},
+			resp: tokenHoldersBody{}, statuses: badAnd404, handle: tokenHoldersOp,
+			graphql: "`token(address) { holders(first, after) }`"},
+		{method: "GET", path: "/beta/classes/{classHash}", opID: "getClassByHash", summary: "Get a class",
+			params: []param{path("classHash", kindFelt, "Class hash: "+felt)},
+			resp:   classDetails{}, statuses: badAnd404, handle: classOp,
+			graphql: "`class(hash) { ... verified }`"},
+		{method: "GET", path: "/beta/classes/{classHash}/contracts", opID: "listClassContracts", summary: "Get the contracts of a class",
+			params: []param{path("classHash", kindFelt, "Class hash: "+felt), pageParam, pageSizeParam},
+			resp:   pageList[contractItem]{}, statuses: badAnd404, handle: classContractsOp,
+			graphql: "`class(hash) { contracts(first, after) }`"},
+		{method: "GET", path: "/beta/class-verify/job/{job}", opID: "getVerificationJobStatus", summary: "Get a verification job",
+			params: []param{path("job", kindString, "Job id (a UUID) returned by submitVerification.")},
+			resp:   verifyJob{}, statuses: badAnd404, handle: verifyJobOp,
+			graphql: "`verificationJob(id)`"},
+		{method: "GET", path: "/beta/class-verify/check/{hash}", opID: "checkVerificationStatus", summary: "Is a class verified",
+			params: []param{path("hash", kindFelt, "Class hash or contract address: "+felt)},
+			resp:   verificationCheck{}, statuses: badAnd404, handle: verificationCheckOp,
+			graphql: "`class(hash) { verified }`, `contract(address) { class { verified } }`"},
+		{method: "GET", path: "/beta/api-status", opID: "getApiStatus", summary: "Index lag per API",
+			resp: apiStatusBody{}, statuses: noErrors, handle: apiStatusOp,
+			graphql: "`indexerStatus`"},
+	}
+}
