@@ -1,0 +1,376 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// Rows that blocks update in place (contracts, classes, tokens, balances, NFT items,
+// counters). The indexer reads the current rows of the keys a block touches, computes the
+// new rows in memory, journals the old ones near the chain head, and writes the new ones
+// back with one multi-row upsert per table.
+
+// upsertChunk bounds the rows of one statement (PostgreSQL allows 65535 parameters).
+const upsertChunk = 1000
+
+// upsertRows writes rows with INSERT ... VALUES (...), (...) followed by onConflict.
+func upsertRows(ctx context.Context, tx *sqlx.Tx, table string, columns []string, onConflict string, rows [][]any) error {
+	for start := 0; start < len(rows); start += upsertChunk {
+		end := min(start+upsertChunk, len(rows))
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES ")
+		args := make([]any, 0, (end-start)*len(columns))
+		for i, row := range rows[start:end] {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteByte('(')
+			for j, v := range row {
+				if j > 0 {
+					sb.WriteString(", ")
+				}
+				args = append(args, v)
+				fmt.Fprintf(&sb, "$%d", len(args))
+			}
+			sb.WriteByte(')')
+		}
+		sb.WriteString(" " + onConflict)
+		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+			return fmt.Errorf("upsert %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+// updateAll is the ON CONFLICT clause that replaces every non-key column.
+func updateAll(key []string, columns []string) string {
+	isKey := map[string]bool{}
+	for _, k := range key {
+		isKey[k] = true
+	}
+	var set []string
+	for _, c := range columns {
+		if !isKey[c] {
+			set = append(set, c+" = EXCLUDED."+c)
+		}
+	}
+	return "ON CONFLICT (" + strings.Join(key, ", ") + ") DO UPDATE SET " + strings.Join(set, ", ")
+}
+
+func nullInt(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// ClassRow is one row of classes.
+type ClassRow struct {
+	Hash              Felt    `db:"hash"`
+	Kind              string  `db:"kind"`
+	CairoVersion      int16   `db:"cairo_version"`
+	Version           string  `db:"version"`
+	CompiledClassHash Felt    `db:"compiled_class_hash"`
+	ABI               JSON    `db:"abi"`
+	IsAccount         bool    `db:"is_account"`
+	IsProxy           bool    `db:"is_proxy"`
+	ERCStandard       *string `db:"erc_standard"`
+	DeclaredBlock     *int64  `db:"declared_block"`
+	DeclaredTxHash    Felt    `db:"declared_tx_hash"`
+	DeclaredAt        *int64  `db:"declared_at"`
+}
+
+var classColumns = []string{"hash", "kind", "cairo_version", "version", "compiled_class_hash", "abi",
+	"is_account", "is_proxy", "erc_standard", "declared_block", "declared_tx_hash", "declared_at"}
+
+// UpsertClasses writes complete class rows.
+func UpsertClasses(ctx context.Context, tx *sqlx.Tx, rows []ClassRow) error {
+	vals := make([][]any, len(rows))
+	for i, c := range rows {
+		var erc any
+		if c.ERCStandard != nil {
+			erc = *c.ERCStandard
+		}
+		vals[i] = []any{c.Hash, c.Kind, c.CairoVersion, c.Version, c.CompiledClassHash, jsonText(c.ABI),
+			c.IsAccount, c.IsProxy, erc, nullInt(c.DeclaredBlock), c.DeclaredTxHash, nullInt(c.DeclaredAt)}
+	}
+	return upsertRows(ctx, tx, "classes", classColumns, updateAll([]string{"hash"}, classColumns), vals)
+}
+
+// LoadClasses reads the classes with the given hashes.
+func LoadClasses(ctx context.Context, q sqlx.QueryerContext, hashes []Felt) ([]ClassRow, error) {
+	var rows []ClassRow
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+strings.Join(classColumns, ", ")+
+		` FROM classes WHERE hash = ANY($1)`, ByteaKeys(hashes))
+	return rows, err
+}
+
+// ContractRow is one row of contracts.
+type ContractRow struct {
+	Address               Felt   `db:"address"`
+	ClassHash             Felt   `db:"class_hash"`
+	Type                  string `db:"type"`
+	Nonce                 string `db:"nonce"`
+	ImplementationAddress Felt   `db:"implementation_address"`
+	DeployedBlock         *int64 `db:"deployed_block"`
+	DeployedTxHash        Felt   `db:"deployed_tx_hash"`
+	DeployedAt            *int64 `db:"deployed_at"`
+	ClassUpdatedBlock     *int64 `db:"class_updated_block"`
+}
+
+var contractColumns = []string{"address", "class_hash", "type", "nonce", "implementation_address",
+	"deployed_block", "deployed_tx_hash", "deployed_at", "class_updated_block"}
+
+// UpsertContracts writes complete contract rows.
+func UpsertContracts(ctx context.Context, tx *sqlx.Tx, rows []ContractRow) error {
+	vals := make([][]any, len(rows))
+	for i, c := range rows {
+		vals[i] = []any{c.Address, c.ClassHash, c.Type, c.Nonce, c.ImplementationAddress,
+			nullInt(c.DeployedBlock), c.DeployedTxHash, nullInt(c.DeployedAt), nullInt(c.ClassUpdatedBlock)}
+	}
+	return upsertRows(ctx, tx, "contracts", contractColumns, updateAll([]string{"address"}, contractColumns), vals)
+}
+
+// LoadContracts reads the contracts at the given addresses.
+func LoadContracts(ctx context.Context, q sqlx.QueryerContext, addresses []Felt) ([]ContractRow, error) {
+	var rows []ContractRow
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT address, class_hash, type, nonce::text AS nonce,
+		implementation_address, deployed_block, deployed_tx_hash, deployed_at, class_updated_block
+		FROM contracts WHERE address = ANY($1)`, ByteaKeys(addresses))
+	return rows, err
+}
+
+// ContractChangeRow records what a block changed of an existing contract.
+type ContractChangeRow struct {
+	BlockNumber  int64
+	Address      Felt
+	OldClassHash Felt
+	OldNonce     string
+}
+
+// InsertContractChanges writes contract_changes rows, keeping the first per block and address.
+func InsertContractChanges(ctx context.Context, tx *sqlx.Tx, rows []ContractChangeRow) error {
+	vals := make([][]any, len(rows))
+	for i, c := range rows {
+		vals[i] = []any{c.BlockNumber, c.Address, c.OldClassHash, text(c.OldNonce)}
+	}
+	return upsertRows(ctx, tx, "contract_changes", []string{"block_number", "address", "old_class_hash", "old_nonce"},
+		"ON CONFLICT DO NOTHING", vals)
+}
+
+// TokenRow is the part of a tokens row the indexer maintains.
+type TokenRow struct {
+	Address       Felt    `db:"address"`
+	Standard      string  `db:"standard"`
+	Name          *string `db:"name"`
+	Symbol        *string `db:"symbol"`
+	Decimals      *int16  `db:"decimals"`
+	TransferCount int64   `db:"transfer_count"`
+	HolderCount   int64   `db:"holder_count"`
+	FirstBlock    *int64  `db:"first_block"`
+}
+
+// UpsertTokens writes token rows; columns the indexer does not own (prices, logos,
+// verified) are left alone.
+func UpsertTokens(ctx context.Context, tx *sqlx.Tx, rows []TokenRow) error {
+	cols := []string{"address", "standard", "name", "symbol", "decimals", "transfer_count", "holder_count", "first_block"}
+	vals := make([][]any, len(rows))
+	for i, t := range rows {
+		var name, symbol, decimals any
+		if t.Name != nil {
+			name = *t.Name
+		}
+		if t.Symbol != nil {
+			symbol = *t.Symbol
+		}
+		if t.Decimals != nil {
+			decimals = int64(*t.Decimals)
+		}
+		vals[i] = []any{t.Address, t.Standard, name, symbol, decimals, t.TransferCount, t.HolderCount, nullInt(t.FirstBlock)}
+	}
+	return upsertRows(ctx, tx, "tokens", cols, updateAll([]string{"address"}, cols), vals)
+}
+
+// LoadTokens reads the tokens at the given addresses.
+func LoadTokens(ctx context.Context, q sqlx.QueryerContext, addresses []Felt) ([]TokenRow, error) {
+	var rows []TokenRow
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT address, standard, name, symbol, decimals,
+		transfer_count, holder_count, first_block FROM tokens WHERE address = ANY($1)`, ByteaKeys(addresses))
+	return rows, err
+}
+
+// BalanceRow is one row of erc20_balances (or, with TokenID set, of nft_balances).
+type BalanceRow struct {
+	Token             Felt   `db:"token_address"`
+	Owner             Felt   `db:"owner_address"`
+	TokenID           string `db:"token_id"`
+	Balance           string `db:"balance"`
+	LastTransferBlock int64  `db:"last_transfer_block"`
+	LastTransferTime  int64  `db:"last_transfer_time"`
+}
+
+// UpsertERC20Balances writes balance rows.
+func UpsertERC20Balances(ctx context.Context, tx *sqlx.Tx, rows []BalanceRow) error {
+	cols := []string{"token_address", "owner_address", "balance", "last_transfer_block", "last_transfer_time"}
+	vals := make([][]any, len(rows))
+	for i, b := range rows {
+		vals[i] = []any{b.Token, b.Owner, b.Balance, b.LastTransferBlock, b.LastTransferTime}
+	}
+	return upsertRows(ctx, tx, "erc20_balances", cols, updateAll(cols[:2], cols), vals)
+}
+
+// LoadERC20Balances reads the balances of (tokens[i], owners[i]) pairs.
+func LoadERC20Balances(ctx context.Context, q sqlx.QueryerContext, tokens, owners []Felt) ([]BalanceRow, error) {
+	var rows []BalanceRow
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT b.token_address, b.owner_address, b.balance::text AS balance,
+		b.last_transfer_block, b.last_transfer_time
+		FROM unnest($1::bytea[], $2::bytea[]) AS k(t, o)
+		JOIN erc20_balances b ON b.token_address = k.t AND b.owner_address = k.o`, ByteaKeys(tokens), ByteaKeys(owners))
+	return rows, err
+}
+
+// UpsertNFTBalances writes nft_balances rows (Token is the contract).
+func UpsertNFTBalances(ctx context.Context, tx *sqlx.Tx, rows []BalanceRow) error {
+	cols := []string{"contract_address", "token_id", "owner_address", "balance", "last_transfer_time"}
+	vals := make([][]any, len(rows))
+	for i, b := range rows {
+		vals[i] = []any{b.Token, b.TokenID, b.Owner, b.Balance, b.LastTransferTime}
+	}
+	return upsertRows(ctx, tx, "nft_balances", cols, updateAll(cols[:3], cols), vals)
+}
+
+// LoadNFTBalances reads nft_balances of (contracts[i], ids[i], owners[i]).
+func LoadNFTBalances(ctx context.Context, q sqlx.QueryerContext, contracts []Felt, ids []string, owners []Felt) ([]BalanceRow, error) {
+	var rows []BalanceRow
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT b.contract_address AS token_address, b.owner_address,
+		b.token_id::text AS token_id, b.balance::text AS balance, 0 AS last_transfer_block, b.last_transfer_time
+		FROM unnest($1::bytea[], $2::numeric[], $3::bytea[]) AS k(c, i, o)
+		JOIN nft_balances b ON b.contract_address = k.c AND b.token_id = k.i AND b.owner_address = k.o`,
+		ByteaKeys(contracts), pq.StringArray(ids), ByteaKeys(owners))
+	return rows, err
+}
+
+// NFTItemRow is the part of an nft_items row the indexer maintains.
+type NFTItemRow struct {
+	Contract       Felt   `db:"contract_address"`
+	TokenID        string `db:"token_id"`
+	ContractType   int16  `db:"contract_type"`
+	Owner          Felt   `db:"owner_address"`
+	MintedBy       Felt   `db:"minted_by_address"`
+	MintedAtBlock  *int64 `db:"minted_at_block"`
+	MintedAtTxHash Felt   `db:"minted_at_tx_hash"`
+	MintedAtTime   *int64 `db:"minted_at_timestamp"`
+}
+
+// UpsertNFTItems writes item rows; metadata columns are left alone.
+func UpsertNFTItems(ctx context.Context, tx *sqlx.Tx, rows []NFTItemRow) error {
+	cols := []string{"contract_address", "token_id", "contract_type", "owner_address", "minted_by_address",
+		"minted_at_block", "minted_at_tx_hash", "minted_at_timestamp"}
+	vals := make([][]any, len(rows))
+	for i, n := range rows {
+		vals[i] = []any{n.Contract, n.TokenID, int64(n.ContractType), n.Owner, n.MintedBy,
+			nullInt(n.MintedAtBlock), n.MintedAtTxHash, nullInt(n.MintedAtTime)}
+	}
+	return upsertRows(ctx, tx, "nft_items", cols, updateAll(cols[:2], cols), vals)
+}
+
+// LoadNFTItems reads items of (contracts[i], ids[i]).
+func LoadNFTItems(ctx context.Context, q sqlx.QueryerContext, contracts []Felt, ids []string) ([]NFTItemRow, error) {
+	var rows []NFTItemRow
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT n.contract_address, n.token_id::text AS token_id, n.contract_type,
+		n.owner_address, n.minted_by_address, n.minted_at_block, n.minted_at_tx_hash, n.minted_at_timestamp
+		FROM unnest($1::bytea[], $2::numeric[]) AS k(c, i)
+		JOIN nft_items n ON n.contract_address = k.c AND n.token_id = k.i`, ByteaKeys(contracts), pq.StringArray(ids))
+	return rows, err
+}
+
+// AddListCounts adds deltas to list_counts.
+func AddListCounts(ctx context.Context, tx *sqlx.Tx, deltas map[string]int64) error {
+	vals := make([][]any, 0, len(deltas))
+	for name, d := range deltas {
+		if d != 0 {
+			vals = append(vals, []any{name, d})
+		}
+	}
+	return upsertRows(ctx, tx, "list_counts", []string{"name", "count"},
+		"ON CONFLICT (name) DO UPDATE SET count = list_counts.count + EXCLUDED.count", vals)
+}
+
+// IndexerState is the row of indexer_state.
+type IndexerState struct {
+	HeadBlock   *int64  `db:"head_block"`
+	HeadHash    Felt    `db:"head_hash"`
+	NodeHead    *int64  `db:"node_head"`
+	ChainID     *string `db:"chain_id"`
+	SpecVersion *string `db:"spec_version"`
+}
+
+// SetIndexerHead records the newest written block.
+func SetIndexerHead(ctx context.Context, tx sqlx.ExecerContext, head int64, hash Felt) error {
+	_, err := tx.ExecContext(ctx, `UPDATE indexer_state SET head_block = $1, head_hash = $2, updated_at = now()`, head, hash)
+	return err
+}
+
+// SetIndexerNode records what the node reports.
+func SetIndexerNode(ctx context.Context, ex sqlx.ExecerContext, nodeHead int64, chainID, specVersion string) error {
+	_, err := ex.ExecContext(ctx, `UPDATE indexer_state SET node_head = $1, chain_id = $2, spec_version = $3, updated_at = now()`,
+		nodeHead, chainID, specVersion)
+	return err
+}
+
+// IndexedHead returns the newest block in the database and its hash; ok is false when empty.
+func IndexedHead(ctx context.Context, q sqlx.QueryerContext) (number int64, hash Felt, ok bool, err error) {
+	err = q.QueryRowxContext(ctx, `SELECT number, hash FROM blocks ORDER BY number DESC LIMIT 1`).Scan(&number, &hash)
+	if err == sql.ErrNoRows {
+		return 0, nil, false, nil
+	}
+	return number, hash, err == nil, err
+}
+
+// BlockHashes returns the hashes of the blocks numbered from..to that the database holds.
+func BlockHashes(ctx context.Context, q sqlx.QueryerContext, from, to int64) (map[int64]Felt, error) {
+	rows, err := q.QueryxContext(ctx, `SELECT number, hash FROM blocks WHERE number BETWEEN $1 AND $2`, from, to)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]Felt{}
+	for rows.Next() {
+		var n int64
+		var h Felt
+		if err := rows.Scan(&n, &h); err != nil {
+			return nil, err
+		}
+		out[n] = h
+	}
+	return out, rows.Err()
+}
+
+// MarkAcceptedOnL1 moves blocks from..to, and their transactions, to ACCEPTED_ON_L1.
+// It returns how many blocks changed.
+func MarkAcceptedOnL1(ctx context.Context, tx *sqlx.Tx, from, to int64) (int64, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE blocks SET status = 'ACCEPTED_ON_L1'
+		WHERE number BETWEEN $1 AND $2 AND status = 'ACCEPTED_ON_L2'`, from, to)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	if n == 0 {
+		return 0, nil
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE transactions SET finality_status = 'ACCEPTED_ON_L1'
+		WHERE block_number BETWEEN $1 AND $2 AND finality_status = 'ACCEPTED_ON_L2'`, from, to)
+	return n, err
+}
+
+// OldestL2Block returns the lowest block still ACCEPTED_ON_L2, if any.
+func OldestL2Block(ctx context.Context, q sqlx.QueryerContext) (int64, bool, error) {
+	var n sql.NullInt64
+	err := q.QueryRowxContext(ctx, `SELECT min(number) FROM blocks WHERE status = 'ACCEPTED_ON_L2'`).Scan(&n)
+	return n.Int64, n.Valid, err
+}

@@ -1,0 +1,135 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// The undo journal (table undo_rows, migration 00003) makes a reorg exact: before a block
+// changes a row of a table below, the row as it was (or its absence) is recorded under the
+// block's number. Undoing blocks above a fork point puts back, for every key, the oldest
+// recorded image, then deletes the blocks, whose cascade removes the append-only rows.
+
+// journaled describes a table whose rows blocks update in place.
+type journaled struct {
+	key   []string // primary key columns
+	types []string // their SQL types, for unnest
+}
+
+// journaledTables lists the tables in dependency order (a table after those it references).
+var journaledTables = []struct {
+	name string
+	journaled
+}{
+	{"classes", journaled{[]string{"hash"}, []string{"bytea"}}},
+	{"contracts", journaled{[]string{"address"}, []string{"bytea"}}},
+	{"tokens", journaled{[]string{"address"}, []string{"bytea"}}},
+	{"erc20_balances", journaled{[]string{"token_address", "owner_address"}, []string{"bytea", "bytea"}}},
+	{"nft_items", journaled{[]string{"contract_address", "token_id"}, []string{"bytea", "numeric"}}},
+	{"nft_balances", journaled{[]string{"contract_address", "token_id", "owner_address"}, []string{"bytea", "numeric", "bytea"}}},
+	{"validators", journaled{[]string{"staker_address"}, []string{"bytea"}}},
+	{"pools", journaled{[]string{"pool_contract"}, []string{"bytea"}}},
+	{"delegations", journaled{[]string{"pool_contract", "delegator_address"}, []string{"bytea", "bytea"}}},
+	{"stake_points", journaled{[]string{"wallet_address", "token_address", "day"}, []string{"bytea", "bytea", "date"}}},
+	{"list_counts", journaled{[]string{"name"}, []string{"text"}}},
+}
+
+func journalFor(table string) (journaled, bool) {
+	for _, t := range journaledTables {
+		if t.name == table {
+			return t.journaled, true
+		}
+	}
+	return journaled{}, false
+}
+
+// Journal records the current images of the rows of table at the given keys under block.
+// Each key column is passed as one array: pq.ByteaArray for bytea, pq.StringArray for text,
+// numeric and date.
+func Journal(ctx context.Context, tx *sqlx.Tx, block int64, table string, keyColumns ...any) error {
+	j, ok := journalFor(table)
+	if !ok {
+		return fmt.Errorf("journal: %s is not a journaled table", table)
+	}
+	if len(keyColumns) != len(j.key) {
+		return fmt.Errorf("journal %s: %d key columns, want %d", table, len(keyColumns), len(j.key))
+	}
+	var unnest, build, join []string
+	for i, col := range j.key {
+		unnest = append(unnest, fmt.Sprintf("$%d::%s[]", i+2, j.types[i]))
+		build = append(build, fmt.Sprintf("'%s', k.c%d", col, i))
+		join = append(join, fmt.Sprintf("t.%s = k.c%d", col, i))
+	}
+	cols := make([]string, len(j.key))
+	for i := range cols {
+		cols[i] = fmt.Sprintf("c%d", i)
+	}
+	q := fmt.Sprintf(`INSERT INTO undo_rows (block_number, tbl, key, old)
+SELECT $1, '%s', jsonb_build_object(%s), to_jsonb(t)
+FROM unnest(%s) AS k(%s) LEFT JOIN %s t ON %s`,
+		table, strings.Join(build, ", "), strings.Join(unnest, ", "), strings.Join(cols, ", "),
+		table, strings.Join(join, " AND "))
+	args := append([]any{block}, keyColumns...)
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		return fmt.Errorf("journal %s: %w", table, err)
+	}
+	return nil
+}
+
+// UndoAbove removes every block above ancestor with everything derived from it, leaving the
+// database as it was right after ancestor was written.
+func UndoAbove(ctx context.Context, tx *sqlx.Tx, ancestor int64) error {
+	// Delete first, children before parents, then restore, parents before children.
+	for i := len(journaledTables) - 1; i >= 0; i-- {
+		t := journaledTables[i]
+		var match []string
+		for _, col := range t.key {
+			match = append(match, fmt.Sprintf("t.%s = k.%s", col, col))
+		}
+		q := fmt.Sprintf(`DELETE FROM %s t USING (
+  SELECT (jsonb_populate_record(NULL::%s, key)).* FROM undo_rows WHERE block_number > $1 AND tbl = '%s'
+) k WHERE %s`, t.name, t.name, t.name, strings.Join(match, " AND "))
+		if _, err := tx.ExecContext(ctx, q, ancestor); err != nil {
+			return fmt.Errorf("undo %s: delete: %w", t.name, err)
+		}
+	}
+	for _, t := range journaledTables {
+		q := fmt.Sprintf(`INSERT INTO %s SELECT (jsonb_populate_record(NULL::%s, u.old)).* FROM (
+  SELECT DISTINCT ON (key) key, old FROM undo_rows WHERE block_number > $1 AND tbl = '%s'
+  ORDER BY key, block_number, seq
+) u WHERE u.old IS NOT NULL`, t.name, t.name, t.name)
+		if _, err := tx.ExecContext(ctx, q, ancestor); err != nil {
+			return fmt.Errorf("undo %s: restore: %w", t.name, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM undo_rows WHERE block_number > $1`, ancestor); err != nil {
+		return fmt.Errorf("undo: clear journal: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM blocks WHERE number > $1`, ancestor); err != nil {
+		return fmt.Errorf("undo: delete blocks: %w", err)
+	}
+	return nil
+}
+
+// PruneJournal forgets the undo entries of blocks below keepFrom: they are deeper than any
+// reorg the indexer follows.
+func PruneJournal(ctx context.Context, tx *sqlx.Tx, keepFrom int64) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM undo_rows WHERE block_number < $1`, keepFrom)
+	return err
+}
+
+// ByteaKeys turns felts into one key column for Journal.
+func ByteaKeys(fs []Felt) pq.ByteaArray {
+	out := make(pq.ByteaArray, len(fs))
+	for i, f := range fs {
+		out[i] = f
+		if out[i] == nil {
+			out[i] = []byte{}
+		}
+	}
+	return out
+}

@@ -1,0 +1,170 @@
+package indexer
+
+import (
+	"github.com/starkgraph/starkgraph/starknet"
+)
+
+// decodedCall is one call of an account's multicall.
+type decodedCall struct {
+	To       starknet.Felt
+	Selector starknet.Felt
+	Calldata []starknet.Felt
+}
+
+// maxCalls bounds how many calls a multicall may claim, so hostile calldata cannot make the
+// indexer allocate without limit.
+const maxCalls = 4096
+
+// decodeExecute splits the calldata of an account's __execute__ into its calls. It tries the
+// Cairo 1 layout ([n, (to, selector, len, data...)*]) and the Cairo 0 layout
+// ([n, (to, selector, offset, len)*, total, data...]). preferLegacy picks which one wins when
+// both fit. complete is false when neither layout accounts for every word; calls then holds
+// what could be read.
+func decodeExecute(data []starknet.Felt, preferLegacy bool) (calls []decodedCall, complete bool) {
+	c1, ok1 := decodeExecuteCairo1(data)
+	c0, ok0 := decodeExecuteCairo0(data)
+	switch {
+	case ok0 && ok1:
+		if preferLegacy {
+			return c0, true
+		}
+		return c1, true
+	case ok1:
+		return c1, true
+	case ok0:
+		return c0, true
+	}
+	if len(c1) >= len(c0) {
+		return c1, false
+	}
+	return c0, false
+}
+
+func smallInt(f starknet.Felt, limit uint64) (int, bool) {
+	v, ok := f.Uint64()
+	if !ok || v > limit {
+		return 0, false
+	}
+	return int(v), true
+}
+
+func decodeExecuteCairo1(data []starknet.Felt) ([]decodedCall, bool) {
+	if len(data) == 0 {
+		return nil, false
+	}
+	n, ok := smallInt(data[0], maxCalls)
+	if !ok {
+		return nil, false
+	}
+	var calls []decodedCall
+	pos := 1
+	for i := 0; i < n; i++ {
+		if pos+3 > len(data) {
+			return calls, false
+		}
+		l, ok := smallInt(data[pos+2], uint64(len(data)))
+		if !ok || pos+3+l > len(data) {
+			return calls, false
+		}
+		calls = append(calls, decodedCall{To: data[pos], Selector: data[pos+1], Calldata: data[pos+3 : pos+3+l]})
+		pos += 3 + l
+	}
+	return calls, pos == len(data)
+}
+
+func decodeExecuteCairo0(data []starknet.Felt) ([]decodedCall, bool) {
+	if len(data) == 0 {
+		return nil, false
+	}
+	n, ok := smallInt(data[0], maxCalls)
+	if !ok || 1+4*n+1 > len(data) {
+		return nil, false
+	}
+	total, ok := smallInt(data[1+4*n], uint64(len(data)))
+	base := 2 + 4*n
+	if !ok || base+total != len(data) {
+		return nil, false
+	}
+	calls := make([]decodedCall, 0, n)
+	for i := 0; i < n; i++ {
+		e := data[1+4*i : 5+4*i]
+		off, ok1 := smallInt(e[2], uint64(total))
+		l, ok2 := smallInt(e[3], uint64(total))
+		if !ok1 || !ok2 || off+l > total {
+			return calls, false
+		}
+		calls = append(calls, decodedCall{To: e[0], Selector: e[1], Calldata: data[base+off : base+off+l]})
+	}
+	return calls, true
+}
+
+// wellKnownNames are entry points common enough to name without the callee's ABI.
+var wellKnownNames = func() map[starknet.Felt]string {
+	names := []string{
+		"transfer", "transferFrom", "transfer_from", "approve", "increaseAllowance",
+		"increase_allowance", "decreaseAllowance", "decrease_allowance", "mint", "burn",
+		"safeTransferFrom", "safe_transfer_from", "safeBatchTransferFrom", "safe_batch_transfer_from",
+		"setApprovalForAll", "set_approval_for_all", "swap", "multi_route_swap", "swap_exact_tokens_for_tokens",
+		"add_liquidity", "remove_liquidity", "deposit", "withdraw", "claim", "stake", "unstake",
+		"multicall", "execute_from_outside", "execute_from_outside_v2", "upgrade", "deploy_contract",
+		"deployContract", "__execute__", "__validate__", "set_public_key", "setPublicKey",
+		"register", "vote", "delegate", "enter_delegation_pool", "add_to_delegation_pool",
+		"exit_delegation_pool_intent", "exit_delegation_pool_action", "claim_rewards",
+		"stake", "increase_stake", "unstake_intent", "unstake_action", "lock", "unlock",
+	}
+	m := make(map[starknet.Felt]string, len(names))
+	for _, n := range names {
+		m[starknet.Selector(n)] = n
+	}
+	return m
+}()
+
+var (
+	selExecuteFromOutside   = starknet.Selector("execute_from_outside")
+	selExecuteFromOutsideV2 = starknet.Selector("execute_from_outside_v2")
+)
+
+// outsideExecution is a decoded SNIP-9 outside execution.
+type outsideExecution struct {
+	Version int16
+	Caller  starknet.Felt
+	Calls   []decodedCall
+}
+
+// decodeOutsideExecution reads the calldata of execute_from_outside(_v2):
+// [caller, nonce, execute_after, execute_before, calls..., signature...] where calls use the
+// Cairo 1 layout; Cairo 0 accounts put calls in the Cairo 0 layout.
+func decodeOutsideExecution(selector starknet.Felt, data []starknet.Felt) (*outsideExecution, bool) {
+	var version int16
+	switch selector {
+	case selExecuteFromOutside:
+		version = 1
+	case selExecuteFromOutsideV2:
+		version = 2
+	default:
+		return nil, false
+	}
+	if len(data) < 5 {
+		return nil, false
+	}
+	rest := data[4:]
+	// The calls are followed by the signature array, so read calls greedily in Cairo 1 layout.
+	n, ok := smallInt(rest[0], maxCalls)
+	if !ok {
+		return nil, false
+	}
+	var calls []decodedCall
+	pos := 1
+	for i := 0; i < n; i++ {
+		if pos+3 > len(rest) {
+			return nil, false
+		}
+		l, ok := smallInt(rest[pos+2], uint64(len(rest)))
+		if !ok || pos+3+l > len(rest) {
+			return nil, false
+		}
+		calls = append(calls, decodedCall{To: rest[pos], Selector: rest[pos+1], Calldata: rest[pos+3 : pos+3+l]})
+		pos += 3 + l
+	}
+	return &outsideExecution{Version: version, Caller: data[0], Calls: calls}, true
+}

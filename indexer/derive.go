@@ -1,0 +1,796 @@
+package indexer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/starknet"
+	"github.com/starkgraph/starkgraph/starknet/rpc"
+)
+
+// blockData is one fetched block with what the writer needs besides the block itself.
+type blockData struct {
+	Block *rpc.Block
+	State *rpc.StateUpdate
+	// Classes holds the classes the state diff names that the indexer did not know yet, as
+	// the node gave them; nil for a class the node does not have.
+	Classes map[starknet.Felt]*classInfo
+}
+
+// dbf is the storage form of a felt.
+func dbf(f starknet.Felt) db.Felt { return db.Normalize(f[:]) }
+
+func dbfp(f *starknet.Felt) db.Felt {
+	if f == nil {
+		return nil
+	}
+	return dbf(*f)
+}
+
+func dec(f starknet.Felt) string { return f.Big().String() }
+
+func decp(f *starknet.Felt) string {
+	if f == nil {
+		return ""
+	}
+	return dec(*f)
+}
+
+func dbFelts(fs []starknet.Felt) db.FeltArray {
+	if fs == nil {
+		return nil
+	}
+	out := make(db.FeltArray, len(fs))
+	for i := range fs {
+		out[i] = dbf(fs[i])
+	}
+	return out
+}
+
+func feltOf(f db.Felt) starknet.Felt {
+	var out starknet.Felt
+	if len(f) <= 32 {
+		copy(out[32-len(f):], f)
+	}
+	return out
+}
+
+// batchWriter derives and writes one batch of blocks inside one SQL transaction. It reads
+// the current rows of every key the batch touches, applies the blocks in order in memory,
+// then writes each table once.
+type batchWriter struct {
+	tx      *sqlx.Tx
+	classes *classCache
+
+	contracts map[starknet.Felt]*db.ContractRow // nil value: known absent
+	tokens    map[starknet.Felt]*db.TokenRow
+	balances  map[[2]starknet.Felt]*balance
+	nftItems  map[nftKey]*db.NFTItemRow
+	nftBals   map[nftOwnerKey]*balance
+	newClass  map[starknet.Felt]*db.ClassRow
+
+	dirtyContracts map[starknet.Felt]bool
+	dirtyTokens    map[starknet.Felt]bool
+	dirtyBalances  map[[2]starknet.Felt]bool
+	dirtyItems     map[nftKey]bool
+	dirtyNFTBals   map[nftOwnerKey]bool
+	changes        []db.ContractChangeRow
+	counts         map[string]int64
+	rows           db.ChainRows
+}
+
+type balance struct {
+	amount    *big.Int
+	lastBlock int64
+	lastTime  int64
+}
+
+type nftKey struct {
+	contract starknet.Felt
+	id       string
+}
+
+type nftOwnerKey struct {
+	nftKey
+	owner starknet.Felt
+}
+
+func newBatchWriter(tx *sqlx.Tx, classes *classCache) *batchWriter {
+	return &batchWriter{
+		tx: tx, classes: classes,
+		contracts: map[starknet.Felt]*db.ContractRow{}, tokens: map[starknet.Felt]*db.TokenRow{},
+		balances: map[[2]starknet.Felt]*balance{}, nftItems: map[nftKey]*db.NFTItemRow{},
+		nftBals: map[nftOwnerKey]*balance{}, newClass: map[starknet.Felt]*db.ClassRow{},
+		dirtyContracts: map[starknet.Felt]bool{}, dirtyTokens: map[starknet.Felt]bool{},
+		dirtyBalances: map[[2]starknet.Felt]bool{}, dirtyItems: map[nftKey]bool{},
+		dirtyNFTBals: map[nftOwnerKey]bool{}, counts: map[string]int64{},
+	}
+}
+
+// write derives and writes the batch. When journal is set the batch holds one block and the
+// old images of every row it changes are kept for a reorg.
+func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal bool) error {
+	if err := w.preload(ctx, batch); err != nil {
+		return err
+	}
+	for _, bd := range batch {
+		w.apply(bd)
+	}
+	last := batch[len(batch)-1].Block
+	if err := db.InsertChainRows(ctx, w.tx, &w.rows); err != nil {
+		return err
+	}
+	if journal {
+		if err := w.journal(ctx, int64(last.Number)); err != nil {
+			return err
+		}
+	}
+	if err := w.flush(ctx); err != nil {
+		return err
+	}
+	return db.SetIndexerHead(ctx, w.tx, int64(last.Number), dbf(last.Hash))
+}
+
+// preload reads the contracts, tokens, balances and NFT rows the batch touches.
+func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
+	addrs := map[starknet.Felt]bool{}
+	var pairsT, pairsO []db.Felt
+	seenPair := map[[2]starknet.Felt]bool{}
+	var itemC []db.Felt
+	var itemI []string
+	seenItem := map[nftKey]bool{}
+	var nbC, nbO []db.Felt
+	var nbI []string
+	seenNB := map[nftOwnerKey]bool{}
+	var diffClasses []starknet.Felt
+	for _, bd := range batch {
+		for _, t := range bd.Block.Transactions {
+			if t.SenderAddress != nil {
+				addrs[*t.SenderAddress] = true
+			}
+			if t.ContractAddress != nil {
+				addrs[*t.ContractAddress] = true
+			}
+			if t.Type == rpc.TxInvoke && t.Version > 0 {
+				calls, _ := decodeExecute(t.Calldata, false)
+				for _, c := range calls {
+					addrs[c.To] = true
+				}
+			}
+			for _, e := range t.Receipt.Events {
+				if len(e.Keys) == 0 || (e.Keys[0] != selTransfer && e.Keys[0] != selTransferSingle && e.Keys[0] != selTransferBatch) {
+					continue
+				}
+				addrs[e.FromAddress] = true
+				// The shape alone may not settle the standard; load both kinds of keys.
+				for _, m := range readTransfers(e.Keys, e.Data, "") {
+					for _, owner := range []starknet.Felt{m.From, m.To} {
+						if owner.IsZero() {
+							continue
+						}
+						p := [2]starknet.Felt{e.FromAddress, owner}
+						if !seenPair[p] {
+							seenPair[p] = true
+							pairsT, pairsO = append(pairsT, dbf(e.FromAddress)), append(pairsO, dbf(owner))
+						}
+					}
+				}
+				for _, m := range readTransfers(e.Keys, e.Data, "erc721") {
+					if m.TokenID == nil {
+						continue
+					}
+					k := nftKey{e.FromAddress, m.TokenID.String()}
+					if !seenItem[k] {
+						seenItem[k] = true
+						itemC, itemI = append(itemC, dbf(k.contract)), append(itemI, k.id)
+					}
+					for _, owner := range []starknet.Felt{m.From, m.To} {
+						ok := nftOwnerKey{k, owner}
+						if owner.IsZero() || seenNB[ok] {
+							continue
+						}
+						seenNB[ok] = true
+						nbC, nbI, nbO = append(nbC, dbf(k.contract)), append(nbI, k.id), append(nbO, dbf(owner))
+					}
+				}
+			}
+		}
+		for h, info := range bd.Classes {
+			w.classes.put(h, info)
+		}
+		if bd.State != nil {
+			for _, d := range bd.State.DeployedContracts {
+				addrs[d.Address] = true
+				diffClasses = append(diffClasses, d.ClassHash)
+			}
+			for _, r := range bd.State.ReplacedClasses {
+				addrs[r.ContractAddress] = true
+				diffClasses = append(diffClasses, r.ClassHash)
+			}
+			for _, d := range bd.State.DeclaredClasses {
+				diffClasses = append(diffClasses, d.ClassHash)
+			}
+			diffClasses = append(diffClasses, bd.State.DeprecatedDeclaredClasses...)
+			for _, n := range bd.State.Nonces {
+				addrs[n.ContractAddress] = true
+			}
+		}
+	}
+	list := make([]db.Felt, 0, len(addrs))
+	for a := range addrs {
+		list = append(list, dbf(a))
+		w.contracts[a] = nil
+	}
+	contracts, err := db.LoadContracts(ctx, w.tx, list)
+	if err != nil {
+		return fmt.Errorf("load contracts: %w", err)
+	}
+	classHashes := diffClasses
+	for i := range contracts {
+		c := contracts[i]
+		w.contracts[feltOf(c.Address)] = &c
+		classHashes = append(classHashes, feltOf(c.ClassHash))
+	}
+	if err := w.classes.load(ctx, w.tx, classHashes); err != nil {
+		return err
+	}
+	tokens, err := db.LoadTokens(ctx, w.tx, list)
+	if err != nil {
+		return fmt.Errorf("load tokens: %w", err)
+	}
+	for i := range tokens {
+		t := tokens[i]
+		w.tokens[feltOf(t.Address)] = &t
+	}
+	if len(pairsT) > 0 {
+		bals, err := db.LoadERC20Balances(ctx, w.tx, pairsT, pairsO)
+		if err != nil {
+			return fmt.Errorf("load balances: %w", err)
+		}
+		for _, b := range bals {
+			v, _ := new(big.Int).SetString(b.Balance, 10)
+			w.balances[[2]starknet.Felt{feltOf(b.Token), feltOf(b.Owner)}] = &balance{v, b.LastTransferBlock, b.LastTransferTime}
+		}
+	}
+	if len(itemC) > 0 {
+		items, err := db.LoadNFTItems(ctx, w.tx, itemC, itemI)
+		if err != nil {
+			return fmt.Errorf("load nft items: %w", err)
+		}
+		for i := range items {
+			it := items[i]
+			w.nftItems[nftKey{feltOf(it.Contract), it.TokenID}] = &it
+		}
+		bals, err := db.LoadNFTBalances(ctx, w.tx, nbC, nbI, nbO)
+		if err != nil {
+			return fmt.Errorf("load nft balances: %w", err)
+		}
+		for _, b := range bals {
+			v, _ := new(big.Int).SetString(b.Balance, 10)
+			w.nftBals[nftOwnerKey{nftKey{feltOf(b.Token), b.TokenID}, feltOf(b.Owner)}] = &balance{v, 0, b.LastTransferTime}
+		}
+	}
+	return nil
+}
+
+// classOf returns what is known of the class of the contract at address.
+func (w *batchWriter) classOf(address starknet.Felt) (starknet.Felt, *classInfo, bool) {
+	c := w.contracts[address]
+	if c == nil {
+		return starknet.Felt{}, nil, false
+	}
+	h := feltOf(c.ClassHash)
+	return h, w.classes.get(h), true
+}
+
+// entrypointName names a selector called on address, from the callee's ABI or a known list.
+func (w *batchWriter) entrypointName(address, selector starknet.Felt) string {
+	if _, info, ok := w.classOf(address); ok && info != nil {
+		if n, ok := info.Functions[selector]; ok {
+			return n
+		}
+	}
+	return wellKnownNames[selector]
+}
+
+func (w *batchWriter) apply(bd *blockData) {
+	b := bd.Block
+	num, ts := int64(b.Number), int64(b.Timestamp)
+	w.applyStateDiff(bd)
+
+	eventCount, messageCount := 0, 0
+	for i := range b.Transactions {
+		t := &b.Transactions[i]
+		eventCount += len(t.Receipt.Events)
+		messageCount += len(t.Receipt.MessagesSent)
+		w.applyTransaction(num, ts, i, t)
+	}
+	row := db.BlockRow{
+		Number: num, Hash: dbf(b.Hash), ParentHash: dbf(b.ParentHash), Timestamp: ts,
+		Status: b.Status, StateRoot: dbf(b.NewRoot), SequencerAddress: dbf(b.SequencerAddress),
+		StarknetVersion: b.StarknetVersion, L1DAMode: b.L1DAMode,
+		L1GasPriceWei: dec(b.L1GasPrice.PriceInWei), L1GasPriceFri: dec(b.L1GasPrice.PriceInFri),
+		L1DataGasPriceWei: dec(b.L1DataGasPrice.PriceInWei), L1DataGasPriceFri: dec(b.L1DataGasPrice.PriceInFri),
+		TxCount: len(b.Transactions), EventCount: eventCount, MessageCount: messageCount,
+	}
+	if b.L2GasPrice != nil {
+		row.L2GasPriceWei, row.L2GasPriceFri = dec(b.L2GasPrice.PriceInWei), dec(b.L2GasPrice.PriceInFri)
+	}
+	w.rows.Blocks = append(w.rows.Blocks, row)
+	w.counts["blocks"]++
+	w.counts["transactions"] += int64(len(b.Transactions))
+	w.counts["events"] += int64(eventCount)
+}
+
+func (w *batchWriter) applyStateDiff(bd *blockData) {
+	if bd.State == nil {
+		return
+	}
+	b := bd.Block
+	num, ts := int64(b.Number), int64(b.Timestamp)
+	declaredBy := map[starknet.Felt]starknet.Felt{}
+	deployedBy := map[starknet.Felt]starknet.Felt{}
+	for _, t := range b.Transactions {
+		switch {
+		case t.Type == rpc.TxDeclare && t.ClassHash != nil:
+			declaredBy[*t.ClassHash] = t.Hash
+		case t.Receipt.ContractAddress != nil:
+			deployedBy[*t.Receipt.ContractAddress] = t.Hash
+		}
+		for _, e := range t.Receipt.Events {
+			// The Universal Deployer announces the address in data[0].
+			if len(e.Keys) > 0 && e.Keys[0] == selDeployed && len(e.Data) > 0 {
+				if _, ok := deployedBy[e.Data[0]]; !ok {
+					deployedBy[e.Data[0]] = t.Hash
+				}
+			}
+		}
+	}
+	declare := func(hash starknet.Felt, kind string, compiled *starknet.Felt) {
+		info := bd.Classes[hash]
+		if info == nil {
+			info = w.classes.get(hash)
+		}
+		row := &db.ClassRow{Hash: dbf(hash), Kind: kind, Version: "0", DeclaredBlock: &num, DeclaredAt: &ts}
+		if kind == "sierra" {
+			row.CairoVersion, row.Version = 1, "0.1.0"
+		}
+		if compiled != nil {
+			row.CompiledClassHash = dbf(*compiled)
+		}
+		if tx, ok := declaredBy[hash]; ok {
+			row.DeclaredTxHash = dbf(tx)
+		}
+		fillClassRow(row, info)
+		w.putClass(hash, row)
+	}
+	for _, d := range bd.State.DeclaredClasses {
+		compiled := d.CompiledClassHash
+		declare(d.ClassHash, "sierra", &compiled)
+	}
+	for _, h := range bd.State.DeprecatedDeclaredClasses {
+		declare(h, "legacy", nil)
+	}
+	// Classes fetched only to know what a deployed contract is: stored undeclared.
+	var used []starknet.Felt
+	for _, d := range bd.State.DeployedContracts {
+		used = append(used, d.ClassHash)
+	}
+	for _, r := range bd.State.ReplacedClasses {
+		used = append(used, r.ClassHash)
+	}
+	for _, hash := range used {
+		info := w.classes.get(hash)
+		if info == nil || w.newClass[hash] != nil || w.classes.stored(hash) {
+			continue
+		}
+		row := &db.ClassRow{Hash: dbf(hash)}
+		fillClassRow(row, info)
+		w.putClass(hash, row)
+	}
+	for _, d := range bd.State.DeployedContracts {
+		info := w.classes.get(d.ClassHash)
+		c := &db.ContractRow{
+			Address: dbf(d.Address), ClassHash: dbf(d.ClassHash), Type: contractType(info), Nonce: "0",
+			DeployedBlock: &num, DeployedAt: &ts,
+		}
+		if tx, ok := deployedBy[d.Address]; ok {
+			c.DeployedTxHash = dbf(tx)
+		}
+		if old := w.contracts[d.Address]; old != nil {
+			w.counts["contracts:"+old.Type]--
+			w.counts["contracts"]--
+		}
+		w.counts["contracts:"+c.Type]++
+		w.counts["contracts"]++
+		w.contracts[d.Address] = c
+		w.dirtyContracts[d.Address] = true
+		if info != nil && info.ERCStandard != "" {
+			w.token(d.Address, info.ERCStandard, num)
+		}
+	}
+	for _, r := range bd.State.ReplacedClasses {
+		info := w.classes.get(r.ClassHash)
+		c := w.contracts[r.ContractAddress]
+		if c == nil {
+			c = &db.ContractRow{Address: dbf(r.ContractAddress), Type: "unknown", Nonce: "0"}
+			w.counts["contracts"]++
+			w.counts["contracts:unknown"]++
+		} else {
+			w.changes = append(w.changes, db.ContractChangeRow{BlockNumber: num, Address: c.Address, OldClassHash: c.ClassHash, OldNonce: c.Nonce})
+		}
+		next := *c
+		next.ClassHash, next.ClassUpdatedBlock = dbf(r.ClassHash), &num
+		next.Type = contractType(info)
+		w.counts["contracts:"+c.Type]--
+		w.counts["contracts:"+next.Type]++
+		w.contracts[r.ContractAddress] = &next
+		w.dirtyContracts[r.ContractAddress] = true
+	}
+	for _, n := range bd.State.Nonces {
+		c := w.contracts[n.ContractAddress]
+		if c == nil {
+			continue // a contract whose class the indexer has not seen: nothing to attach the nonce to
+		}
+		w.changes = append(w.changes, db.ContractChangeRow{BlockNumber: num, Address: c.Address, OldClassHash: c.ClassHash, OldNonce: c.Nonce})
+		next := *c
+		next.Nonce = dec(n.Nonce)
+		w.contracts[n.ContractAddress] = &next
+		w.dirtyContracts[n.ContractAddress] = true
+	}
+}
+
+func (w *batchWriter) putClass(hash starknet.Felt, row *db.ClassRow) {
+	if w.newClass[hash] == nil && !w.classes.stored(hash) {
+		w.counts["classes"]++
+	}
+	w.newClass[hash] = row
+}
+
+func fillClassRow(row *db.ClassRow, info *classInfo) {
+	if info == nil {
+		return
+	}
+	row.Kind, row.CairoVersion, row.Version = info.Kind, info.CairoVersion, info.Version
+	row.ABI = db.JSON(info.ABI)
+	row.IsAccount, row.IsProxy = info.IsAccount, info.IsProxy
+	if info.ERCStandard != "" {
+		erc := info.ERCStandard
+		row.ERCStandard = &erc
+	}
+}
+
+// token returns the token row of address, creating it when first seen.
+func (w *batchWriter) token(address starknet.Felt, standard string, block int64) *db.TokenRow {
+	t := w.tokens[address]
+	if t == nil {
+		first := block
+		t = &db.TokenRow{Address: dbf(address), Standard: standard, FirstBlock: &first}
+		w.tokens[address] = t
+		w.counts["tokens:"+standard]++
+	}
+	w.dirtyTokens[address] = true
+	return t
+}
+
+func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction) {
+	r := &t.Receipt
+	row := db.TransactionRow{
+		BlockNumber: num, TxIndex: i, Hash: dbf(t.Hash), Type: t.Type, Version: int(t.Version), Timestamp: ts,
+		SenderAddress: dbfp(t.SenderAddress), ContractAddress: dbfp(t.ContractAddress),
+		EntryPointSelector: dbfp(t.EntryPointSelector), Nonce: decp(t.Nonce), MaxFee: decp(t.MaxFee), Tip: decp(t.Tip),
+		ActualFee: dec(r.ActualFee.Amount), ActualFeeUnit: r.ActualFee.Unit, ExecutionStatus: r.ExecutionStatus,
+		FinalityStatus: r.FinalityStatus, Calldata: dbFelts(t.Calldata), ConstructorCalldata: dbFelts(t.ConstructorCalldata),
+		Signature: dbFelts(t.Signature), CompiledClassHash: dbfp(t.CompiledClassHash),
+		ContractAddressSalt: dbfp(t.ContractAddressSalt), PaymasterData: dbFelts(t.PaymasterData),
+		AccountDeploymentData: dbFelts(t.AccountDeploymentData), NonceDAMode: t.NonceDAMode, FeeDAMode: t.FeeDAMode,
+		EventCount: len(r.Events),
+	}
+	if t.Type == rpc.TxDeclare || t.Type == rpc.TxDeploy || t.Type == rpc.TxDeployAccount {
+		row.ClassHash = dbfp(t.ClassHash)
+	}
+	if r.ContractAddress != nil && (t.Type == rpc.TxDeploy || t.Type == rpc.TxDeployAccount) {
+		row.ContractAddress = dbf(*r.ContractAddress)
+	}
+	if r.ExecutionStatus == rpc.ExecutionReverted {
+		reason := r.RevertReason
+		row.RevertReason = &reason
+	}
+	if t.ResourceBounds != nil {
+		row.ResourceBounds, _ = json.Marshal(t.ResourceBounds)
+	}
+	row.ExecutionResources, _ = json.Marshal(r.ExecutionResources)
+	if r.MessageHash != nil {
+		row.MessageHash = db.Normalize(r.MessageHash[:])
+	}
+	w.counts["transactions:"+t.Type]++
+
+	// Calls: the account's multicall, or the single call of INVOKE v0 and L1_HANDLER.
+	var calls []decodedCall
+	switch {
+	case t.Type == rpc.TxInvoke && t.Version > 0 && t.SenderAddress != nil:
+		classHash, info, known := w.classOf(*t.SenderAddress)
+		if known {
+			row.ClassHash = dbf(classHash)
+		}
+		legacy := info != nil && info.CairoVersion == 0
+		var complete bool
+		calls, complete = decodeExecute(t.Calldata, legacy)
+		row.PartialCallsParsing = !complete
+	case t.ContractAddress != nil && t.EntryPointSelector != nil:
+		calls = []decodedCall{{To: *t.ContractAddress, Selector: *t.EntryPointSelector, Calldata: t.Calldata}}
+	}
+	w.rows.Transactions = append(w.rows.Transactions, row)
+	for ci, c := range calls {
+		call := db.CallRow{BlockNumber: num, TxIndex: i, CallIndex: ci, ContractAddress: dbf(c.To),
+			Selector: dbf(c.Selector), Entrypoint: w.entrypointName(c.To, c.Selector), Calldata: dbFelts(c.Calldata)}
+		if h, _, ok := w.classOf(c.To); ok {
+			call.ClassHash = dbf(h)
+		}
+		w.rows.Calls = append(w.rows.Calls, call)
+		if oe, ok := decodeOutsideExecution(c.Selector, c.Calldata); ok {
+			w.addMetaTransaction(num, i, ci, c.To, oe)
+		}
+	}
+
+	for ei, e := range r.Events {
+		w.rows.Events = append(w.rows.Events, db.EventRow{BlockNumber: num, TxIndex: i, EventIndex: ei,
+			FromAddress: dbf(e.FromAddress), Keys: dbFelts(e.Keys), Data: dbFelts(e.Data)})
+		known := ""
+		if _, info, ok := w.classOf(e.FromAddress); ok && info != nil {
+			known = info.ERCStandard
+		}
+		if tok := w.tokens[e.FromAddress]; tok != nil && known == "" {
+			known = tok.Standard
+		}
+		for _, m := range readTransfers(e.Keys, e.Data, known) {
+			w.applyMove(num, ts, i, ei, t.Hash, e.FromAddress, m)
+		}
+	}
+}
+
+func (w *batchWriter) addMetaTransaction(num int64, txIndex, callIndex int, account starknet.Felt, oe *outsideExecution) {
+	ops := make([]string, len(oe.Calls))
+	type action struct {
+		To         string   `json:"to"`
+		Selector   string   `json:"selector"`
+		Entrypoint string   `json:"entrypoint,omitempty"`
+		Calldata   []string `json:"calldata"`
+	}
+	actions := make([]action, len(oe.Calls))
+	for i, c := range oe.Calls {
+		name := w.entrypointName(c.To, c.Selector)
+		ops[i] = name
+		if name == "" {
+			ops[i] = c.Selector.Hex()
+		}
+		actions[i] = action{To: c.To.Padded(), Selector: c.Selector.Hex(), Entrypoint: name, Calldata: starknet.FeltsToHex(c.Calldata)}
+	}
+	raw, _ := json.Marshal(actions)
+	w.rows.MetaTransactions = append(w.rows.MetaTransactions, db.MetaTransactionRow{
+		BlockNumber: num, TxIndex: txIndex, CallIndex: callIndex, ContractAddress: dbf(account),
+		CallerAddress: dbf(oe.Caller), Version: int(oe.Version), Operations: strings.Join(ops, ","), Actions: raw,
+	})
+	w.counts["meta_transactions"]++
+}
+
+func (w *batchWriter) applyMove(num, ts int64, txIndex, eventIndex int, txHash, contract starknet.Felt, m tokenMove) {
+	tok := w.token(contract, m.Standard, num)
+	tok.TransferCount++
+	if m.Standard == "erc20" {
+		w.addERC20(tok, contract, m.From, new(big.Int).Neg(m.Amount), num, ts)
+		w.addERC20(tok, contract, m.To, m.Amount, num, ts)
+		return
+	}
+	id := m.TokenID.String()
+	kind := "Transfer"
+	switch {
+	case m.From.IsZero():
+		kind = "Mint"
+	case m.To.IsZero():
+		kind = "Burn"
+	}
+	w.rows.NFTEvents = append(w.rows.NFTEvents, db.NFTEventRow{
+		BlockNumber: num, TxIndex: txIndex, EventIndex: eventIndex, SubIndex: m.SubIndex,
+		ContractAddress: dbf(contract), TokenID: id, FromAddress: dbf(m.From), ToAddress: dbf(m.To),
+		Quantity: m.Amount.String(), Type: kind, TransactionHash: dbf(txHash), Timestamp: ts,
+	})
+	w.counts["nft_events"]++
+	key := nftKey{contract, id}
+	item := w.nftItems[key]
+	if item == nil {
+		ct := int16(721)
+		if m.Standard == "erc1155" {
+			ct = 1155
+		}
+		item = &db.NFTItemRow{Contract: dbf(contract), TokenID: id, ContractType: ct}
+		w.nftItems[key] = item
+		w.counts["nft_items"]++
+	}
+	if kind == "Mint" && item.MintedAtBlock == nil {
+		block, at := num, ts
+		item.MintedBy, item.MintedAtBlock, item.MintedAtTxHash, item.MintedAtTime = dbf(m.To), &block, dbf(txHash), &at
+	}
+	if item.ContractType == 721 {
+		if m.To.IsZero() {
+			item.Owner = nil
+		} else {
+			item.Owner = dbf(m.To)
+		}
+	}
+	w.dirtyItems[key] = true
+	for _, side := range []struct {
+		owner starknet.Felt
+		delta *big.Int
+	}{{m.From, new(big.Int).Neg(m.Amount)}, {m.To, m.Amount}} {
+		if side.owner.IsZero() {
+			continue
+		}
+		k := nftOwnerKey{key, side.owner}
+		b := w.nftBals[k]
+		if b == nil {
+			b = &balance{amount: new(big.Int)}
+			w.nftBals[k] = b
+		}
+		b.amount = new(big.Int).Add(b.amount, side.delta)
+		b.lastTime = ts
+		w.dirtyNFTBals[k] = true
+	}
+}
+
+func (w *batchWriter) addERC20(tok *db.TokenRow, token, owner starknet.Felt, delta *big.Int, num, ts int64) {
+	if owner.IsZero() {
+		return
+	}
+	k := [2]starknet.Felt{token, owner}
+	b := w.balances[k]
+	if b == nil {
+		b = &balance{amount: new(big.Int)}
+		w.balances[k] = b
+	}
+	before := b.amount.Sign() > 0
+	b.amount = new(big.Int).Add(b.amount, delta)
+	b.lastBlock, b.lastTime = num, ts
+	after := b.amount.Sign() > 0
+	switch {
+	case !before && after:
+		tok.HolderCount++
+	case before && !after:
+		tok.HolderCount--
+	}
+	w.dirtyBalances[k] = true
+}
+
+// journal records the old images of every row the batch is about to change.
+func (w *batchWriter) journal(ctx context.Context, block int64) error {
+	var classKeys []db.Felt
+	for h := range w.newClass {
+		classKeys = append(classKeys, dbf(h))
+	}
+	if err := journalKeys(ctx, w.tx, block, "classes", classKeys); err != nil {
+		return err
+	}
+	var addrs []db.Felt
+	for a := range w.dirtyContracts {
+		addrs = append(addrs, dbf(a))
+	}
+	if err := journalKeys(ctx, w.tx, block, "contracts", addrs); err != nil {
+		return err
+	}
+	var toks []db.Felt
+	for a := range w.dirtyTokens {
+		toks = append(toks, dbf(a))
+	}
+	if err := journalKeys(ctx, w.tx, block, "tokens", toks); err != nil {
+		return err
+	}
+	if len(w.dirtyBalances) > 0 {
+		var ts, os []db.Felt
+		for k := range w.dirtyBalances {
+			ts, os = append(ts, dbf(k[0])), append(os, dbf(k[1]))
+		}
+		if err := db.Journal(ctx, w.tx, block, "erc20_balances", db.ByteaKeys(ts), db.ByteaKeys(os)); err != nil {
+			return err
+		}
+	}
+	if len(w.dirtyItems) > 0 {
+		var cs []db.Felt
+		var ids []string
+		for k := range w.dirtyItems {
+			cs, ids = append(cs, dbf(k.contract)), append(ids, k.id)
+		}
+		if err := db.Journal(ctx, w.tx, block, "nft_items", db.ByteaKeys(cs), stringArray(ids)); err != nil {
+			return err
+		}
+	}
+	if len(w.dirtyNFTBals) > 0 {
+		var cs, os []db.Felt
+		var ids []string
+		for k := range w.dirtyNFTBals {
+			cs, ids, os = append(cs, dbf(k.contract)), append(ids, k.id), append(os, dbf(k.owner))
+		}
+		if err := db.Journal(ctx, w.tx, block, "nft_balances", db.ByteaKeys(cs), stringArray(ids), db.ByteaKeys(os)); err != nil {
+			return err
+		}
+	}
+	var names []string
+	for n, d := range w.counts {
+		if d != 0 {
+			names = append(names, n)
+		}
+	}
+	if len(names) > 0 {
+		return db.Journal(ctx, w.tx, block, "list_counts", stringArray(names))
+	}
+	return nil
+}
+
+func journalKeys(ctx context.Context, tx *sqlx.Tx, block int64, table string, keys []db.Felt) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	return db.Journal(ctx, tx, block, table, db.ByteaKeys(keys))
+}
+
+// flush writes every changed row.
+func (w *batchWriter) flush(ctx context.Context) error {
+	classes := make([]db.ClassRow, 0, len(w.newClass))
+	for _, c := range w.newClass {
+		classes = append(classes, *c)
+	}
+	if err := db.UpsertClasses(ctx, w.tx, classes); err != nil {
+		return err
+	}
+	for _, c := range classes {
+		w.classes.markStored(feltOf(c.Hash))
+	}
+	contracts := make([]db.ContractRow, 0, len(w.dirtyContracts))
+	for a := range w.dirtyContracts {
+		contracts = append(contracts, *w.contracts[a])
+	}
+	if err := db.UpsertContracts(ctx, w.tx, contracts); err != nil {
+		return err
+	}
+	if err := db.InsertContractChanges(ctx, w.tx, w.changes); err != nil {
+		return err
+	}
+	tokens := make([]db.TokenRow, 0, len(w.dirtyTokens))
+	for a := range w.dirtyTokens {
+		tokens = append(tokens, *w.tokens[a])
+	}
+	if err := db.UpsertTokens(ctx, w.tx, tokens); err != nil {
+		return err
+	}
+	bals := make([]db.BalanceRow, 0, len(w.dirtyBalances))
+	for k := range w.dirtyBalances {
+		b := w.balances[k]
+		bals = append(bals, db.BalanceRow{Token: dbf(k[0]), Owner: dbf(k[1]), Balance: b.amount.String(),
+			LastTransferBlock: b.lastBlock, LastTransferTime: b.lastTime})
+	}
+	if err := db.UpsertERC20Balances(ctx, w.tx, bals); err != nil {
+		return err
+	}
+	items := make([]db.NFTItemRow, 0, len(w.dirtyItems))
+	for k := range w.dirtyItems {
+		items = append(items, *w.nftItems[k])
+	}
+	if err := db.UpsertNFTItems(ctx, w.tx, items); err != nil {
+		return err
+	}
+	nbals := make([]db.BalanceRow, 0, len(w.dirtyNFTBals))
+	for k := range w.dirtyNFTBals {
+		b := w.nftBals[k]
+		nbals = append(nbals, db.BalanceRow{Token: dbf(k.contract), TokenID: k.id, Owner: dbf(k.owner),
+			Balance: b.amount.String(), LastTransferTime: b.lastTime})
+	}
+	if err := db.UpsertNFTBalances(ctx, w.tx, nbals); err != nil {
+		return err
+	}
+	return db.AddListCounts(ctx, w.tx, w.counts)
+}

@@ -1,0 +1,181 @@
+package indexer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/lib/pq"
+
+	"github.com/starkgraph/starkgraph/starknet"
+	"github.com/starkgraph/starkgraph/starknet/rpc"
+)
+
+func stringArray(s []string) pq.StringArray { return pq.StringArray(s) }
+
+// fetchRange reads blocks from..to with their state updates in one JSON-RPC batch, then the
+// classes they name that the indexer does not know, in a second batch. It checks that the
+// blocks chain up and that each state update belongs to its block; any error means the node
+// answered something that must not be written, and the caller retries.
+func (ix *Indexer) fetchRange(ctx context.Context, from, to uint64) ([]*blockData, error) {
+	n := int(to - from + 1)
+	calls := make([]*call, 0, 2*n)
+	for b := from; b <= to; b++ {
+		id := map[string]any{"block_id": blockID{b}}
+		calls = append(calls,
+			&call{Method: "starknet_getBlockWithReceipts", Params: id},
+			&call{Method: "starknet_getStateUpdate", Params: id})
+	}
+	if err := ix.rpc.batch(ctx, calls); err != nil {
+		return nil, fmt.Errorf("blocks %d-%d: %w", from, to, err)
+	}
+	out := make([]*blockData, n)
+	for i := 0; i < n; i++ {
+		num := from + uint64(i)
+		bc, sc := calls[2*i], calls[2*i+1]
+		if bc.Err != nil {
+			return nil, fmt.Errorf("block %d: %w", num, bc.Err)
+		}
+		b, err := decodeBlock(bc.Result, num)
+		if err != nil {
+			return nil, err
+		}
+		var s *rpc.StateUpdate
+		switch {
+		case sc.Err != nil && isRPCCode(sc.Err, codeBlockNotFound):
+			// The node has the block but not its state diff (some archives lack old ones):
+			// the block is indexed without contract and class changes.
+			ix.log.Warn("node has no state update for block; indexing it without one", "block", num)
+		case sc.Err != nil:
+			return nil, fmt.Errorf("state update %d: %w", num, sc.Err)
+		default:
+			if s, err = decodeStateUpdate(sc.Result, num); err != nil {
+				return nil, err
+			}
+		}
+		if s != nil && s.BlockHash != b.Hash {
+			return nil, fmt.Errorf("block %d: state update is of block %s, not %s", num, s.BlockHash, b.Hash)
+		}
+		if i > 0 && b.ParentHash != out[i-1].Block.Hash {
+			return nil, fmt.Errorf("block %d: parent %s is not block %d (%s)", num, b.ParentHash, num-1, out[i-1].Block.Hash)
+		}
+		out[i] = &blockData{Block: b, State: s}
+	}
+	if err := ix.fetchClasses(ctx, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// fetchClasses fetches the classes declared in the blocks, and those of deployed or
+// upgraded contracts, that neither memory nor the database knows.
+func (ix *Indexer) fetchClasses(ctx context.Context, blocks []*blockData) error {
+	type want struct {
+		hash  starknet.Felt
+		block *blockData
+	}
+	var wants []want
+	var hashes []starknet.Felt
+	seen := map[starknet.Felt]bool{}
+	for _, bd := range blocks {
+		bd.Classes = map[starknet.Felt]*classInfo{}
+		if bd.State == nil {
+			continue
+		}
+		add := func(h starknet.Felt) {
+			if !seen[h] {
+				seen[h] = true
+				wants = append(wants, want{h, bd})
+				hashes = append(hashes, h)
+			}
+		}
+		for _, d := range bd.State.DeclaredClasses {
+			add(d.ClassHash)
+		}
+		for _, h := range bd.State.DeprecatedDeclaredClasses {
+			add(h)
+		}
+		for _, d := range bd.State.DeployedContracts {
+			add(d.ClassHash)
+		}
+		for _, r := range bd.State.ReplacedClasses {
+			add(r.ClassHash)
+		}
+	}
+	if len(wants) == 0 {
+		return nil
+	}
+	if err := ix.classes.load(ctx, ix.db, hashes); err != nil {
+		return err
+	}
+	var calls []*call
+	var asked []want
+	for _, w := range wants {
+		if ix.classes.known(w.hash) {
+			continue
+		}
+		calls = append(calls, &call{Method: "starknet_getClass", Params: map[string]any{
+			"block_id": blockID{w.block.Block.Number}, "class_hash": w.hash.Hex()}})
+		asked = append(asked, w)
+	}
+	for start := 0; start < len(calls); start += 16 {
+		end := min(start+16, len(calls))
+		if err := ix.rpc.batch(ctx, calls[start:end]); err != nil {
+			return fmt.Errorf("classes of block %d: %w", asked[start].block.Block.Number, err)
+		}
+	}
+	for i, c := range calls {
+		w := asked[i]
+		switch {
+		case c.Err != nil && isRPCCode(c.Err, codeClassNotFound):
+			w.block.Classes[w.hash] = nil // the node does not have it: stored without an ABI
+			ix.log.Warn("class not available from the node", "class", w.hash.Hex(), "block", w.block.Block.Number)
+		case c.Err != nil:
+			return fmt.Errorf("class %s of block %d: %w", w.hash, w.block.Block.Number, c.Err)
+		default:
+			info, err := parseClass(c.Result)
+			if err != nil {
+				return fmt.Errorf("class %s of block %d: %w", w.hash, w.block.Block.Number, err)
+			}
+			w.block.Classes[w.hash] = info
+		}
+	}
+	return nil
+}
+
+// nodeHeaders returns the node's hash and status of blocks from..to.
+func (ix *Indexer) nodeHeaders(ctx context.Context, from, to uint64) ([]rpc.Felt, []string, error) {
+	var calls []*call
+	for b := from; b <= to; b++ {
+		calls = append(calls, &call{Method: "starknet_getBlockWithTxHashes", Params: map[string]any{"block_id": blockID{b}}})
+	}
+	if err := ix.rpc.batch(ctx, calls); err != nil {
+		return nil, nil, err
+	}
+	hashes := make([]rpc.Felt, len(calls))
+	statuses := make([]string, len(calls))
+	for i, c := range calls {
+		if c.Err != nil {
+			return nil, nil, fmt.Errorf("block %d: %w", from+uint64(i), c.Err)
+		}
+		h, s, err := decodeHeader(c.Result, from+uint64(i))
+		if err != nil {
+			return nil, nil, err
+		}
+		hashes[i], statuses[i] = h, s
+	}
+	return hashes, statuses, nil
+}
+
+// nodeHead asks the node for its newest block number.
+func (ix *Indexer) nodeHead(ctx context.Context) (uint64, error) {
+	var n json.Number
+	if err := ix.rpc.do(ctx, "starknet_blockNumber", []any{}, &n); err != nil {
+		return 0, err
+	}
+	v, err := n.Int64()
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("starknet_blockNumber: not a block number: %q", n)
+	}
+	return uint64(v), nil
+}

@@ -1,0 +1,511 @@
+// Package indexer follows a Starknet JSON-RPC node and writes the chain into PostgreSQL: the
+// raw facts of each block and everything derived from them, in one SQL transaction per block
+// (or per batch of blocks while catching up), so that the database always stands at a block
+// boundary. It fetches ahead concurrently in JSON-RPC batches, writes strictly in order,
+// follows reorgs back to the common ancestor and records finality changes.
+package indexer
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/metrics"
+)
+
+// Config says which node to follow and how.
+type Config struct {
+	RPCURL        string
+	DB            *sqlx.DB
+	FromBlock     int64 // first block to index into an empty database
+	StopAt        int64 // exit once this block is written; -1 follows forever
+	MaxReorgDepth int   // deepest reorg followed; default 64
+	Logger        *slog.Logger
+	Progress      bool // draw a progress bar (on a terminal) instead of log lines
+	Concurrency   int  // block ranges fetched at once; default 4
+	BatchSize     int  // blocks per JSON-RPC batch and per SQL transaction while catching up; default 20
+
+	// PollInterval is how often the node is asked for new blocks once caught up; default 2s.
+	PollInterval time.Duration
+	// LockID is the PostgreSQL advisory lock key that elects the one writer.
+	LockID int64
+}
+
+// DefaultLockID is the advisory lock key of the indexer ("stkgraph" in ASCII).
+const DefaultLockID int64 = 0x73746b6772617068
+
+// Indexer follows one node into one database.
+type Indexer struct {
+	cfg     Config
+	db      *sqlx.DB
+	rpc     *client
+	log     *slog.Logger
+	classes *classCache
+
+	chainID, specVersion string
+	head                 int64 // newest written block, -1 when none
+	nodeHeadSeen         uint64
+	lastFinality         time.Time
+	progress             *progress
+}
+
+// New checks the configuration; Run does the work.
+func New(cfg Config) (*Indexer, error) {
+	if cfg.RPCURL == "" {
+		return nil, errors.New("indexer: no RPC URL")
+	}
+	if cfg.DB == nil {
+		return nil, errors.New("indexer: no database")
+	}
+	if cfg.FromBlock < 0 {
+		return nil, errors.New("indexer: --from-block must not be negative")
+	}
+	if cfg.MaxReorgDepth <= 0 {
+		cfg.MaxReorgDepth = 64
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 4
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = 20
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 2 * time.Second
+	}
+	if cfg.LockID == 0 {
+		cfg.LockID = DefaultLockID
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Indexer{cfg: cfg, db: cfg.DB, rpc: newClient(cfg.RPCURL), log: cfg.Logger.With("component", "indexer"),
+		classes: newClassCache(), head: -1}, nil
+}
+
+// Run indexes until ctx ends (nil), or, with StopAt set, until that block is written (nil).
+// Errors from the node or the database are logged and retried with backoff; Run returns an
+// error only for what retrying cannot fix.
+func (ix *Indexer) Run(ctx context.Context) error {
+	lock, err := ix.acquireLock(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	defer lock.Close()
+
+	if err := ix.handshake(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	bo := newBackoff()
+	for ctx.Err() == nil {
+		done, err := ix.step(ctx)
+		switch {
+		case done:
+			ix.progress.finish()
+			return nil
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			ix.classes.reset()
+			wait := bo.next()
+			ix.log.Warn("indexing failed; retrying", "err", err, "head", ix.head, "retry_in", wait)
+			sleep(ctx, wait)
+		default:
+			bo.reset()
+		}
+	}
+	return nil
+}
+
+// acquireLock holds a session advisory lock on a dedicated connection for as long as the
+// indexer runs: only the holder writes. Other indexers wait here for it to be released.
+func (ix *Indexer) acquireLock(ctx context.Context) (*sql.Conn, error) {
+	logged := false
+	for {
+		conn, err := ix.db.Conn(ctx)
+		if err == nil {
+			var ok bool
+			err = conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, ix.cfg.LockID).Scan(&ok)
+			if err == nil && ok {
+				return conn, nil
+			}
+			conn.Close()
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			ix.log.Warn("cannot take the indexer lock; retrying", "err", err)
+		} else if !logged {
+			ix.log.Info("another indexer holds the lock; waiting to take over")
+			logged = true
+		}
+		sleep(ctx, 2*time.Second)
+	}
+}
+
+// handshake learns the node's spec version and chain, retrying until the node answers.
+func (ix *Indexer) handshake(ctx context.Context) error {
+	bo := newBackoff()
+	for {
+		err := ix.tryHandshake(ctx)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		var unsupported errUnsupported
+		if errors.As(err, &unsupported) {
+			return err
+		}
+		wait := bo.next()
+		ix.log.Warn("node handshake failed; retrying", "err", err, "retry_in", wait)
+		sleep(ctx, wait)
+	}
+}
+
+type errUnsupported string
+
+func (e errUnsupported) Error() string { return string(e) }
+
+func (ix *Indexer) tryHandshake(ctx context.Context) error {
+	var spec, chain string
+	if err := ix.rpc.do(ctx, "starknet_specVersion", []any{}, &spec); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(spec, "0.8") && !strings.HasPrefix(spec, "0.9") && !strings.HasPrefix(spec, "0.10") {
+		return errUnsupported(fmt.Sprintf("indexer: node speaks JSON-RPC %q; 0.8 or 0.9 is needed", truncate(spec, 40)))
+	}
+	if err := ix.rpc.do(ctx, "starknet_chainId", []any{}, &chain); err != nil {
+		return err
+	}
+	ix.specVersion, ix.chainID = spec, chain
+	ix.log.Info("following node", "spec_version", spec, "chain_id", chain)
+	return nil
+}
+
+// step makes one round: learn the node's head, write what is missing up to it (or StopAt),
+// and update finality. It reports done when StopAt is written.
+func (ix *Indexer) step(ctx context.Context) (done bool, err error) {
+	head, hash, ok, err := db.IndexedHead(ctx, ix.db)
+	if err != nil {
+		return false, fmt.Errorf("read head: %w", err)
+	}
+	ix.head = -1
+	if ok {
+		ix.head = head
+	}
+	if ix.cfg.StopAt >= 0 && ix.head >= ix.cfg.StopAt {
+		return true, nil
+	}
+	nodeHead, err := ix.nodeHead(ctx)
+	if err != nil {
+		return false, err
+	}
+	ix.noteNodeHead(ctx, nodeHead)
+	next := ix.cfg.FromBlock
+	if ok {
+		next = head + 1
+	}
+	target := int64(nodeHead)
+	if ix.cfg.StopAt >= 0 && ix.cfg.StopAt < target {
+		target = ix.cfg.StopAt
+	}
+	if next <= target {
+		if err := ix.catchUp(ctx, next, target, hash, ok); err != nil {
+			return false, err
+		}
+	}
+	if err := ix.updateFinality(ctx); err != nil {
+		ix.log.Warn("finality update failed", "err", err)
+	}
+	if ix.cfg.StopAt >= 0 && ix.head >= ix.cfg.StopAt {
+		return true, nil
+	}
+	if next > target {
+		sleep(ctx, ix.cfg.PollInterval)
+	}
+	return false, nil
+}
+
+func (ix *Indexer) noteNodeHead(ctx context.Context, nodeHead uint64) {
+	ix.nodeHeadSeen = nodeHead
+	if err := db.SetIndexerNode(ctx, ix.db, int64(nodeHead), ix.chainID, ix.specVersion); err != nil {
+		ix.log.Warn("cannot record the node head", "err", err)
+	}
+	indexed := uint64(0)
+	if ix.head > 0 {
+		indexed = uint64(ix.head)
+	}
+	metrics.SetIndexerHeads(indexed, nodeHead)
+}
+
+// errReorg says the node's chain no longer contains the indexed head.
+var errReorg = errors.New("parent hash mismatch")
+
+// catchUp writes blocks next..target, fetching ahead concurrently and writing in order.
+func (ix *Indexer) catchUp(ctx context.Context, next, target int64, headHash db.Felt, haveHead bool) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := ix.fetchAhead(ctx, uint64(next), uint64(target))
+	ix.progress = ix.progress.start(ix, next, target)
+	for r := range results {
+		blocks := <-r
+		if blocks == nil {
+			return ctx.Err()
+		}
+		// The first block must sit on the indexed head; if not, the node's chain moved.
+		if first := blocks[0].Block; haveHead && !headHash.Equal(dbf(first.ParentHash)) {
+			cancel()
+			return ix.handleReorg(ctx, int64(first.Number)-1)
+		}
+		if err := ix.writeBlocks(ctx, blocks); err != nil {
+			return err
+		}
+		last := blocks[len(blocks)-1].Block
+		headHash, haveHead = dbf(last.Hash), true
+		ix.progress.add(ix, len(blocks), countTx(blocks))
+	}
+	return nil
+}
+
+func countTx(blocks []*blockData) int {
+	n := 0
+	for _, b := range blocks {
+		n += len(b.Block.Transactions)
+	}
+	return n
+}
+
+// fetchAhead fetches the range in batches, Concurrency at a time, and hands the results
+// over in block order. Each batch is retried until it arrives intact or ctx ends (then the
+// channel gets nil).
+func (ix *Indexer) fetchAhead(ctx context.Context, from, to uint64) <-chan chan []*blockData {
+	out := make(chan chan []*blockData, ix.cfg.Concurrency)
+	go func() {
+		defer close(out)
+		for start := from; start <= to; {
+			end := min(start+uint64(ix.cfg.BatchSize)-1, to)
+			// Near the head, blocks are written (and so fetched) one at a time.
+			if ix.journaled(int64(start)) {
+				end = start
+			}
+			res := make(chan []*blockData, 1)
+			select {
+			case out <- res:
+			case <-ctx.Done():
+				return
+			}
+			go func(s, e uint64) { res <- ix.fetchWithRetry(ctx, s, e) }(start, end)
+			start = end + 1
+		}
+	}()
+	return out
+}
+
+func (ix *Indexer) fetchWithRetry(ctx context.Context, from, to uint64) []*blockData {
+	bo := newBackoff()
+	for {
+		blocks, err := ix.fetchRange(ctx, from, to)
+		if err == nil {
+			return blocks
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		wait := bo.next()
+		ix.log.Warn("fetch failed; retrying", "from", from, "to", to, "err", err, "retry_in", wait)
+		if !sleep(ctx, wait) {
+			return nil
+		}
+	}
+}
+
+// journaled reports whether a block is close enough to the node's head to be reorged, so
+// that its changes are journaled and it is written in a transaction of its own.
+func (ix *Indexer) journaled(block int64) bool {
+	return block > int64(ix.nodeHeadSeen)-int64(ix.cfg.MaxReorgDepth)
+}
+
+// writeBlocks writes fetched blocks, several per transaction far from the head and one per
+// transaction (with its undo journal) near it.
+func (ix *Indexer) writeBlocks(ctx context.Context, blocks []*blockData) error {
+	for len(blocks) > 0 {
+		n := 1
+		journal := ix.journaled(int64(blocks[0].Block.Number))
+		if !journal {
+			for n < len(blocks) && !ix.journaled(int64(blocks[n].Block.Number)) {
+				n++
+			}
+		}
+		if err := ix.writeTx(ctx, blocks[:n], journal); err != nil {
+			return err
+		}
+		blocks = blocks[n:]
+	}
+	return nil
+}
+
+func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal bool) error {
+	tx, err := ix.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	w := newBatchWriter(tx, ix.classes)
+	first, last := blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number
+	if err := w.write(ctx, blocks, journal); err != nil {
+		return fmt.Errorf("write blocks %d-%d: %w", first, last, err)
+	}
+	keepFrom := int64(ix.nodeHeadSeen) - int64(ix.cfg.MaxReorgDepth)
+	if last%64 == 0 && keepFrom > 0 {
+		if err := db.PruneJournal(ctx, tx, keepFrom); err != nil {
+			return fmt.Errorf("prune journal: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit blocks %d-%d: %w", first, last, err)
+	}
+	ix.head = int64(last)
+	metrics.SetIndexerHeads(last, max(ix.nodeHeadSeen, last))
+	return nil
+}
+
+// handleReorg walks back from head to the newest block on which the node and the database
+// agree, and undoes everything above it in one transaction.
+func (ix *Indexer) handleReorg(ctx context.Context, head int64) error {
+	lowest := max(head-int64(ix.cfg.MaxReorgDepth), 0)
+	ancestor := int64(-1)
+	for hi := head; hi >= lowest && ancestor < 0; hi -= 16 {
+		lo := max(hi-15, lowest)
+		ours, err := db.BlockHashes(ctx, ix.db, lo, hi)
+		if err != nil {
+			return err
+		}
+		theirs, _, err := ix.nodeHeaders(ctx, uint64(lo), uint64(hi))
+		if err != nil {
+			return fmt.Errorf("reorg check: %w", err)
+		}
+		for n := hi; n >= lo; n-- {
+			h, ok := ours[n]
+			if !ok || h.Equal(dbf(theirs[n-lo])) {
+				ancestor = n
+				break
+			}
+		}
+	}
+	switch {
+	case ancestor == head:
+		return fmt.Errorf("block %d: the node sent a block whose parent does not match, but still has our head; not a reorg", head+1)
+	case ancestor < 0:
+		return fmt.Errorf("reorg deeper than %d blocks below %d; not followed (raise --max-reorg-depth)", ix.cfg.MaxReorgDepth, head)
+	}
+	tx, err := ix.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := db.UndoAbove(ctx, tx, ancestor); err != nil {
+		return err
+	}
+	var hash db.Felt
+	if err := tx.QueryRowxContext(ctx, `SELECT hash FROM blocks WHERE number = $1`, ancestor).Scan(&hash); err != nil && err != sql.ErrNoRows {
+		return err
+	}
+	if err := db.SetIndexerHead(ctx, tx, ancestor, hash); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	ix.classes.reset()
+	ix.log.Warn("reorg: undid blocks", "from", ancestor+1, "to", head, "depth", head-ancestor)
+	ix.head = ancestor
+	return nil
+}
+
+// updateFinality moves blocks the node reports as ACCEPTED_ON_L1 (and their transactions)
+// out of ACCEPTED_ON_L2. Blocks become final in order, so a binary search over the oldest
+// L2 blocks finds the newest L1 one.
+func (ix *Indexer) updateFinality(ctx context.Context) error {
+	if time.Since(ix.lastFinality) < 5*time.Second && ix.cfg.StopAt < 0 {
+		return nil
+	}
+	ix.lastFinality = time.Now()
+	oldest, ok, err := db.OldestL2Block(ctx, ix.db)
+	if err != nil || !ok || ix.head < oldest {
+		return err
+	}
+	lo, hi := oldest, ix.head // invariant: blocks < lo are L1 in the database
+	found := int64(-1)
+	for lo <= hi {
+		mid := lo + (hi-lo)/2
+		_, statuses, err := ix.nodeHeaders(ctx, uint64(mid), uint64(mid))
+		if err != nil {
+			return err
+		}
+		if statuses[0] == "ACCEPTED_ON_L1" {
+			found, lo = mid, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	if found < 0 {
+		return nil
+	}
+	tx, err := ix.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	n, err := db.MarkAcceptedOnL1(ctx, tx, oldest, found)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if n > 0 {
+		ix.log.Debug("blocks accepted on L1", "up_to", found, "blocks", n)
+	}
+	return nil
+}
+
+// backoff doubles a wait from 200ms up to 30s.
+type backoff struct{ d time.Duration }
+
+func newBackoff() *backoff { return &backoff{} }
+
+func (b *backoff) next() time.Duration {
+	switch {
+	case b.d == 0:
+		b.d = 200 * time.Millisecond
+	case b.d < 30*time.Second:
+		b.d *= 2
+	}
+	return min(b.d, 30*time.Second)
+}
+
+func (b *backoff) reset() { b.d = 0 }
+
+// sleep waits d or until ctx ends; it reports whether the full wait elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
