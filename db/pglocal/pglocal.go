@@ -147,6 +147,9 @@ func (c *Cluster) prepareDirs() error {
 		if err := mkdirReachable(filepath.Dir(dir)); err != nil {
 			return err
 		}
+		if err := c.owner.checkCanReach(filepath.Dir(dir)); err != nil {
+			return err
+		}
 		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 			return err
 		}
@@ -163,9 +166,6 @@ func (c *Cluster) prepareDirs() error {
 		// PostgreSQL insists on 0700 (or 0750) for its data directory; the
 		// socket directory keeps others away from a trust-authenticated server.
 		if err := os.Chmod(dir, 0o700); err != nil {
-			return err
-		}
-		if err := c.owner.checkCanReach(dir); err != nil {
 			return err
 		}
 	}

@@ -396,3 +396,22 @@ func TestFindSaysWhatToInstall(t *testing.T) {
 		t.Errorf("Find = %q, %v; want %q", dir, err, want)
 	}
 }
+
+func TestRootSaysWhichDirectoryPostgresCannotEnter(t *testing.T) {
+	needPostgres(t)
+	if os.Geteuid() != 0 {
+		t.Skip("only root hands the cluster to the postgres user")
+	}
+	closed := filepath.Join(testDir(t), "closed")
+	if err := os.Mkdir(closed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Start(context.Background(), Options{DataDir: filepath.Join(closed, "pgdata"), Logger: testLogger(t)})
+	if err == nil || !strings.Contains(err.Error(), "cannot enter "+closed) ||
+		!strings.Contains(err.Error(), "chmod o+x") {
+		t.Fatalf("Start = %v, want an error naming %s and the fix", err, closed)
+	}
+	if entries, _ := os.ReadDir(closed); len(entries) > 0 {
+		t.Errorf("Start left %d entries in %s before failing", len(entries), closed)
+	}
+}
