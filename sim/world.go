@@ -122,7 +122,7 @@ func (w *world) addr(e entity) felt {
 		return fixedAddr[e.idx]
 	}
 	f := hash3(w.seed, 0xadd7, uint64(e.kind)<<32|uint64(e.idx))
-	f[3] = f[3]&^(1<<40-1) | (uint64(e.kind)<<32|uint64(e.idx))^w.lowMask()
+	f[3] = f[3]&^(1<<40-1) | (uint64(e.kind)<<32 | uint64(e.idx)) ^ w.lowMask()
 	return f
 }
 
@@ -240,5 +240,5 @@ func delegatedAfter(s int, k uint64) u128 {
 }
 
 // nftMintPeriod: collection c mints a token every period blocks (popular ones more often).
-func nftMintPeriod(c int) uint64     { return uint64(c) + 1 }
-func erc1155MintPeriod(c int) uint64 { return uint64(c) + 1 }
+func nftMintPeriod(c int) uint64     { return 2*uint64(c) + 2 }
+func erc1155MintPeriod(c int) uint64 { return 3*uint64(c) + 2 }

@@ -1,0 +1,114 @@
+package sim
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+const specFile = "../../shared/spec/starknet-rpc/v0.8.1/starknet_api_openrpc.json"
+
+// specSchemas compiles component schemas of the RPC 0.8.1 spec, loaded from disk
+// with their $refs into the same document. It skips (or fails under CI=true)
+// when the spec is absent.
+func specSchemas(t *testing.T, names ...string) map[string]*jsonschema.Schema {
+	t.Helper()
+	path, _ := filepath.Abs(specFile)
+	f, err := os.Open(path)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("RPC spec missing at %s (CI=true): %v", path, err)
+		}
+		t.Skipf("RPC spec not found at %s; skipping", path)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	url := "file://" + path
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*jsonschema.Schema{}
+	for _, n := range names {
+		s, err := c.Compile(url + "#/components/schemas/" + n)
+		if err != nil {
+			t.Fatalf("compile %s: %v", n, err)
+		}
+		out[n] = s
+	}
+	return out
+}
+
+func validate(t *testing.T, s *jsonschema.Schema, what string, data []byte) {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Errorf("%s: not JSON: %v", what, err)
+		return
+	}
+	if err := s.Validate(v); err != nil {
+		if len(data) > 3000 {
+			data = data[:3000]
+		}
+		t.Errorf("%s does not match the spec: %v\n%s", what, err, data)
+	}
+}
+
+// TestBlocksMatchSpec validates a few hundred generated blocks (every view), their
+// state updates and every class against the RPC 0.8.1 JSON schemas.
+func TestBlocksMatchSpec(t *testing.T) {
+	s := specSchemas(t, "BLOCK_WITH_RECEIPTS", "BLOCK_WITH_TXS", "BLOCK_WITH_TX_HASHES", "STATE_UPDATE",
+		"CONTRACT_CLASS", "DEPRECATED_CONTRACT_CLASS")
+	const blocks = 240
+	c := New(Config{Seed: 7, Blocks: blocks, TxPerBlock: 4})
+	kinds := map[string]int{}
+	for n := uint64(0); n < blocks; n++ {
+		for _, tx := range c.block(n).txs {
+			kinds[txTypeName(tx.typ)+"_v"+string(rune('0'+tx.version))]++
+			if tx.reverted {
+				kinds["reverted"]++
+			}
+		}
+	}
+	// Validation is slow (about 1 ms a transaction): use both cores.
+	var wg sync.WaitGroup
+	for part := uint64(0); part < 2; part++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := part; n < blocks; n += 2 {
+				c.mu.RLock()
+				b, status := c.block(n), c.status(n)
+				c.mu.RUnlock()
+				validate(t, s["BLOCK_WITH_RECEIPTS"], "block", encodeBlock(nil, b, status, viewReceipts))
+				if n%10 == 0 {
+					validate(t, s["BLOCK_WITH_TXS"], "block with txs", encodeBlock(nil, b, status, viewTxs))
+					validate(t, s["BLOCK_WITH_TX_HASHES"], "block with hashes", encodeBlock(nil, b, status, viewHashes))
+				}
+				validate(t, s["STATE_UPDATE"], "state update", encodeStateUpdate(nil, b))
+			}
+		}()
+	}
+	wg.Wait()
+	// The mix the issue asks for is there.
+	for _, k := range []string{"INVOKE_v1", "INVOKE_v3", "DECLARE_v2", "DECLARE_v3", "DEPLOY_ACCOUNT_v1", "DEPLOY_ACCOUNT_v3", "L1_HANDLER_v0", "reverted"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s transactions in 300 blocks: %v", k, kinds)
+		}
+	}
+	for h, cls := range c.classes {
+		name := "CONTRACT_CLASS"
+		if bytes.Contains(cls, []byte(`"program"`)) {
+			name = "DEPRECATED_CONTRACT_CLASS"
+		}
+		validate(t, s[name], "class "+h.String(), cls)
+	}
+	validate(t, s["CONTRACT_CLASS"], "dapp class", encodeClass(-1, 3))
+}
