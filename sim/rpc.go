@@ -356,6 +356,8 @@ func (c *Chain) call(_ context.Context, p json.RawMessage) (any, error) {
 			return feltsResult(byteArray(fmt.Sprintf("Sim Collection %d", e.idx))), nil
 		case is("symbol"):
 			return feltsResult(byteArray(fmt.Sprintf("SIMC%d", e.idx))), nil
+		case is("total_supply", "totalSupply"): // ERC721Enumerable: minted minus burned
+			return balance(balanceKey{token, zeroHolder, 0}), nil
 		case is("balance_of", "balanceOf"):
 			if err := need(1); err != nil {
 				return nil, err

@@ -120,9 +120,9 @@ func (c client) block(n uint64) rpcBlock {
 func TestSelectorsAreSnKeccak(t *testing.T) {
 	// Known values: the Transfer event key in the fixtures, and well-known selectors.
 	for name, want := range map[string]string{
-		"Transfer":                "0x99cd8bde557814842a3121e8ddfd433a539b8c9f14bf31ebf108d12e6196e9",
-		"transfer":                "0x83afd3f4caedc6eebf44246fe54e38c95e3179a5ec9ea81740eca5b482d12e",
-		"balanceOf":               "0x2e4263afad30923c891518314c3c95dbe830a16874e8abc5777a9a20b54c76e",
+		"Transfer":  "0x99cd8bde557814842a3121e8ddfd433a539b8c9f14bf31ebf108d12e6196e9",
+		"transfer":  "0x83afd3f4caedc6eebf44246fe54e38c95e3179a5ec9ea81740eca5b482d12e",
+		"balanceOf": "0x2e4263afad30923c891518314c3c95dbe830a16874e8abc5777a9a20b54c76e",
 	} {
 		if got := selector(name).String(); got != want {
 			t.Errorf("selector(%s) = %s, want %s", name, got, want)
