@@ -182,6 +182,32 @@ func (c *Client) post(ctx context.Context, method string, block *uint64, body []
 	return nil
 }
 
+// singleError reads the rest of a response object whose '{' was consumed and returns its
+// error member.
+func singleError(dec *json.Decoder) error {
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if key == "error" {
+			var e *RPCError
+			if err := dec.Decode(&e); err != nil {
+				return err
+			}
+			if e != nil {
+				return e
+			}
+			continue
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	return errors.New("batch answered with a single object")
+}
+
 // limitedReader stops at the size limit and remembers why reading stopped, so that a cut
 // connection (transient) is told apart from malformed JSON (invalid response).
 type limitedReader struct {
@@ -246,22 +272,26 @@ func (c *Client) Batch(ctx context.Context, elems []BatchElem) error {
 	}
 	var resps []batchResp
 	err = c.post(ctx, method, nil, body, func(dec *json.Decoder) error {
-		// A node that refuses batches answers with one error object instead of an array.
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		tok, err := dec.Token()
+		if err != nil {
 			return err
 		}
-		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' {
-			var single batchResp
-			if err := json.Unmarshal(t, &single); err != nil {
-				return err
+		switch tok {
+		case json.Delim('['):
+			for dec.More() {
+				var r batchResp
+				if err := dec.Decode(&r); err != nil {
+					return err
+				}
+				resps = append(resps, r)
 			}
-			if single.Error != nil {
-				return single.Error
-			}
-			return fmt.Errorf("batch answered with a single object")
+			_, err = dec.Token() // the closing ]
+			return err
+		case json.Delim('{'):
+			// A node that refuses batches answers with one error object.
+			return singleError(dec)
 		}
-		return json.Unmarshal(raw, &resps)
+		return fmt.Errorf("batch answered with %v", tok)
 	})
 	if err != nil {
 		return err
