@@ -75,6 +75,27 @@ func (o *owner) chown(dir string) error {
 	return os.Lchown(dir, int(o.uid), int(o.gid))
 }
 
+// chownTree gives everything under dir to the owner when dir's files are not
+// its yet: a cluster made by a normal user and now started by root.
+func (o *owner) chownTree(dir string) error {
+	if o == nil {
+		return nil
+	}
+	info, err := os.Stat(filepath.Join(dir, "PG_VERSION"))
+	if err != nil {
+		return nil // no cluster yet: initdb will make its files as the owner
+	}
+	if st, ok := info.Sys().(*syscall.Stat_t); !ok || st.Uid == o.uid {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(path string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, int(o.uid), int(o.gid))
+	})
+}
+
 // canEnter reports whether the owner has search (x) permission on dir.
 func (o *owner) canEnter(info os.FileInfo) bool {
 	st, ok := info.Sys().(*syscall.Stat_t)

@@ -111,6 +111,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := c.prepareDirs(); err != nil {
 		return nil, err
 	}
+	if err := c.owner.chownTree(dataDir); err != nil {
+		return nil, fmt.Errorf("give %s to the OS user %s: %w", dataDir, serverUser, err)
+	}
 	if err := c.initIfEmpty(ctx, opts.Fast); err != nil {
 		return nil, err
 	}

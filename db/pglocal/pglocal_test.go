@@ -415,3 +415,26 @@ func TestRootSaysWhichDirectoryPostgresCannotEnter(t *testing.T) {
 		t.Errorf("Start left %d entries in %s before failing", len(entries), closed)
 	}
 }
+
+func TestRootTakesOverClusterMadeByAnotherUser(t *testing.T) {
+	needPostgres(t)
+	if os.Geteuid() != 0 {
+		t.Skip("only root hands the cluster to the postgres user")
+	}
+	t.Parallel()
+	dataDir := seededDataDir(t)
+	// As if a normal user had made it: nobody owns every file.
+	err := filepath.WalkDir(dataDir, func(path string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, 65534, 65534)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startCluster(t, Options{DataDir: dataDir, Fast: true})
+	if got := queryString(t, c.URL("postgres"), "SELECT 'up'"); got != "up" {
+		t.Errorf("got %q", got)
+	}
+}
