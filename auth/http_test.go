@@ -456,7 +456,7 @@ func TestKeysCommand(t *testing.T) {
 	if _, err := run("create", "--plan", "gold"); err == nil || !strings.Contains(err.Error(), "free") {
 		t.Fatalf("unknown plan: %v, want an error naming the plans", err)
 	}
-	for _, bad := range [][]string{{}, {"create"}, {"create", "--plan"}, {"create", "--plan", "pro", "extra"}, {"revoke"}, {"frobnicate"}, {"revoke", "sg_nope"}} {
+	for _, bad := range [][]string{{}, {"create"}, {"create", "--plan"}, {"create", "--plan", "pro", "extra"}, {"revoke"}, {"frobnicate"}, {"revoke", "sg_nope"}, {"create", "--plan", "free", "--label", strings.Repeat("l", 201)}} {
 		if _, err := run(bad...); err == nil {
 			t.Errorf("keys %q: no error", bad)
 		}
@@ -533,4 +533,22 @@ func (b *syncBuffer) String() string {
 func newTestLogger() (*slog.Logger, *syncBuffer) {
 	buf := &syncBuffer{}
 	return slog.New(slog.NewTextHandler(buf, nil)), buf
+}
+
+// A database outage is not the client's fault: 503, never a 500 or a hang,
+// while keys already in the cache keep working.
+func TestDatabaseOutage(t *testing.T) {
+	api := newTestAPI(t, NewMemoryLimiter())
+	cached := api.key("free")
+	if a := api.do("GET", "/beta/tokens", cached); a.status != http.StatusOK {
+		t.Fatalf("got %d", a.status)
+	}
+	api.db.Close()
+	a := api.do("GET", "/beta/tokens", "sg_not-in-the-cache-0000000000000000000000000")
+	if a.status != http.StatusServiceUnavailable || a.body != `{"message":"Service Unavailable"}` || a.header.Get(HeaderLimit) != "0" {
+		t.Fatalf("uncached key with the database down: %d %s", a.status, a.body)
+	}
+	if a := api.do("GET", "/beta/tokens", cached); a.status != http.StatusOK {
+		t.Fatalf("cached key with the database down: got %d", a.status)
+	}
 }

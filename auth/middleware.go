@@ -153,6 +153,7 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 		}
 		if err != nil {
 			a.log.Error("auth: key lookup failed", "err", err)
+			setNoPlanHeaders(w.Header())
 			writeMessage(w, http.StatusServiceUnavailable, "Service Unavailable")
 			return
 		}
@@ -266,11 +267,15 @@ func setLimitHeaders(h http.Header, plan Plan, rr RateResult, qr QuotaResult) {
 }
 
 func forbidden(w http.ResponseWriter) {
-	h := w.Header()
+	setNoPlanHeaders(w.Header())
+	writeMessage(w, http.StatusForbidden, "Forbidden")
+}
+
+// setNoPlanHeaders marks an answer given before any plan applied.
+func setNoPlanHeaders(h http.Header) {
 	h.Set(HeaderLimit, "0")
 	h.Set(HeaderRemaining, "0")
 	h.Set(HeaderReset, "0")
-	writeMessage(w, http.StatusForbidden, "Forbidden")
 }
 
 // limitExceeded answers 429; reason labels the rejection metric.

@@ -29,6 +29,9 @@ var (
 // recognise (e.g. by secret scanners).
 const keyPrefix = "sg_"
 
+// maxLabelLength bounds the free text attached to a key.
+const maxLabelLength = 200
+
 // Plan is a row of the plans table.
 type Plan struct {
 	Name          string  `db:"name"`
@@ -176,6 +179,9 @@ func validateKeyText(k string) error {
 // CreateKey creates a key on plan and returns its text, which is not kept
 // anywhere and cannot be shown again.
 func (s *Store) CreateKey(ctx context.Context, plan, label string) (string, Key, error) {
+	if len(label) > maxLabelLength {
+		return "", Key{}, fmt.Errorf("a label may be at most %d bytes long", maxLabelLength)
+	}
 	text := newKeyText()
 	k, err := s.insertKey(ctx, text, plan, label, false)
 	if err != nil {
@@ -189,6 +195,9 @@ func (s *Store) CreateKey(ctx context.Context, plan, label string) (string, Key,
 func (s *Store) EnsureKey(ctx context.Context, text, plan, label string) (Key, error) {
 	if err := validateKeyText(text); err != nil {
 		return Key{}, err
+	}
+	if len(label) > maxLabelLength {
+		return Key{}, fmt.Errorf("a label may be at most %d bytes long", maxLabelLength)
 	}
 	return s.insertKey(ctx, text, plan, label, true)
 }

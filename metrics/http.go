@@ -2,10 +2,14 @@ package metrics
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -96,4 +100,23 @@ func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		w.status = http.StatusSwitchingProtocols
 	}
 	return h.Hijack()
+}
+
+// RequireToken guards next (typically Handler()) with an admin token sent as
+// "Authorization: Bearer TOKEN", for deployments that serve /metrics on the
+// public address instead of a separate admin one. The comparison takes the
+// same time whatever the token sent.
+func RequireToken(token string, next http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sent, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		got := sha256.Sum256([]byte(sent))
+		if !ok || token == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, `{"message":"Forbidden"}`)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

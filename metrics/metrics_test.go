@@ -97,3 +97,34 @@ func TestLagNeverNegative(t *testing.T) {
 		t.Fatalf("lag = %v, want 0", got)
 	}
 }
+
+func TestRequireToken(t *testing.T) {
+	h := RequireToken("s3cret-admin", Handler())
+	for _, tc := range []struct {
+		auth string
+		want int
+	}{
+		{"", http.StatusForbidden},
+		{"Bearer wrong", http.StatusForbidden},
+		{"s3cret-admin", http.StatusForbidden}, // no scheme
+		{"Bearer s3cret-admin", http.StatusOK},
+	} {
+		req := httptest.NewRequest("GET", "/metrics", nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tc.want {
+			t.Errorf("Authorization %q: got %d, want %d", tc.auth, rec.Code, tc.want)
+		}
+	}
+	// An empty configured token never opens the door.
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	req.Header.Set("Authorization", "Bearer ")
+	RequireToken("", Handler()).ServeHTTP(rec, req)
+	if rec.Code != http.StatusForbidden {
+		t.Errorf("empty token: got %d, want 403", rec.Code)
+	}
+}
