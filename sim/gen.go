@@ -164,6 +164,7 @@ func (w *world) generate(n, fork, parentFork uint64) *block {
 		b.parent = w.blockHash(n-1, parentFork)
 		b.oldRoot = w.stateRoot(n-1, parentFork)
 	}
+	b.txs = make([]tx, 0, 2*w.cfg.TxPerBlock+64) // no regrowth of the big tx structs
 	g := &gen{w: w, b: b, rng: rand.New(rand.NewPCG(mix64(w.seed^n*0x9e3779b97f4a7c15), mix64(fork+0x51))), nonces: map[felt]int{}}
 	b.l1GasWei = 20_000_000_000 + g.rng.Uint64N(20_000_000_000)
 	b.l1GasFri = b.l1GasWei * 3000
