@@ -28,8 +28,9 @@ type testAPI struct {
 	store *Store
 	usage *UsageRecorder
 	srv   *httptest.Server
-	// graphqlWrites counts GraphQL handlers that went on writing after Charge.
-	graphqlWrites int
+	// now is the middleware's clock; the real one unless a test sets it
+	// before the first request.
+	now func() time.Time
 }
 
 func newTestAPI(t *testing.T, limiter Limiter, storeOpts ...StoreOption) *testAPI {
@@ -74,7 +75,13 @@ func (api *testAPI) handler(limiter Limiter) http.Handler {
 		}
 		return MuxOperation(mux)(r)
 	}
-	a := New(Options{Keys: api.store, Limiter: limiter, Usage: api.usage, Operation: operation})
+	now := func() time.Time {
+		if api.now != nil {
+			return api.now()
+		}
+		return time.Now()
+	}
+	a := New(Options{Keys: api.store, Limiter: limiter, Usage: api.usage, Operation: operation, Now: now})
 	return a.Middleware(mux)
 }
 
@@ -248,6 +255,9 @@ func TestConcurrentClientsGetExactlyTheAllowance(t *testing.T) {
 
 func TestDailyQuotaIsExactUnderConcurrency(t *testing.T) {
 	api := newTestAPI(t, NewMemoryLimiter())
+	// Noon, so that no midnight falls within the test.
+	noon := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	api.now = func() time.Time { return noon }
 	daily := int64(30)
 	api.plan(Plan{Name: "quota", RatePerSecond: 1000, Burst: 1000, DailyQuota: &daily})
 	key := api.key("quota")
@@ -257,13 +267,16 @@ func TestDailyQuotaIsExactUnderConcurrency(t *testing.T) {
 	}
 	a := api.do("GET", "/beta/tokens", key)
 	assertLimited(t, a, "over the daily quota")
-	now := time.Now().UTC()
-	untilMidnight := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC).Sub(now)
-	if ra := a.intHeader(t, HeaderRetryAfter); ra < int(untilMidnight.Seconds())-5 || ra > int(untilMidnight.Seconds())+5 {
-		t.Fatalf("Retry-After = %d, want the seconds until midnight UTC (%d)", ra, int(untilMidnight.Seconds()))
+	if ra := a.intHeader(t, HeaderRetryAfter); ra != 12*3600 {
+		t.Fatalf("Retry-After = %d, want the seconds until midnight UTC (%d)", ra, 12*3600)
 	}
-	if reset := a.intHeader(t, HeaderReset); reset < int(untilMidnight.Seconds())-5 {
-		t.Fatalf("X-RateLimit-Reset = %d, want until midnight UTC", reset)
+	if reset := a.intHeader(t, HeaderReset); reset != 12*3600 {
+		t.Fatalf("X-RateLimit-Reset = %d, want the seconds until midnight UTC", reset)
+	}
+	// The next day starts over.
+	api.now = func() time.Time { return noon.Add(12 * time.Hour) }
+	if a := api.do("GET", "/beta/tokens", key); a.status != http.StatusOK || a.intHeader(t, HeaderRemaining) != 29 {
+		t.Fatalf("next day: %d remaining %s, want 200 with 29", a.status, a.header.Get(HeaderRemaining))
 	}
 }
 

@@ -12,6 +12,21 @@
 //     X-RateLimit-Reset (seconds until Remaining is back to its maximum, or
 //     until the exhausted quota starts over). Answers refused before a plan
 //     is known (403) carry 0, 0, 0.
+//
+// Wiring, in the server:
+//
+//	limiter, closeLimiter, err := auth.NewLimiter(os.Getenv("REDIS_URL"), logger)
+//	store := auth.NewStore(db)
+//	usage := auth.NewUsageRecorder(store, 5*time.Second, logger) // Close on shutdown
+//	guard := auth.New(auth.Options{Keys: store, Limiter: limiter, Usage: usage,
+//		Operation: auth.MuxOperation(apiMux), Logger: logger})
+//	mux.Handle("/beta/", guard.Middleware(apiMux))
+//	mux.Handle("POST /graphql", guard.Middleware(gqlServer)) // gqlServer.Use(auth.NewComplexityCharge())
+//
+// Quotas count requests, not cost; a request refused by a quota has still
+// used one unit of the rate. Counters live in Redis when REDIS_URL is set
+// (shared by replicas), in memory otherwise; during a Redis outage each
+// replica counts on its own.
 package auth
 
 import (
@@ -69,6 +84,8 @@ type Options struct {
 	Operation func(*http.Request) string
 	// Logger receives operational warnings; slog.Default() when nil.
 	Logger *slog.Logger
+	// Now tells the time for quota windows and usage days; time.Now when nil.
+	Now func() time.Time
 }
 
 // Auth is the configured middleware.
@@ -85,6 +102,9 @@ func New(opts Options) *Auth {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	return &Auth{opts: opts, log: log}
 }
@@ -158,7 +178,7 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 			return
 		}
 
-		now := time.Now()
+		now := a.opts.Now()
 		tw := &trackingWriter{ResponseWriter: w}
 		defer func() {
 			if a.opts.Usage != nil {
