@@ -18,10 +18,13 @@
 //	limiter, closeLimiter, err := auth.NewLimiter(os.Getenv("REDIS_URL"), logger)
 //	store := auth.NewStore(db)
 //	usage := auth.NewUsageRecorder(store, 5*time.Second, logger) // Close on shutdown
-//	guard := auth.New(auth.Options{Keys: store, Limiter: limiter, Usage: usage,
-//		Operation: auth.MuxOperation(apiMux), Logger: logger})
-//	mux.Handle("/beta/", guard.Middleware(apiMux))
-//	mux.Handle("POST /graphql", guard.Middleware(gqlServer)) // gqlServer.Use(auth.NewComplexityCharge())
+//	opts := auth.Options{Keys: store, Limiter: limiter, Usage: usage, Logger: logger}
+//	beta, gql := opts, opts
+//	beta.Operation = auth.MuxOperation(betaMux) // "GET /beta/tokens", ...
+//	gql.Operation = func(*http.Request) string { return "graphql" }
+//	mux.Handle("/beta/", auth.New(beta).Middleware(betaMux))
+//	mux.Handle("POST /graphql", auth.New(gql).Middleware(gqlServer)) // gqlServer.Use(auth.NewComplexityCharge())
+//	mux.Handle("GET /graphql", playground) // no key: the page sends the one the user types
 //
 // Quotas count requests, not cost; a request refused by a quota has still
 // used one unit of the rate. Counters live in Redis when REDIS_URL is set
