@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -438,5 +439,45 @@ func TestTransportFailures(t *testing.T) {
 	}
 	if elems[1].Err == nil || !strings.Contains(elems[1].Err.Error(), "no response") {
 		t.Errorf("elem 1: %v", elems[1].Err)
+	}
+}
+
+func TestBlockTxHashes(t *testing.T) {
+	ctx := context.Background()
+	// Recorded getBlockWithTxHashes (RPC 0.10 shape) and one derived from a 0.8 block.
+	for _, tt := range []struct {
+		set   string
+		n     uint64
+		txs   int
+		first string
+	}{
+		{"sepolia-3100000", 3100000, 3, "0x499c675a5bd670db695ad5fe56a2983aa247f4fd35a57019d8238d1015b443b"},
+		{"sepolia-56377", 56377, 45, "0x427504dcc923fef7060ab566aeb98cf1d8359f791de4de396e23f7470197919"},
+	} {
+		srv := fixtures.NewServer(t, tt.set)
+		c := rpc.NewClient(srv.URL)
+		full, err := c.BlockWithReceipts(ctx, tt.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, err := c.BlockTxHashes(ctx, rpc.Latest())
+		if want, _ := c.BlockNumber(ctx); err != nil || head.Number != want {
+			t.Errorf("%s: latest = %v, %v; want block %d", tt.set, head, err, want)
+		}
+		for _, id := range []rpc.BlockID{rpc.AtNumber(tt.n), rpc.AtHash(full.Hash)} {
+			b, err := c.BlockTxHashes(ctx, id)
+			if err != nil {
+				t.Fatalf("%s %s: %v", tt.set, id, err)
+			}
+			if !reflect.DeepEqual(b.Header, full.Header) {
+				t.Errorf("%s: header differs from the full block's", tt.set)
+			}
+			if len(b.TransactionHashes) != tt.txs || b.TransactionHashes[0].Hex() != tt.first {
+				t.Errorf("%s: %d hashes, first %s", tt.set, len(b.TransactionHashes), b.TransactionHashes[0])
+			}
+		}
+		if _, err := c.BlockTxHashes(ctx, rpc.AtHash(starknet.MustFelt("0x1234"))); err == nil {
+			t.Errorf("%s: a different block's hash was accepted", tt.set)
+		}
 	}
 }

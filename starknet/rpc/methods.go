@@ -194,6 +194,35 @@ func checkBlock(method string, n uint64, w *wireBlock) (*Block, error) {
 	return b, nil
 }
 
+// BlockTxHashes fetches a block's header and transaction hashes. Unlike the other block
+// methods it takes a BlockID, so it also answers "what is the latest block" in one call;
+// a pre-confirmed block has no hash and is refused as invalid.
+func (c *Client) BlockTxHashes(ctx context.Context, block BlockID) (*BlockTxHashes, error) {
+	const method = "starknet_getBlockWithTxHashes"
+	bid, err := c.blockIDParam(ctx, block)
+	if err != nil {
+		return nil, err
+	}
+	var w *wireBlockTxHashes
+	if err := c.call(ctx, method, block.number, map[string]any{"block_id": bid}, &w); err != nil {
+		return nil, err
+	}
+	if w == nil {
+		return nil, invalid(method, block.number, "null result")
+	}
+	b, err := w.normalise()
+	if err != nil {
+		return nil, &InvalidResponseError{Method: method, Block: block.number, Err: err}
+	}
+	if block.number != nil && b.Number != *block.number {
+		return nil, invalid(method, block.number, "node returned block %d", b.Number)
+	}
+	if block.hash != nil && b.Hash != *block.hash {
+		return nil, invalid(method, nil, "asked for block %s, node returned %s", block.hash, b.Hash)
+	}
+	return b, nil
+}
+
 // BlocksWithReceipts fetches blocks from..to (inclusive) in one batch request. It returns
 // the blocks in order up to the first one that failed, and that block's error (wrapped, so
 // errors.Is(err, ErrBlockNotFound) tells that the range ran past the head).

@@ -18,6 +18,13 @@ type Block struct {
 	Transactions []Transaction
 }
 
+// BlockTxHashes is a block header with the hashes of its transactions
+// (starknet_getBlockWithTxHashes): a cheap way to check a stored block's hash on a reorg.
+type BlockTxHashes struct {
+	Header
+	TransactionHashes []Felt
+}
+
 // Header is a block header.
 type Header struct {
 	Number           uint64

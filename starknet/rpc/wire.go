@@ -10,20 +10,30 @@ import (
 // so that absence can be told from zero; normalise() checks them and builds the public types.
 // Unknown members (for example the RPC 0.10 commitments) are ignored.
 
+type wireHeader struct {
+	Status           *string        `json:"status"`
+	BlockHash        *Felt          `json:"block_hash"`
+	ParentHash       *Felt          `json:"parent_hash"`
+	BlockNumber      *uint64        `json:"block_number"`
+	NewRoot          *Felt          `json:"new_root"`
+	Timestamp        *uint64        `json:"timestamp"`
+	SequencerAddress *Felt          `json:"sequencer_address"`
+	L1GasPrice       *ResourcePrice `json:"l1_gas_price"`
+	L1DataGasPrice   *ResourcePrice `json:"l1_data_gas_price"`
+	L2GasPrice       *ResourcePrice `json:"l2_gas_price"`
+	L1DAMode         string         `json:"l1_da_mode"`
+	StarknetVersion  string         `json:"starknet_version"`
+}
+
 type wireBlock struct {
-	Status           *string             `json:"status"`
-	BlockHash        *Felt               `json:"block_hash"`
-	ParentHash       *Felt               `json:"parent_hash"`
-	BlockNumber      *uint64             `json:"block_number"`
-	NewRoot          *Felt               `json:"new_root"`
-	Timestamp        *uint64             `json:"timestamp"`
-	SequencerAddress *Felt               `json:"sequencer_address"`
-	L1GasPrice       *ResourcePrice      `json:"l1_gas_price"`
-	L1DataGasPrice   *ResourcePrice      `json:"l1_data_gas_price"`
-	L2GasPrice       *ResourcePrice      `json:"l2_gas_price"`
-	L1DAMode         string              `json:"l1_da_mode"`
-	StarknetVersion  string              `json:"starknet_version"`
-	Transactions     *[]wireTxAndReceipt `json:"transactions"`
+	wireHeader
+	Transactions *[]wireTxAndReceipt `json:"transactions"`
+}
+
+// wireBlockTxHashes is the result of starknet_getBlockWithTxHashes.
+type wireBlockTxHashes struct {
+	wireHeader
+	Transactions *[]Felt `json:"transactions"`
 }
 
 type wireTxAndReceipt struct {
@@ -97,8 +107,7 @@ func (m missing) err() error {
 	return fmt.Errorf("missing required member(s) %v", []string(m))
 }
 
-func (w *wireBlock) normalise() (*Block, error) {
-	var m missing
+func (w *wireHeader) normalise(m *missing) Header {
 	m.check(w.Status != nil, "status")
 	m.check(w.BlockHash != nil, "block_hash")
 	m.check(w.ParentHash != nil, "parent_hash")
@@ -107,11 +116,10 @@ func (w *wireBlock) normalise() (*Block, error) {
 	m.check(w.Timestamp != nil, "timestamp")
 	m.check(w.SequencerAddress != nil, "sequencer_address")
 	m.check(w.L1GasPrice != nil, "l1_gas_price")
-	m.check(w.Transactions != nil, "transactions")
-	if err := m.err(); err != nil {
-		return nil, err
+	if len(*m) > 0 {
+		return Header{}
 	}
-	b := &Block{Header: Header{
+	h := Header{
 		Number:           *w.BlockNumber,
 		Hash:             *w.BlockHash,
 		ParentHash:       *w.ParentHash,
@@ -123,17 +131,37 @@ func (w *wireBlock) normalise() (*Block, error) {
 		L2GasPrice:       w.L2GasPrice,
 		L1DAMode:         w.L1DAMode,
 		StarknetVersion:  w.StarknetVersion,
-	}}
-	if w.L1DataGasPrice != nil {
-		b.L1DataGasPrice = *w.L1DataGasPrice
 	}
-	b.Transactions = make([]Transaction, len(*w.Transactions))
+	if w.L1DataGasPrice != nil {
+		h.L1DataGasPrice = *w.L1DataGasPrice
+	}
+	return h
+}
+
+func (w *wireBlock) normalise() (*Block, error) {
+	var m missing
+	h := w.wireHeader.normalise(&m)
+	m.check(w.Transactions != nil, "transactions")
+	if err := m.err(); err != nil {
+		return nil, err
+	}
+	b := &Block{Header: h, Transactions: make([]Transaction, len(*w.Transactions))}
 	for i := range *w.Transactions {
 		if err := (*w.Transactions)[i].normalise(&b.Transactions[i]); err != nil {
 			return nil, fmt.Errorf("transaction %d: %w", i, err)
 		}
 	}
 	return b, nil
+}
+
+func (w *wireBlockTxHashes) normalise() (*BlockTxHashes, error) {
+	var m missing
+	h := w.wireHeader.normalise(&m)
+	m.check(w.Transactions != nil, "transactions")
+	if err := m.err(); err != nil {
+		return nil, err
+	}
+	return &BlockTxHashes{Header: h, TransactionHashes: *w.Transactions}, nil
 }
 
 func (w *wireTxAndReceipt) normalise(t *Transaction) error {
