@@ -61,10 +61,12 @@ const setupTimeout = 2 * time.Minute
 // Main runs the package's tests with a database server ready for New; call it
 // from TestMain. It exits the process with the tests' result.
 func Main(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(Run(m))
 }
 
-func run(m *testing.M) int {
+// Run is Main for a TestMain that does more around the tests: it returns
+// the exit code instead of exiting.
+func Run(m *testing.M) int {
 	mainRan.Store(true)
 	began := time.Now()
 	s, tearDown, err := setUp()
