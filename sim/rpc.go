@@ -214,14 +214,24 @@ func (c *Chain) getClassHashAt(_ context.Context, p json.RawMessage) (any, error
 	return c.w.classOfEntity(e).String(), nil
 }
 
-// ledgerAt brings the ledger to block n and runs f under its lock.
+// ledgerAt brings the ledger to block n and runs f under its lock. It catches up
+// in chunks, letting go of the chain between them, so that a long first replay
+// does not stall block serving or head growth.
 func (c *Chain) ledgerAt(n uint64, f func(l *ledger)) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	c.ledger.mu.Lock()
-	defer c.ledger.mu.Unlock()
-	c.ledger.advance(n, c.block)
-	f(c.ledger)
+	for {
+		c.mu.RLock()
+		c.ledger.mu.Lock()
+		c.ledger.advance(min(n, c.ledger.next+63), c.block)
+		done := c.ledger.next > n
+		if done {
+			f(c.ledger)
+		}
+		c.ledger.mu.Unlock()
+		c.mu.RUnlock()
+		if done {
+			return
+		}
+	}
 }
 
 func feltsResult(fs []felt) json.RawMessage {
@@ -402,6 +412,8 @@ func (c *Chain) call(_ context.Context, p json.RawMessage) (any, error) {
 		switch {
 		case is("supports_interface", "supportsInterface"):
 			return feltsResult([]felt{feltU(1)}), nil
+		case is("get_implementation") && c.w.accountClass(int(e.idx)) == 1:
+			return feltsResult([]felt{classHash(clsArgentAccount0)}), nil
 		case is("get_public_key", "getPublicKey"):
 			return feltsResult([]felt{hash3(c.w.seed, uint64(e.idx), 0x9b)}), nil
 		}
