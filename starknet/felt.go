@@ -1,8 +1,3 @@
-// Package starknet holds the small value types of the Starknet chain: field elements (felts),
-// u256 amounts, short strings and Cairo ByteArrays, and entry-point selectors.
-//
-// The JSON-RPC client lives in starknet/rpc, class and ABI parsing in starknet/class, and
-// calldata and event decoding in starknet/decode.
 package starknet
 
 import (

@@ -142,19 +142,18 @@ func (c *Client) post(ctx context.Context, method string, block *uint64, body []
 	if res.StatusCode != http.StatusOK {
 		snippet, _ := io.ReadAll(io.LimitReader(lr, 4096))
 		var env response
-		var rawRes json.RawMessage
-		env.Result = &rawRes
+		env.Result = new(json.RawMessage)
+		var cause error = &HTTPError{Method: method, StatusCode: res.StatusCode, Body: string(bytes.TrimSpace(snippet[:min(len(snippet), 200)]))}
 		if json.Unmarshal(snippet, &env) == nil && env.Error != nil {
-			return env.Error
+			cause = env.Error
 		}
-		herr := &HTTPError{Method: method, StatusCode: res.StatusCode, Body: string(bytes.TrimSpace(snippet[:min(len(snippet), 200)]))}
+		// Overload and rate limits are worth a retry even when they come as an RPC error.
 		if res.StatusCode >= 500 || res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusRequestTimeout {
-			return &TransientError{Method: method, Err: herr}
+			return &TransientError{Method: method, Err: cause}
 		}
-		return herr
+		return cause
 	}
 	dec := json.NewDecoder(lr)
-	dec.UseNumber()
 	err = decode(dec)
 	switch {
 	case lr.exceeded:

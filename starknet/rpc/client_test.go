@@ -364,12 +364,19 @@ func TestTransportFailures(t *testing.T) {
 			http.Error(w, "overloaded", http.StatusServiceUnavailable)
 		case "429":
 			w.WriteHeader(http.StatusTooManyRequests)
+		case "429 rpc":
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"Limit exceeded"}}`))
 		case "401":
 			http.Error(w, "no key", http.StatusUnauthorized)
 		case "400 rpc":
 			w.WriteHeader(http.StatusBadRequest)
 			w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`))
 		case "slow":
+			time.Sleep(300 * time.Millisecond)
+		case "slow body":
+			w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":"0x`))
+			w.(http.Flusher).Flush()
 			time.Sleep(300 * time.Millisecond)
 		case "cut":
 			w.Header().Set("Content-Length", "1000")
@@ -394,9 +401,11 @@ func TestTransportFailures(t *testing.T) {
 	}{
 		{"503", true, "HTTP 503"},
 		{"429", true, "HTTP 429"},
+		{"429 rpc", true, "Limit exceeded"},
 		{"401", false, "HTTP 401"},
 		{"400 rpc", false, "Parse error"},
 		{"slow", true, "Timeout"},
+		{"slow body", true, "deadline exceeded"},
 		{"cut", true, "unexpected EOF"},
 		{"huge", false, "exceeds the size limit"},
 		{"trailing", false, "trailing data"},
