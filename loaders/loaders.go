@@ -33,6 +33,28 @@ type Loaders struct {
 	ClassContracts *dataloader.Loader[PageKey[string], []*db.Contract]
 	BlockTxs       *dataloader.Loader[PageKey[int64], []*db.Transaction]
 	TxEvents       *dataloader.Loader[PageKey[db.TxKey], []*db.Event]
+
+	NftItem            *dataloader.Loader[db.NftKey, *db.NftItem]
+	NftItemBalance     *dataloader.Loader[db.NftKey, *db.NftBalance]          // owner, or largest holder
+	NftItemEvents      *dataloader.Loader[PageKey[db.NftKey], []*db.NftEvent] // newest first
+	NftItemEventCount  *dataloader.Loader[db.NftKey, int64]                   // capped
+	OwnedNfts          *dataloader.Loader[PageKey[db.OwnedNftKey], []*db.NftBalance]
+	OwnedNftCount      *dataloader.Loader[db.OwnedNftKey, int64] // capped
+	TxMetaTransaction  *dataloader.Loader[db.TxKey, *db.MetaTransaction]
+	Validator          *dataloader.Loader[string, *db.Validator] // by staker address
+	Pool               *dataloader.Loader[string, *db.Pool]      // by pool contract
+	ValidatorPools     *dataloader.Loader[string, []*db.Pool]    // by staker address
+	PoolDelegations    *dataloader.Loader[PageKey[string], []*db.Delegation]
+	Positions          *dataloader.Loader[string, []*db.StakedPosition] // by delegator
+	StakeHistory       *dataloader.Loader[StakeHistoryKey, []*db.StakePoint]
+	TokenHoldersReport *dataloader.Loader[string, *db.HoldersOverview] // newest snapshot
+}
+
+// StakeHistoryKey asks for a wallet's stake points over a window (a PostgreSQL interval
+// such as "1 month"; "" for all time).
+type StakeHistoryKey struct {
+	Wallet   string
+	Interval string
 }
 
 // PageKey asks for one page of a parent's children: the parent's key and the window.
@@ -66,6 +88,23 @@ func New(store *db.Store) *Loaders {
 		TxEvents: paged(store.EventsOfTxs, func(e *db.Event) db.TxKey {
 			return db.TxKey{Block: e.BlockNumber, Index: e.TxIndex}
 		}),
+
+		NftItem:           one(store.NftItemsByKey, func(i *db.NftItem) db.NftKey { return nftKey(i.ContractAddress, i.TokenID) }),
+		NftItemBalance:    one(store.NftBalancesOfItems, func(b *db.NftBalance) db.NftKey { return nftKey(b.ContractAddress, b.TokenID) }),
+		NftItemEvents:     paged(store.NftEventsOfItems, func(e *db.NftEvent) db.NftKey { return nftKey(e.ContractAddress, e.TokenID) }),
+		NftItemEventCount: counts(store.CountNftEventsOfItems),
+		OwnedNfts:         ownedNfts(store),
+		OwnedNftCount:     counts(store.CountNftsOwnedBy),
+		TxMetaTransaction: one(store.MetaTransactionsOfTxs, func(m *db.MetaTransaction) db.TxKey {
+			return db.TxKey{Block: m.BlockNumber, Index: m.Index}
+		}),
+		Validator:          one(byFelt(store.ValidatorsByAddress), func(v *db.Validator) string { return string(v.StakerAddress) }),
+		Pool:               one(byFelt(store.PoolsByAddress), func(p *db.Pool) string { return string(p.Address) }),
+		ValidatorPools:     many(byFelt(store.PoolsOfValidators), func(p *db.Pool) string { return string(p.StakerAddress) }),
+		PoolDelegations:    paged(byFeltPaged(store.DelegationsOfPools), func(d *db.Delegation) string { return string(d.PoolAddress) }),
+		Positions:          many(byFelt(store.PositionsOf), func(p *db.StakedPosition) string { return string(p.DelegatorAddress) }),
+		StakeHistory:       stakeHistory(store),
+		TokenHoldersReport: one(byFelt(store.HoldersOverviewsOf), func(h *db.HoldersOverview) string { return string(h.TokenAddress) }),
 	}
 }
 
@@ -197,4 +236,97 @@ func aliases(store *db.Store) *dataloader.Loader[string, *string] {
 		return results
 	}
 	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[string, *string](batchWait))
+}
+
+// nftKey is the loader key of an NFT item.
+func nftKey(contract db.Felt, tokenID string) db.NftKey {
+	return db.NftKey{Contract: string(db.Normalize(contract)), TokenID: tokenID}
+}
+
+// counts builds a loader of per-key totals; fetch returns them in key order.
+func counts[K comparable](fetch func(context.Context, []K) ([]int64, error)) *dataloader.Loader[K, int64] {
+	batch := func(ctx context.Context, keys []K) []*dataloader.Result[int64] {
+		n, err := fetch(ctx, keys)
+		results := make([]*dataloader.Result[int64], len(keys))
+		for i := range keys {
+			r := &dataloader.Result[int64]{Error: err}
+			if err == nil && i < len(n) {
+				r.Data = n[i]
+			}
+			results[i] = r
+		}
+		return results
+	}
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, int64](batchWait))
+}
+
+// ownedNfts is the paged loader of an owner's NFT balances. A row cannot tell which key
+// asked for it (the collection filter is optional), so the store tags each row with its
+// key's position.
+func ownedNfts(store *db.Store) *dataloader.Loader[PageKey[db.OwnedNftKey], []*db.NftBalance] {
+	type window struct{ limit, offset int }
+	batch := func(ctx context.Context, keys []PageKey[db.OwnedNftKey]) []*dataloader.Result[[]*db.NftBalance] {
+		groups := map[window][]int{} // window -> positions in keys
+		for i, k := range keys {
+			w := window{k.Limit, k.Offset}
+			groups[w] = append(groups[w], i)
+		}
+		results := make([]*dataloader.Result[[]*db.NftBalance], len(keys))
+		for i := range results {
+			results[i] = &dataloader.Result[[]*db.NftBalance]{}
+		}
+		for w, positions := range groups {
+			parents := make([]db.OwnedNftKey, len(positions))
+			for j, p := range positions {
+				parents[j] = keys[p].Parent
+			}
+			rows, err := store.NftsOwnedBy(ctx, parents, w.limit, w.offset)
+			for _, p := range positions {
+				results[p].Error = err
+			}
+			for _, r := range rows {
+				if r.Parent >= 1 && r.Parent <= len(positions) {
+					res := results[positions[r.Parent-1]]
+					res.Data = append(res.Data, &r.NftBalance)
+				}
+			}
+		}
+		return results
+	}
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[PageKey[db.OwnedNftKey], []*db.NftBalance](batchWait))
+}
+
+// stakeHistory loads wallets' stake points; the wallets asked for over one window share a
+// statement.
+func stakeHistory(store *db.Store) *dataloader.Loader[StakeHistoryKey, []*db.StakePoint] {
+	batch := func(ctx context.Context, keys []StakeHistoryKey) []*dataloader.Result[[]*db.StakePoint] {
+		groups := map[string][]db.Felt{}
+		for _, k := range keys {
+			groups[k.Interval] = append(groups[k.Interval], db.Felt(k.Wallet))
+		}
+		found := map[StakeHistoryKey][]*db.StakePoint{}
+		errs := map[string]error{}
+		for interval, wallets := range groups {
+			var iv *string
+			if interval != "" {
+				iv = &interval
+			}
+			rows, err := store.StakeChangesOf(ctx, wallets, iv)
+			errs[interval] = err
+			byWallet := map[string][]*db.StakeChange{}
+			for _, r := range rows {
+				w := string(db.Normalize(r.Wallet))
+				byWallet[w] = append(byWallet[w], r)
+			}
+			for w, changes := range byWallet {
+				found[StakeHistoryKey{Wallet: w, Interval: interval}] = db.StakePointsFrom(changes)
+			}
+		}
+		results := make([]*dataloader.Result[[]*db.StakePoint], len(keys))
+		for i, k := range keys {
+			results[i] = &dataloader.Result[[]*db.StakePoint]{Data: found[k], Error: errs[k.Interval]}
+		}
+		return results
+	}
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[StakeHistoryKey, []*db.StakePoint](batchWait))
 }

@@ -181,7 +181,7 @@ func (r *contractResolver) TokensHeld(ctx context.Context, obj *db.Contract) ([]
 }
 
 func (r *contractResolver) Nfts(ctx context.Context, obj *db.Contract, first *int, after *string, contractAddress db.Felt) (*model.NftBalanceConnection, error) {
-	panic(fmt.Errorf("not implemented: Nfts - nfts"))
+	return ownedNfts(ctx, obj.Address, first, after, contractAddress)
 }
 
 func (r *contractResolver) Transactions(ctx context.Context, obj *db.Contract, first *int, after *string, order *model.SortDirection) (*model.TransactionConnection, error) {
@@ -189,11 +189,15 @@ func (r *contractResolver) Transactions(ctx context.Context, obj *db.Contract, f
 }
 
 func (r *delegationResolver) Pool(ctx context.Context, obj *db.Delegation) (*db.Pool, error) {
-	panic(fmt.Errorf("not implemented: Pool - pool"))
+	p, err := loaders.For(ctx).Pool.Load(ctx, string(obj.PoolAddress))()
+	if err == nil && p == nil {
+		return nil, fmt.Errorf("pool %s of a delegation is not indexed", obj.PoolAddress.Padded())
+	}
+	return p, err
 }
 
 func (r *delegationResolver) Delegator(ctx context.Context, obj *db.Delegation) (*db.Contract, error) {
-	panic(fmt.Errorf("not implemented: Delegator - delegator"))
+	return loaders.For(ctx).Contract.Load(ctx, string(obj.DelegatorAddress))()
 }
 
 func (r *eventResolver) Transaction(ctx context.Context, obj *db.Event) (*db.Transaction, error) {
@@ -213,7 +217,7 @@ func (r *eventResolver) Data(ctx context.Context, obj *db.Event) ([]db.Felt, err
 }
 
 func (r *holdersOverviewResolver) ComputedAt(ctx context.Context, obj *db.HoldersOverview) (string, error) {
-	panic(fmt.Errorf("not implemented: ComputedAt - computedAt"))
+	return formatTime(obj.ComputedTime), nil
 }
 
 func (r *indexerStatusResolver) Lag(ctx context.Context, obj *db.IndexerStatus) (*int, error) {
@@ -229,95 +233,175 @@ func (r *indexerStatusResolver) UpdatedAt(ctx context.Context, obj *db.IndexerSt
 }
 
 func (r *metaTransactionResolver) Transaction(ctx context.Context, obj *db.MetaTransaction) (*db.Transaction, error) {
-	panic(fmt.Errorf("not implemented: Transaction - transaction"))
+	t, err := loaders.For(ctx).Transaction.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.Index})()
+	if err == nil && t == nil {
+		return nil, fmt.Errorf("transaction %d/%d of a meta-transaction is not indexed", obj.BlockNumber, obj.Index)
+	}
+	return t, err
 }
 
 func (r *mutationResolver) SubmitVerification(ctx context.Context, input model.VerificationInput) (*db.VerificationJob, error) {
-	panic(fmt.Errorf("not implemented: SubmitVerification - submitVerification"))
+	job, err := newVerificationJob(input)
+	if err != nil {
+		return nil, err
+	}
+	class, err := r.Store.ClassOf(ctx, input.ClassHash)
+	if err != nil {
+		return nil, err
+	}
+	if class == nil {
+		return nil, notFound(fmt.Sprintf("no class or contract %s", input.ClassHash.Padded()))
+	}
+	job.ClassHash = class
+	return r.Store.InsertVerificationJob(ctx, job)
 }
 
 func (r *networkStatsResolver) Tps(ctx context.Context, obj *model.NetworkStats) (float64, error) {
-	panic(fmt.Errorf("not implemented: Tps - tps"))
+	txs, seconds, err := r.Store.RecentThroughput(ctx)
+	if err != nil || seconds <= 0 {
+		return 0, err
+	}
+	return round2(float64(txs) / float64(seconds)), nil
 }
 
 func (r *networkStatsResolver) ActiveAccounts(ctx context.Context, obj *model.NetworkStats) (string, error) {
-	panic(fmt.Errorf("not implemented: ActiveAccounts - activeAccounts"))
+	n, _, err := r.Store.ActiveSenders(ctx, false)
+	return strconv.FormatInt(n, 10), err
 }
 
 func (r *networkStatsResolver) AccountsGrowth(ctx context.Context, obj *model.NetworkStats) (float64, error) {
-	panic(fmt.Errorf("not implemented: AccountsGrowth - accountsGrowth"))
+	cur, prev, err := r.Store.ActiveSenders(ctx, true)
+	if err != nil || prev == 0 {
+		return 0, err
+	}
+	return round2(float64(cur-prev) * 100 / float64(prev)), nil
 }
 
 func (r *networkStatsResolver) LatestAvgFee(ctx context.Context, obj *model.NetworkStats) ([]*model.AverageFee, error) {
-	panic(fmt.Errorf("not implemented: LatestAvgFee - latestAvgFee"))
+	rows, err := r.Store.RecentFeeAverages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []*model.AverageFee{}
+	for _, f := range rows {
+		out = append(out, &model.AverageFee{Unit: f.Unit, AvgFee: f.AvgFee})
+	}
+	return out, nil
 }
 
 func (r *nftBalanceResolver) Owner(ctx context.Context, obj *db.NftBalance) (*db.Contract, error) {
-	panic(fmt.Errorf("not implemented: Owner - owner"))
+	return loaders.For(ctx).Contract.Load(ctx, string(obj.OwnerAddress))()
 }
 
 func (r *nftBalanceResolver) ContractAddressAlias(ctx context.Context, obj *db.NftBalance) (*string, error) {
-	panic(fmt.Errorf("not implemented: ContractAddressAlias - contractAddressAlias"))
+	return loaders.For(ctx).Alias.Load(ctx, string(obj.ContractAddress))()
 }
 
 func (r *nftBalanceResolver) OwnerAddressAlias(ctx context.Context, obj *db.NftBalance) (*string, error) {
-	panic(fmt.Errorf("not implemented: OwnerAddressAlias - ownerAddressAlias"))
+	return loaders.For(ctx).Alias.Load(ctx, string(obj.OwnerAddress))()
 }
 
 func (r *nftBalanceResolver) Item(ctx context.Context, obj *db.NftBalance) (*db.NftItem, error) {
-	panic(fmt.Errorf("not implemented: Item - item"))
+	return loaders.For(ctx).NftItem.Load(ctx, itemKey(obj.ContractAddress, obj.TokenID))()
 }
 
 func (r *nftBalanceResolver) Collection(ctx context.Context, obj *db.NftBalance) (*db.Token, error) {
-	panic(fmt.Errorf("not implemented: Collection - collection"))
+	return loaders.For(ctx).Token.Load(ctx, string(obj.ContractAddress))()
 }
 
 func (r *nftEventResolver) Transaction(ctx context.Context, obj *db.NftEvent) (*db.Transaction, error) {
-	panic(fmt.Errorf("not implemented: Transaction - transaction"))
+	t, err := loaders.For(ctx).Transaction.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.TxIndex})()
+	if err == nil && t == nil {
+		return nil, fmt.Errorf("transaction %d/%d of an NFT event is not indexed", obj.BlockNumber, obj.TxIndex)
+	}
+	return t, err
 }
 
 func (r *nftEventResolver) Collection(ctx context.Context, obj *db.NftEvent) (*db.Token, error) {
-	panic(fmt.Errorf("not implemented: Collection - collection"))
+	return loaders.For(ctx).Token.Load(ctx, string(obj.ContractAddress))()
 }
 
 func (r *nftEventResolver) Item(ctx context.Context, obj *db.NftEvent) (*db.NftItem, error) {
-	panic(fmt.Errorf("not implemented: Item - item"))
+	return loaders.For(ctx).NftItem.Load(ctx, itemKey(obj.ContractAddress, obj.TokenID))()
 }
 
 func (r *nftEventResolver) FromAlias(ctx context.Context, obj *db.NftEvent) (*string, error) {
-	panic(fmt.Errorf("not implemented: FromAlias - fromAlias"))
+	return loaders.For(ctx).Alias.Load(ctx, string(obj.FromAddress))()
 }
 
 func (r *nftEventResolver) ToAlias(ctx context.Context, obj *db.NftEvent) (*string, error) {
-	panic(fmt.Errorf("not implemented: ToAlias - toAlias"))
+	return loaders.For(ctx).Alias.Load(ctx, string(obj.ToAddress))()
 }
 
 func (r *nftItemResolver) Collection(ctx context.Context, obj *db.NftItem) (*db.Token, error) {
-	panic(fmt.Errorf("not implemented: Collection - collection"))
+	return loaders.For(ctx).Token.Load(ctx, string(obj.ContractAddress))()
 }
 
 func (r *nftItemResolver) Owner(ctx context.Context, obj *db.NftItem) (*db.Contract, error) {
-	panic(fmt.Errorf("not implemented: Owner - owner"))
+	if obj.OwnerAddress == nil {
+		return nil, nil
+	}
+	return loaders.For(ctx).Contract.Load(ctx, string(obj.OwnerAddress))()
 }
 
 func (r *nftItemResolver) Balance(ctx context.Context, obj *db.NftItem) (*db.NftBalance, error) {
-	panic(fmt.Errorf("not implemented: Balance - balance"))
+	return loaders.For(ctx).NftItemBalance.Load(ctx, itemKey(obj.ContractAddress, obj.TokenID))()
 }
 
 func (r *nftItemResolver) Events(ctx context.Context, obj *db.NftItem, first *int, after *string) (*model.NftEventConnection, error) {
-	panic(fmt.Errorf("not implemented: Events - events"))
+	p, err := newPager("nft_item.events", first, after, 0)
+	if err != nil {
+		return nil, err
+	}
+	l := loaders.For(ctx)
+	key := itemKey(obj.ContractAddress, obj.TokenID)
+	rowsOf := l.NftItemEvents.Load(ctx, loaders.PageKey[db.NftKey]{Parent: key, Limit: p.window.Limit, Offset: p.window.Offset})
+	var countOf func() (int64, error)
+	if wants(ctx, "totalCount") {
+		countOf = l.NftItemEventCount.Load(ctx, key)
+	}
+	rows, err := rowsOf()
+	if err != nil {
+		return nil, err
+	}
+	conn := nftEventConnection(p, rows, false)
+	if countOf != nil {
+		n, err := countOf()
+		if err != nil {
+			return nil, err
+		}
+		conn.TotalCount = clampCount(n)
+	}
+	return conn, nil
 }
 
 func (r *poolResolver) Validator(ctx context.Context, obj *db.Pool) (*db.Validator, error) {
-	panic(fmt.Errorf("not implemented: Validator - validator"))
+	v, err := loaders.For(ctx).Validator.Load(ctx, string(obj.StakerAddress))()
+	if err == nil && v == nil {
+		return nil, fmt.Errorf("validator %s of a pool is not indexed", obj.StakerAddress.Padded())
+	}
+	return v, err
 }
 
 func (r *poolResolver) Token(ctx context.Context, obj *db.Pool) (*db.Token, error) {
-	panic(fmt.Errorf("not implemented: Token - token"))
+	return loaders.For(ctx).Token.Load(ctx, string(obj.TokenAddress))()
 }
 
 func (r *poolResolver) Delegations(ctx context.Context, obj *db.Pool, first *int, after *string) (*model.DelegationConnection, error) {
-	panic(fmt.Errorf("not implemented: Delegations - delegations"))
+	p, err := newPager("pool.delegations", first, after, 0)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := loaders.For(ctx).PoolDelegations.Load(ctx, loaders.PageKey[string]{Parent: string(obj.Address), Limit: p.window.Limit, Offset: p.window.Offset})()
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, nil)
+	conn := &model.DelegationConnection{PageInfo: info, TotalCount: obj.DelegatorCount, Edges: []*model.DelegationEdge{}}
+	for i, d := range items {
+		conn.Edges = append(conn.Edges, &model.DelegationEdge{Cursor: cursors[i], Node: d})
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) Block(ctx context.Context, number *int, hash db.Felt) (*db.Block, error) {
@@ -542,43 +626,144 @@ func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string, s
 }
 
 func (r *queryResolver) NftItems(ctx context.Context, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) (*model.NftItemConnection, error) {
-	panic(fmt.Errorf("not implemented: NftItems - nftItems"))
+	f := db.NftItemFilter{Contract: contractAddress, Owner: ownerAddress}
+	p, err := newPager("nft_items", first, after, 2)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.NftItems(ctx, f, p.window)
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, func(i *db.NftItem) []any { return []any{i.ContractAddress, i.TokenID} })
+	conn := &model.NftItemConnection{PageInfo: info, Edges: []*model.NftItemEdge{}}
+	for i, it := range items {
+		conn.Edges = append(conn.Edges, &model.NftItemEdge{Cursor: cursors[i], Node: it})
+	}
+	if wants(ctx, "totalCount") {
+		total, err := r.Store.CountNftItems(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		conn.TotalCount = clampCount(total)
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) NftEvents(ctx context.Context, first *int, after *string, contractAddress db.Felt, tokenID *string) (*model.NftEventConnection, error) {
-	panic(fmt.Errorf("not implemented: NftEvents - nftEvents"))
+	f := db.NftEventFilter{Contract: contractAddress, TokenID: tokenID}
+	if tokenID != nil && contractAddress == nil {
+		return nil, badInput("tokenId", "needs contractAddress")
+	}
+	p, err := newPager("nft_events", first, after, 4)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.NftEvents(ctx, f, p.window)
+	if err != nil {
+		return nil, err
+	}
+	conn := nftEventConnection(p, rows, true)
+	if wants(ctx, "totalCount") {
+		total, err := r.Store.CountNftEvents(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		conn.TotalCount = clampCount(total)
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) NftHolders(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error) {
-	panic(fmt.Errorf("not implemented: NftHolders - nftHolders"))
+	p, err := newPager("nft_holders", first, after, 0)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.NftHolders(ctx, contractAddress, tokenID, p.window)
+	if err != nil {
+		return nil, err
+	}
+	conn := nftBalanceConnection(p, rows)
+	if wants(ctx, "totalCount") {
+		total, err := r.Store.CountNftHolders(ctx, contractAddress, tokenID)
+		if err != nil {
+			return nil, err
+		}
+		conn.TotalCount = clampCount(total)
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) MetaTransactions(ctx context.Context, first *int, after *string, contractAddress db.Felt) (*model.MetaTransactionConnection, error) {
-	panic(fmt.Errorf("not implemented: MetaTransactions - metaTransactions"))
+	p, err := newPager("meta_transactions", first, after, 3)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.MetaTransactions(ctx, contractAddress, p.window)
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, func(m *db.MetaTransaction) []any { return []any{m.BlockNumber, m.Index, m.CallIndex} })
+	conn := &model.MetaTransactionConnection{PageInfo: info, Edges: []*model.MetaTransactionEdge{}}
+	for i, m := range items {
+		conn.Edges = append(conn.Edges, &model.MetaTransactionEdge{Cursor: cursors[i], Node: m})
+	}
+	if wants(ctx, "totalCount") {
+		total, err := r.Store.CountMetaTransactions(ctx, contractAddress)
+		if err != nil {
+			return nil, err
+		}
+		conn.TotalCount = clampCount(total)
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) Validator(ctx context.Context, address db.Felt) (*db.Validator, error) {
-	panic(fmt.Errorf("not implemented: Validator - validator"))
+	return r.Store.ValidatorByAddress(ctx, address)
 }
 
 func (r *queryResolver) Validators(ctx context.Context, first *int, after *string) (*model.ValidatorConnection, error) {
-	panic(fmt.Errorf("not implemented: Validators - validators"))
+	p, err := newPager("validators", first, after, 0)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.Validators(ctx, p.window)
+	if err != nil {
+		return nil, err
+	}
+	items, cursors, info := page(p, rows, nil)
+	conn := &model.ValidatorConnection{PageInfo: info, Edges: []*model.ValidatorEdge{}}
+	for i, v := range items {
+		conn.Edges = append(conn.Edges, &model.ValidatorEdge{Cursor: cursors[i], Node: v})
+	}
+	if wants(ctx, "totalCount") {
+		total, err := r.Store.CountValidators(ctx)
+		if err != nil {
+			return nil, err
+		}
+		conn.TotalCount = clampCount(total)
+	}
+	return conn, nil
 }
 
 func (r *queryResolver) Pool(ctx context.Context, address db.Felt) (*db.Pool, error) {
-	panic(fmt.Errorf("not implemented: Pool - pool"))
+	return loaders.For(ctx).Pool.Load(ctx, string(address))()
 }
 
 func (r *queryResolver) StakingOverview(ctx context.Context) (*db.StakingOverview, error) {
-	panic(fmt.Errorf("not implemented: StakingOverview - stakingOverview"))
+	return r.Store.StakingOverview(ctx)
 }
 
 func (r *queryResolver) Wallet(ctx context.Context, address db.Felt) (*model.Wallet, error) {
-	panic(fmt.Errorf("not implemented: Wallet - wallet"))
+	return &model.Wallet{Address: address}, nil
 }
 
 func (r *queryResolver) NetworkStats(ctx context.Context) (*model.NetworkStats, error) {
-	panic(fmt.Errorf("not implemented: NetworkStats - networkStats"))
+	totals, err := r.Store.ChainTotals(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return networkStats(totals), nil
 }
 
 func (r *queryResolver) IndexerStatus(ctx context.Context) (*db.IndexerStatus, error) {
@@ -586,7 +771,11 @@ func (r *queryResolver) IndexerStatus(ctx context.Context) (*db.IndexerStatus, e
 }
 
 func (r *queryResolver) VerificationJob(ctx context.Context, id string) (*db.VerificationJob, error) {
-	panic(fmt.Errorf("not implemented: VerificationJob - verificationJob"))
+	canonical, err := parseJobID(id)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.VerificationJobByID(ctx, canonical)
 }
 
 func (r *tokenResolver) Contract(ctx context.Context, obj *db.Token) (*db.Contract, error) {
@@ -623,7 +812,7 @@ func (r *tokenResolver) Holders(ctx context.Context, obj *db.Token, first *int, 
 }
 
 func (r *tokenResolver) HoldersOverview(ctx context.Context, obj *db.Token) (*db.HoldersOverview, error) {
-	panic(fmt.Errorf("not implemented: HoldersOverview - holdersOverview"))
+	return loaders.For(ctx).TokenHoldersReport.Load(ctx, string(obj.Address))()
 }
 
 func (r *tokenBalanceResolver) Token(ctx context.Context, obj *db.TokenBalance) (*db.Token, error) {
@@ -761,39 +950,40 @@ func (r *transactionResolver) ClassAlias(ctx context.Context, obj *db.Transactio
 }
 
 func (r *transactionResolver) MetaTransaction(ctx context.Context, obj *db.Transaction) (*db.MetaTransaction, error) {
-	panic(fmt.Errorf("not implemented: MetaTransaction - metaTransaction"))
+	return loaders.For(ctx).TxMetaTransaction.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.Index})()
 }
 
 func (r *validatorResolver) Address(ctx context.Context, obj *db.Validator) (db.Felt, error) {
-	panic(fmt.Errorf("not implemented: Address - address"))
+	return obj.StakerAddress, nil
 }
 
 func (r *validatorResolver) TotalStakeStrk(ctx context.Context, obj *db.Validator) (string, error) {
-	panic(fmt.Errorf("not implemented: TotalStakeStrk - totalStakeStrk"))
+	return addDecimal(obj.SelfStake, obj.DelegatedStakeStrk), nil
 }
 
 func (r *validatorResolver) TotalStakeBtc(ctx context.Context, obj *db.Validator) (string, error) {
-	panic(fmt.Errorf("not implemented: TotalStakeBtc - totalStakeBtc"))
+	return addDecimal(obj.DelegatedStakeBtc), nil
 }
 
 func (r *validatorResolver) RevenueShare(ctx context.Context, obj *db.Validator) (float64, error) {
-	panic(fmt.Errorf("not implemented: RevenueShare - revenueShare"))
+	return float64(obj.RevenueShareBps) / 100, nil
 }
 
 func (r *validatorResolver) Pools(ctx context.Context, obj *db.Validator) ([]*db.Pool, error) {
-	panic(fmt.Errorf("not implemented: Pools - pools"))
+	pools, err := loaders.For(ctx).ValidatorPools.Load(ctx, string(obj.StakerAddress))()
+	return nonNil(pools), err
 }
 
 func (r *verificationJobResolver) StatusDescription(ctx context.Context, obj *db.VerificationJob) (string, error) {
-	panic(fmt.Errorf("not implemented: StatusDescription - statusDescription"))
+	return verificationStatus(obj.Status), nil
 }
 
 func (r *verificationJobResolver) CreatedAt(ctx context.Context, obj *db.VerificationJob) (string, error) {
-	panic(fmt.Errorf("not implemented: CreatedAt - createdAt"))
+	return formatTime(obj.CreatedTime), nil
 }
 
 func (r *verificationJobResolver) UpdatedAt(ctx context.Context, obj *db.VerificationJob) (string, error) {
-	panic(fmt.Errorf("not implemented: UpdatedAt - updatedAt"))
+	return formatTime(obj.UpdatedTime), nil
 }
 
 func (r *verifiedClassResolver) Class(ctx context.Context, obj *db.VerifiedClass) (*db.Class, error) {
@@ -801,27 +991,44 @@ func (r *verifiedClassResolver) Class(ctx context.Context, obj *db.VerifiedClass
 }
 
 func (r *walletResolver) Contract(ctx context.Context, obj *model.Wallet) (*db.Contract, error) {
-	panic(fmt.Errorf("not implemented: Contract - contract"))
+	return loaders.For(ctx).Contract.Load(ctx, string(obj.Address))()
 }
 
 func (r *walletResolver) Erc20Balances(ctx context.Context, obj *model.Wallet) ([]*db.TokenBalance, error) {
-	panic(fmt.Errorf("not implemented: Erc20Balances - erc20Balances"))
+	held, err := loaders.For(ctx).TokensHeld.Load(ctx, string(obj.Address))()
+	return nonNil(held), err
 }
 
 func (r *walletResolver) Nfts(ctx context.Context, obj *model.Wallet, first *int, after *string, contractAddress db.Felt) (*model.NftBalanceConnection, error) {
-	panic(fmt.Errorf("not implemented: Nfts - nfts"))
+	return ownedNfts(ctx, obj.Address, first, after, contractAddress)
 }
 
 func (r *walletResolver) Staking(ctx context.Context, obj *model.Wallet) (*model.WalletStaking, error) {
-	panic(fmt.Errorf("not implemented: Staking - staking"))
+	positions, err := loaders.For(ctx).Positions.Load(ctx, string(obj.Address))()
+	if err != nil {
+		return nil, err
+	}
+	return walletStaking(positions), nil
 }
 
 func (r *walletResolver) StakeOverTime(ctx context.Context, obj *model.Wallet, rangeArg *model.TimeRange) ([]*db.StakePoint, error) {
-	panic(fmt.Errorf("not implemented: StakeOverTime - stakeOverTime"))
+	tr := model.TimeRangeOneMonth
+	if rangeArg != nil {
+		tr = *rangeArg
+	}
+	interval, ok := stakeIntervals[tr]
+	if !ok {
+		return nil, badInput("range", "is not a time range")
+	}
+	points, err := loaders.For(ctx).StakeHistory.Load(ctx, loaders.StakeHistoryKey{Wallet: string(obj.Address), Interval: interval})()
+	return nonNil(points), err
 }
 
 func (r *walletResolver) Activity(ctx context.Context, obj *model.Wallet, first *int, after *string, fromBlock *int, order *model.SortDirection) (*model.TransactionConnection, error) {
-	panic(fmt.Errorf("not implemented: Activity - activity"))
+	if fromBlock != nil && *fromBlock < 0 {
+		return nil, badInput("fromBlock", "must not be negative")
+	}
+	return r.Query().Transactions(ctx, first, after, &model.TransactionFilter{SenderAddress: obj.Address, FromBlock: fromBlock}, order)
 }
 
 func (r *Resolver) Block() graph.BlockResolver { return &blockResolver{r} }

@@ -1,0 +1,56 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lib/pq"
+)
+
+// Reads of meta-transactions (SNIP-9 outside executions).
+
+const metaTxCols = `m.block_number, m.tx_index, m.call_index, t.hash, m.contract_address, m.caller_address,
+	m.operations, m.actions`
+
+const metaTxFrom = ` FROM meta_transactions m
+	JOIN transactions t ON t.block_number = m.block_number AND t.tx_index = m.tx_index`
+
+// MetaTransactions lists outside executions, newest first, optionally of one signing
+// account; keyset: (block_number, tx_index, call_index).
+func (s *Store) MetaTransactions(ctx context.Context, contract Felt, w Window) ([]*MetaTransaction, error) {
+	var args []any
+	var conds []string
+	if contract != nil {
+		args = append(args, contract)
+		conds = append(conds, "m.contract_address = $1")
+	}
+	where, tail, kargs := w.keyset([]string{"m.block_number", "m.tx_index", "m.call_index"}, true, len(args)+1)
+	args = append(args, kargs...)
+	var rows []*MetaTransaction
+	err := s.selectRows(ctx, &rows, `SELECT `+metaTxCols+metaTxFrom+and(append(conds, where)...)+tail, args...)
+	return rows, err
+}
+
+// CountMetaTransactions is the maintained total ('meta_transactions'), capped per account.
+func (s *Store) CountMetaTransactions(ctx context.Context, contract Felt) (int64, error) {
+	if contract == nil {
+		return s.ListCount(ctx, "meta_transactions")
+	}
+	return s.cappedCount(ctx, "meta_transactions WHERE contract_address = $1", contract)
+}
+
+// MetaTransactionsOfTxs returns, for each transaction that runs an outside execution, its
+// first one (the lowest call index).
+func (s *Store) MetaTransactionsOfTxs(ctx context.Context, keys []TxKey) ([]*MetaTransaction, error) {
+	blocks := make([]int64, len(keys))
+	idx := make([]int64, len(keys))
+	for i, k := range keys {
+		blocks[i], idx[i] = k.Block, int64(k.Index)
+	}
+	var rows []*MetaTransaction
+	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT DISTINCT ON (m.block_number, m.tx_index) %s%s
+		JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON m.block_number = k.b AND m.tx_index = k.i
+		ORDER BY m.block_number, m.tx_index, m.call_index`, metaTxCols, metaTxFrom),
+		pq.Array(blocks), pq.Array(idx))
+	return rows, err
+}

@@ -1,0 +1,265 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lib/pq"
+)
+
+// Reads of NFT items, balances and transfers (ERC-721 and ERC-1155).
+
+// NftKey names one NFT item: the collection's address in storage form (string(Felt)) and
+// the token id in decimal. It is comparable, so loaders use it as a key.
+type NftKey struct {
+	Contract string
+	TokenID  string
+}
+
+// nftKeyArrays splits keys into the parallel arrays that unnest() takes.
+func nftKeyArrays(keys []NftKey) (pq.ByteaArray, pq.StringArray) {
+	contracts := make(pq.ByteaArray, len(keys))
+	ids := make(pq.StringArray, len(keys))
+	for i, k := range keys {
+		contracts[i] = []byte(Normalize([]byte(k.Contract)))
+		ids[i] = k.TokenID
+	}
+	return contracts, ids
+}
+
+const nftItemCols = `i.contract_address, i.token_id::text, i.contract_type, i.name, i.description,
+	i.external_url, i.image_url, i.image_small_url, i.image_large_url, i.youtube_url, i.animation_url,
+	i.attributes, i.token_uri, i.owner_address, i.minted_by_address, i.minted_at_block,
+	i.minted_at_tx_hash, i.minted_at_timestamp`
+
+// NftItemsByKey returns the items that exist among keys.
+func (s *Store) NftItemsByKey(ctx context.Context, keys []NftKey) ([]*NftItem, error) {
+	contracts, ids := nftKeyArrays(keys)
+	var rows []*NftItem
+	err := s.selectRows(ctx, &rows, `SELECT `+nftItemCols+` FROM nft_items i
+		JOIN unnest($1::bytea[], $2::numeric[]) AS k(c, t) ON i.contract_address = k.c AND i.token_id = k.t`,
+		contracts, ids)
+	return rows, err
+}
+
+// NftItemFilter narrows an item list: the items of a collection, of an owner, or both.
+type NftItemFilter struct {
+	Contract Felt
+	Owner    Felt
+}
+
+func (f NftItemFilter) where(args *[]any) []string {
+	var conds []string
+	if f.Contract != nil {
+		*args = append(*args, f.Contract)
+		conds = append(conds, fmt.Sprintf("i.contract_address = $%d", len(*args)))
+	}
+	if f.Owner != nil {
+		// ERC-721 items carry their owner; ERC-1155 items are owned through balances.
+		*args = append(*args, f.Owner)
+		n := len(*args)
+		conds = append(conds, fmt.Sprintf(`(i.owner_address = $%d OR EXISTS (SELECT 1 FROM nft_balances b
+			WHERE b.owner_address = $%d AND b.contract_address = i.contract_address
+			AND b.token_id = i.token_id AND b.balance > 0))`, n, n))
+	}
+	return conds
+}
+
+// NftItems lists items by collection then token id; keyset: (contract_address, token_id).
+func (s *Store) NftItems(ctx context.Context, f NftItemFilter, w Window) ([]*NftItem, error) {
+	var args []any
+	conds := f.where(&args)
+	where, tail, kargs := w.keyset([]string{"i.contract_address", "i.token_id"}, false, len(args)+1)
+	args = append(args, kargs...)
+	var rows []*NftItem
+	err := s.selectRows(ctx, &rows, `SELECT `+nftItemCols+` FROM nft_items i`+and(append(conds, where)...)+tail, args...)
+	return rows, err
+}
+
+// CountNftItems is the maintained total for all items ('nft_items'), capped for filters.
+func (s *Store) CountNftItems(ctx context.Context, f NftItemFilter) (int64, error) {
+	var args []any
+	conds := f.where(&args)
+	if len(conds) == 0 {
+		return s.ListCount(ctx, "nft_items")
+	}
+	return s.cappedCount(ctx, "nft_items i"+and(conds...), args...)
+}
+
+const nftBalanceCols = `b.contract_address, b.token_id::text, b.owner_address, b.balance::text, b.last_transfer_time`
+
+// NftBalancesOfItems returns, for each item, the balance record of its owner: the ERC-721
+// owner, or the largest ERC-1155 holder (ties by address).
+func (s *Store) NftBalancesOfItems(ctx context.Context, keys []NftKey) ([]*NftBalance, error) {
+	contracts, ids := nftKeyArrays(keys)
+	var rows []*NftBalance
+	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bytea[], $2::numeric[]) AS k(c, t)
+		CROSS JOIN LATERAL (SELECT `+nftBalanceCols+` FROM nft_balances b
+			WHERE b.contract_address = k.c AND b.token_id = k.t AND b.balance > 0
+			ORDER BY b.balance DESC, b.owner_address LIMIT 1) x`, contracts, ids)
+	return rows, err
+}
+
+// NftHolders lists the owners of a collection's items, or of one item when tokenID is set,
+// by balance, largest first (offset windows). Over a collection an owner's balances are
+// summed, and the row's token id is the smallest one the owner holds.
+func (s *Store) NftHolders(ctx context.Context, contract Felt, tokenID *string, w Window) ([]*NftBalance, error) {
+	var rows []*NftBalance
+	tail := fmt.Sprintf(" LIMIT %d OFFSET %d", w.Limit, w.Offset)
+	if tokenID != nil {
+		err := s.selectRows(ctx, &rows, `SELECT `+nftBalanceCols+` FROM nft_balances b
+			WHERE b.contract_address = $1 AND b.token_id = $2::numeric AND b.balance > 0
+			ORDER BY b.balance DESC, b.owner_address DESC`+tail, contract, *tokenID)
+		return rows, err
+	}
+	err := s.selectRows(ctx, &rows, `SELECT b.contract_address, min(b.token_id)::text AS token_id,
+			b.owner_address, sum(b.balance)::text AS balance, max(b.last_transfer_time) AS last_transfer_time
+		FROM nft_balances b WHERE b.contract_address = $1 AND b.balance > 0
+		GROUP BY b.contract_address, b.owner_address
+		ORDER BY sum(b.balance) DESC, b.owner_address DESC`+tail, contract)
+	return rows, err
+}
+
+// CountNftHolders counts distinct owners (capped).
+func (s *Store) CountNftHolders(ctx context.Context, contract Felt, tokenID *string) (int64, error) {
+	if tokenID != nil {
+		return s.cappedCount(ctx, "nft_balances WHERE contract_address = $1 AND token_id = $2::numeric AND balance > 0", contract, *tokenID)
+	}
+	return s.cappedCount(ctx, "(SELECT DISTINCT owner_address FROM nft_balances WHERE contract_address = $1 AND balance > 0) owners", contract)
+}
+
+// OwnedNftKey asks for the NFTs of an owner (storage-form felts as strings), optionally of
+// one collection ("" for all).
+type OwnedNftKey struct {
+	Owner    string
+	Contract string
+}
+
+// OwnedNft is a balance row with the 1-based position of the key it answers.
+type OwnedNft struct {
+	Parent int `db:"parent"`
+	NftBalance
+}
+
+func ownedKeyArrays(keys []OwnedNftKey) (owners, contracts pq.ByteaArray, filtered pq.BoolArray) {
+	owners = make(pq.ByteaArray, len(keys))
+	contracts = make(pq.ByteaArray, len(keys))
+	filtered = make(pq.BoolArray, len(keys))
+	for i, k := range keys {
+		owners[i] = []byte(Normalize([]byte(k.Owner)))
+		contracts[i] = []byte(Normalize([]byte(k.Contract)))
+		filtered[i] = k.Contract != ""
+	}
+	return owners, contracts, filtered
+}
+
+// NftsOwnedBy lists, for each key, limit of the owner's positive NFT balances after offset,
+// by collection then token id: the batched form of Contract.nfts and Wallet.nfts.
+func (s *Store) NftsOwnedBy(ctx context.Context, keys []OwnedNftKey, limit, offset int) ([]*OwnedNft, error) {
+	owners, contracts, filtered := ownedKeyArrays(keys)
+	var rows []*OwnedNft
+	err := s.selectRows(ctx, &rows, `SELECT k.parent, x.* FROM unnest($1::bytea[], $2::bytea[], $3::bool[])
+			WITH ORDINALITY AS k(owner, contract, filtered, parent)
+		CROSS JOIN LATERAL (SELECT `+nftBalanceCols+` FROM nft_balances b
+			WHERE b.owner_address = k.owner AND b.balance > 0 AND (NOT k.filtered OR b.contract_address = k.contract)
+			ORDER BY b.contract_address, b.token_id LIMIT $4 OFFSET $5) x`,
+		owners, contracts, filtered, limit, offset)
+	return rows, err
+}
+
+// CountNftsOwnedBy counts each key's positive balances (capped), in key order.
+func (s *Store) CountNftsOwnedBy(ctx context.Context, keys []OwnedNftKey) ([]int64, error) {
+	owners, contracts, filtered := ownedKeyArrays(keys)
+	return s.countsByParent(ctx, len(keys), `SELECT k.parent, (SELECT count(*) FROM (SELECT 1 FROM nft_balances b
+			WHERE b.owner_address = k.owner AND b.balance > 0 AND (NOT k.filtered OR b.contract_address = k.contract)
+			LIMIT `+fmt.Sprint(CountCap)+`) c) AS n
+		FROM unnest($1::bytea[], $2::bytea[], $3::bool[]) WITH ORDINALITY AS k(owner, contract, filtered, parent)`,
+		owners, contracts, filtered)
+}
+
+// countsByParent runs a statement that returns (parent, n) rows, parent being the 1-based
+// position of a key, and returns the counts in key order.
+func (s *Store) countsByParent(ctx context.Context, nKeys int, query string, args ...any) ([]int64, error) {
+	var rows []struct {
+		Parent int   `db:"parent"`
+		N      int64 `db:"n"`
+	}
+	if err := s.selectRows(ctx, &rows, query, args...); err != nil {
+		return nil, err
+	}
+	out := make([]int64, nKeys)
+	for _, r := range rows {
+		if r.Parent >= 1 && r.Parent <= nKeys {
+			out[r.Parent-1] = r.N
+		}
+	}
+	return out, nil
+}
+
+const nftEventCols = `e.block_number, e.tx_index, e.event_index, e.sub_index, e.transaction_hash, e.timestamp,
+	e.contract_address, e.token_id::text, e.from_address, e.to_address, e.quantity::text, e.type,
+	e.payment_token_address, e.payment_token_symbol, e.total_price::text, e.marketplace_contract_address`
+
+// NftEventKeyColumns is the sort key of NFT event lists, newest first.
+var nftEventKeyColumns = []string{"e.block_number", "e.tx_index", "e.event_index", "e.sub_index"}
+
+// NftEventFilter narrows an NFT event list.
+type NftEventFilter struct {
+	Contract Felt
+	TokenID  *string
+}
+
+func (f NftEventFilter) where(args *[]any) []string {
+	var conds []string
+	if f.Contract != nil {
+		*args = append(*args, f.Contract)
+		conds = append(conds, fmt.Sprintf("e.contract_address = $%d", len(*args)))
+	}
+	if f.TokenID != nil {
+		*args = append(*args, *f.TokenID)
+		conds = append(conds, fmt.Sprintf("e.token_id = $%d::numeric", len(*args)))
+	}
+	return conds
+}
+
+// NftEvents lists NFT transfers, newest first; keyset: (block, tx, event, sub index).
+func (s *Store) NftEvents(ctx context.Context, f NftEventFilter, w Window) ([]*NftEvent, error) {
+	var args []any
+	conds := f.where(&args)
+	where, tail, kargs := w.keyset(nftEventKeyColumns, true, len(args)+1)
+	args = append(args, kargs...)
+	var rows []*NftEvent
+	err := s.selectRows(ctx, &rows, `SELECT `+nftEventCols+` FROM nft_events e`+and(append(conds, where)...)+tail, args...)
+	return rows, err
+}
+
+// CountNftEvents is the maintained total ('nft_events') without a filter, capped with one.
+func (s *Store) CountNftEvents(ctx context.Context, f NftEventFilter) (int64, error) {
+	var args []any
+	conds := f.where(&args)
+	if len(conds) == 0 {
+		return s.ListCount(ctx, "nft_events")
+	}
+	return s.cappedCount(ctx, "nft_events e"+and(conds...), args...)
+}
+
+// NftEventsOfItems lists, for each item, limit of its events after offset, newest first:
+// the batched form of NftItem.events.
+func (s *Store) NftEventsOfItems(ctx context.Context, keys []NftKey, limit, offset int) ([]*NftEvent, error) {
+	contracts, ids := nftKeyArrays(keys)
+	var rows []*NftEvent
+	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bytea[], $2::numeric[]) AS k(c, t)
+		CROSS JOIN LATERAL (SELECT `+nftEventCols+` FROM nft_events e
+			WHERE e.contract_address = k.c AND e.token_id = k.t
+			ORDER BY e.block_number DESC, e.tx_index DESC, e.event_index DESC, e.sub_index DESC
+			LIMIT $3 OFFSET $4) x`, contracts, ids, limit, offset)
+	return rows, err
+}
+
+// CountNftEventsOfItems counts each item's events (capped), in key order.
+func (s *Store) CountNftEventsOfItems(ctx context.Context, keys []NftKey) ([]int64, error) {
+	contracts, ids := nftKeyArrays(keys)
+	return s.countsByParent(ctx, len(keys), `SELECT k.parent, (SELECT count(*) FROM (SELECT 1 FROM nft_events e
+			WHERE e.contract_address = k.c AND e.token_id = k.t LIMIT `+fmt.Sprint(CountCap)+`) c) AS n
+		FROM unnest($1::bytea[], $2::numeric[]) WITH ORDINALITY AS k(c, t, parent)`, contracts, ids)
+}

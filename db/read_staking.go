@@ -1,0 +1,216 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+)
+
+// Reads of staking: validators (stakers), their delegation pools, delegations, the
+// network-wide overview and a wallet's stake history.
+
+const validatorCols = `v.staker_address, v.reward_address, v.operational_address, v.name, v.image_url,
+	v.is_verified, v.self_stake::text, v.delegated_stake_strk::text, v.delegated_stake_btc::text,
+	v.revenue_share_bps, v.state, v.start_time, v.unstake_time, v.withdrawal_time, v.total_delegators,
+	v.liveness_attested_epochs, v.liveness_total_epochs, v.liveness_last_epoch`
+
+// ValidatorsByAddress returns the validators among staker addresses.
+func (s *Store) ValidatorsByAddress(ctx context.Context, stakers []Felt) ([]*Validator, error) {
+	var rows []*Validator
+	err := s.selectRows(ctx, &rows, `SELECT `+validatorCols+` FROM validators v WHERE v.staker_address = ANY($1)`, feltList(stakers))
+	return rows, err
+}
+
+// ValidatorByAddress finds a validator by its staker address or by one of its pool
+// contracts; nil when neither matches.
+func (s *Store) ValidatorByAddress(ctx context.Context, addr Felt) (*Validator, error) {
+	var v Validator
+	ok, err := s.getRow(ctx, &v, `SELECT `+validatorCols+` FROM validators v
+		WHERE v.staker_address = $1 OR v.staker_address = (SELECT staker_address FROM pools WHERE pool_contract = $1)
+		LIMIT 1`, addr)
+	if !ok {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// Validators lists validators by total STRK stake (own plus delegated), largest first;
+// offset windows (the list is short).
+func (s *Store) Validators(ctx context.Context, w Window) ([]*Validator, error) {
+	var rows []*Validator
+	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT `+validatorCols+` FROM validators v
+		ORDER BY (v.self_stake + v.delegated_stake_strk) DESC, v.staker_address LIMIT %d OFFSET %d`, w.Limit, w.Offset))
+	return rows, err
+}
+
+// CountValidators is the maintained total ('validators').
+func (s *Store) CountValidators(ctx context.Context) (int64, error) {
+	return s.ListCount(ctx, "validators")
+}
+
+const poolCols = `p.pool_contract, p.staker_address, p.token_address, p.total_delegated::text, p.delegator_count`
+
+// PoolsByAddress returns the pools among pool contract addresses.
+func (s *Store) PoolsByAddress(ctx context.Context, addrs []Felt) ([]*Pool, error) {
+	var rows []*Pool
+	err := s.selectRows(ctx, &rows, `SELECT `+poolCols+` FROM pools p WHERE p.pool_contract = ANY($1)`, feltList(addrs))
+	return rows, err
+}
+
+// PoolsOfValidators returns the pools of each staker, by token address.
+func (s *Store) PoolsOfValidators(ctx context.Context, stakers []Felt) ([]*Pool, error) {
+	var rows []*Pool
+	err := s.selectRows(ctx, &rows, `SELECT `+poolCols+` FROM pools p WHERE p.staker_address = ANY($1)
+		ORDER BY p.staker_address, p.token_address, p.pool_contract`, feltList(stakers))
+	return rows, err
+}
+
+const delegationCols = `d.pool_contract, d.delegator_address, d.reward_address, d.amount::text,
+	d.rewards_claimed::text, d.rewards_unclaimed::text, d.unpool_amount::text, d.activated_at,
+	d.last_delegation_at, d.unpool_time, d.withdrawal_time, d.status`
+
+// DelegationsOfPools lists, for each pool, limit of its delegations after offset, largest
+// amount first: the batched form of Pool.delegations.
+func (s *Store) DelegationsOfPools(ctx context.Context, pools []Felt, limit, offset int) ([]*Delegation, error) {
+	var rows []*Delegation
+	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bytea[]) AS k(pool)
+		CROSS JOIN LATERAL (SELECT `+delegationCols+` FROM delegations d WHERE d.pool_contract = k.pool
+			ORDER BY d.amount DESC, d.delegator_address LIMIT $2 OFFSET $3) x`, feltList(pools), limit, offset)
+	return rows, err
+}
+
+// StakedPosition is a delegation with its pool's token, and whether that token is STRK
+// (the staking overview names the STRK token; every other pool token counts as BTC).
+type StakedPosition struct {
+	Delegation
+	TokenAddress Felt `db:"token_address"`
+	IsStrk       bool `db:"is_strk"`
+}
+
+// PositionsOf returns the delegations of each delegator, newest delegation first.
+func (s *Store) PositionsOf(ctx context.Context, delegators []Felt) ([]*StakedPosition, error) {
+	var rows []*StakedPosition
+	err := s.selectRows(ctx, &rows, `SELECT `+delegationCols+`, p.token_address,
+			coalesce(p.token_address = (SELECT strk_token_address FROM staking_overview WHERE id = 1), false) AS is_strk
+		FROM delegations d JOIN pools p ON p.pool_contract = d.pool_contract
+		WHERE d.delegator_address = ANY($1)
+		ORDER BY d.delegator_address, d.last_delegation_at DESC NULLS LAST, d.pool_contract`, feltList(delegators))
+	return rows, err
+}
+
+// StakingOverview reads the network-wide staking figures; totals over validators are
+// summed here, counts come from list_counts when the indexer keeps them. Before the
+// indexer has seen the staking contract every figure is zero.
+func (s *Store) StakingOverview(ctx context.Context) (*StakingOverview, error) {
+	var o StakingOverview
+	_, err := s.getRow(ctx, &o, `SELECT o.staking_contract, o.strk_token_address, o.btc_token_address,
+		coalesce(o.total_supply, 0)::text AS total_supply,
+		coalesce(o.minimum_stake, 0)::text AS minimum_stake,
+		(SELECT coalesce(sum(self_stake + delegated_stake_strk), 0) FROM validators)::text AS total_stake_strk,
+		(SELECT coalesce(sum(delegated_stake_btc), 0) FROM validators)::text AS total_stake_btc,
+		coalesce(o.total_pending_unstake_strk, 0)::text AS total_pending_unstake_strk,
+		coalesce(o.total_pending_unstake_btc, 0)::text AS total_pending_unstake_btc,
+		coalesce((SELECT count FROM list_counts WHERE name = 'validators'),
+			(SELECT count(*) FROM validators))::int AS total_validators,
+		coalesce((SELECT count FROM list_counts WHERE name = 'delegators'),
+			(SELECT count(DISTINCT delegator_address) FROM delegations WHERE amount > 0))::int AS total_delegators,
+		coalesce(o.minting_curve, 0) AS minting_curve,
+		coalesce(o.security_lockup_seconds, 0) AS security_lockup_seconds,
+		(SELECT coalesce(avg(revenue_share_bps), 0) / 100.0 FROM validators WHERE state = 'active')::float8 AS average_commission,
+		coalesce(o.epoch_id, 0) AS epoch_id,
+		coalesce(o.epoch_start_time, 0) AS epoch_start_time,
+		coalesce(o.epoch_duration_seconds, 0) AS epoch_duration_seconds,
+		coalesce(o.updated_at, 0) AS updated_at
+		FROM (SELECT 1) one LEFT JOIN staking_overview o ON o.id = 1`)
+	if err != nil {
+		return nil, err
+	}
+	return &o, nil
+}
+
+// StakeChange is one stake_points row of a wallet, as StakePointsFrom needs it.
+type StakeChange struct {
+	Wallet  Felt   `db:"wallet_address"`
+	Day     string `db:"day"`
+	Token   Felt   `db:"token_address"`
+	IsStrk  bool   `db:"is_strk"`
+	Change  string `db:"change"`
+	Total   string `db:"total"`
+	InRange bool   `db:"in_range"`
+}
+
+// StakeChangesOf returns the stake points of wallets on the days within the window that
+// ends at the newest block (`interval` back from it, a PostgreSQL interval such as
+// '1 month'; nil for all time), plus, per wallet and token, the last point before the
+// window, which carries the total the window starts from. Rows come by wallet, then day.
+func (s *Store) StakeChangesOf(ctx context.Context, wallets []Felt, interval *string) ([]*StakeChange, error) {
+	var rows []*StakeChange
+	err := s.selectRows(ctx, &rows, `WITH since AS (
+			SELECT CASE WHEN $2::interval IS NULL THEN NULL ELSE
+				(coalesce((SELECT to_timestamp(timestamp) FROM blocks ORDER BY number DESC LIMIT 1), now())
+					AT TIME ZONE 'UTC' - $2::interval)::date END AS day
+		)
+		SELECT p.wallet_address, p.day::text AS day, p.token_address,
+			coalesce(p.token_address = (SELECT strk_token_address FROM staking_overview WHERE id = 1), false) AS is_strk,
+			p.change::text, p.total::text, (s.day IS NULL OR p.day >= s.day) AS in_range
+		FROM stake_points p CROSS JOIN since s
+		WHERE p.wallet_address = ANY($1) AND (s.day IS NULL OR p.day >= s.day OR p.day = (
+			SELECT max(q.day) FROM stake_points q
+			WHERE q.wallet_address = p.wallet_address AND q.token_address = p.token_address AND q.day < s.day))
+		ORDER BY p.wallet_address, p.day, p.token_address`, feltList(wallets), interval)
+	return rows, err
+}
+
+// StakePointsFrom folds one wallet's stake changes (ordered by day) into one point per day
+// within the window: the day's changes and the running totals, STRK apart from every
+// other token (BTC).
+func StakePointsFrom(changes []*StakeChange) []*StakePoint {
+	totals := map[string]*big.Int{} // token -> its latest total
+	strk := map[string]bool{}
+	var points []*StakePoint
+	for i := 0; i < len(changes); {
+		day := changes[i].Day
+		changeStrk, changeBtc := new(big.Int), new(big.Int)
+		inRange := false
+		for ; i < len(changes) && changes[i].Day == day; i++ {
+			c := changes[i]
+			token := string(c.Token)
+			strk[token] = c.IsStrk
+			totals[token] = parseBig(c.Total)
+			inRange = inRange || c.InRange
+			if c.IsStrk {
+				changeStrk.Add(changeStrk, parseBig(c.Change))
+			} else {
+				changeBtc.Add(changeBtc, parseBig(c.Change))
+			}
+		}
+		if !inRange {
+			continue
+		}
+		totalStrk, totalBtc := new(big.Int), new(big.Int)
+		for token, t := range totals {
+			if strk[token] {
+				totalStrk.Add(totalStrk, t)
+			} else {
+				totalBtc.Add(totalBtc, t)
+			}
+		}
+		points = append(points, &StakePoint{
+			Date:                 day,
+			TotalStakeChangeStrk: changeStrk.String(),
+			TotalStakeChangeBtc:  changeBtc.String(),
+			TotalStakeStrk:       totalStrk.String(),
+			TotalStakeBtc:        totalBtc.String(),
+		})
+	}
+	return points
+}
+
+// parseBig reads a decimal from a numeric column; the store only ever gives valid ones.
+func parseBig(s string) *big.Int {
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return new(big.Int)
+	}
+	return v
+}

@@ -1,0 +1,112 @@
+package db
+
+import (
+	"context"
+	"fmt"
+)
+
+// Reads of network statistics and of holders-analytics snapshots.
+
+// ChainTotals are the maintained counters and the recorded peaks of the chain.
+type ChainTotals struct {
+	Blocks          int64    `db:"blocks"`
+	Transactions    int64    `db:"transactions"`
+	Events          int64    `db:"events"`
+	Contracts       int64    `db:"contracts"`
+	Classes         int64    `db:"classes"`
+	MaxTps          float64  `db:"max_tps"`
+	MaxTpsBlockHash Felt     `db:"max_tps_block_hash"`
+	TvlUsd          *float64 `db:"tvl_usd"`
+}
+
+// ChainTotals reads the list_counts totals and chain_stats in one statement.
+func (s *Store) ChainTotals(ctx context.Context) (*ChainTotals, error) {
+	var t ChainTotals
+	_, err := s.getRow(ctx, &t, `SELECT
+		coalesce((SELECT count FROM list_counts WHERE name = 'blocks'), 0) AS blocks,
+		coalesce((SELECT count FROM list_counts WHERE name = 'transactions'), 0) AS transactions,
+		coalesce((SELECT count FROM list_counts WHERE name = 'events'), 0) AS events,
+		coalesce((SELECT count FROM list_counts WHERE name = 'contracts'), 0) AS contracts,
+		coalesce((SELECT count FROM list_counts WHERE name = 'classes'), 0) AS classes,
+		coalesce(c.max_tps, 0) AS max_tps, c.max_tps_block_hash, c.tvl_usd
+		FROM (SELECT 1) one LEFT JOIN chain_stats c ON c.id = 1`)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// StatsWindow is the number of newest blocks over which tps and average fees are taken.
+const StatsWindow = 100
+
+// RecentThroughput reads, over the newest StatsWindow blocks, the seconds between the
+// first and the last of them and the transactions of all but the first (those that
+// happened within that span).
+func (s *Store) RecentThroughput(ctx context.Context) (txs, seconds int64, err error) {
+	var row struct {
+		Txs     int64 `db:"txs"`
+		Seconds int64 `db:"seconds"`
+	}
+	_, err = s.getRow(ctx, &row, fmt.Sprintf(`WITH recent AS (
+			SELECT number, timestamp, tx_count FROM blocks ORDER BY number DESC LIMIT %d)
+		SELECT coalesce(sum(tx_count) - (SELECT tx_count FROM recent ORDER BY number LIMIT 1), 0) AS txs,
+			coalesce(max(timestamp) - min(timestamp), 0) AS seconds
+		FROM recent`, StatsWindow))
+	return row.Txs, row.Seconds, err
+}
+
+// FeeAverage is the mean actual fee of recent transactions paid in one unit.
+type FeeAverage struct {
+	Unit   string `db:"unit"`
+	AvgFee string `db:"avg_fee"`
+}
+
+// RecentFeeAverages averages the actual fees of the newest StatsWindow blocks'
+// transactions per fee unit (WEI, FRI), rounded to an integer.
+func (s *Store) RecentFeeAverages(ctx context.Context) ([]*FeeAverage, error) {
+	var rows []*FeeAverage
+	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT t.actual_fee_unit AS unit, round(avg(t.actual_fee))::text AS avg_fee
+		FROM transactions t WHERE t.block_number > (SELECT max(number) FROM blocks) - %d
+		GROUP BY t.actual_fee_unit ORDER BY t.actual_fee_unit`, StatsWindow))
+	return rows, err
+}
+
+// ActiveDay is the window of activeAccounts, in seconds of block time.
+const ActiveDay = 24 * 60 * 60
+
+// ActiveSenders counts the distinct senders of the transactions in the blocks of the last
+// day of block time (up to the newest block's timestamp), and, when withPrevious, in the
+// day before that. Each count stops at CountCap.
+func (s *Store) ActiveSenders(ctx context.Context, withPrevious bool) (current, previous int64, err error) {
+	prev := "0::bigint"
+	if withPrevious {
+		prev = fmt.Sprintf(`(SELECT count(*) FROM (SELECT DISTINCT t.sender_address FROM transactions t, bounds b
+			WHERE t.block_number >= b.prev_from AND t.block_number < coalesce(b.cur_from, b.prev_from)
+			AND t.sender_address IS NOT NULL LIMIT %d) x)`, CountCap)
+	}
+	var row struct {
+		Current  int64 `db:"current"`
+		Previous int64 `db:"previous"`
+	}
+	_, err = s.getRow(ctx, &row, fmt.Sprintf(`WITH head AS (SELECT max(timestamp) AS ts FROM blocks),
+		bounds AS (
+			SELECT (SELECT min(number) FROM blocks, head WHERE timestamp > head.ts - %[1]d) AS cur_from,
+				(SELECT min(number) FROM blocks, head WHERE timestamp > head.ts - 2 * %[1]d) AS prev_from)
+		SELECT (SELECT count(*) FROM (SELECT DISTINCT t.sender_address FROM transactions t, bounds b
+				WHERE t.block_number >= b.cur_from AND t.sender_address IS NOT NULL LIMIT %[2]d) x) AS current,
+			%[3]s AS previous`, ActiveDay, CountCap, prev))
+	return row.Current, row.Previous, err
+}
+
+const holdersOverviewCols = `token_address, computed_at, total_supply::text, burned_supply::text,
+	circulating_supply::text, holder_count, holders_over_1pct, top_n_concentration, concentration_buckets,
+	tier_distribution, wallet_depth_usd, gini_top_10k, token_usd_price, is_stale, is_recomputing`
+
+// HoldersOverviewsOf returns the newest holders snapshot of each token that has one.
+func (s *Store) HoldersOverviewsOf(ctx context.Context, tokens []Felt) ([]*HoldersOverview, error) {
+	var rows []*HoldersOverview
+	err := s.selectRows(ctx, &rows, `SELECT DISTINCT ON (token_address) `+holdersOverviewCols+`
+		FROM holders_snapshots WHERE token_address = ANY($1)
+		ORDER BY token_address, computed_at DESC`, feltList(tokens))
+	return rows, err
+}

@@ -1,0 +1,18 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/99designs/gqlgen/graphql"
+)
+
+// wants reports whether the client selected field (a dot path such as "totalCount")
+// under the field being resolved, so that a connection's total, which costs a statement,
+// is only counted when asked for. Outside a GraphQL operation (the REST handler calls
+// resolvers directly) every field is wanted.
+func wants(ctx context.Context, field string) bool {
+	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil {
+		return true
+	}
+	return graphql.FieldRequested(ctx, field)
+}

@@ -1,0 +1,50 @@
+package resolvers
+
+import (
+	"math/big"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/graph/model"
+)
+
+// addDecimal adds decimal strings read from numeric columns.
+func addDecimal(vals ...string) string {
+	sum := new(big.Int)
+	for _, v := range vals {
+		if n, ok := new(big.Int).SetString(v, 10); ok {
+			sum.Add(sum, n)
+		}
+	}
+	return sum.String()
+}
+
+// walletStaking sums a wallet's positions by pool token: STRK (as the staking overview
+// names it) apart from every other token, which counts as BTC.
+func walletStaking(positions []*db.StakedPosition) *model.WalletStaking {
+	var staked, claimed, unclaimed [2][]string // [0] STRK, [1] BTC
+	out := &model.WalletStaking{Positions: []*db.Delegation{}}
+	for _, p := range positions {
+		i := 1
+		if p.IsStrk {
+			i = 0
+		}
+		staked[i] = append(staked[i], p.Amount)
+		claimed[i] = append(claimed[i], p.RewardsClaimed)
+		unclaimed[i] = append(unclaimed[i], p.RewardsUnclaimed)
+		out.Positions = append(out.Positions, &p.Delegation)
+	}
+	out.TotalStakedStrk, out.TotalStakedBtc = addDecimal(staked[0]...), addDecimal(staked[1]...)
+	out.TotalRewardsClaimedStrk, out.TotalRewardsClaimedBtc = addDecimal(claimed[0]...), addDecimal(claimed[1]...)
+	out.TotalRewardsUnclaimedStrk, out.TotalRewardsUnclaimedBtc = addDecimal(unclaimed[0]...), addDecimal(unclaimed[1]...)
+	return out
+}
+
+// stakeIntervals are the windows of TimeRange as PostgreSQL intervals ("" is all time).
+var stakeIntervals = map[model.TimeRange]string{
+	model.TimeRangeOneWeek:     "7 days",
+	model.TimeRangeOneMonth:    "1 month",
+	model.TimeRangeThreeMonths: "3 months",
+	model.TimeRangeSixMonths:   "6 months",
+	model.TimeRangeOneYear:     "1 year",
+	model.TimeRangeMax:         "",
+}
