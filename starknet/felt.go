@@ -181,6 +181,9 @@ func FeltFromBig(v *big.Int) (Felt, error) {
 	return f, nil
 }
 
+// Decimal is f as a decimal string (for gas prices, fees and other amounts).
+func (f Felt) Decimal() string { return f.Big().String() }
+
 // Big returns f as a new big.Int.
 func (f Felt) Big() *big.Int { return new(big.Int).SetBytes(f[:]) }
 

@@ -151,6 +151,36 @@ func TestFeltJSONAndSQL(t *testing.T) {
 	}
 }
 
+func TestHash256AndDecimal(t *testing.T) {
+	// A keccak256 message hash is above the field prime: ParseFelt refuses it, Hash256 not.
+	const msg = "0xD8824a75a588f0726d7d83b3e9560810c763043e979fdb77b11c1a51a991235d"
+	if _, err := ParseFelt(msg); err == nil {
+		t.Error("ParseFelt accepted a value above P")
+	}
+	h, err := ParseHash256(msg)
+	if err != nil || h.Hex() != strings.ToLower(msg) {
+		t.Fatalf("ParseHash256 = %s, %v", h, err)
+	}
+	var j Hash256
+	b, _ := json.Marshal(h)
+	if err := json.Unmarshal(b, &j); err != nil || j != h {
+		t.Errorf("JSON round trip: %s %v", b, err)
+	}
+	v, _ := h.Value()
+	var s Hash256
+	if err := s.Scan(v); err != nil || s != h {
+		t.Errorf("SQL round trip: %v", err)
+	}
+	for _, bad := range []string{"0x", "12", "0x" + strings.Repeat("1", 65), "0xg"} {
+		if _, err := ParseHash256(bad); err == nil {
+			t.Errorf("ParseHash256(%q) accepted", bad)
+		}
+	}
+	if d := MustFelt("0x4a817c800").Decimal(); d != "20000000000" {
+		t.Errorf("Decimal = %s", d)
+	}
+}
+
 func TestU256(t *testing.T) {
 	v, err := U256Decimal(MustFelt("0x54250f9725d38ac3c0000"), MustFelt("0x0"))
 	if err != nil || v != "6357799000000000000000000" {

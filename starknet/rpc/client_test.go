@@ -275,6 +275,12 @@ func TestBatchPastHead(t *testing.T) {
 	if !errors.Is(err, rpc.ErrBlockNotFound) || !strings.Contains(err.Error(), "block 56380") {
 		t.Fatalf("err = %v, want block not found naming 56380", err)
 	}
+	if _, err := c.BlocksWithReceipts(context.Background(), 0, 1<<63); err == nil {
+		t.Error("huge range accepted")
+	}
+	if _, err := c.StateUpdates(context.Background(), 5, 4); err == nil {
+		t.Error("reversed range accepted")
+	}
 	if got := srv.Requests.Load(); got != 1 {
 		t.Errorf("batch took %d HTTP requests, want 1", got)
 	}

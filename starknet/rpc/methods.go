@@ -228,8 +228,8 @@ func (c *Client) BlockTxHashes(ctx context.Context, block BlockID) (*BlockTxHash
 // errors.Is(err, ErrBlockNotFound) tells that the range ran past the head).
 func (c *Client) BlocksWithReceipts(ctx context.Context, from, to uint64) ([]*Block, error) {
 	const method = "starknet_getBlockWithReceipts"
-	if to < from {
-		return nil, nil
+	if err := checkRange(from, to); err != nil {
+		return nil, err
 	}
 	ws := make([]*wireBlock, to-from+1)
 	elems := make([]BatchElem, len(ws))
@@ -253,6 +253,17 @@ func (c *Client) BlocksWithReceipts(ctx context.Context, from, to uint64) ([]*Bl
 		blocks = append(blocks, b)
 	}
 	return blocks, nil
+}
+
+// MaxBatchBlocks bounds one batch request; a node or the response size limit usually
+// call for far fewer (tens of blocks).
+const MaxBatchBlocks = 1000
+
+func checkRange(from, to uint64) error {
+	if to < from || to-from >= MaxBatchBlocks {
+		return fmt.Errorf("block range %d..%d: want from <= to and at most %d blocks", from, to, MaxBatchBlocks)
+	}
+	return nil
 }
 
 // StateUpdate fetches the state diff of block n.
@@ -281,8 +292,8 @@ func checkStateUpdate(method string, n uint64, w *wireStateUpdate) (*StateUpdate
 // the same partial-result rule as BlocksWithReceipts.
 func (c *Client) StateUpdates(ctx context.Context, from, to uint64) ([]*StateUpdate, error) {
 	const method = "starknet_getStateUpdate"
-	if to < from {
-		return nil, nil
+	if err := checkRange(from, to); err != nil {
+		return nil, err
 	}
 	ws := make([]*wireStateUpdate, to-from+1)
 	elems := make([]BatchElem, len(ws))
