@@ -16,9 +16,27 @@ type ABI struct {
 	Functions []Function
 	Structs   map[string]Struct
 	Enums     map[string]Enum
-	Events    []string // event names as declared
+	Events    []Event
 
-	bySelector map[starknet.Felt]int
+	bySelector      map[starknet.Felt]int
+	eventBySelector map[starknet.Felt]int
+}
+
+// Event is an event type. Sierra struct events list their members with the kind "key"
+// or "data"; Sierra enum events (the contract's Event enum, component enums) list variants
+// of kind "nested" or "flat". Cairo 0 events become struct events.
+type Event struct {
+	Name     string // full name as declared, e.g. "openzeppelin::...::ERC20Component::Transfer"
+	Kind     string // "struct" or "enum"
+	Members  []EventMember
+	Variants []EventMember
+}
+
+// EventMember is a member or variant of an event.
+type EventMember struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Kind string `json:"kind"` // key, data, nested, flat
 }
 
 // Function kinds.
@@ -61,16 +79,20 @@ type wireABIEntry struct {
 	Name             string         `json:"name"`
 	Inputs           []Param        `json:"inputs"`
 	Outputs          []Param        `json:"outputs"`
-	Members          []Param        `json:"members"`
-	Variants         []Param        `json:"variants"`
+	Members          []EventMember  `json:"members"`  // struct members (kind only in events)
+	Variants         []EventMember  `json:"variants"` // enum variants (kind only in events)
 	Items            []wireABIEntry `json:"items"`
 	StateMutability  string         `json:"state_mutability"`
+	Kind             string         `json:"kind"`
+	Keys             []Param        `json:"keys"`            // Cairo 0 events
+	Data             []Param        `json:"data"`            // Cairo 0 events
 	StateMutability0 string         `json:"stateMutability"` // Cairo 0 spelling
 }
 
 // ParseABI reads an ABI JSON array. Empty input gives an empty ABI.
 func ParseABI(data []byte) (*ABI, error) {
-	a := &ABI{Structs: map[string]Struct{}, Enums: map[string]Enum{}, bySelector: map[starknet.Felt]int{}}
+	a := &ABI{Structs: map[string]Struct{}, Enums: map[string]Enum{},
+		bySelector: map[starknet.Felt]int{}, eventBySelector: map[starknet.Felt]int{}}
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return a, nil
 	}
@@ -103,12 +125,58 @@ func (a *ABI) add(e wireABIEntry, iface string) {
 			a.add(item, e.Name)
 		}
 	case "struct":
-		a.Structs[e.Name] = Struct{Name: e.Name, Members: e.Members}
+		a.Structs[e.Name] = Struct{Name: e.Name, Members: params(e.Members)}
 	case "enum":
-		a.Enums[e.Name] = Enum{Name: e.Name, Variants: e.Variants}
+		a.Enums[e.Name] = Enum{Name: e.Name, Variants: params(e.Variants)}
 	case "event":
-		a.Events = append(a.Events, e.Name)
+		a.addEvent(e)
 	}
+}
+
+func (a *ABI) addEvent(e wireABIEntry) {
+	ev := Event{Name: e.Name, Kind: e.Kind}
+	if e.Kind == "" { // Cairo 0: keys and data lists
+		ev.Kind = "struct"
+		for _, k := range e.Keys {
+			ev.Members = append(ev.Members, EventMember{Name: k.Name, Type: k.Type, Kind: "key"})
+		}
+		for _, d := range e.Data {
+			ev.Members = append(ev.Members, EventMember{Name: d.Name, Type: d.Type, Kind: "data"})
+		}
+	}
+	ev.Members = append(ev.Members, e.Members...)
+	ev.Variants = append(ev.Variants, e.Variants...)
+	a.Events = append(a.Events, ev)
+	if ev.Kind != "struct" {
+		return
+	}
+	// A struct event is emitted with keys[0] = sn_keccak of its short name (the variant
+	// name in the contract's Event enum, which by convention matches).
+	short := e.Name
+	if i := strings.LastIndex(short, "::"); i >= 0 {
+		short = short[i+2:]
+	}
+	sel := starknet.Selector(short)
+	if _, dup := a.eventBySelector[sel]; !dup {
+		a.eventBySelector[sel] = len(a.Events) - 1
+	}
+}
+
+func params(ms []EventMember) []Param {
+	out := make([]Param, len(ms))
+	for i, m := range ms {
+		out[i] = Param{Name: m.Name, Type: m.Type}
+	}
+	return out
+}
+
+// EventBySelector finds a struct event by its keys[0] selector.
+func (a *ABI) EventBySelector(selector starknet.Felt) (*Event, bool) {
+	i, ok := a.eventBySelector[selector]
+	if !ok {
+		return nil, false
+	}
+	return &a.Events[i], true
 }
 
 // FunctionBySelector finds a function (or l1_handler, constructor) by its selector.

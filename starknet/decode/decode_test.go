@@ -332,3 +332,61 @@ func TestClassifyTransferLayouts(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeEvent(t *testing.T) {
+	// The Argent account class from the fixtures emits TransactionExecuted(hash: key,
+	// response: Span<Span<felt252>> data) after every call; block 56377 has such events.
+	account, err := class.Parse(fixtures.Read(t, "sepolia-56377/classes/0x29927c8af6bccf3f6fda035981e765a7bdbf18a2dc0d630494f8758aa908e2b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := starknet.FeltFromUint64
+	sel := starknet.Selector("TransactionExecuted")
+	d := decode.DecodeEvent(account.ABI, []starknet.Felt{sel, f(0xabc)}, []starknet.Felt{f(2), f(1), f(7), f(0)})
+	got, _ := json.Marshal(d)
+	if d.Partial || d.Name != "argent::account::argent_account::ArgentAccount::TransactionExecuted" ||
+		!json.Valid(got) || fmt.Sprint(d.Fields[1].Value) != "[[0x7] []]" || d.Fields[0].Value != "0xabc" {
+		t.Errorf("decoded %+v (%v)", d, d.Err)
+	}
+
+	// Every TransactionExecuted event of the fixtures decodes completely.
+	n := 0
+	for _, b := range loadBlocks(t, sepolia...) {
+		for _, tx := range b.Transactions {
+			for _, ev := range tx.Receipt.Events {
+				if ev.Keys[0] != sel {
+					continue
+				}
+				n++
+				if d := decode.DecodeEvent(account.ABI, ev.Keys, ev.Data); d.Partial || d.Fields[0].Value != ev.Keys[1].Hex() {
+					t.Errorf("tx %s: %v", tx.Receipt.Hash, d.Err)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no TransactionExecuted events in the fixtures")
+	}
+	t.Logf("%d TransactionExecuted events decoded", n)
+
+	// Cairo 0 event declaration: keys and data lists.
+	abi, err := class.ParseABI([]byte(`[{"type":"struct","name":"Uint256","members":[{"name":"low","type":"felt","offset":0},{"name":"high","type":"felt","offset":1}]},
+	  {"type":"event","name":"Transfer","keys":[],"data":[{"name":"from_","type":"felt"},{"name":"to","type":"felt"},{"name":"value","type":"Uint256"}]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = decode.DecodeEvent(abi, []starknet.Felt{decode.TransferSelector}, []starknet.Felt{f(1), f(2), f(300), f(0)})
+	if d.Partial || d.Name != "Transfer" || d.Fields[2].Value.(decode.U256).Decimal != "300" {
+		t.Errorf("cairo0 transfer %+v", d)
+	}
+	for _, bad := range []struct{ keys, data []starknet.Felt }{
+		{nil, nil},
+		{[]starknet.Felt{f(5)}, nil},
+		{[]starknet.Felt{decode.TransferSelector}, []starknet.Felt{f(1)}},
+		{[]starknet.Felt{decode.TransferSelector, f(9)}, []starknet.Felt{f(1), f(2), f(300), f(0)}},
+	} {
+		if d := decode.DecodeEvent(abi, bad.keys, bad.data); !d.Partial || d.Err == nil {
+			t.Errorf("DecodeEvent(%v, %v) not partial", bad.keys, bad.data)
+		}
+	}
+}
