@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -363,9 +364,10 @@ func checkKind(t *testing.T, err error, kind, want string, namesBlock bool) {
 
 func TestTransportFailures(t *testing.T) {
 	ctx := context.Background()
-	var mode string
+	var modeV atomic.Value // the server goroutines read what the test sets
+	setMode := func(m string) { modeV.Store(m) }
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch mode {
+		switch modeV.Load().(string) {
 		case "503":
 			http.Error(w, "overloaded", http.StatusServiceUnavailable)
 		case "429":
@@ -418,7 +420,7 @@ func TestTransportFailures(t *testing.T) {
 		{"wrong id", false, "does not match"},
 	}
 	for _, tt := range tests {
-		mode = tt.mode
+		setMode(tt.mode)
 		c := rpc.NewClient(srv.URL, rpc.WithTimeout(150*time.Millisecond), rpc.WithMaxResponseBytes(1024))
 		_, err := c.SpecVersion(ctx)
 		if err == nil || rpc.IsTransient(err) != tt.transient || !strings.Contains(err.Error(), tt.want) {
@@ -438,12 +440,12 @@ func TestTransportFailures(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 
-	mode = "batch refused"
+	setMode("batch refused")
 	c := rpc.NewClient(srv.URL)
 	if _, err := c.BlocksWithReceipts(ctx, 1, 2); err == nil || !strings.Contains(err.Error(), "Invalid request") {
 		t.Errorf("batch refused: %v", err)
 	}
-	mode = "batch partial"
+	setMode("batch partial")
 	elems := []rpc.BatchElem{{Method: "a", Result: new(starknet.Felt)}, {Method: "b", Result: new(starknet.Felt)}}
 	c = rpc.NewClient(srv.URL)
 	if err := c.Batch(ctx, elems); err != nil {
