@@ -37,7 +37,13 @@ func fixtureSet(t *testing.T, name string) string {
 	return dir
 }
 
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+// quietLogger discards logs unless INDEXER_TEST_LOG is set.
+func quietLogger() *slog.Logger {
+	if os.Getenv("INDEXER_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
 
 // runIndexer indexes from..stopAt from url into d and fails the test on error or timeout.
 func runIndexer(t *testing.T, d *sqlx.DB, url string, from, stopAt int64, tweak func(*Config)) {

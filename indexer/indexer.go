@@ -255,14 +255,14 @@ var errReorg = errors.New("parent hash mismatch")
 
 // catchUp writes blocks next..target, fetching ahead concurrently and writing in order.
 func (ix *Indexer) catchUp(ctx context.Context, next, target int64, headHash db.Felt, haveHead bool) error {
-	ctx, cancel := context.WithCancel(ctx)
+	fetchCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := ix.fetchAhead(ctx, uint64(next), uint64(target))
+	results := ix.fetchAhead(fetchCtx, uint64(next), uint64(target))
 	ix.progress = ix.progress.start(ix, next, target)
 	for r := range results {
 		blocks := <-r
 		if blocks == nil {
-			return ctx.Err()
+			return ctx.Err() // fetches end with nil only when ctx ends
 		}
 		// The first block must sit on the indexed head; if not, the node's chain moved.
 		if first := blocks[0].Block; haveHead && !headHash.Equal(dbf(first.ParentHash)) {
