@@ -130,6 +130,9 @@ func TestDecodeCairo0Multicall(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("inputs\n got %s\nwant %s", got, want)
 	}
+	if ex := decode.DecodeExecuteAs(cd, decode.LayoutFor(0)); ex.Partial || len(ex.Calls) != 1 {
+		t.Errorf("as cairo0: %+v", ex)
+	}
 	// As the other layout it does not parse cleanly.
 	if ex := decode.DecodeExecuteAs(cd, decode.LayoutCairo1); !ex.Partial {
 		t.Errorf("cairo1 reading of a cairo0 calldata not partial: %+v", ex)

@@ -54,6 +54,15 @@ func DecodeExecute(calldata []Felt) Execute {
 	return Execute{Calls: calls, Partial: true}
 }
 
+// LayoutFor is the __execute__ layout of an account class with the given Cairo version
+// (class.Class.CairoVersion): 0 for Cairo 0 accounts, 1 for Sierra accounts.
+func LayoutFor(cairoVersion int) Layout {
+	if cairoVersion == 0 {
+		return LayoutCairo0
+	}
+	return LayoutCairo1
+}
+
 // DecodeExecuteAs reads __execute__ calldata in the given layout.
 func DecodeExecuteAs(calldata []Felt, layout Layout) Execute {
 	var (
