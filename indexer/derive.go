@@ -67,6 +67,8 @@ func feltOf(f db.Felt) starknet.Felt {
 type batchWriter struct {
 	tx      *sqlx.Tx
 	classes *classCache
+	// oneByOne writes chain rows with single-row INSERTs: the benchmark's baseline.
+	oneByOne bool
 
 	contracts map[starknet.Felt]*db.ContractRow // nil value: known absent
 	tokens    map[starknet.Felt]*db.TokenRow
@@ -123,7 +125,11 @@ func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal boo
 		w.apply(bd)
 	}
 	last := batch[len(batch)-1].Block
-	if err := db.InsertChainRows(ctx, w.tx, &w.rows); err != nil {
+	insert := db.InsertChainRows
+	if w.oneByOne {
+		insert = db.InsertChainRowsOneByOne
+	}
+	if err := insert(ctx, w.tx, &w.rows); err != nil {
 		return err
 	}
 	if journal {

@@ -54,6 +54,7 @@ type Indexer struct {
 	nodeHeadSeen         uint64
 	lastFinality         time.Time
 	progress             *progress
+	oneByOne             bool // single-row INSERTs instead of COPY (benchmark baseline)
 }
 
 // New checks the configuration; Run does the work.
@@ -363,6 +364,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	}
 	defer tx.Rollback()
 	w := newBatchWriter(tx, ix.classes)
+	w.oneByOne = ix.oneByOne
 	first, last := blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number
 	if err := w.write(ctx, blocks, journal); err != nil {
 		return fmt.Errorf("write blocks %d-%d: %w", first, last, err)
