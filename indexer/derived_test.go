@@ -1,0 +1,102 @@
+package indexer
+
+import (
+	"context"
+	"testing"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/sim"
+	"github.com/starkgraph/starkgraph/starknet"
+)
+
+// TestDerivedTokenState checks balances, holder and transfer counts derived from Transfer
+// events against what the node itself answers (starknet_call balance_of) and against the
+// raw events.
+func TestDerivedTokenState(t *testing.T) {
+	chain, url := simNode(t, sim.Config{Seed: 5, Blocks: 60, TxPerBlock: 20})
+	head := simHead(chain)
+	d := freshIndex(t, url, head)
+
+	var rows []struct {
+		Token   db.Felt `db:"token_address"`
+		Owner   db.Felt `db:"owner_address"`
+		Balance string  `db:"balance"`
+	}
+	if err := d.Select(&rows, `SELECT token_address, owner_address, balance::text AS balance FROM erc20_balances
+		ORDER BY md5(token_address || owner_address) LIMIT 60`); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 20 {
+		t.Fatalf("only %d balances derived from a chain of %d blocks", len(rows), head+1)
+	}
+	c := newClient(url)
+	for _, r := range rows {
+		var out []starknet.Felt
+		err := c.do(context.Background(), "starknet_call", map[string]any{
+			"request": map[string]any{"contract_address": r.Token.Padded(),
+				"entry_point_selector": starknet.Selector("balance_of").Hex(), "calldata": []string{r.Owner.Padded()}},
+			"block_id": blockID{uint64(head)},
+		}, &out)
+		if err != nil {
+			t.Fatalf("balance_of %s on %s: %v", r.Owner.Padded(), r.Token.Padded(), err)
+		}
+		if len(out) != 2 {
+			t.Fatalf("balance_of answered %d felts", len(out))
+		}
+		if want := u256(out[0], out[1]); want.String() != r.Balance {
+			t.Errorf("balance of %s in %s: indexed %s, node says %s", r.Owner.Padded(), r.Token.Padded(), r.Balance, want)
+		}
+	}
+
+	var bad []string
+	if err := d.Select(&bad, `SELECT t.address::text FROM tokens t
+		WHERE t.standard = 'erc20' AND t.holder_count <>
+		  (SELECT count(*) FROM erc20_balances b WHERE b.token_address = t.address AND b.balance > 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Errorf("holder_count differs from the positive balances for %d tokens", len(bad))
+	}
+	if err := d.Select(&bad, `SELECT t.address::text FROM tokens t
+		WHERE t.standard = 'erc20' AND t.transfer_count <>
+		  (SELECT count(*) FROM events e WHERE e.from_address = t.address AND e.key0 = $1)`, dbf(selTransfer)); err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Errorf("transfer_count differs from the Transfer events for %d tokens", len(bad))
+	}
+	var counts struct {
+		Contracts int64 `db:"contracts"`
+		Counted   int64 `db:"counted"`
+		NFTs      int64 `db:"nfts"`
+		NFTCount  int64 `db:"nft_count"`
+		Calls     int64 `db:"calls"`
+		Partial   int64 `db:"partial"`
+	}
+	if err := d.Get(&counts, `SELECT (SELECT count(*) FROM contracts) AS contracts,
+		coalesce((SELECT count FROM list_counts WHERE name = 'contracts'), 0) AS counted,
+		(SELECT count(*) FROM nft_items) AS nfts,
+		coalesce((SELECT count FROM list_counts WHERE name = 'nft_items'), 0) AS nft_count,
+		(SELECT count(*) FROM calls) AS calls,
+		(SELECT count(*) FROM transactions WHERE partial_calls_parsing) AS partial`); err != nil {
+		t.Fatal(err)
+	}
+	if counts.Contracts == 0 || counts.Contracts != counts.Counted || counts.NFTs != counts.NFTCount {
+		t.Errorf("counts do not match rows: %+v", counts)
+	}
+	if counts.Calls == 0 || counts.Partial > 0 {
+		t.Errorf("calls: %d decoded, %d transactions only partly", counts.Calls, counts.Partial)
+	}
+	var names []string
+	if err := d.Select(&names, `SELECT name || '=' || count FROM list_counts ORDER BY name`); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("list_counts: %v", names)
+	var unnamed int64
+	if err := d.Get(&unnamed, `SELECT count(*) FROM calls WHERE entrypoint IS NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if unnamed > 0 {
+		t.Errorf("%d calls without an entry-point name on a chain whose classes all have ABIs", unnamed)
+	}
+}
