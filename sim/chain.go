@@ -186,8 +186,33 @@ func (c *Chain) status(n uint64) string {
 	return "ACCEPTED_ON_L2"
 }
 
-// Serve runs the simulated node on addr until ctx is cancelled, appending a block
-// every cfg.BlockTime and reorging every cfg.ReorgEvery appended blocks.
+// Run grows the chain until ctx is cancelled: a block every cfg.BlockTime, and a
+// reorg of cfg.ReorgDepth every cfg.ReorgEvery appended blocks. Without a
+// BlockTime it just waits. Serve calls it; embed the chain with Handler and Run.
+func (c *Chain) Run(ctx context.Context) {
+	cfg := c.w.cfg
+	if cfg.BlockTime <= 0 {
+		<-ctx.Done()
+		return
+	}
+	t := time.NewTicker(cfg.BlockTime)
+	defer t.Stop()
+	for appended := uint64(1); ; appended++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		c.AddBlocks(1)
+		if cfg.ReorgEvery > 0 && appended%cfg.ReorgEvery == 0 {
+			c.Reorg(cfg.ReorgDepth)
+			head, hash := c.Head()
+			c.logger.Info("sim: reorg", "depth", cfg.ReorgDepth, "head", head, "hash", hash)
+		}
+	}
+}
+
+// Serve runs the simulated node on addr until ctx is cancelled (see Run).
 func Serve(ctx context.Context, cfg Config, addr string, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -200,35 +225,22 @@ func Serve(ctx context.Context, cfg Config, addr string, logger *slog.Logger) er
 		return fmt.Errorf("sim: %w", err)
 	}
 	head, _ := c.Head()
-	logger.Info("simulated Starknet node", "url", "http://"+ln.Addr().String()+"/rpc/v0_8", "seed", cfg.Seed, "head", head)
+	logger.Info("simulated Starknet node", "url", "http://"+ln.Addr().String()+"/rpc/v0_8", "seed", cfg.Seed, "head", head,
+		"block_time", cfg.BlockTime, "reorg_every", cfg.ReorgEvery)
 	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	var tick <-chan time.Time
-	if c.w.cfg.BlockTime > 0 {
-		t := time.NewTicker(c.w.cfg.BlockTime)
-		defer t.Stop()
-		tick = t.C
-	}
-	appended := uint64(0)
-	for {
-		select {
-		case err := <-errc:
-			return err
-		case <-tick:
-			c.AddBlocks(1)
-			appended++
-			if c.w.cfg.ReorgEvery > 0 && appended%c.w.cfg.ReorgEvery == 0 {
-				c.Reorg(c.w.cfg.ReorgDepth)
-				head, hash := c.Head()
-				logger.Info("sim: reorg", "depth", c.w.cfg.ReorgDepth, "head", head, "hash", hash)
-			}
-		case <-ctx.Done():
-			shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_ = srv.Shutdown(shutdownCtx)
-			return nil
-		}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go c.Run(runCtx)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+		return nil
 	}
 }
 

@@ -143,9 +143,17 @@ func (e *enc) transaction(t *tx, withHash bool) {
 	e.raw("}")
 }
 
-func (e *enc) receipt(t *tx, finality string) {
+// receipt writes a TXN_RECEIPT; with b set it also carries block_hash and
+// block_number (getTransactionReceipt), as receipts inside a block do not.
+func (e *enc) receipt(t *tx, finality string, b *block) {
 	e.raw(`{"type":`)
 	e.str(txTypeName(t.typ))
+	if b != nil {
+		e.field("block_hash")
+		e.felt(b.hash)
+		e.field("block_number")
+		e.uint(b.number)
+	}
 	e.field("transaction_hash")
 	e.felt(t.hash)
 	e.raw(`,"actual_fee":{"amount":`)
@@ -219,7 +227,7 @@ func encodeBlock(dst []byte, b *block, status string, view int) []byte {
 			e.raw(`{"transaction":`)
 			e.transaction(t, false)
 			e.raw(`,"receipt":`)
-			e.receipt(t, status)
+			e.receipt(t, status, nil)
 			e.raw("}")
 		case viewTxs:
 			e.transaction(t, true)

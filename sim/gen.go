@@ -154,6 +154,21 @@ func (w *world) blockHash(n, fork uint64) felt {
 	return f
 }
 
+// txHash names transaction j of block n; like block hashes it carries its
+// position in its low bits (40 bits of block number, 16 of index), so that
+// getTransactionReceipt finds it without an index.
+func (w *world) txHash(n, fork, j uint64) felt {
+	f := hash3(w.seed^fork*0x2545f4914f6cdd1d, n, j)
+	f[3] = f[3]&^(1<<56-1) | ((j&0xffff)<<40 | n&(1<<40-1)) ^ (w.lowMask() | w.lowMask()<<16&(0xffff<<40))
+	return f
+}
+
+// txPosition decodes txHash.
+func (w *world) txPosition(h felt) (n, j uint64) {
+	low := h[3] ^ (w.lowMask() | w.lowMask()<<16&(0xffff<<40))
+	return low & (1<<40 - 1), (low >> 40) & 0xffff
+}
+
 func (w *world) stateRoot(n, fork uint64) felt { return hash3(w.seed^0x5707, n, fork) }
 
 // generate builds block n on fork; parentFork is the fork id of block n-1.
@@ -212,7 +227,7 @@ func (g *gen) randFelt() felt { return hash3(g.rng.Uint64(), g.rng.Uint64(), 0) 
 func (g *gen) newTx(typ, version uint8, sender felt) *tx {
 	j := uint64(len(g.b.txs))
 	g.b.txs = append(g.b.txs, tx{typ: typ, version: version, sender: sender,
-		hash: hash3(g.w.seed^g.b.fork*0x2545f4914f6cdd1d, g.b.number, j), nonce: g.b.number<<12 | j})
+		hash: g.w.txHash(g.b.number, g.b.fork, j), nonce: g.b.number<<12 | j})
 	t := &g.b.txs[len(g.b.txs)-1]
 	if typ != txL1Handler {
 		t.signature = []felt{g.randFelt(), g.randFelt()}

@@ -48,6 +48,42 @@ func (c *Chain) newServer() *rpcserver.Server {
 	s.Register("starknet_getClass", c.getClass)
 	s.Register("starknet_getClassHashAt", c.getClassHashAt)
 	s.Register("starknet_call", c.call)
+	s.Register("starknet_getTransactionByHash", c.txMethod(func(e *enc, b *block, t *tx, _ string) { e.transaction(t, true) }))
+	s.Register("starknet_getTransactionReceipt", c.txMethod(func(e *enc, b *block, t *tx, status string) { e.receipt(t, status, b) }))
+	s.Register("starknet_getTransactionStatus", c.txMethod(func(e *enc, b *block, t *tx, status string) {
+		e.raw(`{"finality_status":`)
+		e.str(status)
+		if t.reverted {
+			e.raw(`,"execution_status":"REVERTED","failure_reason":`)
+			e.str(t.revertReason)
+			e.raw("}")
+		} else {
+			e.raw(`,"execution_status":"SUCCEEDED"}`)
+		}
+	}))
+	s.Register("starknet_getTransactionByBlockIdAndIndex", func(_ context.Context, p json.RawMessage) (any, error) {
+		ps, err := rpcserver.Params(p, []string{"block_id", "index"}, 2)
+		if err != nil {
+			return nil, err
+		}
+		var i int
+		if err := json.Unmarshal(ps[1], &i); err != nil {
+			return nil, rpcserver.InvalidParams("index must be an integer")
+		}
+		c.mu.RLock()
+		defer c.mu.RUnlock()
+		n, err := c.resolve(ps[0])
+		if err != nil {
+			return nil, err
+		}
+		b := c.block(n)
+		if i < 0 || i >= len(b.txs) {
+			return nil, rpcserver.ErrInvalidTxnIndex
+		}
+		e := enc{}
+		e.transaction(&b.txs[i], true)
+		return json.RawMessage(e.b), nil
+	})
 	return s
 }
 
@@ -117,6 +153,35 @@ func (c *Chain) blockMethod(view int) rpcserver.Method {
 			b = &wrong
 		}
 		return c.faulty(ctx, fault, encodeBlock(make([]byte, 0, 1024+len(b.txs)*2048), b, status, view), true)
+	}
+}
+
+// txMethod answers a method taking a transaction hash; the hash says where the
+// transaction is (see txHash).
+func (c *Chain) txMethod(write func(e *enc, b *block, t *tx, status string)) rpcserver.Method {
+	return func(_ context.Context, p json.RawMessage) (any, error) {
+		ps, err := rpcserver.Params(p, []string{"transaction_hash"}, 1)
+		if err != nil {
+			return nil, err
+		}
+		hs, err := rpcserver.FeltParam("transaction_hash", ps[0])
+		if err != nil {
+			return nil, err
+		}
+		h, _ := parseFelt(hs)
+		n, j := c.w.txPosition(h)
+		c.mu.RLock()
+		defer c.mu.RUnlock()
+		if n > c.head {
+			return nil, rpcserver.ErrTxnHashNotFound
+		}
+		b := c.block(n)
+		if j >= uint64(len(b.txs)) || b.txs[j].hash != h {
+			return nil, rpcserver.ErrTxnHashNotFound
+		}
+		e := enc{}
+		write(&e, b, &b.txs[j], c.status(n))
+		return json.RawMessage(e.b), nil
 	}
 }
 

@@ -112,3 +112,40 @@ func TestBlocksMatchSpec(t *testing.T) {
 	}
 	validate(t, s["CONTRACT_CLASS"], "dapp class", encodeClass(-1, 3))
 }
+
+// TestTransactionLookupsMatchSpec: every transaction of some blocks can be found
+// by its hash, and the answers match the spec.
+func TestTransactionLookupsMatchSpec(t *testing.T) {
+	s := specSchemas(t, "TXN_WITH_HASH", "TXN_RECEIPT_WITH_BLOCK_INFO", "TXN_STATUS_RESULT")
+	c := New(Config{Seed: 8, Blocks: 40, TxPerBlock: 10})
+	cl := serveChain(t, c)
+	for _, n := range []uint64{0, 1, 17, 39} {
+		b := cl.block(n)
+		for i, tx := range b.Transactions {
+			if n == 0 && i%10 != 0 {
+				continue // genesis is long; a sample will do
+			}
+			byHash := cl.ok("starknet_getTransactionByHash", tx.Receipt.Hash)
+			validate(t, s["TXN_WITH_HASH"], "transaction", byHash)
+			if byIndex := cl.ok("starknet_getTransactionByBlockIdAndIndex", map[string]uint64{"block_number": n}, i); !bytes.Equal(byIndex, byHash) {
+				t.Errorf("block %d tx %d: by index and by hash differ", n, i)
+			}
+			receipt := cl.ok("starknet_getTransactionReceipt", tx.Receipt.Hash)
+			validate(t, s["TXN_RECEIPT_WITH_BLOCK_INFO"], "receipt", receipt)
+			if !bytes.Contains(receipt, []byte(`"block_hash":"`+b.Hash+`"`)) {
+				t.Errorf("receipt of %s lacks its block", tx.Receipt.Hash)
+			}
+			status := cl.ok("starknet_getTransactionStatus", tx.Receipt.Hash)
+			validate(t, s["TXN_STATUS_RESULT"], "status", status)
+			if !bytes.Contains(status, []byte(tx.Receipt.Execution)) {
+				t.Errorf("status %s, receipt says %s", status, tx.Receipt.Execution)
+			}
+		}
+	}
+	cl.wantError(29, "starknet_getTransactionReceipt", "0x1234")
+	cl.wantError(27, "starknet_getTransactionByBlockIdAndIndex", "latest", 100000)
+	// After a reorg the old fork's transactions are gone.
+	old := cl.block(39).Transactions[0].Receipt.Hash
+	c.Reorg(1)
+	cl.wantError(29, "starknet_getTransactionStatus", old)
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -334,6 +335,18 @@ func TestBatchAndErrors(t *testing.T) {
 	cl.wantError(20, "starknet_getClassHashAt", "latest", "0x1234")
 	cl.wantError(20, "starknet_call", map[string]any{"contract_address": "0x77", "entry_point_selector": "0x1", "calldata": []string{}}, "latest")
 	cl.wantError(-32602, "starknet_call", "nonsense", "latest")
+}
+
+func TestRegisterFlags(t *testing.T) {
+	var cfg Config
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	if err := fs.Parse([]string{"--seed", "9", "--blocks", "1000", "--block-time", "2s", "--reorg-every", "10", "--reorg-depth", "4"}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Seed != 9 || cfg.Blocks != 1000 || cfg.BlockTime != 2*time.Second || cfg.ReorgEvery != 10 || cfg.ReorgDepth != 4 {
+		t.Errorf("flags not bound: %+v", cfg)
+	}
 }
 
 func TestServe(t *testing.T) {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"flag"
 	"math"
 	"time"
 )
@@ -19,6 +20,20 @@ type Config struct {
 
 	GenesisAccounts int    // accounts deployed at genesis; default 100 (at least 40)
 	DeployEvery     uint64 // a new account is deployed every DeployEvery blocks; default 2
+}
+
+// RegisterFlags binds the command-line flags of `starkgraph sim` to c:
+// --seed, --blocks, --block-time, --reorg-every, --reorg-depth, --tx-per-block,
+// --l1-lag and --chain-id. The caller owns --addr.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the simulated chain (same seed, same chain)")
+	fs.Uint64Var(&c.Blocks, "blocks", c.Blocks, "blocks present at start (default 100)")
+	fs.DurationVar(&c.BlockTime, "block-time", c.BlockTime, "append a block this often, e.g. 2s (0: never)")
+	fs.Uint64Var(&c.ReorgEvery, "reorg-every", c.ReorgEvery, "reorg every N appended blocks (0: never)")
+	fs.Uint64Var(&c.ReorgDepth, "reorg-depth", c.ReorgDepth, "blocks replaced by each reorg (default 3)")
+	fs.IntVar(&c.TxPerBlock, "tx-per-block", c.TxPerBlock, "mean ordinary transactions per block (default 40)")
+	fs.Uint64Var(&c.L1Lag, "l1-lag", c.L1Lag, "blocks this far below the head are ACCEPTED_ON_L1 (default 10)")
+	fs.StringVar(&c.ChainID, "chain-id", c.ChainID, "chain id felt (default SN_MAIN)")
 }
 
 func (c Config) withDefaults() Config {
