@@ -82,8 +82,29 @@ FROM unnest(%s) AS k(%s) LEFT JOIN %s t ON %s`,
 
 // UndoAbove removes every block above ancestor with everything derived from it, leaving the
 // database as it was right after ancestor was written.
+//
+// Rows that existed before are put back in place with an upsert (deleting them would
+// cascade to rows that reference them and that the journal does not hold); rows that did
+// not exist are deleted, children before parents.
 func UndoAbove(ctx context.Context, tx *sqlx.Tx, ancestor int64) error {
-	// Delete first, children before parents, then restore, parents before children.
+	// The oldest image of each key above the ancestor is the state to return to.
+	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE undo_target ON COMMIT DROP AS
+		SELECT DISTINCT ON (tbl, key) tbl, key, old FROM undo_rows WHERE block_number > $1
+		ORDER BY tbl, key, block_number, seq`, ancestor); err != nil {
+		return fmt.Errorf("undo: %w", err)
+	}
+	for _, t := range journaledTables {
+		var columns []string
+		if err := tx.SelectContext(ctx, &columns, `SELECT attname FROM pg_attribute
+			WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`, t.name); err != nil {
+			return fmt.Errorf("undo %s: columns: %w", t.name, err)
+		}
+		q := fmt.Sprintf(`INSERT INTO %s SELECT (jsonb_populate_record(NULL::%s, u.old)).*
+FROM undo_target u WHERE u.tbl = '%s' AND u.old IS NOT NULL %s`, t.name, t.name, t.name, updateAll(t.key, columns))
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("undo %s: restore: %w", t.name, err)
+		}
+	}
 	for i := len(journaledTables) - 1; i >= 0; i-- {
 		t := journaledTables[i]
 		var match []string
@@ -91,20 +112,14 @@ func UndoAbove(ctx context.Context, tx *sqlx.Tx, ancestor int64) error {
 			match = append(match, fmt.Sprintf("t.%s = k.%s", col, col))
 		}
 		q := fmt.Sprintf(`DELETE FROM %s t USING (
-  SELECT (jsonb_populate_record(NULL::%s, key)).* FROM undo_rows WHERE block_number > $1 AND tbl = '%s'
+  SELECT (jsonb_populate_record(NULL::%s, key)).* FROM undo_target WHERE tbl = '%s' AND old IS NULL
 ) k WHERE %s`, t.name, t.name, t.name, strings.Join(match, " AND "))
-		if _, err := tx.ExecContext(ctx, q, ancestor); err != nil {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("undo %s: delete: %w", t.name, err)
 		}
 	}
-	for _, t := range journaledTables {
-		q := fmt.Sprintf(`INSERT INTO %s SELECT (jsonb_populate_record(NULL::%s, u.old)).* FROM (
-  SELECT DISTINCT ON (key) key, old FROM undo_rows WHERE block_number > $1 AND tbl = '%s'
-  ORDER BY key, block_number, seq
-) u WHERE u.old IS NOT NULL`, t.name, t.name, t.name)
-		if _, err := tx.ExecContext(ctx, q, ancestor); err != nil {
-			return fmt.Errorf("undo %s: restore: %w", t.name, err)
-		}
+	if _, err := tx.ExecContext(ctx, `DROP TABLE undo_target`); err != nil {
+		return fmt.Errorf("undo: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM undo_rows WHERE block_number > $1`, ancestor); err != nil {
 		return fmt.Errorf("undo: clear journal: %w", err)

@@ -85,6 +85,7 @@ type batchWriter struct {
 	changes        []db.ContractChangeRow
 	counts         map[string]int64
 	rows           db.ChainRows
+	staking        *staking
 }
 
 type balance struct {
@@ -111,7 +112,7 @@ func newBatchWriter(tx *sqlx.Tx, classes *classCache) *batchWriter {
 		nftBals: map[nftOwnerKey]*balance{}, newClass: map[starknet.Felt]*db.ClassRow{},
 		dirtyContracts: map[starknet.Felt]bool{}, dirtyTokens: map[starknet.Felt]bool{},
 		dirtyBalances: map[[2]starknet.Felt]bool{}, dirtyItems: map[nftKey]bool{},
-		dirtyNFTBals: map[nftOwnerKey]bool{}, counts: map[string]int64{},
+		dirtyNFTBals: map[nftOwnerKey]bool{}, counts: map[string]int64{}, staking: newStaking(),
 	}
 }
 
@@ -263,6 +264,9 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 			v, _ := new(big.Int).SetString(b.Balance, 10)
 			w.balances[[2]starknet.Felt{feltOf(b.Token), feltOf(b.Owner)}] = &balance{v, b.LastTransferBlock, b.LastTransferTime}
 		}
+	}
+	if err := w.preloadStaking(ctx, batch); err != nil {
+		return err
 	}
 	if len(itemC) > 0 {
 		items, err := db.LoadNFTItems(ctx, w.tx, itemC, itemI)
@@ -558,6 +562,7 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction)
 		for _, m := range readTransfers(e.Keys, e.Data, known) {
 			w.applyMove(num, ts, i, ei, t.Hash, e.FromAddress, m)
 		}
+		w.applyStakingEvent(num, ts, &r.Events[ei])
 	}
 }
 
@@ -725,6 +730,9 @@ func (w *batchWriter) journal(ctx context.Context, block int64) error {
 			return err
 		}
 	}
+	if err := w.journalStaking(ctx, block); err != nil {
+		return err
+	}
 	var names []string
 	for n, d := range w.counts {
 		if d != 0 {
@@ -796,6 +804,9 @@ func (w *batchWriter) flush(ctx context.Context) error {
 			Balance: b.amount.String(), LastTransferTime: b.lastTime})
 	}
 	if err := db.UpsertNFTBalances(ctx, w.tx, nbals); err != nil {
+		return err
+	}
+	if err := w.flushStaking(ctx); err != nil {
 		return err
 	}
 	return db.AddListCounts(ctx, w.tx, w.counts)

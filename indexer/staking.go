@@ -1,0 +1,314 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/starknet"
+	"github.com/starkgraph/starkgraph/starknet/rpc"
+)
+
+// Staking events, with the layouts of the Starknet staking contract (and the simulator):
+//
+//	NewStaker                keys [sel, staker]        data [reward, operational, self_stake]
+//	StakeBalanceChanged      keys [sel, staker]        data [old_self, old_delegated, new_self, new_delegated]
+//	NewDelegationPool        keys [sel, staker, pool]  data [commission_bps]
+//	NewPoolMember (pool)     keys [sel, member, staker] data [reward, amount]
+//	PoolMemberBalanceChanged (pool) keys [sel, member] data [old_amount, new_amount]
+//
+// Pool events count only when they come from a pool the staking contract announced.
+var (
+	selNewStaker           = starknet.Selector("NewStaker")
+	selStakeBalanceChanged = starknet.Selector("StakeBalanceChanged")
+	selNewDelegationPool   = starknet.Selector("NewDelegationPool")
+	selNewPoolMember       = starknet.Selector("NewPoolMember")
+	selPoolMemberChanged   = starknet.Selector("PoolMemberBalanceChanged")
+)
+
+// strkToken is the token delegation pools hold (STRK on mainnet and Sepolia).
+var strkToken = starknet.MustFelt("0x4718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d")
+
+type stakePointKey struct {
+	wallet, token starknet.Felt
+	day           string
+}
+
+// staking holds the staking rows a batch touches.
+type staking struct {
+	validators  map[starknet.Felt]*db.ValidatorRow
+	pools       map[starknet.Felt]*db.PoolRow
+	delegations map[[2]starknet.Felt]*db.DelegationRow
+	points      map[stakePointKey]*db.StakePointRow
+
+	dirtyValidators  map[starknet.Felt]bool
+	dirtyPools       map[starknet.Felt]bool
+	dirtyDelegations map[[2]starknet.Felt]bool
+	dirtyPoints      map[stakePointKey]bool
+}
+
+func newStaking() *staking {
+	return &staking{
+		validators: map[starknet.Felt]*db.ValidatorRow{}, pools: map[starknet.Felt]*db.PoolRow{},
+		delegations: map[[2]starknet.Felt]*db.DelegationRow{}, points: map[stakePointKey]*db.StakePointRow{},
+		dirtyValidators: map[starknet.Felt]bool{}, dirtyPools: map[starknet.Felt]bool{},
+		dirtyDelegations: map[[2]starknet.Felt]bool{}, dirtyPoints: map[stakePointKey]bool{},
+	}
+}
+
+func dayOf(ts int64) string { return time.Unix(ts, 0).UTC().Format("2006-01-02") }
+
+// preloadStaking reads the staking rows the batch's events may change.
+func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) error {
+	s := w.staking
+	var stakers, pools, dPools, dMembers, pWallets, pTokens []db.Felt
+	var pDays []string
+	seen := map[string]bool{}
+	once := func(k string) bool {
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		return true
+	}
+	for _, bd := range batch {
+		day := dayOf(int64(bd.Block.Timestamp))
+		for _, t := range bd.Block.Transactions {
+			for _, e := range t.Receipt.Events {
+				if len(e.Keys) < 2 {
+					continue
+				}
+				switch e.Keys[0] {
+				case selNewStaker, selStakeBalanceChanged, selNewDelegationPool:
+					if once("v" + string(e.Keys[1][:])) {
+						stakers = append(stakers, dbf(e.Keys[1]))
+					}
+					if e.Keys[0] == selNewDelegationPool && len(e.Keys) == 3 && once("p"+string(e.Keys[2][:])) {
+						pools = append(pools, dbf(e.Keys[2]))
+					}
+				case selNewPoolMember, selPoolMemberChanged:
+					if once("p" + string(e.FromAddress[:])) {
+						pools = append(pools, dbf(e.FromAddress))
+					}
+					if once("d" + string(e.FromAddress[:]) + string(e.Keys[1][:])) {
+						dPools, dMembers = append(dPools, dbf(e.FromAddress)), append(dMembers, dbf(e.Keys[1]))
+					}
+					if once("s" + string(e.Keys[1][:]) + day) {
+						pWallets, pTokens, pDays = append(pWallets, dbf(e.Keys[1])), append(pTokens, dbf(strkToken)), append(pDays, day)
+					}
+				}
+			}
+		}
+	}
+	if len(stakers)+len(pools) == 0 {
+		return nil
+	}
+	vs, err := db.LoadValidators(ctx, w.tx, stakers)
+	if err != nil {
+		return fmt.Errorf("load validators: %w", err)
+	}
+	for i := range vs {
+		s.validators[feltOf(vs[i].Staker)] = &vs[i]
+	}
+	ps, err := db.LoadPools(ctx, w.tx, pools)
+	if err != nil {
+		return fmt.Errorf("load pools: %w", err)
+	}
+	var poolStakers []db.Felt
+	for i := range ps {
+		s.pools[feltOf(ps[i].Pool)] = &ps[i]
+		poolStakers = append(poolStakers, ps[i].Staker)
+	}
+	// Pool events change their staker's delegator count.
+	more, err := db.LoadValidators(ctx, w.tx, poolStakers)
+	if err != nil {
+		return fmt.Errorf("load validators: %w", err)
+	}
+	for i := range more {
+		if s.validators[feltOf(more[i].Staker)] == nil {
+			s.validators[feltOf(more[i].Staker)] = &more[i]
+		}
+	}
+	ds, err := db.LoadDelegations(ctx, w.tx, dPools, dMembers)
+	if err != nil {
+		return fmt.Errorf("load delegations: %w", err)
+	}
+	for i := range ds {
+		s.delegations[[2]starknet.Felt{feltOf(ds[i].Pool), feltOf(ds[i].Delegator)}] = &ds[i]
+	}
+	pts, err := db.LoadStakePoints(ctx, w.tx, pWallets, pTokens, pDays)
+	if err != nil {
+		return fmt.Errorf("load stake points: %w", err)
+	}
+	for i := range pts {
+		s.points[stakePointKey{feltOf(pts[i].Wallet), feltOf(pts[i].Token), pts[i].Day}] = &pts[i]
+	}
+	return nil
+}
+
+func bigOf(s string) *big.Int {
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return new(big.Int)
+	}
+	return v
+}
+
+// applyStakingEvent updates staking rows for one event.
+func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
+	s := w.staking
+	if len(e.Keys) < 2 {
+		return
+	}
+	switch e.Keys[0] {
+	case selNewStaker:
+		if len(e.Keys) != 2 || len(e.Data) != 3 {
+			return
+		}
+		staker := e.Keys[1]
+		v := s.validators[staker]
+		if v == nil {
+			block, at := num, ts
+			v = &db.ValidatorRow{Staker: dbf(staker), DelegatedStakeSTRK: "0", State: "active", StartTime: &at, CreatedBlock: &block}
+			s.validators[staker] = v
+			w.counts["validators"]++
+		}
+		v.RewardAddress, v.OperationalAddress, v.SelfStake = dbf(e.Data[0]), dbf(e.Data[1]), dec(e.Data[2])
+		s.dirtyValidators[staker] = true
+	case selStakeBalanceChanged:
+		v := s.validators[e.Keys[1]]
+		if v == nil || len(e.Keys) != 2 || len(e.Data) != 4 {
+			return
+		}
+		v.SelfStake, v.DelegatedStakeSTRK = dec(e.Data[2]), dec(e.Data[3])
+		s.dirtyValidators[e.Keys[1]] = true
+	case selNewDelegationPool:
+		v := s.validators[e.Keys[1]]
+		if v == nil || len(e.Keys) != 3 || len(e.Data) < 1 {
+			return
+		}
+		if bps, ok := e.Data[0].Uint64(); ok && bps <= 10000 {
+			v.RevenueShareBps = int64(bps)
+		}
+		s.dirtyValidators[e.Keys[1]] = true
+		pool := e.Keys[2]
+		if s.pools[pool] == nil {
+			block := num
+			s.pools[pool] = &db.PoolRow{Pool: dbf(pool), Staker: dbf(e.Keys[1]), Token: dbf(strkToken), TotalDelegated: "0", CreatedBlock: &block}
+			w.counts["pools"]++
+		}
+		s.dirtyPools[pool] = true
+	case selNewPoolMember:
+		p := s.pools[e.FromAddress]
+		if p == nil || len(e.Keys) != 3 || len(e.Data) != 2 {
+			return
+		}
+		k := [2]starknet.Felt{e.FromAddress, e.Keys[1]}
+		if s.delegations[k] == nil {
+			at := ts
+			s.delegations[k] = &db.DelegationRow{Pool: p.Pool, Delegator: dbf(e.Keys[1]), Amount: "0", ActivatedAt: &at, Status: "active"}
+			p.DelegatorCount++
+			s.dirtyPools[e.FromAddress] = true
+			if v := s.validators[feltOf(p.Staker)]; v != nil {
+				v.TotalDelegators++
+				s.dirtyValidators[feltOf(p.Staker)] = true
+			}
+			w.counts["delegators"]++
+		}
+		s.delegations[k].RewardAddress = dbf(e.Data[0])
+		s.dirtyDelegations[k] = true
+	case selPoolMemberChanged:
+		p := s.pools[e.FromAddress]
+		if p == nil || len(e.Keys) != 2 || len(e.Data) != 2 {
+			return
+		}
+		k := [2]starknet.Felt{e.FromAddress, e.Keys[1]}
+		d := s.delegations[k]
+		if d == nil {
+			return
+		}
+		old, next := e.Data[0].Big(), e.Data[1].Big()
+		change := new(big.Int).Sub(next, old)
+		at := ts
+		d.Amount, d.LastDelegationAt = next.String(), &at
+		s.dirtyDelegations[k] = true
+		p.TotalDelegated = new(big.Int).Add(bigOf(p.TotalDelegated), change).String()
+		s.dirtyPools[e.FromAddress] = true
+		pk := stakePointKey{e.Keys[1], feltOf(p.Token), dayOf(ts)}
+		pt := s.points[pk]
+		if pt == nil {
+			pt = &db.StakePointRow{Wallet: dbf(pk.wallet), Token: p.Token, Day: pk.day, Change: "0"}
+			s.points[pk] = pt
+		}
+		pt.Change = new(big.Int).Add(bigOf(pt.Change), change).String()
+		pt.Total, pt.BlockNumber = next.String(), num
+		s.dirtyPoints[pk] = true
+	}
+}
+
+// journalStaking records the old images of the staking rows the batch changes.
+func (w *batchWriter) journalStaking(ctx context.Context, block int64) error {
+	s := w.staking
+	var vs, ps, dp, dm, pw, pt []db.Felt
+	var pd []string
+	for k := range s.dirtyValidators {
+		vs = append(vs, dbf(k))
+	}
+	for k := range s.dirtyPools {
+		ps = append(ps, dbf(k))
+	}
+	for k := range s.dirtyDelegations {
+		dp, dm = append(dp, dbf(k[0])), append(dm, dbf(k[1]))
+	}
+	for k := range s.dirtyPoints {
+		pw, pt, pd = append(pw, dbf(k.wallet)), append(pt, dbf(k.token)), append(pd, k.day)
+	}
+	if err := journalKeys(ctx, w.tx, block, "validators", vs); err != nil {
+		return err
+	}
+	if err := journalKeys(ctx, w.tx, block, "pools", ps); err != nil {
+		return err
+	}
+	if len(dp) > 0 {
+		if err := db.Journal(ctx, w.tx, block, "delegations", db.ByteaKeys(dp), db.ByteaKeys(dm)); err != nil {
+			return err
+		}
+	}
+	if len(pw) > 0 {
+		return db.Journal(ctx, w.tx, block, "stake_points", db.ByteaKeys(pw), db.ByteaKeys(pt), stringArray(pd))
+	}
+	return nil
+}
+
+// flushStaking writes the changed staking rows, parents first.
+func (w *batchWriter) flushStaking(ctx context.Context) error {
+	s := w.staking
+	vs := make([]db.ValidatorRow, 0, len(s.dirtyValidators))
+	for k := range s.dirtyValidators {
+		vs = append(vs, *s.validators[k])
+	}
+	if err := db.UpsertValidators(ctx, w.tx, vs); err != nil {
+		return err
+	}
+	ps := make([]db.PoolRow, 0, len(s.dirtyPools))
+	for k := range s.dirtyPools {
+		ps = append(ps, *s.pools[k])
+	}
+	if err := db.UpsertPools(ctx, w.tx, ps); err != nil {
+		return err
+	}
+	ds := make([]db.DelegationRow, 0, len(s.dirtyDelegations))
+	for k := range s.dirtyDelegations {
+		ds = append(ds, *s.delegations[k])
+	}
+	if err := db.UpsertDelegations(ctx, w.tx, ds); err != nil {
+		return err
+	}
+	pts := make([]db.StakePointRow, 0, len(s.dirtyPoints))
+	for k := range s.dirtyPoints {
+		pts = append(pts, *s.points[k])
+	}
+	return db.UpsertStakePoints(ctx, w.tx, pts)
+}
