@@ -101,6 +101,9 @@ func (s *Server) Handle(ctx context.Context, body []byte) ([]byte, *HTTPError) {
 	}
 	var req request
 	if err := json.Unmarshal(trimmed, &req); err != nil {
+		if json.Valid(trimmed) { // JSON, but not a request object
+			return errorResponse(nil, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: " + err.Error()}), nil
+		}
 		return errorResponse(nil, &Error{Code: CodeParseError, Message: "Parse error: " + err.Error()}), nil
 	}
 	resp, herr := s.call(ctx, &req)
@@ -170,6 +173,9 @@ func (s *Server) call(ctx context.Context, req *request) (resp []byte, herr *HTT
 	id := req.ID
 	if !validID(id) {
 		return errorResponse(nil, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: id must be a string, a number or null"}), nil
+	}
+	if req.Method == "" {
+		return errorResponse(nil, &Error{Code: CodeInvalidRequest, Message: `Invalid Request: "method" is missing`}), nil
 	}
 	if req.JSONRPC != "2.0" {
 		return errorResponse(id, &Error{Code: CodeInvalidRequest, Message: `Invalid Request: "jsonrpc" must be "2.0"`}), nil

@@ -395,3 +395,25 @@ func TestServe(t *testing.T) {
 		t.Fatal("Serve did not stop")
 	}
 }
+
+// TestReorgIsDeterministic: what a chain serves after reorgs depends only on the
+// seed and the reorgs, not on what was asked before (caches, ledger).
+func TestReorgIsDeterministic(t *testing.T) {
+	a, b := New(Config{Seed: 16, Blocks: 70, TxPerBlock: 10}), New(Config{Seed: 16, Blocks: 70, TxPerBlock: 10})
+	ca, cb := serveChain(t, a), serveChain(t, b)
+	for n := uint64(0); n < 70; n++ {
+		ca.ok("starknet_getBlockWithReceipts", map[string]uint64{"block_number": n})
+	}
+	ca.ok("starknet_call", map[string]any{"contract_address": fixedAddr[fixedSTRK].String(), "entry_point_selector": selector("totalSupply").String(), "calldata": []string{}}, "latest")
+	for _, c := range []*Chain{a, b} {
+		c.Reorg(5)
+		c.AddBlocks(3)
+	}
+	for n := uint64(0); n < 73; n++ {
+		id := map[string]uint64{"block_number": n}
+		if !bytes.Equal(ca.ok("starknet_getBlockWithReceipts", id), cb.ok("starknet_getBlockWithReceipts", id)) ||
+			!bytes.Equal(ca.ok("starknet_getStateUpdate", id), cb.ok("starknet_getStateUpdate", id)) {
+			t.Fatalf("block %d differs between a used and an unused chain after the same reorg", n)
+		}
+	}
+}
