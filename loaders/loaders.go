@@ -13,9 +13,11 @@ import (
 	"github.com/starkgraph/starkgraph/db"
 )
 
-// batchWait is how long a loader collects keys before it runs its statement: long enough
-// for sibling resolvers to ask, short enough not to be felt.
-const batchWait = 2 * time.Millisecond
+// BatchWait is how long a loader collects keys before it runs its statement: long enough
+// for sibling resolvers to ask, short enough not to be felt. Tests that count statements
+// on a busy machine lengthen it before serving, so that batching does not depend on how
+// fast goroutines are scheduled.
+var BatchWait = 2 * time.Millisecond
 
 // Loaders are the dataloaders of one request.
 type Loaders struct {
@@ -159,7 +161,7 @@ func one[K comparable, V any](fetch func(context.Context, []K) ([]V, error), key
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, V](batchWait), dataloader.WithCache[K, V](&dataloader.InMemoryCache[K, V]{}))
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, V](BatchWait))
 }
 
 // many builds a loader whose keys each have a list of rows, kept in the store's order.
@@ -176,7 +178,7 @@ func many[K comparable, V any](fetch func(context.Context, []K) ([]V, error), ke
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, []V](batchWait))
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, []V](BatchWait))
 }
 
 // paged builds a loader of child pages: keys that share a window are fetched in one
@@ -206,7 +208,7 @@ func paged[K comparable, V any](fetch func(ctx context.Context, parents []K, lim
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[PageKey[K], []V](batchWait))
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[PageKey[K], []V](BatchWait))
 }
 
 // byFeltPaged adapts a paged store lookup by felts to string parents.
@@ -235,7 +237,7 @@ func aliases(store *db.Store) *dataloader.Loader[string, *string] {
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[string, *string](batchWait))
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[string, *string](BatchWait))
 }
 
 // nftKey is the loader key of an NFT item.
@@ -257,7 +259,7 @@ func counts[K comparable](fetch func(context.Context, []K) ([]int64, error)) *da
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, int64](batchWait))
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, int64](BatchWait))
 }
 
 // ownedNfts is the paged loader of an owner's NFT balances. A row cannot tell which key
@@ -293,7 +295,7 @@ func ownedNfts(store *db.Store) *dataloader.Loader[PageKey[db.OwnedNftKey], []*d
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[PageKey[db.OwnedNftKey], []*db.NftBalance](batchWait))
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[PageKey[db.OwnedNftKey], []*db.NftBalance](BatchWait))
 }
 
 // stakeHistory loads wallets' stake points; the wallets asked for over one window share a
@@ -328,5 +330,5 @@ func stakeHistory(store *db.Store) *dataloader.Loader[StakeHistoryKey, []*db.Sta
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[StakeHistoryKey, []*db.StakePoint](batchWait))
+	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[StakeHistoryKey, []*db.StakePoint](BatchWait))
 }
