@@ -87,6 +87,24 @@ func TestDerivedTokenState(t *testing.T) {
 	if counts.Calls == 0 || counts.Partial > 0 {
 		t.Errorf("calls: %d decoded, %d transactions only partly", counts.Calls, counts.Partial)
 	}
+	var staking struct {
+		Validators  int64 `db:"validators"`
+		Pools       int64 `db:"pools"`
+		Delegations int64 `db:"delegations"`
+		BadPools    int64 `db:"bad_pools"`
+		BadStakers  int64 `db:"bad_stakers"`
+	}
+	if err := d.Get(&staking, `SELECT (SELECT count(*) FROM validators) AS validators, (SELECT count(*) FROM pools) AS pools,
+		(SELECT count(*) FROM delegations) AS delegations,
+		(SELECT count(*) FROM pools p WHERE p.total_delegated <> (SELECT coalesce(sum(amount), 0) FROM delegations d WHERE d.pool_contract = p.pool_contract)
+		   OR p.delegator_count <> (SELECT count(*) FROM delegations d WHERE d.pool_contract = p.pool_contract)) AS bad_pools,
+		(SELECT count(*) FROM validators v WHERE v.total_delegators <> (SELECT coalesce(sum(delegator_count), 0) FROM pools p WHERE p.staker_address = v.staker_address)
+		   OR v.self_stake = 0) AS bad_stakers`); err != nil {
+		t.Fatal(err)
+	}
+	if staking.Validators == 0 || staking.Pools != staking.Validators || staking.Delegations == 0 || staking.BadPools > 0 || staking.BadStakers > 0 {
+		t.Errorf("staking rows inconsistent: %+v", staking)
+	}
 	var names []string
 	if err := d.Select(&names, `SELECT name || '=' || count FROM list_counts ORDER BY name`); err != nil {
 		t.Fatal(err)

@@ -229,8 +229,10 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		if d == nil {
 			return
 		}
-		old, next := e.Data[0].Big(), e.Data[1].Big()
-		change := new(big.Int).Sub(next, old)
+		// The change is taken against the stored amount, not the event's old amount, so
+		// that the pool's total stays the sum of its members whatever the events say.
+		next := e.Data[1].Big()
+		change := new(big.Int).Sub(next, bigOf(d.Amount))
 		at := ts
 		d.Amount, d.LastDelegationAt = next.String(), &at
 		s.dirtyDelegations[k] = true
