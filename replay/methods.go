@@ -192,73 +192,44 @@ func spliceMembers(obj json.RawMessage, extra string) json.RawMessage {
 	return append(out, rest...)
 }
 
-type eventFilter struct {
-	FromBlock         json.RawMessage `json:"from_block"`
-	ToBlock           json.RawMessage `json:"to_block"`
-	Address           *string         `json:"address"`
-	Keys              [][]string      `json:"keys"`
-	ChunkSize         *int            `json:"chunk_size"`
-	ContinuationToken *string         `json:"continuation_token"`
-}
-
 // getEvents pages through the events of the set in chain order. The
 // continuation token is the position of the next matching event in that order.
 func (s *Set) getEvents(_ context.Context, params json.RawMessage) (any, error) {
-	ps, err := rpcserver.Params(params, []string{"filter"}, 1)
+	f, err := rpcserver.ParseEventFilter(params, maxChunkSize, maxKeysInFilter)
 	if err != nil {
 		return nil, err
 	}
-	var f eventFilter
-	if err := json.Unmarshal(ps[0], &f); err != nil {
-		return nil, rpcserver.InvalidParams("filter: %v", err)
-	}
-	if f.ChunkSize == nil || *f.ChunkSize < 1 {
-		return nil, rpcserver.InvalidParams("filter.chunk_size must be a positive integer")
-	}
-	if *f.ChunkSize > maxChunkSize {
-		return nil, rpcserver.ErrPageSizeTooBig
-	}
 	from, to := s.FirstBlock, s.LastBlock
-	if f.FromBlock != nil && string(f.FromBlock) != "null" {
+	if f.FromBlock != nil {
 		b, err := s.resolve(f.FromBlock)
 		if err != nil {
 			return nil, err
 		}
 		from = b.number
 	}
-	if f.ToBlock != nil && string(f.ToBlock) != "null" {
+	if f.ToBlock != nil {
 		b, err := s.resolve(f.ToBlock)
 		if err != nil {
 			return nil, err
 		}
 		to = b.number
 	}
-	var address string
-	if f.Address != nil {
-		if address, err = rpcserver.CanonicalFelt(*f.Address); err != nil {
-			return nil, rpcserver.InvalidParams("filter.address: %v", err)
-		}
-	}
-	keys, err := canonicalKeys(f.Keys)
-	if err != nil {
-		return nil, err
-	}
 	start := sort.Search(len(s.events), func(i int) bool { return s.events[i].blockNumber >= from })
-	if f.ContinuationToken != nil {
-		pos, err := strconv.Atoi(*f.ContinuationToken)
+	if f.ContinuationToken != "" {
+		pos, err := strconv.Atoi(f.ContinuationToken)
 		if err != nil || pos < start || pos > len(s.events) {
 			return nil, rpcserver.ErrInvalidContinuationToken
 		}
 		start = pos
 	}
-	page := make([]json.RawMessage, 0, min(*f.ChunkSize, 256))
+	page := make([]json.RawMessage, 0, min(f.ChunkSize, 256))
 	var next *string
 	for i := start; i < len(s.events) && s.events[i].blockNumber <= to; i++ {
 		e := &s.events[i]
-		if (address != "" && e.fromAddress != address) || !keysMatch(keys, e.keys) {
+		if !f.Match(e.fromAddress, e.keys) {
 			continue
 		}
-		if len(page) == *f.ChunkSize {
+		if len(page) == f.ChunkSize {
 			tok := strconv.Itoa(i)
 			next = &tok
 			break
@@ -269,39 +240,4 @@ func (s *Set) getEvents(_ context.Context, params json.RawMessage) (any, error) 
 		Events            []json.RawMessage `json:"events"`
 		ContinuationToken *string           `json:"continuation_token,omitempty"`
 	}{page, next}, nil
-}
-
-func canonicalKeys(in [][]string) ([]map[string]bool, error) {
-	total := 0
-	out := make([]map[string]bool, len(in))
-	for i, alternatives := range in {
-		total += len(alternatives)
-		if total > maxKeysInFilter {
-			return nil, rpcserver.ErrTooManyKeysInFilter
-		}
-		out[i] = map[string]bool{}
-		for _, k := range alternatives {
-			c, err := rpcserver.CanonicalFelt(k)
-			if err != nil {
-				return nil, rpcserver.InvalidParams("filter.keys[%d]: %v", i, err)
-			}
-			out[i][c] = true
-		}
-	}
-	return out, nil
-}
-
-// keysMatch applies the spec's key filter: position i matches when its set is
-// empty (any key) or holds the event's i-th key; an event with fewer keys than a
-// non-empty position does not match.
-func keysMatch(filter []map[string]bool, keys []string) bool {
-	for i, set := range filter {
-		if len(set) == 0 {
-			continue
-		}
-		if i >= len(keys) || !set[keys[i]] {
-			return false
-		}
-	}
-	return true
 }

@@ -48,6 +48,7 @@ func (c *Chain) newServer() *rpcserver.Server {
 	s.Register("starknet_getClass", c.getClass)
 	s.Register("starknet_getClassHashAt", c.getClassHashAt)
 	s.Register("starknet_call", c.call)
+	s.Register("starknet_getEvents", c.getEvents)
 	s.Register("starknet_getTransactionByHash", c.txMethod(func(e *enc, b *block, t *tx, _ string) { e.transaction(t, true) }))
 	s.Register("starknet_getTransactionReceipt", c.txMethod(func(e *enc, b *block, t *tx, status string) { e.receipt(t, status, b) }))
 	s.Register("starknet_getTransactionStatus", c.txMethod(func(e *enc, b *block, t *tx, status string) {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sync"
@@ -148,4 +149,70 @@ func TestTransactionLookupsMatchSpec(t *testing.T) {
 	old := cl.block(39).Transactions[0].Receipt.Hash
 	c.Reorg(1)
 	cl.wantError(29, "starknet_getTransactionStatus", old)
+}
+
+// TestGetEvents pages through the events of a range and compares them with the
+// blocks; every page matches the spec.
+func TestGetEvents(t *testing.T) {
+	s := specSchemas(t, "EVENTS_CHUNK")
+	c := New(Config{Seed: 21, Blocks: 30, TxPerBlock: 10})
+	cl := serveChain(t, c)
+	var want []string // transaction hash and first key of each Transfer event in blocks 5..20
+	for n := uint64(5); n <= 20; n++ {
+		for _, tx := range cl.block(n).Transactions {
+			for _, e := range tx.Receipt.Events {
+				if e.Keys[0] == hexTransfer {
+					want = append(want, tx.Receipt.Hash)
+				}
+			}
+		}
+	}
+	filter := map[string]any{"from_block": map[string]int{"block_number": 5}, "to_block": map[string]int{"block_number": 20},
+		"keys": [][]string{{hexTransfer}}, "chunk_size": 7}
+	var got []string
+	for pages := 0; ; pages++ {
+		if pages > 1000 {
+			t.Fatal("paging does not end")
+		}
+		raw := cl.ok("starknet_getEvents", filter)
+		validate(t, s["EVENTS_CHUNK"], "events page", raw)
+		var page struct {
+			Events []struct {
+				Keys   []string `json:"keys"`
+				Block  uint64   `json:"block_number"`
+				TxHash string   `json:"transaction_hash"`
+			} `json:"events"`
+			Token string `json:"continuation_token"`
+		}
+		json.Unmarshal(raw, &page)
+		if len(page.Events) > 7 {
+			t.Fatalf("page of %d events", len(page.Events))
+		}
+		for _, e := range page.Events {
+			if e.Keys[0] != hexTransfer || e.Block < 5 || e.Block > 20 {
+				t.Fatalf("event outside the filter: %+v", e)
+			}
+			got = append(got, e.TxHash)
+		}
+		if page.Token == "" {
+			break
+		}
+		filter["continuation_token"] = page.Token
+	}
+	if len(got) != len(want) || len(want) == 0 {
+		t.Fatalf("getEvents found %d Transfer events, the blocks have %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("event %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+	// By contract address.
+	eth := fixedAddr[fixedETH].String()
+	raw := cl.ok("starknet_getEvents", map[string]any{"address": eth, "chunk_size": 50})
+	if bytes.Count(raw, []byte(`"from_address":"`+eth+`"`)) != 50 || !bytes.Contains(raw, []byte("continuation_token")) {
+		t.Errorf("address filter: %.300s", raw)
+	}
+	cl.wantError(33, "starknet_getEvents", map[string]any{"chunk_size": 5, "continuation_token": "garbage"})
+	cl.wantError(31, "starknet_getEvents", map[string]any{"chunk_size": 100000})
 }
