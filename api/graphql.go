@@ -21,6 +21,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/starkgraph/starkgraph/auth"
+	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph"
 	"github.com/starkgraph/starkgraph/resolvers"
 )
@@ -92,8 +93,9 @@ func chargeComplexity(ctx context.Context, next graphql.OperationHandler) graphq
 	return next(ctx)
 }
 
-// presentError keeps messages of errors meant for clients (argument errors, not found,
-// validation) and replaces everything else with "internal error" after logging it.
+// presentError gives every error a code in extensions. Failures of the database are
+// logged and shown as "internal error"; panics are handled by the recover function the
+// same way; everything else is about the request and keeps its message.
 func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		var gqlErr *gqlerror.Error
@@ -102,22 +104,23 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 			return &gqlerror.Error{Message: "internal error", Path: graphql.GetPath(ctx),
 				Extensions: map[string]any{"code": resolvers.CodeInternal}}
 		}
-		// gqlgen wraps resolver errors in a gqlerror whose Err is the original error.
+		// gqlgen wraps resolver and argument errors in a gqlerror whose Err is the original.
 		if gqlErr.Err != nil {
 			var inner *gqlerror.Error
-			if errors.As(gqlErr.Err, &inner) && inner != gqlErr {
+			var storeErr *db.StoreError
+			switch {
+			case errors.As(gqlErr.Err, &inner) && inner != gqlErr:
 				out := *inner
-				out.Path = gqlErr.Path
-				out.Locations = gqlErr.Locations
+				out.Path, out.Locations = gqlErr.Path, gqlErr.Locations
 				return &out
-			}
-			if errors.Is(gqlErr.Err, context.DeadlineExceeded) {
+			case errors.Is(gqlErr.Err, context.DeadlineExceeded):
 				return &gqlerror.Error{Message: "the request took too long", Path: gqlErr.Path,
 					Extensions: map[string]any{"code": "TIMEOUT"}}
+			case errors.As(gqlErr.Err, &storeErr):
+				log.Error("graphql: store error", "err", gqlErr.Err, "path", gqlErr.Path)
+				return &gqlerror.Error{Message: "internal error", Path: gqlErr.Path,
+					Extensions: map[string]any{"code": resolvers.CodeInternal}}
 			}
-			log.Error("graphql: internal error", "err", gqlErr.Err, "path", gqlErr.Path)
-			return &gqlerror.Error{Message: "internal error", Path: gqlErr.Path,
-				Extensions: map[string]any{"code": resolvers.CodeInternal}}
 		}
 		if gqlErr.Extensions == nil {
 			gqlErr.Extensions = map[string]any{}

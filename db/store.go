@@ -38,10 +38,20 @@ func (s *Store) counted() {
 	}
 }
 
+// StoreError is a failure of the database, never of the client's input: the APIs log it
+// and answer "internal error" without its text.
+type StoreError struct {
+	Query string
+	Err   error
+}
+
+func (e *StoreError) Error() string { return e.Query + ": " + e.Err.Error() }
+func (e *StoreError) Unwrap() error { return e.Err }
+
 func (s *Store) selectRows(ctx context.Context, dest any, query string, args ...any) error {
 	s.counted()
 	if err := s.db.SelectContext(ctx, dest, query, args...); err != nil {
-		return fmt.Errorf("%s: %w", firstLine(query), err)
+		return &StoreError{Query: firstLine(query), Err: err}
 	}
 	return nil
 }
@@ -54,7 +64,7 @@ func (s *Store) getRow(ctx context.Context, dest any, query string, args ...any)
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", firstLine(query), err)
+		return false, &StoreError{Query: firstLine(query), Err: err}
 	}
 	return true, nil
 }
