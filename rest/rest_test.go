@@ -1,0 +1,117 @@
+package rest
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/resolvers"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// env is a /beta handler over a fresh seeded database, served over real HTTP.
+type env struct {
+	t   testing.TB
+	db  *sqlx.DB
+	url string
+}
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	conn := dbtest.New(t)
+	seed(t, conn)
+	res := &resolvers.Resolver{Store: db.NewStore(conn)}
+	srv := httptest.NewServer(NewHandler(res, Options{CursorKey: []byte("test key")}))
+	t.Cleanup(srv.Close)
+	return &env{t: t, db: conn, url: srv.URL}
+}
+
+// response is an answer with its body decoded as generic JSON.
+type response struct {
+	status int
+	header http.Header
+	raw    []byte
+	body   any
+}
+
+func (e *env) do(req *http.Request) response {
+	e.t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out := response{status: resp.StatusCode, header: resp.Header, raw: raw}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out.body); err != nil {
+			e.t.Fatalf("%s %s: body is not JSON (status %d): %v\n%s", req.Method, req.URL, resp.StatusCode, err, raw)
+		}
+	}
+	return out
+}
+
+func (e *env) get(path string) response {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, e.url+path, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return e.do(req)
+}
+
+// mustGet asserts a 200 and returns the body.
+func (e *env) mustGet(path string) any {
+	e.t.Helper()
+	r := e.get(path)
+	if r.status != http.StatusOK {
+		e.t.Fatalf("GET %s: status %d, want 200: %s", path, r.status, r.raw)
+	}
+	return r.body
+}
+
+// obj and list are shorthands for walking decoded JSON in assertions.
+func obj(t testing.TB, v any) map[string]any {
+	t.Helper()
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("want a JSON object, got %T: %v", v, v)
+	}
+	return m
+}
+
+func list(t testing.TB, v any) []any {
+	t.Helper()
+	l, ok := v.([]any)
+	if !ok {
+		t.Fatalf("want a JSON array, got %T: %v", v, v)
+	}
+	return l
+}
+
+// errorOf asserts an error answer with the status and an `error` text naming want.
+func errorOf(t testing.TB, r response, status int, want string) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d: %s", r.status, status, r.raw)
+	}
+	m := obj(t, r.body)
+	msg, ok := m["error"].(string)
+	if !ok || len(m) != 1 {
+		t.Fatalf(`body %s, want {"error": "..."}`, r.raw)
+	}
+	if !strings.Contains(msg, want) {
+		t.Fatalf("error %q does not name %q", msg, want)
+	}
+}
