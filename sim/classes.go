@@ -20,6 +20,7 @@ const (
 	clsAccountOZ0            // Cairo 0 OpenZeppelin account
 	clsArgentProxy           // Cairo 0 proxy in front of clsArgentAccount0
 	clsArgentAccount0        // Cairo 0 Argent account implementation
+	clsUDC                   // Cairo 0 Universal Deployer Contract
 	clsAccountOZ1            // Sierra OpenZeppelin account (SRC-6, SNIP-9 v2)
 	clsAccountArgent1        // Sierra Argent-style account (SRC-6, SNIP-9 v2)
 	clsERC20OZ               // Sierra OpenZeppelin ERC-20
@@ -34,9 +35,9 @@ const (
 const dappMarker = 0xda
 
 var classNames = [numClasses]string{"fee_token_cairo0", "bridge_cairo0", "account_oz_cairo0", "argent_proxy_cairo0",
-	"argent_account_cairo0", "account_oz", "account_argent", "erc20_oz", "erc721", "erc1155", "staking", "delegation_pool"}
+	"argent_account_cairo0", "udc_cairo0", "account_oz", "account_argent", "erc20_oz", "erc721", "erc1155", "staking", "delegation_pool"}
 
-func isCairo0Class(c int) bool { return c <= clsArgentAccount0 }
+func isCairo0Class(c int) bool { return c <= clsUDC }
 
 // classHash of a catalogue class; the same for every seed, like real class hashes.
 func classHash(c int) felt { return snKeccak([]byte("starkgraph-sim class " + classNames[c])) }
@@ -61,6 +62,8 @@ func (w *world) classOfEntity(e entity) felt {
 			return classHash(clsBridge)
 		case fixedStaking:
 			return classHash(clsStaking)
+		case fixedUDC:
+			return classHash(clsUDC)
 		default:
 			return classHash(clsAccountOZ1)
 		}
@@ -72,6 +75,8 @@ func (w *world) classOfEntity(e entity) felt {
 		return classHash(clsERC721)
 	case kindERC1155:
 		return classHash(clsERC1155)
+	case kindDapp:
+		return dappClassHash(uint64(e.idx))
 	default:
 		return classHash(clsPool)
 	}
@@ -317,6 +322,11 @@ func cairo0ABI(c int) []any {
 			fn("get_l1_bridge", true, nil, []string{"res:felt"}), fn("get_l2_token", true, nil, []string{"res:felt"}),
 			fn("initiate_withdraw", false, []string{"l1_recipient:felt", "amount:Uint256"}, nil),
 			map[string]any{"type": "l1_handler", "name": "handle_deposit", "inputs": c0params([]string{"from_address:felt", "account:felt", "amount_low:felt", "amount_high:felt"}), "outputs": []any{}},
+		}
+	case clsUDC:
+		return []any{
+			map[string]any{"type": "event", "name": "ContractDeployed", "keys": []any{}, "data": c0params([]string{"address:felt", "deployer:felt", "unique:felt", "classHash:felt", "calldata_len:felt", "calldata:felt*", "salt:felt"})},
+			fn("deployContract", false, []string{"classHash:felt", "salt:felt", "unique:felt", "calldata_len:felt", "calldata:felt*"}, []string{"address:felt"}),
 		}
 	case clsArgentProxy:
 		return []any{

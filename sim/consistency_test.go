@@ -237,7 +237,7 @@ func TestStateAndClasses(t *testing.T) {
 	const blocks = 80
 	c := New(Config{Seed: 13, Blocks: blocks})
 	cl := serveChain(t, c)
-	seenDeployAccount, seenDeclare, seenPool, seenMeta, seenMulti0, seenMulti1 := 0, 0, 0, 0, 0, 0
+	seenDeployAccount, seenDeclare, seenPool, seenMeta, seenMulti0, seenMulti1, seenUDC := 0, 0, 0, 0, 0, 0, 0
 	staking := map[string][2]string{} // staker -> last (self, delegated)
 	stakingEvents := map[string]int{}
 	for n := uint64(0); n < blocks; n++ {
@@ -309,6 +309,12 @@ func TestStateAndClasses(t *testing.T) {
 				}
 			}
 			for _, e := range tx.Receipt.Events {
+				if e.Keys[0] == selector("ContractDeployed").String() {
+					seenUDC++
+					if deployed[e.Data[0]] != e.Data[3] || e.From != fixedAddr[fixedUDC].String() {
+						t.Errorf("block %d: UDC deployed %s of class %s, state diff says %q", n, e.Data[0], e.Data[3], deployed[e.Data[0]])
+					}
+				}
 				switch e.Keys[0] {
 				case selector("NewStaker").String(), selector("NewDelegationPool").String(), selector("NewPoolMember").String(), selector("PoolMemberBalanceChanged").String():
 					stakingEvents[e.Keys[0]]++
@@ -322,6 +328,9 @@ func TestStateAndClasses(t *testing.T) {
 				}
 			}
 		}
+	}
+	if seenUDC == 0 {
+		t.Error("no UDC deployments")
 	}
 	if seenDeployAccount == 0 || seenDeclare == 0 || seenPool == 0 || seenMeta == 0 || seenMulti0 == 0 || seenMulti1 == 0 || len(stakingEvents) != 5 {
 		t.Errorf("missing kinds: deploy_account %d declare %d pools %d meta %d multicall c0 %d c1 %d staking events %v",

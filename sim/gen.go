@@ -111,26 +111,29 @@ var (
 	selOwnerAdded       = selector("OwnerAdded")
 	selTransactionExec  = selector("transaction_executed")
 
-	fnTransfer      = selector("transfer")
-	fnTransferFrom  = selector("transfer_from")
-	fnApprove       = selector("approve")
-	fnMint          = selector("mint")
-	fnPermissioned  = selector("permissionedMint")
-	fnBurn          = selector("burn")
-	fnSafeTransfer  = selector("safe_transfer_from")
-	fnHandleDeposit = selector("handle_deposit")
-	fnStake         = selector("stake")
-	fnIncreaseStake = selector("increase_stake")
-	fnEnterPool     = selector("enter_delegation_pool")
-	fnAddToPool     = selector("add_to_delegation_pool")
-	fnOutsideV2     = selector("execute_from_outside_v2")
-	fnIncrease      = selector("increase")
-	anyCaller       = shortString("ANY_CALLER")
-	l1BridgeETH     = mustFelt("0xae0ee0a63a2ce6baeeffe56e7714fb4efe48d419")
-	l1BridgeSTRK    = mustFelt("0xcE5485Cfb26914C5dcE00B9BAF0580364daFC7a4")
-	ethDeposit      = mulU(1000, 1_000_000_000_000_000_000) // 1000 ETH per new account
-	strkDeposit     = mulU(1_000_000, strkUnit)             // 1M STRK per new account
-	erc20Mint       = mulU(1_000_000_000, 1_000_000_000_000_000)
+	fnTransfer          = selector("transfer")
+	fnTransferFrom      = selector("transfer_from")
+	fnApprove           = selector("approve")
+	fnMint              = selector("mint")
+	fnPermissioned      = selector("permissionedMint")
+	fnBurn              = selector("burn")
+	fnSafeTransfer      = selector("safe_transfer_from")
+	fnHandleDeposit     = selector("handle_deposit")
+	fnStake             = selector("stake")
+	fnIncreaseStake     = selector("increase_stake")
+	fnEnterPool         = selector("enter_delegation_pool")
+	fnAddToPool         = selector("add_to_delegation_pool")
+	fnOutsideV2         = selector("execute_from_outside_v2")
+	fnIncrease          = selector("increase")
+	fnDeployContract    = selector("deployContract")
+	selContractDeployed = selector("ContractDeployed")
+	selIncreased        = selector("Increased")
+	anyCaller           = shortString("ANY_CALLER")
+	l1BridgeETH         = mustFelt("0xae0ee0a63a2ce6baeeffe56e7714fb4efe48d419")
+	l1BridgeSTRK        = mustFelt("0xcE5485Cfb26914C5dcE00B9BAF0580364daFC7a4")
+	ethDeposit          = mulU(1000, 1_000_000_000_000_000_000) // 1000 ETH per new account
+	strkDeposit         = mulU(1_000_000, strkUnit)             // 1M STRK per new account
+	erc20Mint           = mulU(1_000_000_000, 1_000_000_000_000_000)
 )
 
 type call struct {
@@ -468,6 +471,30 @@ func (g *gen) declare(v uint64) {
 	t.compiledClass = compiledClassHash(t.classHash)
 	g.b.declared = append(g.b.declared, t.classHash)
 	g.payFee(t, accountHolder(sender))
+
+	// The declarer deploys the class through the UDC: deployContract(class, salt,
+	// unique, calldata) and the UDC's ContractDeployed event.
+	dapp := entity{kindDapp, uint32(v)}
+	addr, salt, deployer := g.w.addr(dapp), g.randFelt(), g.w.account(sender)
+	udc := fixedAddr[fixedUDC]
+	g.invoke(sender, []call{{udc, fnDeployContract, []felt{t.classHash, salt, {}, feltU(1), {}}}}, func(tx *tx) {
+		tx.events = append(tx.events, event{udc, []felt{selContractDeployed}, []felt{addr, deployer, {}, dappClassHash(v), feltU(1), {}, salt}})
+	})
+	g.b.deployed = append(g.b.deployed, deployedContract{addr, dappClassHash(v)})
+}
+
+// dappCall calls increase(amount) on a deployed dapp contract, which emits Increased.
+func (g *gen) dappCall() {
+	deployed := dappsBefore(g.b.number)
+	if deployed == 0 {
+		g.feeTokenTransfer()
+		return
+	}
+	addr := g.w.addr(entity{kindDapp, uint32(g.rng.Uint64N(deployed))})
+	by := feltU(1 + g.rng.Uint64N(1000))
+	g.invoke(g.pickAccount(), []call{{addr, fnIncrease, []felt{by}}}, func(t *tx) {
+		t.events = append(t.events, event{addr, []felt{selIncreased}, []felt{by}})
+	})
 }
 
 func (g *gen) pickCairo1Account() int {
@@ -683,8 +710,10 @@ func (g *gen) erc1155Events(c int) {
 
 func (g *gen) ordinary() {
 	switch r := g.rng.IntN(100); {
-	case r < 45:
+	case r < 40:
 		g.feeTokenTransfer()
+	case r < 45:
+		g.dappCall()
 	case r < 70:
 		g.erc20Transfer()
 	case r < 85:

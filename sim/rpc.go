@@ -222,7 +222,7 @@ func (c *Chain) getClass(_ context.Context, p json.RawMessage) (any, error) {
 		return json.RawMessage(cls), nil
 	}
 	v := h[3] & 0xffffffff
-	if h == dappClassHash(v) && 15+v*declareEvery <= n {
+	if h == dappClassHash(v) && declareBlock(v) <= n {
 		return json.RawMessage(encodeClass(-1, v)), nil
 	}
 	return nil, rpcserver.ErrClassHashNotFound
@@ -241,6 +241,8 @@ func (w *world) deployBlock(e entity) (uint64, bool) {
 		return 0, e.idx < numERC721
 	case kindERC1155:
 		return 0, e.idx < numERC1155
+	case kindDapp:
+		return declareBlock(uint64(e.idx)), true
 	}
 	return 0, true
 }

@@ -73,6 +73,7 @@ const (
 	kindERC721  = 3
 	kindERC1155 = 4
 	kindPool    = 5 // delegation pools, one per staker
+	kindDapp    = 6 // contracts of the classes declared over time, deployed through the UDC
 )
 
 // Fixed entities (kindFixed), with mainnet addresses where mainnet has them.
@@ -83,6 +84,7 @@ const (
 	fixedETHBridge
 	fixedSTRKBridge
 	fixedSequencer
+	fixedUDC
 	numFixed
 )
 
@@ -116,6 +118,7 @@ var fixedAddr = [numFixed]felt{
 	fixedETHBridge:  mustFelt("0x73314940630fd6dcda0d772d4c972c4e0a9946bef9dabf4ef84eda8ef542b82"),
 	fixedSTRKBridge: mustFelt("0x594c1582459ea03f77deaf9eb7e3917d6994a03c13405ba42867f83d85f085d"),
 	fixedSequencer:  mustFelt("0x1176a1bd84444c89232ec27754698e5d2e7e1a7f1539f12027f28b23ec9f3d8"),
+	fixedUDC:        mustFelt("0x41a78e741e5af2fec34b695679bc6891742439f7afb8484ecd7766661ad02bf"),
 }
 
 func mustFelt(s string) felt {
@@ -156,7 +159,7 @@ func (w *world) entityAt(a felt) (entity, bool) {
 	}
 	low := (a[3] ^ w.lowMask()) & (1<<40 - 1)
 	e := entity{uint8(low >> 32), uint32(low)}
-	if e.kind == kindFixed || e.kind > kindPool || w.addr(e) != a {
+	if e.kind == kindFixed || e.kind > kindDapp || w.addr(e) != a {
 		return entity{}, false
 	}
 	return e, true
@@ -252,6 +255,17 @@ func delegationsUpTo(s int, n uint64) uint64 {
 func delegatedAfter(s int, k uint64) u128 {
 	a := delegationAmount(s)
 	return mulU(a.lo, k) // amounts fit 64 bits
+}
+
+// declareBlock is the block of the v-th DECLARE (and of the deployment of its class).
+func declareBlock(v uint64) uint64 { return 15 + v*declareEvery }
+
+// dappsBefore is the number of dapp contracts deployed before block n.
+func dappsBefore(n uint64) uint64 {
+	if n <= 15 {
+		return 0
+	}
+	return (n-1-15)/declareEvery + 1
 }
 
 // nftMintPeriod: collection c mints a token every period blocks (popular ones more often).
