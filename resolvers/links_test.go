@@ -1,6 +1,7 @@
 package resolvers_test
 
 import (
+	"context"
 	"fmt"
 	"math/big"
 	"strings"
@@ -9,29 +10,53 @@ import (
 	"github.com/starkgraph/starkgraph/db"
 )
 
-// seedTokens writes nTokens ERC-20 tokens, each held by holders accounts (contracts of
-// one of three classes) with distinct balances.
+// seedTokens writes, with the store's own write methods, nTokens ERC-20 tokens, each held
+// by holders accounts (contracts of one of three classes) with distinct balances.
 func seedTokens(s *gqlServer, nTokens, holders int) {
-	s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES (1, '\x01', '\x00', 1700000000, 'ACCEPTED_ON_L2')`)
-	for c := 0; c < 3; c++ {
-		s.exec(`INSERT INTO classes (hash, kind, cairo_version, version, is_account, declared_block) VALUES ($1, 'sierra', 1, '0.1.0', $2, 1)`,
-			db.FeltFromUint64(uint64(0xc1a550+c)), c == 0)
-	}
-	for h := 0; h < holders; h++ {
-		s.exec(`INSERT INTO contracts (address, class_hash, type, deployed_block, deployed_at) VALUES ($1, $2, 'account', 1, 1700000000)`,
-			holderAddr(h), db.FeltFromUint64(uint64(0xc1a550+h%3)))
-	}
-	for tk := 0; tk < nTokens; tk++ {
-		s.exec(`INSERT INTO tokens (address, standard, name, symbol, decimals, holder_count, transfer_count) VALUES ($1, 'erc20', $2, $3, 18, $4, $5)`,
-			tokenAddr(tk), fmt.Sprintf("Token %d", tk), fmt.Sprintf("T%d", tk), holders, 1000-tk)
-		for h := 0; h < holders; h++ {
-			s.exec(`INSERT INTO erc20_balances (token_address, owner_address, balance, last_transfer_block, last_transfer_time) VALUES ($1, $2, $3, 1, 1700000000)`,
-				tokenAddr(tk), holderAddr(h), (h+1)*1000+tk)
+	s.t.Helper()
+	ctx := context.Background()
+	tx := s.db.MustBeginTx(ctx, nil)
+	defer tx.Rollback()
+	block, at := int64(1), int64(1700000000)
+	check := func(err error) {
+		s.t.Helper()
+		if err != nil {
+			s.t.Fatal(err)
 		}
 	}
-	s.exec(`INSERT INTO list_counts (name, count) VALUES ('tokens:erc20', $1)`, nTokens)
+	check(db.InsertChainRows(ctx, tx, &db.ChainRows{Blocks: []db.BlockRow{{
+		Number: block, Hash: db.FeltFromUint64(1), ParentHash: db.FeltFromUint64(0), Timestamp: at, Status: "ACCEPTED_ON_L2",
+	}}}))
+	var classes []db.ClassRow
+	for c := 0; c < 3; c++ {
+		classes = append(classes, db.ClassRow{Hash: classHash(c), Kind: "sierra", CairoVersion: 1, Version: "0.1.0",
+			IsAccount: c == 0, DeclaredBlock: &block, DeclaredAt: &at})
+	}
+	check(db.UpsertClasses(ctx, tx, classes))
+	var contracts []db.ContractRow
+	for h := 0; h < holders; h++ {
+		contracts = append(contracts, db.ContractRow{Address: holderAddr(h), ClassHash: classHash(h % 3), Type: "account",
+			Nonce: "0", DeployedBlock: &block, DeployedAt: &at})
+	}
+	check(db.UpsertContracts(ctx, tx, contracts))
+	var tokens []db.TokenRow
+	var balances []db.BalanceRow
+	for tk := 0; tk < nTokens; tk++ {
+		name, symbol, decimals := fmt.Sprintf("Token %d", tk), fmt.Sprintf("T%d", tk), int16(18)
+		tokens = append(tokens, db.TokenRow{Address: tokenAddr(tk), Standard: "erc20", Name: &name, Symbol: &symbol,
+			Decimals: &decimals, HolderCount: int64(holders), TransferCount: int64(1000 - tk), FirstBlock: &block})
+		for h := 0; h < holders; h++ {
+			balances = append(balances, db.BalanceRow{Token: tokenAddr(tk), Owner: holderAddr(h),
+				Balance: fmt.Sprint((h+1)*1000 + tk), LastTransferBlock: block, LastTransferTime: at})
+		}
+	}
+	check(db.UpsertTokens(ctx, tx, tokens))
+	check(db.UpsertERC20Balances(ctx, tx, balances))
+	check(db.AddListCounts(ctx, tx, map[string]int64{"tokens:erc20": int64(nTokens)}))
+	check(tx.Commit())
 }
 
+func classHash(i int) db.Felt { return db.FeltFromUint64(uint64(0xc1a550 + i)) }
 func tokenAddr(i int) db.Felt  { return db.FeltFromBig(new(big.Int).Lsh(big.NewInt(int64(i+1)), 200)) }
 func holderAddr(i int) db.Felt { return db.FeltFromUint64(uint64(0xa000 + i)) }
 
@@ -103,7 +128,7 @@ func TestTokensHoldersContractClassAreLinked(t *testing.T) {
 	if h.Owner == nil || h.Owner.Address != holderAddr(3).Padded() || h.OwnerAddress != holderAddr(3).Padded() {
 		t.Fatalf("holder's contract: got %+v", h.Owner)
 	}
-	if h.Owner.Class == nil || h.Owner.Class.Hash != db.FeltFromUint64(0xc1a550).Padded() || !h.Owner.Class.IsAccount {
+	if h.Owner.Class == nil || h.Owner.Class.Hash != classHash(0).Padded() || !h.Owner.Class.IsAccount {
 		t.Errorf("holder 3's class is 0xc1a550 (an account class), got %+v", h.Owner.Class)
 	}
 }
