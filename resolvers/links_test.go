@@ -56,7 +56,7 @@ func seedTokens(s *gqlServer, nTokens, holders int) {
 	check(tx.Commit())
 }
 
-func classHash(i int) db.Felt { return db.FeltFromUint64(uint64(0xc1a550 + i)) }
+func classHash(i int) db.Felt  { return db.FeltFromUint64(uint64(0xc1a550 + i)) }
 func tokenAddr(i int) db.Felt  { return db.FeltFromBig(new(big.Int).Lsh(big.NewInt(int64(i+1)), 200)) }
 func holderAddr(i int) db.Felt { return db.FeltFromUint64(uint64(0xa000 + i)) }
 
