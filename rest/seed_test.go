@@ -148,9 +148,10 @@ func seed(t testing.TB, conn *sqlx.DB) {
 		poolAddr, account(4), strkAddr)
 	exec(`INSERT INTO delegations (pool_contract, delegator_address, reward_address, amount, rewards_claimed, rewards_unclaimed, activated_at, last_delegation_at)
 		VALUES ($1, $2, $2, 5000000000000000000000, 10, 20, $3, $3)`, poolAddr, account(0), baseTime)
-	today := time.Now().UTC()
+	// Stake history windows end at the newest block.
+	head := time.Unix(baseTime+nBlocks*10, 0).UTC()
 	for d := 0; d < 3; d++ {
-		day := today.AddDate(0, 0, -d*20).Format(time.DateOnly) // today, 20 and 40 days ago
+		day := head.AddDate(0, 0, -d*20).Format(time.DateOnly) // the head's day, 20 and 40 days before
 		exec(`INSERT INTO stake_points (wallet_address, day, token_address, change, total, block_number) VALUES ($1, $2, $3, 1000, $4, 1)`,
 			account(0), day, strkAddr, 5000-1000*d)
 	}

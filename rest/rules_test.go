@@ -1,0 +1,217 @@
+package rest
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestBadInputAndMissingThings checks every 400 and 404 rule: the status, and an error
+// text that names the parameter.
+func TestBadInputAndMissingThings(t *testing.T) {
+	e := newEnv(t)
+	nft, acct, eth, strk := nftAddr.Hex(), account(0).Hex(), ethAddr.Hex(), strkAddr.Hex()
+	cases := []struct {
+		path   string
+		status int
+		names  string
+	}{
+		{"/beta/tokens?ps=7", 400, "ps"},
+		{"/beta/tokens?ps=ten", 400, "ps"},
+		{"/beta/tokens?p=0", 400, "p"},
+		{"/beta/tokens?p=-3", 400, "p"},
+		{"/beta/tokens?p=1e3", 400, "p"},
+		{"/beta/tokens?type=erc999", 400, "type"},
+		{"/beta/tokens?attribute=price", 400, "attribute"},
+		{"/beta/tokens/0x1234/holders/overview", 404, "address"},
+		{"/beta/tokens/" + strk + "/holders/overview", 404, "verified ERC-20"}, // not verified
+		{"/beta/tokens/" + nft + "/holders/overview", 404, "verified ERC-20"},  // not ERC-20
+		{"/beta/tokens/0xg/holders/overview", 400, "address"},
+		{"/beta/tokens/0x1234/holders", 404, "address"},
+		{"/beta/nft-items", 400, "contract_address"},
+		{"/beta/nft-items?contract_address=", 400, "contract_address"},
+		{"/beta/nft-items?contract_address=0x1234", 404, "contract_address"},
+		{"/beta/nft-items?contract_address=" + nft + "&owner_address=xyz", 400, "owner_address"},
+		{"/beta/nft-items?contract_address=" + nft + "&cursor=garbage", 400, "cursor"},
+		{"/beta/nft-items?contract_address=" + nft + "&limit=0", 400, "limit"},
+		{"/beta/nft-items?contract_address=" + nft + "&limit=101", 400, "limit"},
+		{"/beta/nft-events", 400, "contract_address"},
+		{"/beta/nft-events?contract_address=" + nft + "&token_id=abc", 400, "token_id"},
+		{"/beta/nft-events?contract_address=" + nft + "&token_id=-1", 400, "token_id"},
+		{"/beta/nft-contract-balance", 400, "owner_address"},
+		{"/beta/nft-contract-balance?owner_address=" + acct + "&contract_address=0x", 400, "contract_address"},
+		{"/beta/nft-holders", 400, "contract_address"},
+		{"/beta/nft-holders?contract_address=0x1234", 404, "contract_address"},
+		{"/beta/nft-holders?contract_address=" + nft + "&ps=11", 400, "ps"},
+		{"/beta/tx-activity?from_block=1", 400, "from_block"},
+		{"/beta/tx-activity?from_block=-1&sender_address=" + acct, 400, "from_block"},
+		{"/beta/tx-activity?sort=up", 400, "sort"},
+		{"/beta/staking/wallet-info", 400, "address"},
+		{"/beta/staking/wallet-info?address=0x" + strings.Repeat("f", 64), 400, "address"}, // above the prime
+		{"/beta/staking/wallet-info/stake-over-time", 400, "address"},
+		{"/beta/staking/wallet-info/stake-over-time?address=" + acct + "&timerange=2w", 400, "timerange"},
+		{"/beta/meta-txns", 400, "to"},
+		{"/beta/contracts/0x" + strings.Repeat("0", 65) + "1", 400, "contractAddress"}, // 66 digits: the pattern allows it, a felt does not
+		{"/beta/contracts/1234", 400, "contractAddress"},
+		{"/beta/contracts/0x1234", 404, "contractAddress"},
+		{"/beta/contracts?type=wallet", 400, "type"},
+		{"/beta/contracts/0x1234/erc20-tokens-held", 404, "contractAddress"},
+		{"/beta/blocks?ps=0", 400, "ps"},
+		{"/beta/blocks/abc", 400, "blockHash"},
+		{"/beta/blocks/999", 404, "blockHash"},
+		{"/beta/blocks/pre_confirmed", 404, "blockHash"}, // the test chain has no pending block
+		{"/beta/classes?p=x", 400, "p"},
+		{"/beta/classes/0x999", 404, "classHash"},
+		{"/beta/classes/0x999/contracts", 404, "classHash"},
+		{"/beta/classes/verified?ps=1000", 400, "ps"},
+		{"/beta/txns/0x999", 404, "txnHash"},
+		{"/beta/txns?type=9", 400, "type"},
+		{"/beta/txns?block=999", 404, "block"},
+		{"/beta/txns?block=0xzz", 400, "block"},
+		{"/beta/events?contract=" + eth + "&txnHash=0x2", 400, "contract"},
+		{"/beta/events?txnHash=0x999", 404, "txnHash"},
+		{"/beta/class-verify/job/not-a-uuid", 400, "job"},
+		{"/beta/class-verify/job/" + unknownJob, 404, "job"},
+		{"/beta/class-verify/check/0x999", 404, "hash"},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			errorOf(t, e.get(c.path), c.status, c.names)
+		})
+	}
+}
+
+// TestAcceptedVariants checks inputs that must be accepted: enum values in any case,
+// unknown parameters, empty optional parameters, the reference's default cursor.
+func TestAcceptedVariants(t *testing.T) {
+	e := newEnv(t)
+	for _, path := range []string{
+		"/beta/tokens?type=ERC721&attribute=Market_Cap",
+		"/beta/contracts?type=ACCOUNT",
+		"/beta/contracts?type=Null",
+		"/beta/contracts?type=",
+		"/beta/blocks?utm_source=x&ps=10&unknown[]=1",
+		"/beta/tx-activity?sort=DESC&from_block=3&sender_address=" + account(1).Hex(),
+		"/beta/nft-events?contract_address=" + nftAddr.Hex() + "&cursor=ffffffffffffffffffffff",
+		"/beta/nft-events?contract_address=" + nftAddr.Hex() + "&token_id=0x1f",
+		"/beta/txns?type=null&rejected=false",
+		"/beta/blocks/0xB10C005",
+	} {
+		if r := e.get(path); r.status != http.StatusOK {
+			t.Errorf("GET %s: status %d: %s", path, r.status, r.raw)
+		}
+	}
+	// Filters do filter.
+	items := list(t, obj(t, e.mustGet("/beta/contracts?type=ACCOUNT"))["items"])
+	if len(items) != nAccounts {
+		t.Errorf("contracts?type=ACCOUNT: %d items, want %d", len(items), nAccounts)
+	}
+	for _, it := range items {
+		if obj(t, it)["isAccount"] != true {
+			t.Errorf("non-account in type=account: %v", it)
+		}
+	}
+	items = list(t, obj(t, e.mustGet("/beta/tokens?type=erc721"))["items"])
+	if len(items) != 1 || obj(t, items[0])["type"] != "erc721" {
+		t.Errorf("tokens?type=erc721: %v", items)
+	}
+	acts := list(t, obj(t, e.mustGet("/beta/tx-activity?sort=desc&from_block=20&sender_address="+account(1).Hex()))["items"])
+	if len(acts) == 0 {
+		t.Fatal("tx-activity from_block=20: no items")
+	}
+	prev := 1 << 30
+	for _, a := range acts {
+		m := obj(t, a)
+		n := int(m["block_number"].(float64))
+		if n < 20 || n > prev || m["sender_address"] != account(1).Padded() {
+			t.Errorf("tx-activity item out of filter or order: block %d after %d, sender %v", n, prev, m["sender_address"])
+		}
+		prev = n
+	}
+	// The default sort is ascending.
+	acts = list(t, obj(t, e.mustGet("/beta/tx-activity?sender_address="+account(1).Hex()))["items"])
+	if len(acts) < 2 || obj(t, acts[0])["block_number"].(float64) > obj(t, acts[1])["block_number"].(float64) {
+		t.Errorf("tx-activity default order is not ascending")
+	}
+	if b := obj(t, e.mustGet("/beta/blocks/0xB10C005")); b["blockNumber"] != float64(5) {
+		t.Errorf("block by hash: %v", b)
+	}
+}
+
+// TestHoldersOverviewNullBeforeSnapshot: a verified ERC-20 without a snapshot answers
+// {"overview": null}.
+func TestHoldersOverviewNullBeforeSnapshot(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.db.Exec(`UPDATE tokens SET verified = true WHERE address = $1`, strkAddr); err != nil {
+		t.Fatal(err)
+	}
+	r := e.get("/beta/tokens/" + strkAddr.Hex() + "/holders/overview")
+	if r.status != http.StatusOK || strings.TrimSpace(string(r.raw)) != `{"overview":null}` {
+		t.Fatalf("status %d, body %s; want 200 {\"overview\":null}", r.status, r.raw)
+	}
+}
+
+// TestAddressesAreNormalised: unpadded, padded and upper-case forms find the same thing.
+func TestAddressesAreNormalised(t *testing.T) {
+	e := newEnv(t)
+	short := "0x4d0" + strings.Repeat("0", 59) + "1"
+	forms := []string{short, "0x04D0" + strings.Repeat("0", 59) + "1", "0X" + strings.ToUpper(short[2:])}
+	var first string
+	for _, f := range forms {
+		r := e.get("/beta/contracts/" + f)
+		if r.status != http.StatusOK {
+			t.Fatalf("GET /beta/contracts/%s: %d %s", f, r.status, r.raw)
+		}
+		if first == "" {
+			first = string(r.raw)
+		} else if string(r.raw) != first {
+			t.Errorf("%s answers differently:\n%s\n%s", f, r.raw, first)
+		}
+	}
+	if got := obj(t, e.mustGet("/beta/contracts/"+short))["address"]; got != account(0).Padded() {
+		t.Errorf("address rendered %v, want %s", got, account(0).Padded())
+	}
+	a := e.mustGet("/beta/tokens/0x49D36570D4E46F48E99674BD3FCC84644DDD6B96F7C741B1562B82F9E004DC7/holders/overview")
+	b := e.mustGet("/beta/tokens/" + ethAddr.Padded() + "/holders/overview")
+	if obj(t, obj(t, a)["overview"])["tokenAddress"] != obj(t, obj(t, b)["overview"])["tokenAddress"] {
+		t.Error("token forms differ")
+	}
+}
+
+// TestStakeOverTimeRanges: every timerange of the reference is accepted and narrows the
+// points (the seed has points on the head block's day, 20 and 40 days before).
+func TestStakeOverTimeRanges(t *testing.T) {
+	e := newEnv(t)
+	want := map[string]int{"1w": 1, "1m": 2, "3m": 3, "6m": 3, "1y": 3, "max": 3, "": 2, "1M": 2}
+	for tr, n := range want {
+		path := "/beta/staking/wallet-info/stake-over-time?address=" + account(0).Hex()
+		if tr != "" {
+			path += "&timerange=" + tr
+		}
+		points := list(t, e.mustGet(path))
+		if len(points) != n {
+			t.Errorf("timerange=%q: %d points, want %d", tr, len(points), n)
+		}
+	}
+}
+
+// TestUnknownPathsAndMethods: 404 and 405 with JSON error bodies.
+func TestUnknownPathsAndMethods(t *testing.T) {
+	e := newEnv(t)
+	for _, path := range []string{"/beta/nope", "/beta", "/beta/", "/beta/tokens/", "/beta/contracts/0x1/unknown"} {
+		errorOf(t, e.get(path), http.StatusNotFound, "no operation")
+	}
+	for _, c := range []struct{ method, path, allow string }{
+		{http.MethodPost, "/beta/tokens", "GET"},
+		{http.MethodDelete, "/beta/blocks", "GET"},
+		{http.MethodGet, "/beta/class-verify/0x1", "POST"},
+		{http.MethodPut, "/beta/contracts/0x1", "GET"},
+	} {
+		req, _ := http.NewRequest(c.method, e.url+c.path, nil)
+		r := e.do(req)
+		errorOf(t, r, http.StatusMethodNotAllowed, "not allowed")
+		if r.header.Get("Allow") != c.allow {
+			t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, r.header.Get("Allow"), c.allow)
+		}
+	}
+}
