@@ -32,8 +32,11 @@ type Config struct {
 	Concurrency   int  // block ranges fetched at once; default 4
 	BatchSize     int  // blocks per JSON-RPC batch and per SQL transaction while catching up; default 20
 
-	// PollInterval is how often the node is asked for new blocks once caught up; default 2s.
+	// PollInterval is how often the node is asked for new blocks once caught up, and how
+	// often a waiting indexer tries the writer lock; default 2s.
 	PollInterval time.Duration
+	// FinalityInterval is how often finality is checked while following; default 5s.
+	FinalityInterval time.Duration
 	// LockID is the PostgreSQL advisory lock key that elects the one writer.
 	LockID int64
 }
@@ -79,6 +82,9 @@ func New(cfg Config) (*Indexer, error) {
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 2 * time.Second
+	}
+	if cfg.FinalityInterval <= 0 {
+		cfg.FinalityInterval = 5 * time.Second
 	}
 	if cfg.LockID == 0 {
 		cfg.LockID = DefaultLockID
@@ -153,7 +159,7 @@ func (ix *Indexer) acquireLock(ctx context.Context) (*sql.Conn, error) {
 			ix.log.Info("another indexer holds the lock; waiting to take over")
 			logged = true
 		}
-		sleep(ctx, 2*time.Second)
+		sleep(ctx, ix.cfg.PollInterval)
 	}
 }
 
@@ -440,7 +446,7 @@ func (ix *Indexer) handleReorg(ctx context.Context, head int64) error {
 // out of ACCEPTED_ON_L2. Blocks become final in order, so a binary search over the oldest
 // L2 blocks finds the newest L1 one.
 func (ix *Indexer) updateFinality(ctx context.Context) error {
-	if time.Since(ix.lastFinality) < 5*time.Second && ix.cfg.StopAt < 0 {
+	if time.Since(ix.lastFinality) < ix.cfg.FinalityInterval && ix.cfg.StopAt < 0 {
 		return nil
 	}
 	ix.lastFinality = time.Now()

@@ -72,21 +72,23 @@ func checkConsistent(t *testing.T, d *sqlx.DB) {
 }
 
 func TestCrashSafety(t *testing.T) {
-	chain, url := simNode(t, sim.Config{Seed: 7, Blocks: 120, TxPerBlock: 20})
+	chain, url := simNode(t, sim.Config{Seed: 7, Blocks: 100, TxPerBlock: 15})
 	head := simHead(chain)
 	want := snapshot(t, freshIndex(t, url, head))
+	// A reorg window of 16 blocks: kills land both in multi-block catch-up transactions
+	// and in the journaled one-block transactions near the head.
 
 	d := dbtest.New(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 20; i++ {
 		cfg := Config{RPCURL: url, DB: d, FromBlock: 0, StopAt: head, Logger: quietLogger(),
-			PollInterval: 50 * time.Millisecond, BatchSize: 1 + rng.IntN(10), MaxReorgDepth: 64}
+			PollInterval: 50 * time.Millisecond, BatchSize: 1 + rng.IntN(10), MaxReorgDepth: 16}
 		ix, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Kill the indexer at a random moment: its context ends mid-fetch or mid-transaction.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(5+rng.IntN(60))*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(5+rng.IntN(80))*time.Millisecond)
 		_ = ix.Run(ctx)
 		cancel()
 		checkConsistent(t, d)
@@ -101,7 +103,7 @@ func TestCrashSafety(t *testing.T) {
 func TestReorgs(t *testing.T) {
 	for _, depth := range []uint64{1, 5, 50} {
 		t.Run("depth"+itoa(depth), func(t *testing.T) {
-			chain, url := simNode(t, sim.Config{Seed: 11 + depth, Blocks: 70, TxPerBlock: 10})
+			chain, url := simNode(t, sim.Config{Seed: 11 + depth, Blocks: depth + 12, TxPerBlock: 5})
 			d := dbtest.New(t)
 			runIndexer(t, d, url, 0, simHead(chain), nil)
 			chain.Reorg(depth)
@@ -142,4 +144,95 @@ func itoa(v uint64) string {
 		v /= 10
 	}
 	return string(b)
+}
+
+// TestFollowAndFinality runs the indexer in follow mode while the chain grows: it catches
+// up, follows new blocks, and moves blocks and their transactions to ACCEPTED_ON_L1 as the
+// node reports them.
+func TestFollowAndFinality(t *testing.T) {
+	chain, url := simNode(t, sim.Config{Seed: 9, Blocks: 20, TxPerBlock: 5, L1Lag: 5})
+	d := dbtest.New(t)
+	ix, err := New(Config{RPCURL: url, DB: d, StopAt: -1, Logger: quietLogger(), PollInterval: 20 * time.Millisecond,
+		FinalityInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ix.Run(ctx) }()
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for !ok() {
+			if time.Now().After(deadline) {
+				cancel()
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	headIs := func(n int64) func() bool {
+		return func() bool {
+			var h *int64
+			_ = d.Get(&h, `SELECT head_block FROM indexer_state`)
+			return h != nil && *h == n
+		}
+	}
+	waitFor("catch-up", headIs(19))
+	var l2 int
+	if err := d.Get(&l2, `SELECT count(*) FROM blocks WHERE status = 'ACCEPTED_ON_L2'`); err != nil {
+		t.Fatal(err)
+	}
+	if l2 == 0 {
+		t.Fatal("no block is ACCEPTED_ON_L2 near the head")
+	}
+	chain.AddBlocks(10)
+	waitFor("following", headIs(29))
+	// Everything at least L1Lag below the head is on L1 now, transactions included.
+	waitFor("finality", func() bool {
+		var stale int
+		_ = d.Get(&stale, `SELECT (SELECT count(*) FROM blocks WHERE number <= 24 AND status <> 'ACCEPTED_ON_L1')
+			+ (SELECT count(*) FROM transactions WHERE block_number <= 24 AND finality_status <> 'ACCEPTED_ON_L1')`)
+		return stale == 0
+	})
+	var nodeHead *int64
+	if err := d.Get(&nodeHead, `SELECT node_head FROM indexer_state`); err != nil || nodeHead == nil || *nodeHead != 29 {
+		t.Fatalf("indexer_state.node_head = %v (%v), want 29", nodeHead, err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	checkConsistent(t, d)
+}
+
+// TestOneWriter starts two indexers on one database: one takes the lock and writes, the
+// other waits, and the end state is that of a single run.
+func TestOneWriter(t *testing.T) {
+	chain, url := simNode(t, sim.Config{Seed: 4, Blocks: 30, TxPerBlock: 5})
+	head := simHead(chain)
+	want := snapshot(t, freshIndex(t, url, head))
+	d := dbtest.New(t)
+	errs := make(chan error, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			ix, err := New(Config{RPCURL: url, DB: d, StopAt: head, Logger: quietLogger(), PollInterval: 20 * time.Millisecond})
+			if err != nil {
+				errs <- err
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			errs <- ix.Run(ctx)
+		}()
+	}
+	for i := 0; i < 2; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkConsistent(t, d)
+	if !equalSnapshots(t, want, snapshot(t, d)) {
+		t.Fatal("two indexers on one database wrote something a single one would not")
+	}
 }
