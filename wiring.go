@@ -39,7 +39,13 @@ func (c *chainFlags) register(fs *flag.FlagSet) {
 func followChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, c chainFlags) error {
 	url := c.rpc
 	if url == "" {
-		chain := sim.New(c.sim)
+		// The simulated chain is a function of its seed: restarted, it must reach at least
+		// the head already indexed, or the database would be ahead of its node.
+		cfg := c.sim
+		if head, _, ok, err := db.IndexedHead(ctx, conn); err == nil && ok && uint64(head+1) > cfg.Blocks {
+			cfg.Blocks = uint64(head + 1)
+		}
+		chain := sim.New(cfg)
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return fmt.Errorf("simulated node: %w", err)
