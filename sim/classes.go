@@ -93,14 +93,10 @@ type abiParam struct {
 type abiEntry struct {
 	Type            string     `json:"type"`
 	Name            string     `json:"name"`
-	InterfaceName   string     `json:"interface_name,omitempty"`
 	Inputs          []abiParam `json:"inputs,omitempty"`
 	Outputs         []abiParam `json:"outputs,omitempty"`
 	StateMutability string     `json:"state_mutability,omitempty"`
-	Items           []abiEntry `json:"items,omitempty"`
 	Members         []abiParam `json:"members,omitempty"`
-	Variants        []abiParam `json:"variants,omitempty"`
-	EventKind       string     `json:"-"`
 }
 
 const (

@@ -109,13 +109,11 @@ var (
 	selNewPoolMember    = selector("NewPoolMember")
 	selPoolMemberChange = selector("PoolMemberBalanceChanged")
 	selOwnerAdded       = selector("OwnerAdded")
-	selTransactionExec  = selector("transaction_executed")
 
 	fnTransfer          = selector("transfer")
 	fnTransferFrom      = selector("transfer_from")
 	fnApprove           = selector("approve")
 	fnMint              = selector("mint")
-	fnPermissioned      = selector("permissionedMint")
 	fnBurn              = selector("burn")
 	fnSafeTransfer      = selector("safe_transfer_from")
 	fnHandleDeposit     = selector("handle_deposit")
@@ -517,8 +515,6 @@ func (g *gen) pickCairo1Account() int {
 //   pool    PoolMemberBalanceChanged: keys=[sel, member]           data=[old_delegated_stake, new_delegated_stake]
 // STRK moves with the fee-token Transfer: staker -> staking on stake/increase_stake,
 // member -> pool -> staking on delegation.
-
-func (w *world) poolAddr(s int) felt { return w.addr(entity{kindPool, uint32(s)}) }
 
 // memberAccount is the account behind member slot j of pool s.
 func (w *world) memberAccount(s int, j uint64) int {
