@@ -57,6 +57,9 @@ func submitVerificationOp(ctx context.Context, s *server, a *args, r *http.Reque
 	}
 	job, err := s.res.Mutation().SubmitVerification(ctx, input)
 	if err != nil {
+		if status, msg := statusOf(err); status < 500 {
+			return nil, &apiError{status: status, msg: "hash: " + msg}
+		}
 		return nil, err
 	}
 	return verifyJobCreated{JobID: job.ID}, nil

@@ -66,7 +66,7 @@ func routeTable() []route {
 		{method: "POST", path: "/beta/class-verify/{hash}", opID: "submitVerification", summary: "Submit contract verification",
 			params: []param{path("hash", kindFelt, "Class hash or contract address: "+felt)},
 			body:   verifySubmission{}, resp: verifyJobCreated{},
-			statuses: []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge}, handle: submitVerificationOp,
+			statuses: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge}, handle: submitVerificationOp,
 			graphql: "mutation `submitVerification(input)`"},
 		{method: "GET", path: "/beta/tx-activity", opID: "getTransactionActivities", summary: "Get transaction activities",
 			params: []param{pageParam, pageSizeParam,
