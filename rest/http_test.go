@@ -128,7 +128,7 @@ func TestClassVerification(t *testing.T) {
 	if _, err := uuid.Parse(id); !ok || err != nil || len(m) != 1 {
 		t.Fatalf("answer %s, want {\"job_id\": <uuid>}", r.raw)
 	}
-	job := obj(t, e.mustGet("/beta/class-verify/job/" + id))
+	job := obj(t, e.mustGet("/beta/class-verify/job/"+id))
 	if job["status"] != float64(0) || job["class_hash"] != accountClass.Padded() || job["name"] != "Duck" {
 		t.Errorf("job %v", job)
 	}
@@ -194,11 +194,11 @@ func TestClassVerification(t *testing.T) {
 	raw, _ = json.Marshal(map[string]any{"files": big})
 	errorOf(t, e.post(t, "/beta/class-verify/"+accountClass.Hex(), "application/json", bytes.NewReader(raw)), http.StatusRequestEntityTooLarge, "10 MB")
 
-	check := obj(t, e.mustGet("/beta/class-verify/check/" + account(0).Hex()))
+	check := obj(t, e.mustGet("/beta/class-verify/check/"+account(0).Hex()))
 	if check["is_verified"] != true || check["class_hash"] != accountClass.Padded() {
 		t.Errorf("check %v", check)
 	}
-	if check := obj(t, e.mustGet("/beta/class-verify/check/" + erc20Class.Hex())); check["is_verified"] != false {
+	if check := obj(t, e.mustGet("/beta/class-verify/check/"+erc20Class.Hex())); check["is_verified"] != false {
 		t.Errorf("check of an unverified class %v", check)
 	}
 }

@@ -58,12 +58,12 @@ func TestPageNumberWalks(t *testing.T) {
 		}
 	}
 	// nft-holders: page numbers in, the pagination object out.
-	body := obj(t, e.mustGet("/beta/nft-holders?ps=10&p=1&contract_address=" + nftAddr.Hex()))
+	body := obj(t, e.mustGet("/beta/nft-holders?ps=10&p=1&contract_address="+nftAddr.Hex()))
 	pg := obj(t, body["pagination"])
 	if pg["next"] != nil || pg["prev"] != nil || pg["count"] != float64(nAccounts) {
 		t.Errorf("nft-holders pagination %v, want no next/prev and count %d", pg, nAccounts)
 	}
-	body = obj(t, e.mustGet("/beta/nft-holders?ps=10&p=3&contract_address=" + nftAddr.Hex()))
+	body = obj(t, e.mustGet("/beta/nft-holders?ps=10&p=3&contract_address="+nftAddr.Hex()))
 	if items := list(t, body["items"]); len(items) != 0 || obj(t, body["pagination"])["prev"] != "1" {
 		t.Errorf("nft-holders past the end: %v", body)
 	}
