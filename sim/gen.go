@@ -228,7 +228,7 @@ func (g *gen) randFelt() felt { return hash3(g.rng.Uint64(), g.rng.Uint64(), 0) 
 func (g *gen) newTx(typ, version uint8, sender felt) *tx {
 	j := uint64(len(g.b.txs))
 	g.b.txs = append(g.b.txs, tx{typ: typ, version: version, sender: sender,
-		hash: g.w.txHash(g.b.number, g.b.fork, j), nonce: g.b.number<<12 | j})
+		hash: g.w.txHash(g.b.number, g.b.fork, j), nonce: g.b.number<<16 | j})
 	t := &g.b.txs[len(g.b.txs)-1]
 	if typ != txL1Handler {
 		t.signature = []felt{g.randFelt(), g.randFelt()}

@@ -13,7 +13,7 @@ type Config struct {
 	BlockTime  time.Duration // Serve appends a block every BlockTime (0: never)
 	ReorgEvery uint64        // Serve reorgs every ReorgEvery appended blocks (0: never)
 	ReorgDepth uint64        // depth of those reorgs; default 3
-	TxPerBlock int           // mean number of ordinary transactions per block; default 40
+	TxPerBlock int           // mean number of ordinary transactions per block; default 40, at most 20000
 	L1Lag      uint64        // blocks at least this far below the head are ACCEPTED_ON_L1; default 10
 	ChainID    string        // default SN_MAIN (0x534e5f4d41494e)
 	SlowDelay  time.Duration // delay of a Slow fault; default 2s
@@ -46,6 +46,8 @@ func (c Config) withDefaults() Config {
 	if c.TxPerBlock <= 0 {
 		c.TxPerBlock = 40
 	}
+	// Transaction positions live in 16 bits of hashes and nonces.
+	c.TxPerBlock = min(c.TxPerBlock, 20000)
 	if c.L1Lag == 0 {
 		c.L1Lag = 10
 	}
