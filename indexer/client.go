@@ -177,3 +177,5 @@ func truncate(s string, n int) string {
 type blockID struct {
 	Number uint64 `json:"block_number"`
 }
+
+func asRPCError(err error, target **rpcError) bool { return errors.As(err, target) }

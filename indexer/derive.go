@@ -65,8 +65,9 @@ func feltOf(f db.Felt) starknet.Felt {
 // the current rows of every key the batch touches, applies the blocks in order in memory,
 // then writes each table once.
 type batchWriter struct {
-	tx      *sqlx.Tx
-	classes *classCache
+	tx        *sqlx.Tx
+	classes   *classCache
+	tokenMeta *tokenMetaCache // nil: tokens are written without metadata
 	// oneByOne writes chain rows with single-row INSERTs: the benchmark's baseline.
 	oneByOne bool
 
@@ -482,6 +483,11 @@ func (w *batchWriter) token(address starknet.Felt, standard string, block int64)
 	if t == nil {
 		first := block
 		t = &db.TokenRow{Address: dbf(address), Standard: standard, FirstBlock: &first}
+		if w.tokenMeta != nil {
+			if m := w.tokenMeta.get(address); m != nil {
+				t.Name, t.Symbol, t.Decimals = m.Name, m.Symbol, m.Decimals
+			}
+		}
 		w.tokens[address] = t
 		w.counts["tokens:"+standard]++
 	}

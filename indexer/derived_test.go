@@ -105,6 +105,23 @@ func TestDerivedTokenState(t *testing.T) {
 	if staking.Validators == 0 || staking.Pools != staking.Validators || staking.Delegations == 0 || staking.BadPools > 0 || staking.BadStakers > 0 {
 		t.Errorf("staking rows inconsistent: %+v", staking)
 	}
+	var meta struct {
+		Named    int64 `db:"named"`
+		Decimals int64 `db:"decimals"`
+		ERC20    int64 `db:"erc20"`
+	}
+	if err := d.Get(&meta, `SELECT count(*) FILTER (WHERE name IS NOT NULL AND symbol IS NOT NULL) AS named,
+		count(*) FILTER (WHERE decimals IS NOT NULL) AS decimals, count(*) AS erc20 FROM tokens WHERE standard = 'erc20'`); err != nil {
+		t.Fatal(err)
+	}
+	if meta.Named != meta.ERC20 || meta.Decimals != meta.ERC20 {
+		t.Errorf("token metadata missing: %+v", meta)
+	}
+	var sample []string
+	if err := d.Select(&sample, `SELECT name || '/' || symbol || '/' || decimals FROM tokens WHERE standard = 'erc20' ORDER BY address LIMIT 3`); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tokens: %v", sample)
 	var names []string
 	if err := d.Select(&names, `SELECT name || '=' || count FROM list_counts ORDER BY name`); err != nil {
 		t.Fatal(err)

@@ -64,6 +64,9 @@ func (ix *Indexer) fetchRange(ctx context.Context, from, to uint64) ([]*blockDat
 	if err := ix.fetchClasses(ctx, out); err != nil {
 		return nil, err
 	}
+	if err := ix.fetchTokenMeta(ctx, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

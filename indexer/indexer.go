@@ -51,6 +51,8 @@ type Indexer struct {
 	rpc     *client
 	log     *slog.Logger
 	classes *classCache
+	// tokenMeta holds the name, symbol and decimals fetched for tokens.
+	tokenMeta *tokenMetaCache
 
 	chainID, specVersion string
 	head                 int64 // newest written block, -1 when none
@@ -93,7 +95,7 @@ func New(cfg Config) (*Indexer, error) {
 		cfg.Logger = slog.Default()
 	}
 	return &Indexer{cfg: cfg, db: cfg.DB, rpc: newClient(cfg.RPCURL), log: cfg.Logger.With("component", "indexer"),
-		classes: newClassCache(), head: -1}, nil
+		classes: newClassCache(), tokenMeta: newTokenMetaCache(), head: -1}, nil
 }
 
 // Run indexes until ctx ends (nil), or, with StopAt set, until that block is written (nil).
@@ -370,6 +372,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	}
 	defer tx.Rollback()
 	w := newBatchWriter(tx, ix.classes)
+	w.tokenMeta = ix.tokenMeta
 	w.oneByOne = ix.oneByOne
 	first, last := blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number
 	if err := w.write(ctx, blocks, journal); err != nil {
