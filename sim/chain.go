@@ -1,17 +1,3 @@
-// Package sim is a deterministic simulated Starknet node speaking JSON-RPC 0.8.1.
-//
-// Its chain looks like mainnet in the layouts of the real blocks in
-// ../shared/fixtures/starknet: Cairo 0 and Cairo 1 accounts sending single and
-// multi-call invokes (v1 paying WEI, v3 paying FRI), the ETH and STRK fee tokens
-// with legacy Transfer events, OpenZeppelin Cairo 1 ERC-20s whose holder counts
-// follow a power law, ERC-721 and ERC-1155 collections with mints, transfers and
-// burns, DEPLOY_ACCOUNT and DECLARE transactions, StarkGate-style L1 handlers,
-// reverted transactions, SNIP-9 v2 meta-transactions, and a staking contract with
-// stakers, delegation pools and pool members (event layouts in gen.go).
-//
-// Blocks are generated lazily from (seed, number, fork id): the chain holds no
-// transactions in memory, so it can serve millions of them. Only starknet_call
-// keeps state (the ledger), built on demand from the same blocks.
 package sim
 
 import (
