@@ -3,6 +3,7 @@ package rest
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -115,3 +116,6 @@ func errorOf(t testing.TB, r response, status int, want string) {
 		t.Fatalf("error %q does not name %q", msg, want)
 	}
 }
+
+// discardLogger keeps expected server faults out of the test output.
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
