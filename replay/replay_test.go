@@ -2,15 +2,18 @@ package replay
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const fixtureRoot = "../../shared/fixtures/starknet"
@@ -382,5 +385,44 @@ func mustJSON(t *testing.T, path string, v any) {
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestServe(t *testing.T) {
+	dir := fixtureDir(t, "sepolia-56377")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, dir, addr, nil) }()
+	c := client{t, "http://" + addr + "/rpc/v0_8"}
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Post(c.url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"}`))
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("Serve did not come up")
+		}
+	}
+	if got := string(c.ok("starknet_blockNumber")); got != "56379" {
+		t.Errorf("blockNumber %s", got)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not stop")
+	}
+	if err := Serve(context.Background(), t.TempDir(), "127.0.0.1:0", nil); err == nil {
+		t.Error("Serve of a directory without a fixture set succeeded")
 	}
 }
