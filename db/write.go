@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -250,7 +251,7 @@ func copyRows(ctx context.Context, tx *sqlx.Tx, table string, columns []string, 
 	}
 	defer stmt.Close()
 	for i := 0; i < n; i++ {
-		if _, err := stmt.ExecContext(ctx, row(i)...); err != nil {
+		if _, err := stmt.ExecContext(ctx, cleanArgs(row(i))...); err != nil {
 			return fmt.Errorf("copy %s: %w", table, err)
 		}
 	}
@@ -305,4 +306,25 @@ func InsertChainRowsOneByOne(ctx context.Context, tx *sqlx.Tx, r *ChainRows) err
 		}
 	}
 	return nil
+}
+
+// cleanArgs makes the text values of a row storable: PostgreSQL refuses NUL characters and
+// invalid UTF-8 in text, and the \u0000 escape in jsonb. Such values come from the chain
+// (revert reasons, ABIs, token names) and must not stop the indexer.
+func cleanArgs(args []any) []any {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = cleanText(s)
+		}
+	}
+	return args
+}
+
+func cleanText(s string) string {
+	if utf8.ValidString(s) && !strings.Contains(s, "\x00") && !strings.Contains(s, `\u0000`) {
+		return s
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ReplaceAll(s, "\x00", "")
+	return strings.ReplaceAll(s, `\u0000`, `\ufffd`)
 }

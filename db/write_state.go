@@ -40,7 +40,7 @@ func upsertRows(ctx context.Context, tx *sqlx.Tx, table string, columns []string
 			sb.WriteByte(')')
 		}
 		sb.WriteString(" " + onConflict)
-		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, sb.String(), cleanArgs(args)...); err != nil {
 			return fmt.Errorf("upsert %s: %w", table, err)
 		}
 	}
