@@ -315,6 +315,7 @@ func cairo0ABI(c int) []any {
 	case clsBridge:
 		return []any{
 			map[string]any{"type": "event", "name": "deposit_handled", "keys": []any{}, "data": c0params([]string{"account:felt", "amount:Uint256"})},
+			map[string]any{"type": "event", "name": "withdraw_initiated", "keys": []any{}, "data": c0params([]string{"l1_recipient:felt", "amount:Uint256", "caller_address:felt"})},
 			fn("get_l1_bridge", true, nil, []string{"res:felt"}), fn("get_l2_token", true, nil, []string{"res:felt"}),
 			fn("initiate_withdraw", false, []string{"l1_recipient:felt", "amount:Uint256"}, nil),
 			map[string]any{"type": "l1_handler", "name": "handle_deposit", "inputs": c0params([]string{"from_address:felt", "account:felt", "amount_low:felt", "amount_high:felt"}), "outputs": []any{}},

@@ -70,6 +70,10 @@
 //	UDC ContractDeployed        keys=[ContractDeployed]             data=[address, deployer, unique, class_hash, calldata_len, calldata..., salt]
 //	account OwnerAdded          keys=[OwnerAdded, guid]             data=[]
 //	dapp Increased              keys=[Increased]                    data=[by]
+//	bridge withdraw_initiated   keys=[withdraw_initiated]           data=[l1_recipient, low, high, caller]
+//
+// Withdrawals burn fee tokens (Transfer to 0x0) and send an L2->L1 message from
+// the bridge to its L1 bridge: payload [0, l1_recipient, low, high].
 //
 // and the staking events documented at (*gen).staking, modelled on
 // starkware-libs/starknet-staking v1: NewStaker, StakeBalanceChanged,

@@ -170,7 +170,20 @@ func (e *enc) receipt(t *tx, finality string, b *block) {
 	}
 	e.field("finality_status")
 	e.str(finality)
-	e.raw(`,"messages_sent":[],"events":[`)
+	e.raw(`,"messages_sent":[`)
+	for i, m := range t.messages {
+		if i > 0 {
+			e.comma()
+		}
+		e.raw(`{"from_address":`)
+		e.felt(m.from)
+		e.field("to_address")
+		e.felt(m.to)
+		e.field("payload")
+		e.felts(m.payload)
+		e.raw("}")
+	}
+	e.raw(`],"events":[`)
 	for i := range t.events {
 		if i > 0 {
 			e.comma()

@@ -33,6 +33,7 @@ type tx struct {
 	deployed      felt // DEPLOY_ACCOUNT receipt contract_address
 	entryPoint    felt // L1_HANDLER
 	events        []event
+	messages      []message // L2 -> L1
 	fee           u128
 	maxFee        u128   // v1/v2
 	l1GasMax      uint64 // v3 resource bounds
@@ -48,6 +49,11 @@ type tx struct {
 }
 
 type deployedContract struct{ addr, class felt }
+
+type message struct {
+	from, to felt
+	payload  []felt
+}
 
 type nonceUpdate struct {
 	addr  felt
@@ -110,28 +116,30 @@ var (
 	selPoolMemberChange = selector("PoolMemberBalanceChanged")
 	selOwnerAdded       = selector("OwnerAdded")
 
-	fnTransfer          = selector("transfer")
-	fnTransferFrom      = selector("transfer_from")
-	fnApprove           = selector("approve")
-	fnMint              = selector("mint")
-	fnBurn              = selector("burn")
-	fnSafeTransfer      = selector("safe_transfer_from")
-	fnHandleDeposit     = selector("handle_deposit")
-	fnStake             = selector("stake")
-	fnIncreaseStake     = selector("increase_stake")
-	fnEnterPool         = selector("enter_delegation_pool")
-	fnAddToPool         = selector("add_to_delegation_pool")
-	fnOutsideV2         = selector("execute_from_outside_v2")
-	fnIncrease          = selector("increase")
-	fnDeployContract    = selector("deployContract")
-	selContractDeployed = selector("ContractDeployed")
-	selIncreased        = selector("Increased")
-	anyCaller           = shortString("ANY_CALLER")
-	l1BridgeETH         = mustFelt("0xae0ee0a63a2ce6baeeffe56e7714fb4efe48d419")
-	l1BridgeSTRK        = mustFelt("0xcE5485Cfb26914C5dcE00B9BAF0580364daFC7a4")
-	ethDeposit          = mulU(1000, 1_000_000_000_000_000_000) // 1000 ETH per new account
-	strkDeposit         = mulU(1_000_000, strkUnit)             // 1M STRK per new account
-	erc20Mint           = mulU(1_000_000_000, 1_000_000_000_000_000)
+	fnTransfer           = selector("transfer")
+	fnTransferFrom       = selector("transfer_from")
+	fnApprove            = selector("approve")
+	fnMint               = selector("mint")
+	fnBurn               = selector("burn")
+	fnSafeTransfer       = selector("safe_transfer_from")
+	fnHandleDeposit      = selector("handle_deposit")
+	fnStake              = selector("stake")
+	fnIncreaseStake      = selector("increase_stake")
+	fnEnterPool          = selector("enter_delegation_pool")
+	fnAddToPool          = selector("add_to_delegation_pool")
+	fnOutsideV2          = selector("execute_from_outside_v2")
+	fnIncrease           = selector("increase")
+	fnInitiateWithdraw   = selector("initiate_withdraw")
+	selWithdrawInitiated = selector("withdraw_initiated")
+	fnDeployContract     = selector("deployContract")
+	selContractDeployed  = selector("ContractDeployed")
+	selIncreased         = selector("Increased")
+	anyCaller            = shortString("ANY_CALLER")
+	l1BridgeETH          = mustFelt("0xae0ee0a63a2ce6baeeffe56e7714fb4efe48d419")
+	l1BridgeSTRK         = mustFelt("0xcE5485Cfb26914C5dcE00B9BAF0580364daFC7a4")
+	ethDeposit           = mulU(1000, 1_000_000_000_000_000_000) // 1000 ETH per new account
+	strkDeposit          = mulU(1_000_000, strkUnit)             // 1M STRK per new account
+	erc20Mint            = mulU(1_000_000_000, 1_000_000_000_000_000)
 )
 
 type call struct {
@@ -716,6 +724,8 @@ func (g *gen) ordinary() {
 		g.multicall()
 	case r < 93:
 		g.metaTx()
+	case r < 95:
+		g.withdraw()
 	default:
 		g.reverted()
 	}
@@ -812,6 +822,25 @@ func (g *gen) metaTx() {
 	data = append(data, feltU(2), g.randFelt(), g.randFelt())
 	g.invoke(accountRelayer, []call{{g.w.account(user), fnOutsideV2, data}}, func(t *tx) {
 		g.legacyTransfer(t, strk, accountHolder(user), accountHolder(r), amount)
+	})
+}
+
+// withdraw: an account calls initiate_withdraw on a bridge, which burns the
+// tokens and sends a message to its L1 bridge (payload as StarkGate's:
+// TRANSFER_FROM_STARKNET = 0, l1_recipient, amount low, amount high).
+func (g *gen) withdraw() {
+	s := g.pickAccount()
+	bridge, token, l1, amount := entity{kindFixed, fixedETHBridge}, entity{kindFixed, fixedETH}, l1BridgeETH, mulU(1+g.rng.Uint64N(1000), 1_000_000_000_000_000)
+	if g.rng.IntN(2) == 0 {
+		bridge, token, l1, amount = entity{kindFixed, fixedSTRKBridge}, entity{kindFixed, fixedSTRK}, l1BridgeSTRK, mulU(1+g.rng.Uint64N(1000), strkUnit)
+	}
+	bridgeAddr := g.w.addr(bridge)
+	recipient := hash3(g.w.seed, uint64(s), 0xe1)
+	recipient = felt{0, recipient[1] & 0xffffffff, recipient[2], recipient[3]} // a 160-bit L1 address
+	g.invoke(s, []call{{bridgeAddr, fnInitiateWithdraw, []felt{recipient, amount.felt(), {}}}}, func(t *tx) {
+		g.legacyTransfer(t, token, accountHolder(s), zeroHolder, amount)
+		t.events = append(t.events, event{bridgeAddr, []felt{selWithdrawInitiated}, []felt{recipient, amount.felt(), {}, g.w.account(s)}})
+		t.messages = append(t.messages, message{bridgeAddr, l1, []felt{{}, recipient, amount.felt(), {}}})
 	})
 }
 

@@ -76,6 +76,9 @@ func TestBlocksMatchSpec(t *testing.T) {
 			if tx.reverted {
 				kinds["reverted"]++
 			}
+			if len(tx.messages) > 0 {
+				kinds["message_to_l1"]++
+			}
 		}
 	}
 	// Validation is slow (about 1 ms a transaction): use both cores.
@@ -99,7 +102,7 @@ func TestBlocksMatchSpec(t *testing.T) {
 	}
 	wg.Wait()
 	// The mix the issue asks for is there.
-	for _, k := range []string{"INVOKE_v1", "INVOKE_v3", "DECLARE_v2", "DECLARE_v3", "DEPLOY_ACCOUNT_v1", "DEPLOY_ACCOUNT_v3", "L1_HANDLER_v0", "reverted"} {
+	for _, k := range []string{"INVOKE_v1", "INVOKE_v3", "DECLARE_v2", "DECLARE_v3", "DEPLOY_ACCOUNT_v1", "DEPLOY_ACCOUNT_v3", "L1_HANDLER_v0", "reverted", "message_to_l1"} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s transactions in 300 blocks: %v", k, kinds)
 		}
