@@ -57,11 +57,14 @@ func (s *Store) PoolsByAddress(ctx context.Context, addrs []Felt) ([]*Pool, erro
 	return rows, err
 }
 
-// PoolsOfValidators returns the pools of each staker, by token address.
+// PoolsOfValidators returns the pools of each staker: the STRK pool first, then the others
+// by token address.
 func (s *Store) PoolsOfValidators(ctx context.Context, stakers []Felt) ([]*Pool, error) {
 	var rows []*Pool
 	err := s.selectRows(ctx, &rows, `SELECT `+poolCols+` FROM pools p WHERE p.staker_address = ANY($1)
-		ORDER BY p.staker_address, p.token_address, p.pool_contract`, feltList(stakers))
+		ORDER BY p.staker_address,
+			coalesce(p.token_address = (SELECT strk_token_address FROM staking_overview WHERE id = 1), false) DESC,
+			p.token_address, p.pool_contract`, feltList(stakers))
 	return rows, err
 }
 
