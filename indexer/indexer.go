@@ -73,6 +73,9 @@ func New(cfg Config) (*Indexer, error) {
 	if cfg.FromBlock < 0 {
 		return nil, errors.New("indexer: --from-block must not be negative")
 	}
+	if cfg.StopAt >= 0 && cfg.StopAt < cfg.FromBlock {
+		return nil, fmt.Errorf("indexer: --stop-at %d is below --from-block %d", cfg.StopAt, cfg.FromBlock)
+	}
 	if cfg.MaxReorgDepth <= 0 {
 		cfg.MaxReorgDepth = 64
 	}
@@ -109,7 +112,7 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	defer lock.Close()
+	defer func() { lock.Close() }()
 
 	if err := ix.handshake(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -119,6 +122,15 @@ func (ix *Indexer) Run(ctx context.Context) error {
 	}
 	bo := newBackoff()
 	for ctx.Err() == nil {
+		// The lock lives as long as its connection: if that broke, another indexer may
+		// hold the lock now, so take it again before writing anything more.
+		if err := lock.PingContext(ctx); err != nil {
+			lock.Close()
+			ix.log.Warn("lost the indexer lock's connection; taking the lock again", "err", err)
+			if lock, err = ix.acquireLock(ctx); err != nil {
+				return nil // only ctx ending stops acquireLock
+			}
+		}
 		done, err := ix.step(ctx)
 		switch {
 		case done:
