@@ -374,3 +374,26 @@ func OldestL2Block(ctx context.Context, q sqlx.QueryerContext) (int64, bool, err
 	err := q.QueryRowxContext(ctx, `SELECT min(number) FROM blocks WHERE status = 'ACCEPTED_ON_L2'`).Scan(&n)
 	return n.Int64, n.Valid, err
 }
+
+// NFTHoldings returns, for (contracts[i], owners[i]) pairs, how many items (or ERC-1155
+// units) the owner holds in the collection; pairs holding nothing are left out.
+func NFTHoldings(ctx context.Context, q sqlx.QueryerContext, contracts, owners []Felt) (map[[2]string]string, error) {
+	rows, err := q.QueryxContext(ctx, `SELECT b.contract_address, b.owner_address, sum(b.balance)::text
+		FROM unnest($1::bytea[], $2::bytea[]) AS k(c, o)
+		JOIN nft_balances b ON b.owner_address = k.o AND b.contract_address = k.c AND b.balance > 0
+		GROUP BY b.contract_address, b.owner_address`, ByteaKeys(contracts), ByteaKeys(owners))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[[2]string]string{}
+	for rows.Next() {
+		var c, o Felt
+		var sum string
+		if err := rows.Scan(&c, &o, &sum); err != nil {
+			return nil, err
+		}
+		out[[2]string{string(c), string(o)}] = sum
+	}
+	return out, rows.Err()
+}

@@ -76,7 +76,9 @@ type batchWriter struct {
 	balances  map[[2]starknet.Felt]*balance
 	nftItems  map[nftKey]*db.NFTItemRow
 	nftBals   map[nftOwnerKey]*balance
-	newClass  map[starknet.Felt]*db.ClassRow
+	// nftHeld is what each (collection, owner) pair holds in all, for holder counts.
+	nftHeld  map[[2]starknet.Felt]*big.Int
+	newClass map[starknet.Felt]*db.ClassRow
 
 	dirtyContracts map[starknet.Felt]bool
 	dirtyTokens    map[starknet.Felt]bool
@@ -110,7 +112,7 @@ func newBatchWriter(tx *sqlx.Tx, classes *classCache) *batchWriter {
 		tx: tx, classes: classes,
 		contracts: map[starknet.Felt]*db.ContractRow{}, tokens: map[starknet.Felt]*db.TokenRow{},
 		balances: map[[2]starknet.Felt]*balance{}, nftItems: map[nftKey]*db.NFTItemRow{},
-		nftBals: map[nftOwnerKey]*balance{}, newClass: map[starknet.Felt]*db.ClassRow{},
+		nftBals: map[nftOwnerKey]*balance{}, nftHeld: map[[2]starknet.Felt]*big.Int{}, newClass: map[starknet.Felt]*db.ClassRow{},
 		dirtyContracts: map[starknet.Felt]bool{}, dirtyTokens: map[starknet.Felt]bool{},
 		dirtyBalances: map[[2]starknet.Felt]bool{}, dirtyItems: map[nftKey]bool{},
 		dirtyNFTBals: map[nftOwnerKey]bool{}, counts: map[string]int64{}, staking: newStaking(),
@@ -285,6 +287,19 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 		for _, b := range bals {
 			v, _ := new(big.Int).SetString(b.Balance, 10)
 			w.nftBals[nftOwnerKey{nftKey{feltOf(b.Token), b.TokenID}, feltOf(b.Owner)}] = &balance{v, 0, b.LastTransferTime}
+		}
+		held, err := db.NFTHoldings(ctx, w.tx, nbC, nbO)
+		if err != nil {
+			return fmt.Errorf("load nft holdings: %w", err)
+		}
+		for i := range nbC {
+			k := [2]starknet.Felt{feltOf(nbC[i]), feltOf(nbO[i])}
+			if w.nftHeld[k] == nil {
+				w.nftHeld[k] = new(big.Int)
+				if sum, ok := held[[2]string{string(nbC[i]), string(nbO[i])}]; ok {
+					w.nftHeld[k].SetString(sum, 10)
+				}
+			}
 		}
 	}
 	return nil
@@ -658,6 +673,20 @@ func (w *batchWriter) applyMove(num, ts int64, txIndex, eventIndex int, txHash, 
 		b.amount = new(big.Int).Add(b.amount, side.delta)
 		b.lastTime = ts
 		w.dirtyNFTBals[k] = true
+		hk := [2]starknet.Felt{contract, side.owner}
+		held := w.nftHeld[hk]
+		if held == nil {
+			held = new(big.Int)
+		}
+		before := held.Sign() > 0
+		held = new(big.Int).Add(held, side.delta)
+		w.nftHeld[hk] = held
+		switch after := held.Sign() > 0; {
+		case !before && after:
+			tok.HolderCount++
+		case before && !after:
+			tok.HolderCount--
+		}
 	}
 }
 

@@ -58,6 +58,14 @@ func TestDerivedTokenState(t *testing.T) {
 		t.Errorf("holder_count differs from the positive balances for %d tokens", len(bad))
 	}
 	if err := d.Select(&bad, `SELECT t.address::text FROM tokens t
+		WHERE t.standard <> 'erc20' AND t.holder_count <>
+		  (SELECT count(DISTINCT owner_address) FROM nft_balances b WHERE b.contract_address = t.address AND b.balance > 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Errorf("NFT holder_count differs from the owners holding items for %d collections", len(bad))
+	}
+	if err := d.Select(&bad, `SELECT t.address::text FROM tokens t
 		WHERE t.standard = 'erc20' AND t.transfer_count <>
 		  (SELECT count(*) FROM events e WHERE e.from_address = t.address AND e.key0 = $1)`, dbf(selTransfer)); err != nil {
 		t.Fatal(err)
