@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"math/big"
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -45,6 +46,46 @@ func TestDerivedTokenState(t *testing.T) {
 		}
 		if want := u256(out[0], out[1]); want.String() != r.Balance {
 			t.Errorf("balance of %s in %s: indexed %s, node says %s", r.Owner.Padded(), r.Token.Padded(), r.Balance, want)
+		}
+	}
+
+	// NFT owners and ERC-1155 balances, as the node answers owner_of and balance_of.
+	var items []struct {
+		Contract db.Felt `db:"contract_address"`
+		ID       string  `db:"token_id"`
+		Type     int     `db:"contract_type"`
+		Owner    db.Felt `db:"owner_address"`
+		Balance  string  `db:"balance"`
+	}
+	if err := d.Select(&items, `(SELECT n.contract_address, n.token_id::text AS token_id, 721 AS contract_type, n.owner_address, '1' AS balance
+		FROM nft_items n WHERE n.contract_type = 721 AND n.owner_address IS NOT NULL ORDER BY md5(n.contract_address || n.token_id::text) LIMIT 15)
+		UNION ALL (SELECT b.contract_address, b.token_id::text, 1155, b.owner_address, b.balance::text FROM nft_balances b
+		JOIN nft_items n USING (contract_address, token_id) WHERE n.contract_type = 1155 ORDER BY md5(b.owner_address) LIMIT 15)`); err != nil {
+		t.Fatal(err)
+	}
+	if len(items) < 10 {
+		t.Fatalf("only %d NFT holdings derived", len(items))
+	}
+	for _, it := range items {
+		id, _ := new(big.Int).SetString(it.ID, 10)
+		low, high, _ := starknet.SplitU256(id)
+		sel, args := "owner_of", []string{low.Hex(), high.Hex()}
+		if it.Type == 1155 {
+			sel, args = "balance_of", []string{it.Owner.Padded(), low.Hex(), high.Hex()}
+		}
+		var out []starknet.Felt
+		err := c.do(context.Background(), "starknet_call", map[string]any{
+			"request":  map[string]any{"contract_address": it.Contract.Padded(), "entry_point_selector": starknet.Selector(sel).Hex(), "calldata": args},
+			"block_id": blockID{uint64(head)},
+		}, &out)
+		if err != nil {
+			t.Fatalf("%s of %s #%s: %v", sel, it.Contract.Padded(), it.ID, err)
+		}
+		switch {
+		case it.Type == 721 && (len(out) != 1 || !dbf(out[0]).Equal(it.Owner)):
+			t.Errorf("owner of %s #%s: indexed %s, node says %v", it.Contract.Padded(), it.ID, it.Owner.Padded(), out)
+		case it.Type == 1155 && (len(out) != 2 || u256(out[0], out[1]).String() != it.Balance):
+			t.Errorf("balance of %s in %s #%s: indexed %s, node says %v", it.Owner.Padded(), it.Contract.Padded(), it.ID, it.Balance, out)
 		}
 	}
 
