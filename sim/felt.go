@@ -4,7 +4,7 @@ import (
 	"math/bits"
 	"strconv"
 
-	"golang.org/x/crypto/sha3"
+	"github.com/starkgraph/starkgraph/starknet"
 )
 
 // felt is a field element as four big-endian 64-bit words (f[0] most significant).
@@ -65,18 +65,16 @@ func parseFelt(s string) (felt, bool) {
 
 // snKeccak is Starknet's keccak: keccak256 masked to its low 250 bits. Selectors
 // of entry points and events are snKeccak of their names.
-func snKeccak(data []byte) felt {
-	h := sha3.NewLegacyKeccak256()
-	h.Write(data)
-	var sum [32]byte
-	h.Sum(sum[:0])
+// snKeccak is Starknet's keccak (keccak256 masked to 250 bits) in the simulator's form.
+func snKeccak(data []byte) felt { return fromStarknet(starknet.Keccak(data)) }
+
+func fromStarknet(sf starknet.Felt) felt {
 	var f felt
 	for i := 0; i < 4; i++ {
-		for _, c := range sum[i*8 : i*8+8] {
+		for _, c := range sf[i*8 : i*8+8] {
 			f[i] = f[i]<<8 | uint64(c)
 		}
 	}
-	f[0] &= 1<<58 - 1
 	return f
 }
 
