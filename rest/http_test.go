@@ -13,10 +13,10 @@ import (
 	"github.com/google/uuid"
 )
 
-// TestCachingAndCompression: ETag and Cache-Control on every 200, a long lifetime only for
+// checkCachingAndCompression: ETag and Cache-Control on every 200, a long lifetime only for
 // finalized data, 304 on a matching If-None-Match, gzip when the client accepts it.
-func TestCachingAndCompression(t *testing.T) {
-	e := newEnv(t)
+func checkCachingAndCompression(t *testing.T, shared *env) {
+	e := shared.with(t)
 	for _, c := range []struct {
 		path, cache string
 	}{

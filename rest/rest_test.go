@@ -119,3 +119,35 @@ func errorOf(t testing.TB, r response, status int, want string) {
 
 // discardLogger keeps expected server faults out of the test output.
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// with is the same server seen from another test (helpers fail that test).
+func (e *env) with(t testing.TB) *env {
+	c := *e
+	c.t = t
+	return &c
+}
+
+// TestReadOnlyOperations runs every check that only reads against one seeded database, in
+// parallel; the tests that write have databases of their own.
+func TestReadOnlyOperations(t *testing.T) {
+	shared := newEnv(t)
+	checks := map[string]func(*testing.T, *env){
+		"ResponsesMatchReferenceAndDocument": checkResponsesMatchReferenceAndDocument,
+		"ErrorBodiesMatchDocument":           checkErrorBodiesMatchDocument,
+		"BadInputAndMissingThings":           checkBadInputAndMissingThings,
+		"AcceptedVariants":                   checkAcceptedVariants,
+		"AddressesAreNormalised":             checkAddressesAreNormalised,
+		"StakeOverTimeRanges":                checkStakeOverTimeRanges,
+		"UnknownPathsAndMethods":             checkUnknownPathsAndMethods,
+		"CachingAndCompression":              checkCachingAndCompression,
+		"PageNumberWalks":                    checkPageNumberWalks,
+		"CursorWalks":                        checkCursorWalks,
+		"CursorsAreValidated":                checkCursorsAreValidated,
+	}
+	for name, check := range checks {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			check(t, shared)
+		})
+	}
+}

@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestBadInputAndMissingThings checks every 400 and 404 rule: the status, and an error
+// checkBadInputAndMissingThings checks every 400 and 404 rule: the status, and an error
 // text that names the parameter.
-func TestBadInputAndMissingThings(t *testing.T) {
-	e := newEnv(t)
+func checkBadInputAndMissingThings(t *testing.T, shared *env) {
+	e := shared.with(t)
 	nft, acct, eth, strk := nftAddr.Hex(), account(0).Hex(), ethAddr.Hex(), strkAddr.Hex()
 	cases := []struct {
 		path   string
@@ -76,15 +76,16 @@ func TestBadInputAndMissingThings(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.path, func(t *testing.T) {
+			e := e.with(t)
 			errorOf(t, e.get(c.path), c.status, c.names)
 		})
 	}
 }
 
-// TestAcceptedVariants checks inputs that must be accepted: enum values in any case,
+// checkAcceptedVariants checks inputs that must be accepted: enum values in any case,
 // unknown parameters, empty optional parameters, the reference's default cursor.
-func TestAcceptedVariants(t *testing.T) {
-	e := newEnv(t)
+func checkAcceptedVariants(t *testing.T, shared *env) {
+	e := shared.with(t)
 	for _, path := range []string{
 		"/beta/tokens?type=ERC721&attribute=Market_Cap",
 		"/beta/contracts?type=ACCOUNT",
@@ -151,9 +152,9 @@ func TestHoldersOverviewNullBeforeSnapshot(t *testing.T) {
 	}
 }
 
-// TestAddressesAreNormalised: unpadded, padded and upper-case forms find the same thing.
-func TestAddressesAreNormalised(t *testing.T) {
-	e := newEnv(t)
+// checkAddressesAreNormalised: unpadded, padded and upper-case forms find the same thing.
+func checkAddressesAreNormalised(t *testing.T, shared *env) {
+	e := shared.with(t)
 	short := "0x4d0" + strings.Repeat("0", 59) + "1"
 	forms := []string{short, "0x04D0" + strings.Repeat("0", 59) + "1", "0X" + strings.ToUpper(short[2:])}
 	var first string
@@ -178,10 +179,10 @@ func TestAddressesAreNormalised(t *testing.T) {
 	}
 }
 
-// TestStakeOverTimeRanges: every timerange of the reference is accepted and narrows the
+// checkStakeOverTimeRanges: every timerange of the reference is accepted and narrows the
 // points (the seed has points on the head block's day, 20 and 40 days before).
-func TestStakeOverTimeRanges(t *testing.T) {
-	e := newEnv(t)
+func checkStakeOverTimeRanges(t *testing.T, shared *env) {
+	e := shared.with(t)
 	want := map[string]int{"1w": 1, "1m": 2, "3m": 3, "6m": 3, "1y": 3, "max": 3, "": 2, "1M": 2}
 	for tr, n := range want {
 		path := "/beta/staking/wallet-info/stake-over-time?address=" + account(0).Hex()
@@ -195,9 +196,9 @@ func TestStakeOverTimeRanges(t *testing.T) {
 	}
 }
 
-// TestUnknownPathsAndMethods: 404 and 405 with JSON error bodies.
-func TestUnknownPathsAndMethods(t *testing.T) {
-	e := newEnv(t)
+// checkUnknownPathsAndMethods: 404 and 405 with JSON error bodies.
+func checkUnknownPathsAndMethods(t *testing.T, shared *env) {
+	e := shared.with(t)
 	for _, path := range []string{"/beta/nope", "/beta", "/beta/", "/beta/tokens/", "/beta/contracts/0x1/unknown"} {
 		errorOf(t, e.get(path), http.StatusNotFound, "no operation")
 	}

@@ -49,9 +49,15 @@ func txHash(n, i int) db.Felt { return db.FeltFromUint64(uint64(0x7a000 + n*2 + 
 // seed writes the test chain with plain SQL.
 func seed(t testing.TB, conn *sqlx.DB) {
 	t.Helper()
+	// One transaction: a commit per row would make every test wait on the disk.
+	tx, err := conn.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
 	exec := func(q string, args ...any) {
 		t.Helper()
-		if _, err := conn.Exec(q, args...); err != nil {
+		if _, err := tx.Exec(q, args...); err != nil {
 			t.Fatalf("%v\n%s", err, q)
 		}
 	}
@@ -166,4 +172,7 @@ func seed(t testing.TB, conn *sqlx.DB) {
 		('verified_classes', 1), ('contracts', $3), ('contracts:account', $4), ('contracts:erc20', 2), ('contracts:erc721', 1),
 		('tokens:erc20', 2), ('tokens:erc721', 1), ('meta_transactions', 3), ('validators', 1), ('delegators', 1)`,
 		nBlocks, 2*nBlocks, nAccounts+3, nAccounts)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
 }

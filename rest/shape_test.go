@@ -201,12 +201,12 @@ func routeOf(t testing.TB, op string) route {
 	return route{}
 }
 
-// TestResponsesMatchReferenceAndDocument sends one request per GET operation and checks
+// checkResponsesMatchReferenceAndDocument sends one request per GET operation and checks
 // the answer against the served OpenAPI document (every key, JSON type, nullability, no
 // extra key) and, where voyager-beta.md has an example body, against its shape.
-func TestResponsesMatchReferenceAndDocument(t *testing.T) {
+func checkResponsesMatchReferenceAndDocument(t *testing.T, shared *env) {
 	refs := referenceExamples(t)
-	e := newEnv(t)
+	e := shared.with(t)
 	docResp := e.get("/beta/openapi.json")
 	if docResp.status != http.StatusOK {
 		t.Fatalf("openapi.json: %d", docResp.status)
@@ -217,6 +217,7 @@ func TestResponsesMatchReferenceAndDocument(t *testing.T) {
 			continue
 		}
 		t.Run(rt.opID, func(t *testing.T) {
+			e := e.with(t)
 			path, ok := sampleRequests[rt.opID]
 			if !ok {
 				t.Fatalf("no sample request for %s", rt.opID)
@@ -243,10 +244,10 @@ func TestResponsesMatchReferenceAndDocument(t *testing.T) {
 	}
 }
 
-// TestErrorBodiesMatchDocument checks that a 400 and a 404 answer validate against the
+// checkErrorBodiesMatchDocument checks that a 400 and a 404 answer validate against the
 // document's error schema.
-func TestErrorBodiesMatchDocument(t *testing.T) {
-	e := newEnv(t)
+func checkErrorBodiesMatchDocument(t *testing.T, shared *env) {
+	e := shared.with(t)
 	schemas := newDocSchemas(t, e.get("/beta/openapi.json").raw)
 	r := e.get("/beta/contracts/0xnothex")
 	if err := schemas.validate("GET", "/beta/contracts/{contractAddress}", 400, r.raw); err != nil || r.status != 400 {
