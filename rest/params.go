@@ -1,7 +1,9 @@
 package rest
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -144,6 +146,9 @@ func parseValue(p param, raw string) (any, error) {
 	switch p.kind {
 	case kindPage:
 		n, err := strconv.Atoi(raw)
+		if errors.Is(err, strconv.ErrRange) && strings.Trim(raw, "0123456789") == "" {
+			n, err = math.MaxInt, nil // a page past every list: empty, not an error
+		}
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("%q is not a page number (an integer from 1)", short(raw))
 		}

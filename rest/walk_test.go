@@ -69,8 +69,11 @@ func checkPageNumberWalks(t *testing.T, shared *env) {
 		t.Errorf("nft-holders past the end: %v", body)
 	}
 	// A page far past every list is empty, not an error.
-	if items := list(t, obj(t, e.mustGet("/beta/blocks?p=999999999999999"))["items"]); len(items) != 0 {
-		t.Errorf("far page has %d items", len(items))
+	for _, p := range []string{"999999999999999", "99999999999999999999999999"} {
+		body := obj(t, e.mustGet("/beta/blocks?p="+p))
+		if items := list(t, body["items"]); len(items) != 0 || body["lastPage"] != float64(2) {
+			t.Errorf("p=%s: %d items, lastPage %v; want none and 2", p, len(items), body["lastPage"])
+		}
 	}
 }
 
