@@ -26,8 +26,9 @@ const logEvery = 5 * time.Second
 
 func (p *progress) start(ix *Indexer, from, to int64) *progress {
 	total := to - from + 1
+	p.finish()
 	if total < 2 {
-		return p // following the head: nothing worth a bar
+		return nil // following the head: nothing worth a bar
 	}
 	np := &progress{began: time.Now(), lastLog: time.Now(), total: total}
 	if ix.cfg.Progress && term.IsTerminal(int(os.Stderr.Fd())) {
