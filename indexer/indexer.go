@@ -278,7 +278,7 @@ var errReorg = errors.New("parent hash mismatch")
 func (ix *Indexer) catchUp(ctx context.Context, next, target int64, headHash db.Felt, haveHead bool) error {
 	fetchCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := ix.fetchAhead(fetchCtx, uint64(next), uint64(target))
+	results := ix.fetchAhead(fetchCtx, uint64(next), uint64(target), ix.nodeHeadSeen)
 	ix.progress = ix.progress.start(ix, next, target)
 	for r := range results {
 		blocks := <-r
@@ -311,14 +311,14 @@ func countTx(blocks []*blockData) int {
 // fetchAhead fetches the range in batches, Concurrency at a time, and hands the results
 // over in block order. Each batch is retried until it arrives intact or ctx ends (then the
 // channel gets nil).
-func (ix *Indexer) fetchAhead(ctx context.Context, from, to uint64) <-chan chan []*blockData {
+func (ix *Indexer) fetchAhead(ctx context.Context, from, to, nodeHead uint64) <-chan chan []*blockData {
 	out := make(chan chan []*blockData, ix.cfg.Concurrency)
 	go func() {
 		defer close(out)
 		for start := from; start <= to; {
 			end := min(start+uint64(ix.cfg.BatchSize)-1, to)
 			// Near the head, blocks are written (and so fetched) one at a time.
-			if ix.journaled(int64(start)) {
+			if int64(start) > int64(nodeHead)-int64(ix.cfg.MaxReorgDepth) {
 				end = start
 			}
 			res := make(chan []*blockData, 1)
