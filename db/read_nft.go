@@ -55,12 +55,14 @@ func (f NftItemFilter) where(args *[]any) []string {
 		conds = append(conds, fmt.Sprintf("i.contract_address = $%d", len(*args)))
 	}
 	if f.Owner != nil {
-		// ERC-721 items carry their owner; ERC-1155 items are owned through balances.
+		// ERC-721 items carry their owner; ERC-1155 items are owned through balances. Both
+		// sets come from the owner indexes and are small, so the planner joins them to the
+		// items instead of scanning the items for the owner.
 		*args = append(*args, f.Owner)
 		n := len(*args)
-		conds = append(conds, fmt.Sprintf(`(i.owner_address = $%d OR EXISTS (SELECT 1 FROM nft_balances b
-			WHERE b.owner_address = $%d AND b.contract_address = i.contract_address
-			AND b.token_id = i.token_id AND b.balance > 0))`, n, n))
+		conds = append(conds, fmt.Sprintf(`(i.contract_address, i.token_id) IN (
+			SELECT contract_address, token_id FROM nft_items WHERE owner_address = $%d
+			UNION SELECT contract_address, token_id FROM nft_balances WHERE owner_address = $%d AND balance > 0)`, n, n))
 	}
 	return conds
 }
@@ -128,11 +130,12 @@ func (s *Store) CountNftHolders(ctx context.Context, contract Felt, tokenID *str
 	return s.cappedCount(ctx, "(SELECT DISTINCT owner_address FROM nft_balances WHERE contract_address = $1 AND balance > 0) owners", contract)
 }
 
-// OwnedNftKey asks for the NFTs of an owner (storage-form felts as strings), optionally of
-// one collection ("" for all).
+// OwnedNftKey asks for the NFTs of an owner (storage-form felts as strings), of every
+// collection or, when ByContract, of Contract only.
 type OwnedNftKey struct {
-	Owner    string
-	Contract string
+	Owner      string
+	Contract   string
+	ByContract bool
 }
 
 // OwnedNft is a balance row with the 1-based position of the key it answers.
@@ -148,7 +151,7 @@ func ownedKeyArrays(keys []OwnedNftKey) (owners, contracts pq.ByteaArray, filter
 	for i, k := range keys {
 		owners[i] = []byte(Normalize([]byte(k.Owner)))
 		contracts[i] = []byte(Normalize([]byte(k.Contract)))
-		filtered[i] = k.Contract != ""
+		filtered[i] = k.ByContract
 	}
 	return owners, contracts, filtered
 }

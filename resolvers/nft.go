@@ -24,7 +24,7 @@ func ownedNfts(ctx context.Context, owner db.Felt, first *int, after *string, co
 	l := loaders.For(ctx)
 	key := db.OwnedNftKey{Owner: string(db.Normalize(owner))}
 	if contract != nil {
-		key.Contract = string(db.Normalize(contract))
+		key.Contract, key.ByContract = string(db.Normalize(contract)), true
 	}
 	rowsOf := l.OwnedNfts.Load(ctx, loaders.PageKey[db.OwnedNftKey]{Parent: key, Limit: p.window.Limit, Offset: p.window.Offset})
 	var countOf func() (int64, error)
