@@ -84,6 +84,8 @@ type apiStatusBody struct {
 	Timestamp int64                `json:"timestamp"`
 }
 
+// apiStatus of one API. lagSeconds is the time since the indexer last heard from the node
+// (it polls every few seconds when healthy); lagBlocks is how many blocks the node is ahead.
 type apiStatus struct {
 	Status     string `json:"status" enum:"ok,lagging,down"`
 	LagSeconds *int64 `json:"lagSeconds"`
@@ -91,10 +93,11 @@ type apiStatus struct {
 	HeadBlock  *int64 `json:"headBlock"`
 }
 
-// Lag thresholds of api-status.
+// Thresholds of api-status.
 const (
-	laggingAfter = 2 * time.Minute
-	downAfter    = 15 * time.Minute
+	laggingAfter  = 2 * time.Minute
+	downAfter     = 15 * time.Minute
+	laggingBlocks = 10
 )
 
 func apiStatusOp(ctx context.Context, s *server, _ *args, _ *http.Request) (any, error) {
@@ -102,30 +105,18 @@ func apiStatusOp(ctx context.Context, s *server, _ *args, _ *http.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
-	status := apiStatus{Status: "down", HeadBlock: st.HeadBlock}
-	if lag, err := s.res.IndexerStatus().Lag(ctx, st); err == nil {
-		status.LagBlocks = lag
-	} else {
+	lagBlocks, err := s.res.IndexerStatus().Lag(ctx, st)
+	if err != nil {
 		return nil, err
 	}
-	if st.HeadBlock != nil {
-		// The lag in time is the age of the newest indexed block.
-		head := int(*st.HeadBlock)
-		b, err := s.res.Query().Block(ctx, &head, nil)
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			lag := max(now.Unix()-b.Timestamp, 0)
-			status.LagSeconds = &lag
-			switch d := time.Duration(lag) * time.Second; {
-			case d < laggingAfter:
-				status.Status = "ok"
-			case d < downAfter:
-				status.Status = "lagging"
-			}
-		}
+	now := time.Now()
+	lag := max(now.Sub(st.UpdatedTime), 0)
+	status := apiStatus{Status: "ok", HeadBlock: st.HeadBlock, LagBlocks: lagBlocks, LagSeconds: ptr(int64(lag / time.Second))}
+	switch {
+	case st.HeadBlock == nil || lag > downAfter:
+		status.Status = "down"
+	case lag > laggingAfter || (lagBlocks != nil && *lagBlocks > laggingBlocks):
+		status.Status = "lagging"
 	}
 	return apiStatusBody{Apis: map[string]apiStatus{"rest": status, "graphql": status}, Timestamp: now.Unix()}, nil
 }

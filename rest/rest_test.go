@@ -143,6 +143,7 @@ func TestReadOnlyOperations(t *testing.T) {
 		"PageNumberWalks":                    checkPageNumberWalks,
 		"CursorWalks":                        checkCursorWalks,
 		"CursorsAreValidated":                checkCursorsAreValidated,
+		"APIStatus":                          checkAPIStatus,
 	}
 	for name, check := range checks {
 		t.Run(name, func(t *testing.T) {

@@ -216,3 +216,16 @@ func checkUnknownPathsAndMethods(t *testing.T, shared *env) {
 		}
 	}
 }
+
+// checkAPIStatus: the seeded indexer state is current and at the node's head.
+func checkAPIStatus(t *testing.T, shared *env) {
+	e := shared.with(t)
+	body := obj(t, e.mustGet("/beta/api-status"))
+	apis := obj(t, body["apis"])
+	for _, name := range []string{"rest", "graphql"} {
+		st := obj(t, apis[name])
+		if st["status"] != "ok" || st["lagBlocks"] != float64(0) || st["headBlock"] != float64(nBlocks) {
+			t.Errorf("%s: %v, want ok at block %d", name, st, nBlocks)
+		}
+	}
+}
