@@ -1,0 +1,146 @@
+package indexer
+
+import (
+	"context"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/starkgraph/starkgraph/db"
+)
+
+// Writing a batch's changed rows back, after journaling their old images when the batch
+// is near the chain head.
+
+// journal records the old images of every row the batch is about to change.
+func (w *batchWriter) journal(ctx context.Context, block int64) error {
+	var classKeys []db.Felt
+	for h := range w.newClass {
+		classKeys = append(classKeys, dbf(h))
+	}
+	if err := journalKeys(ctx, w.tx, block, "classes", classKeys); err != nil {
+		return err
+	}
+	var addrs []db.Felt
+	for a := range w.dirtyContracts {
+		addrs = append(addrs, dbf(a))
+	}
+	if err := journalKeys(ctx, w.tx, block, "contracts", addrs); err != nil {
+		return err
+	}
+	var toks []db.Felt
+	for a := range w.dirtyTokens {
+		toks = append(toks, dbf(a))
+	}
+	if err := journalKeys(ctx, w.tx, block, "tokens", toks); err != nil {
+		return err
+	}
+	if len(w.dirtyBalances) > 0 {
+		var ts, os []db.Felt
+		for k := range w.dirtyBalances {
+			ts, os = append(ts, dbf(k[0])), append(os, dbf(k[1]))
+		}
+		if err := db.Journal(ctx, w.tx, block, "erc20_balances", db.ByteaKeys(ts), db.ByteaKeys(os)); err != nil {
+			return err
+		}
+	}
+	if len(w.dirtyItems) > 0 {
+		var cs []db.Felt
+		var ids []string
+		for k := range w.dirtyItems {
+			cs, ids = append(cs, dbf(k.contract)), append(ids, k.id)
+		}
+		if err := db.Journal(ctx, w.tx, block, "nft_items", db.ByteaKeys(cs), stringArray(ids)); err != nil {
+			return err
+		}
+	}
+	if len(w.dirtyNFTBals) > 0 {
+		var cs, os []db.Felt
+		var ids []string
+		for k := range w.dirtyNFTBals {
+			cs, ids, os = append(cs, dbf(k.contract)), append(ids, k.id), append(os, dbf(k.owner))
+		}
+		if err := db.Journal(ctx, w.tx, block, "nft_balances", db.ByteaKeys(cs), stringArray(ids), db.ByteaKeys(os)); err != nil {
+			return err
+		}
+	}
+	if err := w.journalStaking(ctx, block); err != nil {
+		return err
+	}
+	var names []string
+	for n, d := range w.counts {
+		if d != 0 {
+			names = append(names, n)
+		}
+	}
+	if len(names) > 0 {
+		return db.Journal(ctx, w.tx, block, "list_counts", stringArray(names))
+	}
+	return nil
+}
+
+func journalKeys(ctx context.Context, tx *sqlx.Tx, block int64, table string, keys []db.Felt) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	return db.Journal(ctx, tx, block, table, db.ByteaKeys(keys))
+}
+
+// flush writes every changed row.
+func (w *batchWriter) flush(ctx context.Context) error {
+	classes := make([]db.ClassRow, 0, len(w.newClass))
+	for _, c := range w.newClass {
+		classes = append(classes, *c)
+	}
+	if err := db.UpsertClasses(ctx, w.tx, classes); err != nil {
+		return err
+	}
+	for _, c := range classes {
+		w.classes.markStored(feltOf(c.Hash))
+	}
+	contracts := make([]db.ContractRow, 0, len(w.dirtyContracts))
+	for a := range w.dirtyContracts {
+		contracts = append(contracts, *w.contracts[a])
+	}
+	if err := db.UpsertContracts(ctx, w.tx, contracts); err != nil {
+		return err
+	}
+	if err := db.InsertContractChanges(ctx, w.tx, w.changes); err != nil {
+		return err
+	}
+	tokens := make([]db.TokenRow, 0, len(w.dirtyTokens))
+	for a := range w.dirtyTokens {
+		tokens = append(tokens, *w.tokens[a])
+	}
+	if err := db.UpsertTokens(ctx, w.tx, tokens); err != nil {
+		return err
+	}
+	bals := make([]db.BalanceRow, 0, len(w.dirtyBalances))
+	for k := range w.dirtyBalances {
+		b := w.balances[k]
+		bals = append(bals, db.BalanceRow{Token: dbf(k[0]), Owner: dbf(k[1]), Balance: b.amount.String(),
+			LastTransferBlock: b.lastBlock, LastTransferTime: b.lastTime})
+	}
+	if err := db.UpsertERC20Balances(ctx, w.tx, bals); err != nil {
+		return err
+	}
+	items := make([]db.NFTItemRow, 0, len(w.dirtyItems))
+	for k := range w.dirtyItems {
+		items = append(items, *w.nftItems[k])
+	}
+	if err := db.UpsertNFTItems(ctx, w.tx, items); err != nil {
+		return err
+	}
+	nbals := make([]db.BalanceRow, 0, len(w.dirtyNFTBals))
+	for k := range w.dirtyNFTBals {
+		b := w.nftBals[k]
+		nbals = append(nbals, db.BalanceRow{Token: dbf(k.contract), TokenID: k.id, Owner: dbf(k.owner),
+			Balance: b.amount.String(), LastTransferTime: b.lastTime})
+	}
+	if err := db.UpsertNFTBalances(ctx, w.tx, nbals); err != nil {
+		return err
+	}
+	if err := w.flushStaking(ctx); err != nil {
+		return err
+	}
+	return db.AddListCounts(ctx, w.tx, w.counts)
+}

@@ -1,0 +1,130 @@
+package indexer
+
+import (
+	"math/big"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/starknet"
+)
+
+// Token movements: tokens rows, ERC-20 balances, NFT items, balances and events, with holder
+// and transfer counts kept as they change.
+
+// token returns the token row of address, creating it when first seen.
+func (w *batchWriter) token(address starknet.Felt, standard string, block int64) *db.TokenRow {
+	t := w.tokens[address]
+	if t == nil {
+		first := block
+		t = &db.TokenRow{Address: dbf(address), Standard: standard, FirstBlock: &first}
+		if w.tokenMeta != nil {
+			if m := w.tokenMeta.get(address); m != nil {
+				t.Name, t.Symbol, t.Decimals = m.Name, m.Symbol, m.Decimals
+			}
+		}
+		w.tokens[address] = t
+		w.counts["tokens:"+standard]++
+	}
+	w.dirtyTokens[address] = true
+	return t
+}
+
+func (w *batchWriter) applyMove(num, ts int64, txIndex, eventIndex int, txHash, contract starknet.Felt, m tokenMove) {
+	tok := w.token(contract, m.Standard, num)
+	tok.TransferCount++
+	if m.Standard == "erc20" {
+		w.addERC20(tok, contract, m.From, new(big.Int).Neg(m.Amount), num, ts)
+		w.addERC20(tok, contract, m.To, m.Amount, num, ts)
+		return
+	}
+	id := m.TokenID.String()
+	kind := "Transfer"
+	switch {
+	case m.From.IsZero():
+		kind = "Mint"
+	case m.To.IsZero():
+		kind = "Burn"
+	}
+	w.rows.NFTEvents = append(w.rows.NFTEvents, db.NFTEventRow{
+		BlockNumber: num, TxIndex: txIndex, EventIndex: eventIndex, SubIndex: m.SubIndex,
+		ContractAddress: dbf(contract), TokenID: id, FromAddress: dbf(m.From), ToAddress: dbf(m.To),
+		Quantity: m.Amount.String(), Type: kind, TransactionHash: dbf(txHash), Timestamp: ts,
+	})
+	w.counts["nft_events"]++
+	key := nftKey{contract, id}
+	item := w.nftItems[key]
+	if item == nil {
+		ct := int16(721)
+		if m.Standard == "erc1155" {
+			ct = 1155
+		}
+		item = &db.NFTItemRow{Contract: dbf(contract), TokenID: id, ContractType: ct}
+		w.nftItems[key] = item
+		w.counts["nft_items"]++
+	}
+	if kind == "Mint" && item.MintedAtBlock == nil {
+		block, at := num, ts
+		item.MintedBy, item.MintedAtBlock, item.MintedAtTxHash, item.MintedAtTime = dbf(m.To), &block, dbf(txHash), &at
+	}
+	if item.ContractType == 721 {
+		if m.To.IsZero() {
+			item.Owner = nil
+		} else {
+			item.Owner = dbf(m.To)
+		}
+	}
+	w.dirtyItems[key] = true
+	for _, side := range []struct {
+		owner starknet.Felt
+		delta *big.Int
+	}{{m.From, new(big.Int).Neg(m.Amount)}, {m.To, m.Amount}} {
+		if side.owner.IsZero() {
+			continue
+		}
+		k := nftOwnerKey{key, side.owner}
+		b := w.nftBals[k]
+		if b == nil {
+			b = &balance{amount: new(big.Int)}
+			w.nftBals[k] = b
+		}
+		b.amount = new(big.Int).Add(b.amount, side.delta)
+		b.lastTime = ts
+		w.dirtyNFTBals[k] = true
+		hk := [2]starknet.Felt{contract, side.owner}
+		held := w.nftHeld[hk]
+		if held == nil {
+			held = new(big.Int)
+		}
+		before := held.Sign() > 0
+		held = new(big.Int).Add(held, side.delta)
+		w.nftHeld[hk] = held
+		switch after := held.Sign() > 0; {
+		case !before && after:
+			tok.HolderCount++
+		case before && !after:
+			tok.HolderCount--
+		}
+	}
+}
+
+func (w *batchWriter) addERC20(tok *db.TokenRow, token, owner starknet.Felt, delta *big.Int, num, ts int64) {
+	if owner.IsZero() {
+		return
+	}
+	k := [2]starknet.Felt{token, owner}
+	b := w.balances[k]
+	if b == nil {
+		b = &balance{amount: new(big.Int)}
+		w.balances[k] = b
+	}
+	before := b.amount.Sign() > 0
+	b.amount = new(big.Int).Add(b.amount, delta)
+	b.lastBlock, b.lastTime = num, ts
+	after := b.amount.Sign() > 0
+	switch {
+	case !before && after:
+		tok.HolderCount++
+	case before && !after:
+		tok.HolderCount--
+	}
+	w.dirtyBalances[k] = true
+}
