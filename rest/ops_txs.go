@@ -263,11 +263,6 @@ func (s *server) metaTxn(ctx context.Context, m *db.MetaTransaction) (metaTxn, e
 	if len(m.Actions) > 0 && string(m.Actions) != "null" {
 		out.Actions = ptr(string(m.Actions))
 	}
-	if m.Operations != "" {
-		out.Operations = ptr(m.Operations)
-		name, _, _ := strings.Cut(m.Operations, ",")
-		out.Name = &name
-	}
 	account, err := s.res.Query().Contract(ctx, m.ContractAddress)
 	if err != nil {
 		return out, err
@@ -277,14 +272,27 @@ func (s *server) metaTxn(ctx context.Context, m *db.MetaTransaction) (metaTxn, e
 			return out, err
 		}
 	}
+	// name and selector are the outside-execution call's; operations lists it first, then
+	// the calls it ran, as the reference's "execute_from_outside_v3,claim_reward_token".
 	calls, err := s.res.Transaction().Calls(ctx, tx)
 	if err != nil {
 		return out, err
 	}
+	var ops []string
 	for _, c := range calls {
 		if c.Index == m.CallIndex {
 			out.Selector = ptr(c.Selector.Hex())
+			if c.Entrypoint != nil {
+				out.Name = c.Entrypoint
+				ops = append(ops, *c.Entrypoint)
+			}
 		}
+	}
+	if m.Operations != "" {
+		ops = append(ops, m.Operations)
+	}
+	if len(ops) > 0 {
+		out.Operations = ptr(strings.Join(ops, ","))
 	}
 	return out, nil
 }

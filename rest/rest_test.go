@@ -144,6 +144,7 @@ func TestReadOnlyOperations(t *testing.T) {
 		"CursorWalks":                        checkCursorWalks,
 		"CursorsAreValidated":                checkCursorsAreValidated,
 		"APIStatus":                          checkAPIStatus,
+		"MetaTransactions":                   checkMetaTransactions,
 	}
 	for name, check := range checks {
 		t.Run(name, func(t *testing.T) {

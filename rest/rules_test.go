@@ -229,3 +229,25 @@ func checkAPIStatus(t *testing.T, shared *env) {
 		}
 	}
 }
+
+// checkMetaTransactions: the account's three outside executions, newest first, named by
+// the outside-execution call and listing the calls it ran.
+func checkMetaTransactions(t *testing.T, shared *env) {
+	e := shared.with(t)
+	body := obj(t, e.mustGet("/beta/meta-txns?to="+account(0).Hex()))
+	items := list(t, body["items"])
+	if len(items) != 3 || body["lastPage"] != float64(1) {
+		t.Fatalf("%d items, lastPage %v; want 3 and 1", len(items), body["lastPage"])
+	}
+	for i, it := range items {
+		m := obj(t, it)
+		if m["blockNumber"] != float64(7-i) || m["contractAddress"] != account(0).Padded() ||
+			m["name"] != "execute_from_outside_v3" || m["operations"] != "execute_from_outside_v3,claim_reward_token" ||
+			m["selector"] != outsideSel.Hex() || m["classAlias"] != "Ready" || m["l1VerificationHash"] != "" {
+			t.Errorf("item %d: %v", i, m)
+		}
+	}
+	if items := list(t, obj(t, e.mustGet("/beta/meta-txns?to="+account(1).Hex()))["items"]); len(items) != 0 {
+		t.Errorf("another account has %d meta-transactions", len(items))
+	}
+}

@@ -141,7 +141,7 @@ func seed(t testing.TB, conn *sqlx.DB) {
 
 	for n := 5; n <= 7; n++ {
 		exec(`INSERT INTO meta_transactions (block_number, tx_index, call_index, contract_address, caller_address, operations)
-			VALUES ($1, 1, 0, $2, $3, 'execute_from_outside_v3,claim_reward_token')`, n, account(0), db.MustFelt("0x414e595f43414c4c4552"))
+			VALUES ($1, 1, 0, $2, $3, 'claim_reward_token')`, n, account(0), db.MustFelt("0x414e595f43414c4c4552"))
 	}
 	// The outside execution is the call of the meta-transactions.
 	exec(`UPDATE calls SET selector = $1, entrypoint = 'execute_from_outside_v3' WHERE block_number BETWEEN 5 AND 7 AND tx_index = 1`, outsideSel)
