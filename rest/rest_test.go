@@ -145,6 +145,7 @@ func TestReadOnlyOperations(t *testing.T) {
 		"CursorsAreValidated":                checkCursorsAreValidated,
 		"APIStatus":                          checkAPIStatus,
 		"MetaTransactions":                   checkMetaTransactions,
+		"Values":                             checkValues,
 	}
 	for name, check := range checks {
 		t.Run(name, func(t *testing.T) {

@@ -251,3 +251,83 @@ func checkMetaTransactions(t *testing.T, shared *env) {
 		t.Errorf("another account has %d meta-transactions", len(items))
 	}
 }
+
+// checkValues spot-checks that values, not only shapes, come through from the store.
+func checkValues(t *testing.T, shared *env) {
+	e := shared.with(t)
+	at := func(v any, path ...any) any {
+		t.Helper()
+		for _, p := range path {
+			switch k := p.(type) {
+			case string:
+				v = obj(t, v)[k]
+			case int:
+				v = list(t, v)[k]
+			}
+		}
+		return v
+	}
+	expect := func(what string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s: %v, want %v", what, got, want)
+		}
+	}
+	tokens := e.mustGet("/beta/tokens")
+	expect("first token by holders", at(tokens, "items", 0, "symbol"), "ETH")
+	expect("its holders", at(tokens, "items", 0, "holders"), "4494104")
+	expect("its decimals", at(tokens, "items", 0, "decimals"), "18")
+
+	act := e.mustGet("/beta/tx-activity?ps=10&sender_address=" + account(1).Hex())
+	call := at(act, "items", 0, "calls", 0)
+	expect("decoded amount", at(call, "inputs", "amount", "low"), "48912831549305")
+	expect("entrypoint", at(call, "entrypoint"), "transfer")
+	expect("output", at(call, "outputs", "0"), true)
+	expect("actual fee in hex", at(act, "items", 0, "actual_fee"), "0x2c7c67f30f79")
+	expect("fee unit", at(act, "items", 0, "actual_fee_unit"), "ETH")
+	expect("version", at(act, "items", 0, "version"), "0x1")
+	expect("class alias", at(act, "items", 0, "class_alias"), "Ready")
+
+	c := e.mustGet("/beta/contracts/" + account(0).Hex())
+	expect("nonce", at(c, "nonce"), float64(100))
+	expect("verifiedTimestamp", at(c, "verifiedTimestamp"), float64(1728474285))
+	expect("version", at(c, "version"), "2.6.3")
+	expect("blockHash", at(c, "blockHash"), blockHash(3).Hex())
+	held := list(t, e.mustGet("/beta/contracts/"+account(0).Hex()+"/erc20-tokens-held"))
+	expect("tokens held", len(held), 2)
+
+	ov := e.mustGet("/beta/tokens/" + ethAddr.Hex() + "/holders/overview")
+	expect("holderCount", at(ov, "overview", "holderCount"), float64(5))
+	expect("top_1_5", at(ov, "overview", "concentrationBuckets", "top_1_5"), float64(100))
+	expect("tier", at(ov, "overview", "tierDistribution", 0, "tier"), "whale")
+
+	w := e.mustGet("/beta/staking/wallet-info?address=" + account(0).Hex())
+	expect("totalStakedStrk", at(w, "overview", "totalStakedStrk"), "5000000000000000000000")
+	expect("formatted amount", at(w, "staked", 0, "formattedTotalAmount"), "5000")
+	expect("pool", at(w, "staked", 0, "validatorRowInfo", "poolInfos", 0, "poolContract"), poolAddr.Padded())
+	expect("validator", at(w, "staked", 0, "validatorRowInfo", "name"), "Duck Staking")
+	expect("liveness", at(w, "staked", 0, "validatorRowInfo", "liveness"), float64(90))
+
+	so := e.mustGet("/beta/staking/overview")
+	expect("strk symbol", at(so, "overview", "tokenInfoStrk", "symbol"), "STRK")
+	expect("epoch", at(so, "overview", "epochData", "nextId"), float64(3941))
+	expect("lastUpdated", at(so, "lastUpdated"), float64(1758543761802))
+
+	st := e.mustGet("/beta/stats")
+	expect("blocksCount", at(st, "blocksCount"), "30")
+	expect("maxRecordedTps", at(st, "maxRecordedTps"), "992")
+	expect("tvl", at(st, "totalTvl", "value"), "566494214")
+	expect("tpsAtBlockHash", at(st, "tpsAtBlockHash"), blockHash(7).Hex())
+
+	ev := e.mustGet("/beta/nft-events?limit=1&contract_address=" + nftAddr.Hex())
+	expect("newest event", at(ev, "items", 0, "blockNumber"), float64(nNftItems))
+	expect("event type", at(ev, "items", 0, "type"), "Mint")
+	expect("item name on the event", at(ev, "items", 0, "name"), "Duck #30")
+	item := e.mustGet("/beta/nft-items?limit=1&contract_address=" + nftAddr.Hex() + "&owner_address=" + account(2).Hex())
+	expect("owner filter", at(item, "items", 0, "ownerAddress"), account(2).Padded())
+	expect("balance record", at(item, "items", 0, "balance", "balance"), float64(1))
+
+	job := e.mustGet("/beta/class-verify/job/" + jobID)
+	expect("job status", at(job, "status"), float64(4))
+	expect("job class", at(job, "class_hash"), accountClass.Padded())
+}
