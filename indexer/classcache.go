@@ -115,25 +115,3 @@ func classInfoFromRow(r *db.ClassRow) *classInfo {
 	}
 	return info
 }
-
-// functionsOf maps selectors to function names of an ABI array.
-func functionsOf(abi json.RawMessage) map[starknet.Felt]string {
-	out := map[starknet.Felt]string{}
-	var entries []abiEntry
-	if len(abi) == 0 || json.Unmarshal(abi, &entries) != nil {
-		return out
-	}
-	var walk func([]abiEntry)
-	walk = func(es []abiEntry) {
-		for _, e := range es {
-			switch e.Type {
-			case "function", "l1_handler", "constructor":
-				out[starknet.Selector(e.Name)] = e.Name
-			case "interface", "impl":
-				walk(e.Items)
-			}
-		}
-	}
-	walk(entries)
-	return out
-}
