@@ -2,42 +2,28 @@ package indexer
 
 import (
 	"github.com/starkgraph/starkgraph/starknet"
+	"github.com/starkgraph/starkgraph/starknet/decode"
 )
 
 // decodedCall is one call of an account's multicall.
-type decodedCall struct {
-	To       starknet.Felt
-	Selector starknet.Felt
-	Calldata []starknet.Felt
-}
+type decodedCall = decode.Call
 
-// maxCalls bounds how many calls a multicall may claim, so hostile calldata cannot make the
-// indexer allocate without limit.
+// maxCalls bounds how many calls an outside execution may claim, so hostile calldata cannot
+// make the indexer allocate without limit.
 const maxCalls = 4096
 
-// decodeExecute splits the calldata of an account's __execute__ into its calls. It tries the
-// Cairo 1 layout ([n, (to, selector, len, data...)*]) and the Cairo 0 layout
-// ([n, (to, selector, offset, len)*, total, data...]). preferLegacy picks which one wins when
-// both fit. complete is false when neither layout accounts for every word; calls then holds
+// decodeExecute splits the calldata of an account's __execute__ into its calls, in the
+// layout of the account's class when it is known (starknet/decode does the reading).
+// complete is false when the calldata does not fit the layout exactly; calls then holds
 // what could be read.
-func decodeExecute(data []starknet.Felt, preferLegacy bool) (calls []decodedCall, complete bool) {
-	c1, ok1 := decodeExecuteCairo1(data)
-	c0, ok0 := decodeExecuteCairo0(data)
-	switch {
-	case ok0 && ok1:
-		if preferLegacy {
-			return c0, true
-		}
-		return c1, true
-	case ok1:
-		return c1, true
-	case ok0:
-		return c0, true
+func decodeExecute(data []starknet.Felt, account *classInfo) (calls []decodedCall, complete bool) {
+	var ex decode.Execute
+	if account != nil {
+		ex = decode.DecodeExecuteAs(data, decode.LayoutFor(int(account.CairoVersion)))
+	} else {
+		ex = decode.DecodeExecute(data)
 	}
-	if len(c1) >= len(c0) {
-		return c1, false
-	}
-	return c0, false
+	return ex.Calls, !ex.Partial
 }
 
 func smallInt(f starknet.Felt, limit uint64) (int, bool) {
@@ -46,56 +32,6 @@ func smallInt(f starknet.Felt, limit uint64) (int, bool) {
 		return 0, false
 	}
 	return int(v), true
-}
-
-func decodeExecuteCairo1(data []starknet.Felt) ([]decodedCall, bool) {
-	if len(data) == 0 {
-		return nil, false
-	}
-	n, ok := smallInt(data[0], maxCalls)
-	if !ok {
-		return nil, false
-	}
-	var calls []decodedCall
-	pos := 1
-	for i := 0; i < n; i++ {
-		if pos+3 > len(data) {
-			return calls, false
-		}
-		l, ok := smallInt(data[pos+2], uint64(len(data)))
-		if !ok || pos+3+l > len(data) {
-			return calls, false
-		}
-		calls = append(calls, decodedCall{To: data[pos], Selector: data[pos+1], Calldata: data[pos+3 : pos+3+l]})
-		pos += 3 + l
-	}
-	return calls, pos == len(data)
-}
-
-func decodeExecuteCairo0(data []starknet.Felt) ([]decodedCall, bool) {
-	if len(data) == 0 {
-		return nil, false
-	}
-	n, ok := smallInt(data[0], maxCalls)
-	if !ok || 1+4*n+1 > len(data) {
-		return nil, false
-	}
-	total, ok := smallInt(data[1+4*n], uint64(len(data)))
-	base := 2 + 4*n
-	if !ok || base+total != len(data) {
-		return nil, false
-	}
-	calls := make([]decodedCall, 0, n)
-	for i := 0; i < n; i++ {
-		e := data[1+4*i : 5+4*i]
-		off, ok1 := smallInt(e[2], uint64(total))
-		l, ok2 := smallInt(e[3], uint64(total))
-		if !ok1 || !ok2 || off+l > total {
-			return calls, false
-		}
-		calls = append(calls, decodedCall{To: e[0], Selector: e[1], Calldata: data[base+off : base+off+l]})
-	}
-	return calls, true
 }
 
 // wellKnownNames are entry points common enough to name without the callee's ABI.

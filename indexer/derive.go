@@ -168,7 +168,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 				addrs[*t.ContractAddress] = true
 			}
 			if t.Type == rpc.TxInvoke && t.Version > 0 {
-				calls, _ := decodeExecute(t.Calldata, false)
+				calls, _ := decodeExecute(t.Calldata, nil)
 				for _, c := range calls {
 					addrs[c.To] = true
 				}
@@ -394,9 +394,8 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction)
 		if known {
 			row.ClassHash = dbf(classHash)
 		}
-		legacy := info != nil && info.CairoVersion == 0
 		var complete bool
-		calls, complete = decodeExecute(t.Calldata, legacy)
+		calls, complete = decodeExecute(t.Calldata, info)
 		row.PartialCallsParsing = !complete
 	case t.ContractAddress != nil && t.EntryPointSelector != nil:
 		calls = []decodedCall{{To: *t.ContractAddress, Selector: *t.EntryPointSelector, Calldata: t.Calldata}}

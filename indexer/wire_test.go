@@ -107,21 +107,21 @@ func felts(vs ...uint64) []starknet.Felt {
 
 func TestDecodeExecute(t *testing.T) {
 	// Cairo 1: two calls.
-	calls, ok := decodeExecute(felts(2, 0xa, 0x1, 2, 7, 8, 0xb, 0x2, 0), false)
+	calls, ok := decodeExecute(felts(2, 0xa, 0x1, 2, 7, 8, 0xb, 0x2, 0), &classInfo{CairoVersion: 1})
 	if !ok || len(calls) != 2 || calls[1].To != starknet.FeltFromUint64(0xb) || len(calls[0].Calldata) != 2 {
 		t.Fatalf("cairo 1: %v %+v", ok, calls)
 	}
 	// Cairo 0: call array then the shared calldata.
-	calls, ok = decodeExecute(felts(2, 0xa, 0x1, 0, 1, 0xb, 0x2, 1, 2, 3, 7, 8, 9), false)
+	calls, ok = decodeExecute(felts(2, 0xa, 0x1, 0, 1, 0xb, 0x2, 1, 2, 3, 7, 8, 9), nil)
 	if !ok || len(calls) != 2 || calls[1].Calldata[1] != starknet.FeltFromUint64(9) {
 		t.Fatalf("cairo 0: %v %+v", ok, calls)
 	}
 	// Neither layout fits: partial.
-	if _, ok := decodeExecute(felts(3, 0xa, 0x1, 5), false); ok {
+	if _, ok := decodeExecute(felts(3, 0xa, 0x1, 5), nil); ok {
 		t.Fatal("truncated calldata read as complete")
 	}
 	// Hostile counts do not allocate.
-	if _, ok := decodeExecute(felts(1<<40, 1, 2), false); ok {
+	if _, ok := decodeExecute(felts(1<<40, 1, 2), &classInfo{CairoVersion: 0}); ok {
 		t.Fatal("absurd call count accepted")
 	}
 }
