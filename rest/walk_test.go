@@ -22,6 +22,8 @@ func checkPageNumberWalks(t *testing.T, shared *env) {
 		{"/beta/txns?", 2 * nBlocks, func(m map[string]any) string { return m["hash"].(string) }, nil},
 		{"/beta/tx-activity?sort=desc&", 2 * nBlocks, func(m map[string]any) string { return m["hash"].(string) }, nil},
 		{"/beta/contracts?", nAccounts + 3, func(m map[string]any) string { return m["address"].(string) }, nil},
+		{"/beta/contracts?type=Account&", nAccounts, func(m map[string]any) string { return m["address"].(string) }, nil},
+		{"/beta/tx-activity?sender_address=" + account(1).Hex() + "&", 2 * nBlocks / nAccounts, func(m map[string]any) string { return m["hash"].(string) }, nil},
 		{"/beta/events?", 2 * nBlocks, func(m map[string]any) string { return fmt.Sprint(m["transactionHash"], m["index"]) }, nil},
 		{"/beta/classes/" + accountClass.Hex() + "/contracts?", nAccounts, func(m map[string]any) string { return m["address"].(string) }, nil},
 	}
