@@ -200,7 +200,10 @@ func classOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	out := classDetails{classItem: item, Kind: c.Kind, BlockNumber: c.BlockNumber, CompiledClassHash: hexOrNil(c.CompiledClassHash), Abi: c.Abi}
+	out := classDetails{classItem: item, Kind: c.Kind, BlockNumber: c.BlockNumber, CompiledClassHash: hexOrNil(c.CompiledClassHash)}
+	if c.Abi != nil {
+		out.Abi = c.Abi
+	}
 	if out.Alias, err = s.res.Class().Alias(ctx, c); err != nil {
 		return nil, err
 	}
@@ -210,9 +213,6 @@ func classOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, err
 	}
 	if v != nil {
 		out.IsVerified, out.VerifiedName, out.VerifiedTimestamp = true, &v.VerifiedName, &v.VerifiedTimestamp
-	}
-	if c.Abi == nil {
-		out.Abi = nil
 	}
 	return out, nil
 }
