@@ -170,6 +170,7 @@ type TokenRow struct {
 	Name          *string `db:"name"`
 	Symbol        *string `db:"symbol"`
 	Decimals      *int16  `db:"decimals"`
+	TotalSupply   *string `db:"total_supply"` // decimal
 	TransferCount int64   `db:"transfer_count"`
 	HolderCount   int64   `db:"holder_count"`
 	FirstBlock    *int64  `db:"first_block"`
@@ -178,10 +179,10 @@ type TokenRow struct {
 // UpsertTokens writes token rows; columns the indexer does not own (prices, logos,
 // verified) are left alone.
 func UpsertTokens(ctx context.Context, tx *sqlx.Tx, rows []TokenRow) error {
-	cols := []string{"address", "standard", "name", "symbol", "decimals", "transfer_count", "holder_count", "first_block"}
+	cols := []string{"address", "standard", "name", "symbol", "decimals", "total_supply", "transfer_count", "holder_count", "first_block"}
 	vals := make([][]any, len(rows))
 	for i, t := range rows {
-		var name, symbol, decimals any
+		var name, symbol, decimals, supply any
 		if t.Name != nil {
 			name = *t.Name
 		}
@@ -191,7 +192,10 @@ func UpsertTokens(ctx context.Context, tx *sqlx.Tx, rows []TokenRow) error {
 		if t.Decimals != nil {
 			decimals = int64(*t.Decimals)
 		}
-		vals[i] = []any{t.Address, t.Standard, name, symbol, decimals, t.TransferCount, t.HolderCount, nullInt(t.FirstBlock)}
+		if t.TotalSupply != nil {
+			supply = *t.TotalSupply
+		}
+		vals[i] = []any{t.Address, t.Standard, name, symbol, decimals, supply, t.TransferCount, t.HolderCount, nullInt(t.FirstBlock)}
 	}
 	return upsertRows(ctx, tx, "tokens", cols, updateAll([]string{"address"}, cols), vals)
 }
@@ -199,7 +203,7 @@ func UpsertTokens(ctx context.Context, tx *sqlx.Tx, rows []TokenRow) error {
 // LoadTokens reads the tokens at the given addresses.
 func LoadTokens(ctx context.Context, q sqlx.QueryerContext, addresses []Felt) ([]TokenRow, error) {
 	var rows []TokenRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT address, standard, name, symbol, decimals,
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT address, standard, name, symbol, decimals, total_supply::text AS total_supply,
 		transfer_count, holder_count, first_block FROM tokens WHERE address = ANY($1)`, ByteaKeys(addresses))
 	return rows, err
 }
@@ -396,4 +400,31 @@ func NFTHoldings(ctx context.Context, q sqlx.QueryerContext, contracts, owners [
 		out[[2]string{string(c), string(o)}] = sum
 	}
 	return out, rows.Err()
+}
+
+// MaxTPS returns the recorded maximum transactions per second.
+func MaxTPS(ctx context.Context, q sqlx.QueryerContext) (float64, error) {
+	var v float64
+	err := q.QueryRowxContext(ctx, `SELECT max_tps FROM chain_stats WHERE id = 1`).Scan(&v)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	return v, err
+}
+
+// SetMaxTPS records a new maximum and the block that reached it.
+func SetMaxTPS(ctx context.Context, tx *sqlx.Tx, tps float64, block Felt) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO chain_stats (id, max_tps, max_tps_block_hash) VALUES (1, $1, $2)
+		ON CONFLICT (id) DO UPDATE SET max_tps = EXCLUDED.max_tps, max_tps_block_hash = EXCLUDED.max_tps_block_hash`, tps, block)
+	return err
+}
+
+// BlockTimestamp returns the timestamp of a block in the database, if it is there.
+func BlockTimestamp(ctx context.Context, q sqlx.QueryerContext, number int64) (int64, bool, error) {
+	var ts int64
+	err := q.QueryRowxContext(ctx, `SELECT timestamp FROM blocks WHERE number = $1`, number).Scan(&ts)
+	if err == sql.ErrNoRows {
+		return 0, false, nil
+	}
+	return ts, err == nil, err
 }

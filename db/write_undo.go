@@ -36,6 +36,7 @@ var journaledTables = []struct {
 	{"delegations", journaled{[]string{"pool_contract", "delegator_address"}, []string{"bytea", "bytea"}}},
 	{"stake_points", journaled{[]string{"wallet_address", "token_address", "day"}, []string{"bytea", "bytea", "date"}}},
 	{"list_counts", journaled{[]string{"name"}, []string{"text"}}},
+	{"chain_stats", journaled{[]string{"id"}, []string{"smallint"}}},
 }
 
 func journalFor(table string) (journaled, bool) {

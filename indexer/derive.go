@@ -89,6 +89,12 @@ type batchWriter struct {
 	counts         map[string]int64
 	rows           db.ChainRows
 	staking        *staking
+
+	// Transactions per second between consecutive blocks, for chain_stats.max_tps.
+	prevTimestamp int64
+	havePrev      bool
+	maxTPS        float64
+	maxTPSBlock   db.Felt // set when this batch raised the maximum
 }
 
 type balance struct {
@@ -268,6 +274,17 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 			w.balances[[2]starknet.Felt{feltOf(b.Token), feltOf(b.Owner)}] = &balance{v, b.LastTransferBlock, b.LastTransferTime}
 		}
 	}
+	first := int64(batch[0].Block.Number)
+	if first > 0 {
+		ts, ok, err := db.BlockTimestamp(ctx, w.tx, first-1)
+		if err != nil {
+			return fmt.Errorf("load parent timestamp: %w", err)
+		}
+		w.prevTimestamp, w.havePrev = ts, ok
+	}
+	if w.maxTPS, err = db.MaxTPS(ctx, w.tx); err != nil {
+		return fmt.Errorf("load max tps: %w", err)
+	}
 	if err := w.preloadStaking(ctx, batch); err != nil {
 		return err
 	}
@@ -348,6 +365,13 @@ func (w *batchWriter) apply(bd *blockData) {
 	if b.L2GasPrice != nil {
 		row.L2GasPriceWei, row.L2GasPriceFri = dec(b.L2GasPrice.PriceInWei), dec(b.L2GasPrice.PriceInFri)
 	}
+	if w.havePrev {
+		tps := float64(len(b.Transactions)) / float64(max(ts-w.prevTimestamp, 1))
+		if tps > w.maxTPS {
+			w.maxTPS, w.maxTPSBlock = tps, dbf(b.Hash)
+		}
+	}
+	w.prevTimestamp, w.havePrev = ts, true
 	w.rows.Blocks = append(w.rows.Blocks, row)
 	w.counts["blocks"]++
 	w.counts["transactions"] += int64(len(b.Transactions))

@@ -166,6 +166,31 @@ func TestDerivedTokenState(t *testing.T) {
 	if meta.Named != meta.ERC20 || meta.Decimals != meta.ERC20 {
 		t.Errorf("token metadata missing: %+v", meta)
 	}
+	// Total supplies follow mints and burns from what the token said before it first moved.
+	var supplies []struct {
+		Token  db.Felt `db:"address"`
+		Supply *string `db:"total_supply"`
+	}
+	if err := d.Select(&supplies, `SELECT address, total_supply::text AS total_supply FROM tokens WHERE standard = 'erc20'`); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range supplies {
+		var out []starknet.Felt
+		err := c.do(context.Background(), "starknet_call", map[string]any{
+			"request":  map[string]any{"contract_address": s.Token.Padded(), "entry_point_selector": starknet.Selector("total_supply").Hex(), "calldata": []string{}},
+			"block_id": blockID{uint64(head)},
+		}, &out)
+		if err != nil || len(out) != 2 {
+			t.Fatalf("total_supply of %s: %v %v", s.Token.Padded(), out, err)
+		}
+		if want := u256(out[0], out[1]).String(); s.Supply == nil || *s.Supply != want {
+			t.Errorf("total supply of %s: indexed %v, node says %s", s.Token.Padded(), deref(s.Supply), want)
+		}
+	}
+	var maxTPS float64
+	if err := d.Get(&maxTPS, `SELECT max_tps FROM chain_stats WHERE max_tps_block_hash IS NOT NULL`); err != nil || maxTPS <= 0 {
+		t.Errorf("chain_stats.max_tps = %v (%v)", maxTPS, err)
+	}
 	var sample []string
 	if err := d.Select(&sample, `SELECT name || '/' || symbol || '/' || decimals FROM tokens WHERE standard = 'erc20' ORDER BY address LIMIT 3`); err != nil {
 		t.Fatal(err)
@@ -183,4 +208,11 @@ func TestDerivedTokenState(t *testing.T) {
 	if unnamed > 0 {
 		t.Errorf("%d calls without an entry-point name on a chain whose classes all have ABIs", unnamed)
 	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "NULL"
+	}
+	return *s
 }

@@ -66,6 +66,11 @@ func (w *batchWriter) journal(ctx context.Context, block int64) error {
 	if err := w.journalStaking(ctx, block); err != nil {
 		return err
 	}
+	if w.maxTPSBlock != nil {
+		if err := db.Journal(ctx, w.tx, block, "chain_stats", stringArray([]string{"1"})); err != nil {
+			return err
+		}
+	}
 	var names []string
 	for n, d := range w.counts {
 		if d != 0 {
@@ -141,6 +146,11 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	}
 	if err := w.flushStaking(ctx); err != nil {
 		return err
+	}
+	if w.maxTPSBlock != nil {
+		if err := db.SetMaxTPS(ctx, w.tx, w.maxTPS, w.maxTPSBlock); err != nil {
+			return err
+		}
 	}
 	return db.AddListCounts(ctx, w.tx, w.counts)
 }

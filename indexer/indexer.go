@@ -140,6 +140,7 @@ func (ix *Indexer) Run(ctx context.Context) error {
 			return nil
 		case err != nil:
 			ix.classes.reset()
+			ix.tokenMeta.reset()
 			wait := bo.next()
 			ix.log.Warn("indexing failed; retrying", "err", err, "head", ix.head, "retry_in", wait)
 			sleep(ctx, wait)
@@ -452,6 +453,7 @@ func (ix *Indexer) handleReorg(ctx context.Context, head int64) error {
 		return err
 	}
 	ix.classes.reset()
+	ix.tokenMeta.reset()
 	ix.log.Warn("reorg: undid blocks", "from", ancestor+1, "to", head, "depth", head-ancestor)
 	ix.head = ancestor
 	return nil

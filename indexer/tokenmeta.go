@@ -15,6 +15,10 @@ import (
 type tokenMeta struct {
 	Name, Symbol *string
 	Decimals     *int16
+	// TotalSupply is the supply before Block, the block that first shows the token (0 for a
+	// token deployed in it); mints and burns are added to it from there on.
+	TotalSupply *string
+	Block       uint64
 }
 
 // tokenMetaCache remembers the metadata fetched for token addresses, so that each token is
@@ -34,16 +38,38 @@ func (c *tokenMetaCache) get(a starknet.Felt) *tokenMeta {
 	return c.meta[a]
 }
 
+// put keeps the metadata asked for the earliest block: ranges are fetched concurrently,
+// and the token row is created at the first block that shows the token.
 func (c *tokenMetaCache) put(a starknet.Felt, m *tokenMeta) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.meta[a] = m
+	if old := c.meta[a]; old == nil || m.Block < old.Block {
+		c.meta[a] = m
+	}
+}
+
+// needs reports whether a token first shown in block has no metadata for that block yet.
+func (c *tokenMetaCache) needs(a starknet.Felt, block uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.meta[a]
+	return old == nil || old.Block > block
+}
+
+// reset forgets everything, after a reorg or a failed write.
+func (c *tokenMetaCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.meta = map[starknet.Felt]*tokenMeta{}
 }
 
 var (
 	selName     = starknet.Selector("name")
 	selSymbol   = starknet.Selector("symbol")
 	selDecimals = starknet.Selector("decimals")
+
+	selTotalSupply      = starknet.Selector("total_supply")
+	selTotalSupplyCamel = starknet.Selector("totalSupply")
 )
 
 // fetchTokenMeta asks new token contracts of the blocks (emitters of transfer events and
@@ -51,15 +77,16 @@ var (
 // as of the block that first shows them. It costs three calls per token, once.
 func (ix *Indexer) fetchTokenMeta(ctx context.Context, blocks []*blockData) error {
 	type want struct {
-		address starknet.Felt
-		block   uint64
+		address  starknet.Felt
+		block    uint64
+		deployed bool // deployed in block: it had no supply before
 	}
 	var wants []want
 	seen := map[starknet.Felt]bool{}
-	add := func(a starknet.Felt, block uint64) {
-		if !seen[a] && ix.tokenMeta.get(a) == nil {
+	add := func(a starknet.Felt, block uint64, deployed bool) {
+		if !seen[a] && ix.tokenMeta.needs(a, block) {
 			seen[a] = true
-			wants = append(wants, want{a, block})
+			wants = append(wants, want{a, block, deployed})
 		}
 	}
 	for _, bd := range blocks {
@@ -70,14 +97,16 @@ func (ix *Indexer) fetchTokenMeta(ctx context.Context, blocks []*blockData) erro
 					info = ix.classes.get(d.ClassHash)
 				}
 				if info != nil && info.ERCStandard != "" {
-					add(d.Address, bd.Block.Number)
+					add(d.Address, bd.Block.Number, true)
 				}
 			}
 		}
 		for _, t := range bd.Block.Transactions {
 			for _, e := range t.Receipt.Events {
-				if len(e.Keys) > 0 && (e.Keys[0] == selTransfer || e.Keys[0] == selTransferSingle || e.Keys[0] == selTransferBatch) {
-					add(e.FromAddress, bd.Block.Number)
+				// The same test as the writer's, so that the token is asked about at the
+				// block where its row is created.
+				if len(readTransfers(e.Keys, e.Data, "")) > 0 || len(readTransfers(e.Keys, e.Data, "erc721")) > 0 {
+					add(e.FromAddress, bd.Block.Number, false)
 				}
 			}
 		}
@@ -98,17 +127,28 @@ func (ix *Indexer) fetchTokenMeta(ctx context.Context, blocks []*blockData) erro
 	for _, a := range known {
 		inDB[feltOf(a)] = true
 	}
+	// Per token: name, symbol, decimals at its block, then total_supply and totalSupply
+	// just before it.
+	const perToken = 5
 	var calls []*call
 	var asked []want
 	for _, w := range wants {
 		if inDB[w.address] {
-			ix.tokenMeta.put(w.address, &tokenMeta{})
+			ix.tokenMeta.put(w.address, &tokenMeta{Block: w.block})
 			continue
 		}
-		for _, sel := range []starknet.Felt{selName, selSymbol, selDecimals} {
+		before := w.block
+		if before > 0 {
+			before--
+		}
+		for i, sel := range []starknet.Felt{selName, selSymbol, selDecimals, selTotalSupply, selTotalSupplyCamel} {
+			at := w.block
+			if i >= 3 {
+				at = before
+			}
 			calls = append(calls, &call{Method: "starknet_call", Params: map[string]any{
 				"request":  map[string]any{"contract_address": w.address.Hex(), "entry_point_selector": sel.Hex(), "calldata": []string{}},
-				"block_id": blockID{w.block},
+				"block_id": blockID{at},
 			}})
 		}
 		asked = append(asked, w)
@@ -120,8 +160,8 @@ func (ix *Indexer) fetchTokenMeta(ctx context.Context, blocks []*blockData) erro
 		}
 	}
 	for i, w := range asked {
-		m := &tokenMeta{}
-		for j, c := range calls[3*i : 3*i+3] {
+		m := &tokenMeta{Block: w.block}
+		for j, c := range calls[perToken*i : perToken*(i+1)] {
 			if c.Err != nil {
 				var re *rpcError
 				if !asRPCError(c.Err, &re) {
@@ -147,7 +187,16 @@ func (ix *Indexer) fetchTokenMeta(ctx context.Context, blocks []*blockData) erro
 					d := int16(v)
 					m.Decimals = &d
 				}
+			case 3, 4:
+				if m.TotalSupply == nil && len(out) == 2 {
+					supply := u256(out[0], out[1]).String()
+					m.TotalSupply = &supply
+				}
 			}
+		}
+		if w.deployed || w.block == 0 {
+			zero := "0"
+			m.TotalSupply = &zero
 		}
 		ix.tokenMeta.put(w.address, m)
 	}

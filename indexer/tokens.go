@@ -19,6 +19,11 @@ func (w *batchWriter) token(address starknet.Felt, standard string, block int64)
 		if w.tokenMeta != nil {
 			if m := w.tokenMeta.get(address); m != nil {
 				t.Name, t.Symbol, t.Decimals = m.Name, m.Symbol, m.Decimals
+				// The supply was read for the block that first showed the token; any
+				// other block (after a reorg, say) would count some mints twice.
+				if standard != "erc1155" && m.Block == uint64(block) {
+					t.TotalSupply = m.TotalSupply
+				}
 			}
 		}
 		w.tokens[address] = t
@@ -31,6 +36,14 @@ func (w *batchWriter) token(address starknet.Felt, standard string, block int64)
 func (w *batchWriter) applyMove(num, ts int64, txIndex, eventIndex int, txHash, contract starknet.Felt, m tokenMove) {
 	tok := w.token(contract, m.Standard, num)
 	tok.TransferCount++
+	if tok.TotalSupply != nil && m.Standard != "erc1155" && m.From.IsZero() != m.To.IsZero() {
+		delta := m.Amount
+		if m.To.IsZero() {
+			delta = new(big.Int).Neg(m.Amount)
+		}
+		supply := new(big.Int).Add(bigOf(*tok.TotalSupply), delta).String()
+		tok.TotalSupply = &supply
+	}
 	if m.Standard == "erc20" {
 		w.addERC20(tok, contract, m.From, new(big.Int).Neg(m.Amount), num, ts)
 		w.addERC20(tok, contract, m.To, m.Amount, num, ts)
