@@ -141,3 +141,12 @@ func LoadStakePoints(ctx context.Context, q sqlx.QueryerContext, wallets, tokens
 		ByteaKeys(wallets), ByteaKeys(tokens), pq.StringArray(days))
 	return rows, err
 }
+
+// SetStakingContract records the staking contract, the token its pools hold and when the
+// staking state last changed (Unix ms), leaving the other overview figures alone.
+func SetStakingContract(ctx context.Context, tx *sqlx.Tx, staking, strk Felt, updatedAtMs int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO staking_overview (id, staking_contract, strk_token_address, updated_at)
+		VALUES (1, $1, $2, $3) ON CONFLICT (id) DO UPDATE SET staking_contract = EXCLUDED.staking_contract,
+		strk_token_address = EXCLUDED.strk_token_address, updated_at = EXCLUDED.updated_at`, staking, strk, updatedAtMs)
+	return err
+}

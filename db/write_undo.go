@@ -37,6 +37,7 @@ var journaledTables = []struct {
 	{"stake_points", journaled{[]string{"wallet_address", "token_address", "day"}, []string{"bytea", "bytea", "date"}}},
 	{"list_counts", journaled{[]string{"name"}, []string{"text"}}},
 	{"chain_stats", journaled{[]string{"id"}, []string{"smallint"}}},
+	{"staking_overview", journaled{[]string{"id"}, []string{"smallint"}}},
 }
 
 func journalFor(table string) (journaled, bool) {

@@ -151,6 +151,14 @@ func TestDerivedTokenState(t *testing.T) {
 		   OR v.self_stake = 0) AS bad_stakers`); err != nil {
 		t.Fatal(err)
 	}
+	var overview struct {
+		Contract db.Felt `db:"staking_contract"`
+		STRK     db.Felt `db:"strk_token_address"`
+	}
+	if err := d.Get(&overview, `SELECT staking_contract, strk_token_address FROM staking_overview WHERE id = 1`); err != nil ||
+		!overview.STRK.Equal(dbf(strkToken)) || overview.Contract == nil {
+		t.Errorf("staking_overview: %+v (%v)", overview, err)
+	}
 	if staking.Validators == 0 || staking.Pools != staking.Validators || staking.Delegations == 0 || staking.BadPools > 0 || staking.BadStakers > 0 {
 		t.Errorf("staking rows inconsistent: %+v", staking)
 	}

@@ -47,6 +47,10 @@ type staking struct {
 	dirtyPools       map[starknet.Felt]bool
 	dirtyDelegations map[[2]starknet.Felt]bool
 	dirtyPoints      map[stakePointKey]bool
+
+	// The staking contract, as the emitter of the staker events, and when it last spoke.
+	contract     *starknet.Felt
+	lastChangeTs int64
 }
 
 func newStaking() *staking {
@@ -167,6 +171,8 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		if len(e.Keys) != 2 || len(e.Data) != 3 {
 			return
 		}
+		from := e.FromAddress
+		s.contract, s.lastChangeTs = &from, ts
 		staker := e.Keys[1]
 		v := s.validators[staker]
 		if v == nil {
@@ -182,6 +188,8 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		if v == nil || len(e.Keys) != 2 || len(e.Data) != 4 {
 			return
 		}
+		from := e.FromAddress
+		s.contract, s.lastChangeTs = &from, ts
 		v.SelfStake, v.DelegatedStakeSTRK = dec(e.Data[2]), dec(e.Data[3])
 		s.dirtyValidators[e.Keys[1]] = true
 	case selNewDelegationPool:
@@ -279,7 +287,12 @@ func (w *batchWriter) journalStaking(ctx context.Context, block int64) error {
 		}
 	}
 	if len(pw) > 0 {
-		return db.Journal(ctx, w.tx, block, "stake_points", db.ByteaKeys(pw), db.ByteaKeys(pt), stringArray(pd))
+		if err := db.Journal(ctx, w.tx, block, "stake_points", db.ByteaKeys(pw), db.ByteaKeys(pt), stringArray(pd)); err != nil {
+			return err
+		}
+	}
+	if s.contract != nil {
+		return db.Journal(ctx, w.tx, block, "staking_overview", stringArray([]string{"1"}))
 	}
 	return nil
 }
@@ -312,5 +325,11 @@ func (w *batchWriter) flushStaking(ctx context.Context) error {
 	for k := range s.dirtyPoints {
 		pts = append(pts, *s.points[k])
 	}
-	return db.UpsertStakePoints(ctx, w.tx, pts)
+	if err := db.UpsertStakePoints(ctx, w.tx, pts); err != nil {
+		return err
+	}
+	if s.contract != nil {
+		return db.SetStakingContract(ctx, w.tx, dbf(*s.contract), dbf(strkToken), s.lastChangeTs*1000)
+	}
+	return nil
 }
