@@ -147,3 +147,32 @@ func FuzzHandler(f *testing.F) {
 		}
 	})
 }
+
+// FuzzVerifyBody: any class-verification body is read or refused with a 4xx, never a
+// panic or a server error.
+func FuzzVerifyBody(f *testing.F) {
+	f.Add("application/json", `{"compiler_version":"2.6.3","scarb_version":"2.6.4","name":"a","package_name":"a","files":{"src/lib.cairo":"x"}}`)
+	f.Add("application/json", `{"files":{"a":1}}`)
+	f.Add("multipart/form-data; boundary=xx", "--xx\r\nContent-Disposition: form-data; name=\"files[src/lib.cairo]\"\r\n\r\nmod a;\r\n--xx--\r\n")
+	f.Add("multipart/form-data; boundary=xx", "--xx\r\nContent-Disposition: form-data; name=\"files\"\r\n\r\n{\"a.cairo\":\"\"}\r\n--xx--\r\n")
+	f.Add("multipart/form-data", "")
+	f.Add("text/plain", "hello")
+	f.Fuzz(func(t *testing.T, contentType, body string) {
+		req := httptest.NewRequest(http.MethodPost, "/beta/class-verify/0x1", strings.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		sub, err := readSubmission(req)
+		if err == nil {
+			err = sub.validate()
+		}
+		if err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) || ae.status >= 500 {
+				t.Fatalf("%v is not a 4xx", err)
+			}
+			return
+		}
+		if _, ok := sub.Files[sub.ContractFile]; !ok {
+			t.Fatalf("accepted contract file %q is not among the files", sub.ContractFile)
+		}
+	})
+}
