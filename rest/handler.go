@@ -4,7 +4,14 @@
 // (../shared/spec/voyager-beta.md), so that existing clients only change their base URL.
 //
 // The route table (routes.go) is the single description of the interface: the handler is
-// built from it and so is the OpenAPI document served at /beta/openapi.json.
+// built from it and so is the OpenAPI document served at /beta/openapi.json (openapi.go,
+// from the same parameter declarations and the Go types of the responses).
+//
+// Paging: page p of size ps is the resolver connection `first=ps` after
+// resolvers.OffsetCursor((p-1)*ps), and lastPage comes from its totalCount. Cursor-style
+// lists hand out signed cursors (cursor.go) that carry the connection's own cursor for
+// `next` and an offset for `prev`. Finalized data (L1-accepted blocks and their
+// transactions) is served with a long Cache-Control; every 200 has an ETag.
 package rest
 
 import (
