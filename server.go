@@ -135,12 +135,13 @@ func openDB(ctx context.Context, url string) (*sqlx.DB, error) {
 	return conn, nil
 }
 
-func databaseURL() (string, error) {
+// openDatabaseURL connects to DATABASE_URL, which serve, index, migrate and keys require.
+func openDatabaseURL(ctx context.Context) (*sqlx.DB, error) {
 	url := os.Getenv("DATABASE_URL")
 	if url == "" {
-		return "", errors.New("DATABASE_URL is not set (for example postgres://user:pass@localhost:5432/starkgraph?sslmode=disable)")
+		return nil, errors.New("DATABASE_URL is not set (for example postgres://user:pass@localhost:5432/starkgraph?sslmode=disable)")
 	}
-	return url, nil
+	return openDB(ctx, url)
 }
 
 func runMigrate(ctx context.Context, log *slog.Logger, args []string) error {
@@ -148,11 +149,7 @@ func runMigrate(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	url, err := databaseURL()
-	if err != nil {
-		return err
-	}
-	conn, err := openDB(ctx, url)
+	conn, err := openDatabaseURL(ctx)
 	if err != nil {
 		return err
 	}
@@ -165,11 +162,7 @@ func runMigrate(ctx context.Context, log *slog.Logger, args []string) error {
 }
 
 func runKeys(ctx context.Context, _ *slog.Logger, args []string) error {
-	url, err := databaseURL()
-	if err != nil {
-		return err
-	}
-	conn, err := openDB(ctx, url)
+	conn, err := openDatabaseURL(ctx)
 	if err != nil {
 		return err
 	}
@@ -184,11 +177,7 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	url, err := databaseURL()
-	if err != nil {
-		return err
-	}
-	conn, err := openDB(ctx, url)
+	conn, err := openDatabaseURL(ctx)
 	if err != nil {
 		return err
 	}

@@ -78,11 +78,7 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	if *rpcURL == "" {
 		return errors.New("--rpc URL is required (or STARKNET_RPC_URL)")
 	}
-	url, err := databaseURL()
-	if err != nil {
-		return err
-	}
-	conn, err := openDB(ctx, url)
+	conn, err := openDatabaseURL(ctx)
 	if err != nil {
 		return err
 	}
