@@ -22,7 +22,9 @@ import (
 
 // Config says which node to follow and how.
 type Config struct {
-	RPCURL        string
+	RPCURL string
+	// DB is the store. The indexer keeps one of its connections for the writer lock, so the
+	// pool must allow at least two (database/sql allows any number by default).
 	DB            *sqlx.DB
 	FromBlock     int64 // first block to index into an empty database
 	StopAt        int64 // exit once this block is written; -1 follows forever
