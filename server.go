@@ -208,7 +208,7 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, sf serverFla
 	}
 	handler := api.NewHandler(api.Config{
 		Store:         store,
-		Auth:          auth.New(auth.Options{Keys: keys, Limiter: limiter, Usage: usage, Logger: log}),
+		Auth:          auth.New(auth.Options{Keys: keys, Limiter: limiter, Usage: usage, Logger: log, Operation: operationName}),
 		REST:          restHandler(store),
 		Limits:        limits,
 		Introspection: sf.introspection,
@@ -247,6 +247,15 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, sf serverFla
 		_ = srv.Shutdown(shutdownCtx)
 	}
 	return nil
+}
+
+// operationName names a request for a plan's allowed_operations: "graphql", or the REST
+// method and path ("GET /beta/tokens/0x49d3.../holders", matched by prefix with "GET /beta/*").
+func operationName(r *http.Request) string {
+	if r.URL.Path == "/graphql" {
+		return "graphql"
+	}
+	return r.Method + " " + r.URL.Path
 }
 
 func displayAddr(addr string) string {
