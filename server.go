@@ -188,7 +188,18 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 // serveAPI runs the public and admin servers until ctx ends. devKey, when set, is shown
 // pre-filled in the playground.
 func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, sf serverFlags, devKey string) error {
-	store := db.NewStore(conn)
+	// The APIs only read chain data: DATABASE_READ_URL may point them at a replica, while
+	// keys and usage stay on the primary.
+	readConn := conn
+	if readURL := os.Getenv("DATABASE_READ_URL"); readURL != "" {
+		replica, err := openDB(ctx, readURL)
+		if err != nil {
+			return fmt.Errorf("DATABASE_READ_URL: %w", err)
+		}
+		defer replica.Close()
+		readConn = replica
+	}
+	store := db.NewStore(readConn)
 	store.OnStatement = metrics.SQLStatements.Inc
 
 	keys := auth.NewStore(conn)
