@@ -47,7 +47,6 @@ func NewHandler(cfg Config) http.Handler {
 	}
 	res := &resolvers.Resolver{Store: cfg.Store}
 	keyed := func(h http.Handler) http.Handler {
-		h = loaders.Middleware(cfg.Store, h)
 		if cfg.Auth != nil {
 			h = cfg.Auth.Middleware(h)
 		}
@@ -55,7 +54,8 @@ func NewHandler(cfg Config) http.Handler {
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", keyed(NewGraphQL(res, cfg.Limits, cfg.Introspection, log)))
+	// The REST handler installs the request's loaders itself; GraphQL gets them here.
+	mux.Handle("/graphql", keyed(loaders.Middleware(cfg.Store, NewGraphQL(res, cfg.Limits, cfg.Introspection, log))))
 	if cfg.REST != nil {
 		mux.Handle("/beta/", keyed(cfg.REST))
 	}
