@@ -383,7 +383,7 @@ func OldestL2Block(ctx context.Context, q sqlx.QueryerContext) (int64, bool, err
 // units) the owner holds in the collection; pairs holding nothing are left out.
 func NFTHoldings(ctx context.Context, q sqlx.QueryerContext, contracts, owners []Felt) (map[[2]string]string, error) {
 	rows, err := q.QueryxContext(ctx, `SELECT b.contract_address, b.owner_address, sum(b.balance)::text
-		FROM unnest($1::bytea[], $2::bytea[]) AS k(c, o)
+		FROM (SELECT DISTINCT c, o FROM unnest($1::bytea[], $2::bytea[]) AS k(c, o)) k
 		JOIN nft_balances b ON b.owner_address = k.o AND b.contract_address = k.c AND b.balance > 0
 		GROUP BY b.contract_address, b.owner_address`, ByteaKeys(contracts), ByteaKeys(owners))
 	if err != nil {

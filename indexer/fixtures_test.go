@@ -20,7 +20,13 @@ import (
 	"github.com/starkgraph/starkgraph/replay"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m) }
+func TestMain(m *testing.M) {
+	// TestKill9 runs this test binary as the indexer process it kills.
+	if os.Getenv(killChildEnv) != "" {
+		os.Exit(runKillChild())
+	}
+	dbtest.Main(m)
+}
 
 const fixturesDir = "../../shared/fixtures/starknet"
 
