@@ -14,12 +14,16 @@ import (
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/term"
 
+	"github.com/starkgraph/starkgraph/analytics"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/indexer"
 	"github.com/starkgraph/starkgraph/resolvers"
 	"github.com/starkgraph/starkgraph/rest"
 	"github.com/starkgraph/starkgraph/sim"
 )
+
+// analyticsInterval is how often the indexing processes recompute holders analytics.
+const analyticsInterval = time.Minute
 
 // chainFlags choose where `dev` takes its chain from: the simulated node by default, or a
 // real node with --rpc.
@@ -61,6 +65,7 @@ func followChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, c chainFl
 	if err != nil {
 		return err
 	}
+	go analytics.Run(ctx, conn, analyticsInterval, log)
 	return ix.Run(ctx)
 }
 
@@ -93,6 +98,9 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	})
 	if err != nil {
 		return err
+	}
+	if *stopAt < 0 {
+		go analytics.Run(ctx, conn, analyticsInterval, log)
 	}
 	if err := ix.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return err
