@@ -27,11 +27,13 @@ func simHead(chain *sim.Chain) int64 {
 	return int64(n)
 }
 
-// freshIndex indexes the chain at url from genesis to stopAt into a new database.
+// freshIndex indexes the chain at url from genesis to stopAt into a new database. It
+// writes in multi-block transactions without an undo journal (a reorg window of one
+// block), so comparing with it also checks that both write paths derive the same rows.
 func freshIndex(t *testing.T, url string, stopAt int64) *sqlx.DB {
 	t.Helper()
 	d := dbtest.New(t)
-	runIndexer(t, d, url, 0, stopAt, nil)
+	runIndexer(t, d, url, 0, stopAt, func(c *Config) { c.MaxReorgDepth = 1 })
 	return d
 }
 
