@@ -49,35 +49,51 @@ func journalFor(table string) (journaled, bool) {
 	return journaled{}, false
 }
 
+// JournalEntry names rows of one journaled table: one array per key column, pq.ByteaArray
+// for bytea and pq.StringArray for text, numeric, date and smallint.
+type JournalEntry struct {
+	Table string
+	Keys  []any
+}
+
 // Journal records the current images of the rows of table at the given keys under block.
-// Each key column is passed as one array: pq.ByteaArray for bytea, pq.StringArray for text,
-// numeric and date.
 func Journal(ctx context.Context, tx *sqlx.Tx, block int64, table string, keyColumns ...any) error {
-	j, ok := journalFor(table)
-	if !ok {
-		return fmt.Errorf("journal: %s is not a journaled table", table)
+	return JournalMany(ctx, tx, block, []JournalEntry{{table, keyColumns}})
+}
+
+// JournalMany records the current images of the rows of every entry under block, in one
+// statement (one INSERT per table, as data-modifying WITH clauses).
+func JournalMany(ctx context.Context, tx *sqlx.Tx, block int64, entries []JournalEntry) error {
+	if len(entries) == 0 {
+		return nil
 	}
-	if len(keyColumns) != len(j.key) {
-		return fmt.Errorf("journal %s: %d key columns, want %d", table, len(keyColumns), len(j.key))
-	}
-	var unnest, build, join []string
-	for i, col := range j.key {
-		unnest = append(unnest, fmt.Sprintf("$%d::%s[]", i+2, j.types[i]))
-		build = append(build, fmt.Sprintf("'%s', k.c%d", col, i))
-		join = append(join, fmt.Sprintf("t.%s = k.c%d", col, i))
-	}
-	cols := make([]string, len(j.key))
-	for i := range cols {
-		cols[i] = fmt.Sprintf("c%d", i)
-	}
-	q := fmt.Sprintf(`INSERT INTO undo_rows (block_number, tbl, key, old)
+	args := []any{block}
+	var parts []string
+	for n, e := range entries {
+		j, ok := journalFor(e.Table)
+		if !ok {
+			return fmt.Errorf("journal: %s is not a journaled table", e.Table)
+		}
+		if len(e.Keys) != len(j.key) {
+			return fmt.Errorf("journal %s: %d key columns, want %d", e.Table, len(e.Keys), len(j.key))
+		}
+		var unnest, build, join, cols []string
+		for i, col := range j.key {
+			args = append(args, e.Keys[i])
+			unnest = append(unnest, fmt.Sprintf("$%d::%s[]", len(args), j.types[i]))
+			build = append(build, fmt.Sprintf("'%s', k.c%d", col, i))
+			join = append(join, fmt.Sprintf("t.%s = k.c%d", col, i))
+			cols = append(cols, fmt.Sprintf("c%d", i))
+		}
+		parts = append(parts, fmt.Sprintf(`j%d AS (INSERT INTO undo_rows (block_number, tbl, key, old)
 SELECT $1, '%s', jsonb_build_object(%s), to_jsonb(t)
-FROM unnest(%s) AS k(%s) LEFT JOIN %s t ON %s`,
-		table, strings.Join(build, ", "), strings.Join(unnest, ", "), strings.Join(cols, ", "),
-		table, strings.Join(join, " AND "))
-	args := append([]any{block}, keyColumns...)
+FROM unnest(%s) AS k(%s) LEFT JOIN %s t ON %s)`,
+			n, e.Table, strings.Join(build, ", "), strings.Join(unnest, ", "), strings.Join(cols, ", "),
+			e.Table, strings.Join(join, " AND ")))
+	}
+	q := "WITH " + strings.Join(parts, ",\n") + " SELECT 1"
 	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-		return fmt.Errorf("journal %s: %w", table, err)
+		return fmt.Errorf("journal: %w", err)
 	}
 	return nil
 }

@@ -89,6 +89,7 @@ type batchWriter struct {
 	counts         map[string]int64
 	rows           db.ChainRows
 	staking        *staking
+	journalEntries []db.JournalEntry
 
 	// Transactions per second between consecutive blocks, for chain_stats.max_tps.
 	prevTimestamp int64

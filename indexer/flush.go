@@ -3,45 +3,36 @@ package indexer
 import (
 	"context"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/starkgraph/starkgraph/db"
 )
 
 // Writing a batch's changed rows back, after journaling their old images when the batch
 // is near the chain head.
 
-// journal records the old images of every row the batch is about to change.
+// journal records, in one statement, the old images of every row the batch is about to
+// change.
 func (w *batchWriter) journal(ctx context.Context, block int64) error {
 	var classKeys []db.Felt
 	for h := range w.newClass {
 		classKeys = append(classKeys, dbf(h))
 	}
-	if err := journalKeys(ctx, w.tx, block, "classes", classKeys); err != nil {
-		return err
-	}
+	w.journalFelts("classes", classKeys)
 	var addrs []db.Felt
 	for a := range w.dirtyContracts {
 		addrs = append(addrs, dbf(a))
 	}
-	if err := journalKeys(ctx, w.tx, block, "contracts", addrs); err != nil {
-		return err
-	}
+	w.journalFelts("contracts", addrs)
 	var toks []db.Felt
 	for a := range w.dirtyTokens {
 		toks = append(toks, dbf(a))
 	}
-	if err := journalKeys(ctx, w.tx, block, "tokens", toks); err != nil {
-		return err
-	}
+	w.journalFelts("tokens", toks)
 	if len(w.dirtyBalances) > 0 {
 		var ts, os []db.Felt
 		for k := range w.dirtyBalances {
 			ts, os = append(ts, dbf(k[0])), append(os, dbf(k[1]))
 		}
-		if err := db.Journal(ctx, w.tx, block, "erc20_balances", db.ByteaKeys(ts), db.ByteaKeys(os)); err != nil {
-			return err
-		}
+		w.journalAdd("erc20_balances", db.ByteaKeys(ts), db.ByteaKeys(os))
 	}
 	if len(w.dirtyItems) > 0 {
 		var cs []db.Felt
@@ -49,9 +40,7 @@ func (w *batchWriter) journal(ctx context.Context, block int64) error {
 		for k := range w.dirtyItems {
 			cs, ids = append(cs, dbf(k.contract)), append(ids, k.id)
 		}
-		if err := db.Journal(ctx, w.tx, block, "nft_items", db.ByteaKeys(cs), stringArray(ids)); err != nil {
-			return err
-		}
+		w.journalAdd("nft_items", db.ByteaKeys(cs), stringArray(ids))
 	}
 	if len(w.dirtyNFTBals) > 0 {
 		var cs, os []db.Felt
@@ -59,17 +48,11 @@ func (w *batchWriter) journal(ctx context.Context, block int64) error {
 		for k := range w.dirtyNFTBals {
 			cs, ids, os = append(cs, dbf(k.contract)), append(ids, k.id), append(os, dbf(k.owner))
 		}
-		if err := db.Journal(ctx, w.tx, block, "nft_balances", db.ByteaKeys(cs), stringArray(ids), db.ByteaKeys(os)); err != nil {
-			return err
-		}
+		w.journalAdd("nft_balances", db.ByteaKeys(cs), stringArray(ids), db.ByteaKeys(os))
 	}
-	if err := w.journalStaking(ctx, block); err != nil {
-		return err
-	}
+	w.journalStaking()
 	if w.maxTPSBlock != nil {
-		if err := db.Journal(ctx, w.tx, block, "chain_stats", stringArray([]string{"1"})); err != nil {
-			return err
-		}
+		w.journalAdd("chain_stats", stringArray([]string{"1"}))
 	}
 	var names []string
 	for n, d := range w.counts {
@@ -78,16 +61,21 @@ func (w *batchWriter) journal(ctx context.Context, block int64) error {
 		}
 	}
 	if len(names) > 0 {
-		return db.Journal(ctx, w.tx, block, "list_counts", stringArray(names))
+		w.journalAdd("list_counts", stringArray(names))
 	}
-	return nil
+	return db.JournalMany(ctx, w.tx, block, w.journalEntries)
 }
 
-func journalKeys(ctx context.Context, tx *sqlx.Tx, block int64, table string, keys []db.Felt) error {
-	if len(keys) == 0 {
-		return nil
+// journalAdd queues rows of a table for the journal: one array per key column.
+func (w *batchWriter) journalAdd(table string, keys ...any) {
+	w.journalEntries = append(w.journalEntries, db.JournalEntry{Table: table, Keys: keys})
+}
+
+// journalFelts queues rows of a table keyed by one felt column.
+func (w *batchWriter) journalFelts(table string, keys []db.Felt) {
+	if len(keys) > 0 {
+		w.journalAdd(table, db.ByteaKeys(keys))
 	}
-	return db.Journal(ctx, tx, block, table, db.ByteaKeys(keys))
 }
 
 // flush writes every changed row.

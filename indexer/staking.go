@@ -258,8 +258,8 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 	}
 }
 
-// journalStaking records the old images of the staking rows the batch changes.
-func (w *batchWriter) journalStaking(ctx context.Context, block int64) error {
+// journalStaking queues the staking rows the batch changes for the journal.
+func (w *batchWriter) journalStaking() {
 	s := w.staking
 	var vs, ps, dp, dm, pw, pt []db.Felt
 	var pd []string
@@ -275,26 +275,17 @@ func (w *batchWriter) journalStaking(ctx context.Context, block int64) error {
 	for k := range s.dirtyPoints {
 		pw, pt, pd = append(pw, dbf(k.wallet)), append(pt, dbf(k.token)), append(pd, k.day)
 	}
-	if err := journalKeys(ctx, w.tx, block, "validators", vs); err != nil {
-		return err
-	}
-	if err := journalKeys(ctx, w.tx, block, "pools", ps); err != nil {
-		return err
-	}
+	w.journalFelts("validators", vs)
+	w.journalFelts("pools", ps)
 	if len(dp) > 0 {
-		if err := db.Journal(ctx, w.tx, block, "delegations", db.ByteaKeys(dp), db.ByteaKeys(dm)); err != nil {
-			return err
-		}
+		w.journalAdd("delegations", db.ByteaKeys(dp), db.ByteaKeys(dm))
 	}
 	if len(pw) > 0 {
-		if err := db.Journal(ctx, w.tx, block, "stake_points", db.ByteaKeys(pw), db.ByteaKeys(pt), stringArray(pd)); err != nil {
-			return err
-		}
+		w.journalAdd("stake_points", db.ByteaKeys(pw), db.ByteaKeys(pt), stringArray(pd))
 	}
 	if s.contract != nil {
-		return db.Journal(ctx, w.tx, block, "staking_overview", stringArray([]string{"1"}))
+		w.journalAdd("staking_overview", stringArray([]string{"1"}))
 	}
-	return nil
 }
 
 // flushStaking writes the changed staking rows, parents first.
