@@ -1,0 +1,102 @@
+package resolvers_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/starkgraph/starkgraph/db"
+)
+
+// walk follows a connection's cursors to its end and returns the ids seen, in order.
+func walk(t *testing.T, s *gqlServer, field, args, idField string, pageSize int) []string {
+	t.Helper()
+	var seen []string
+	after := ""
+	for page := 0; page < 100; page++ {
+		doc := fmt.Sprintf(`query($after: String) { %s(first: %d, after: $after%s) {
+			totalCount pageInfo { hasNextPage endCursor } edges { node { %s } } } }`, field, pageSize, args, idField)
+		var out map[string]struct {
+			TotalCount int
+			PageInfo   struct {
+				HasNextPage bool
+				EndCursor   *string
+			}
+			Edges []struct{ Node map[string]any }
+		}
+		var vars map[string]any
+		if after != "" {
+			vars = map[string]any{"after": after}
+		}
+		s.mustQuery(doc, vars, &out)
+		conn := out[field]
+		for _, e := range conn.Edges {
+			seen = append(seen, fmt.Sprint(e.Node[idField]))
+		}
+		if !conn.PageInfo.HasNextPage {
+			return seen
+		}
+		after = *conn.PageInfo.EndCursor
+	}
+	t.Fatal("the walk did not end")
+	return nil
+}
+
+func TestKeysetCursorsWalkEveryItemOnce(t *testing.T) {
+	s := newGQLServer(t)
+	for b := 0; b < 23; b++ {
+		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES ($1, $2, $3, $4, 'ACCEPTED_ON_L2')`,
+			b, db.FeltFromUint64(uint64(1000+b)), db.FeltFromUint64(uint64(999+b)), 1700000000+b)
+		for i := 0; i < b%3; i++ {
+			s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_address, execution_status, finality_status)
+				VALUES ($1, $2, $3, 'INVOKE', 1, 0, '\x0a', 'SUCCEEDED', 'ACCEPTED_ON_L2')`, b, i, db.FeltFromUint64(uint64(b*10+i+1)))
+		}
+		// Several contracts per block, so the keyset's second column (address) matters.
+		for c := 0; c < 2; c++ {
+			s.exec(`INSERT INTO contracts (address, class_hash, deployed_block) VALUES ($1, '\x01', $2)`, db.FeltFromUint64(uint64(b*100+c+7)), b)
+		}
+	}
+	s.exec(`INSERT INTO list_counts (name, count) VALUES ('blocks', 23), ('contracts', 46), ('transactions', 22)`)
+
+	cases := []struct {
+		field, args, id string
+		want            int
+	}{
+		{"blocks", "", "number", 23},
+		{"contracts", "", "address", 46},
+		{"transactions", "", "hash", 22},
+		{"transactions", ", order: ASC", "hash", 22},
+		{"transactions", `, filter: {senderAddress: "0xa", fromBlock: 10}`, "hash", 13},
+	}
+	for _, c := range cases {
+		for _, size := range []int{1, 4, 25} {
+			ids := walk(t, s, c.field, c.args, c.id, size)
+			unique := map[string]bool{}
+			for _, id := range ids {
+				unique[id] = true
+			}
+			if len(ids) != c.want || len(unique) != c.want {
+				t.Errorf("%s%s by %d: walked %d items (%d distinct), want %d", c.field, c.args, size, len(ids), len(unique), c.want)
+			}
+		}
+	}
+}
+
+func TestForeignOrGarbledCursorIsRefused(t *testing.T) {
+	s := newGQLServer(t)
+	s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES (1, '\x01', '\x00', 1, 'ACCEPTED_ON_L2'), (2, '\x02', '\x01', 2, 'ACCEPTED_ON_L2')`)
+	var out struct {
+		Blocks struct{ PageInfo struct{ EndCursor string } }
+	}
+	s.mustQuery(`{ blocks(first: 1) { pageInfo { endCursor } } }`, nil, &out)
+	for _, c := range []struct{ doc, cursor string }{
+		{`query($c: String) { contracts(first: 1, after: $c) { totalCount } }`, out.Blocks.PageInfo.EndCursor}, // another list's
+		{`query($c: String) { blocks(first: 1, after: $c) { totalCount } }`, "not a cursor"},
+		{`query($c: String) { blocks(first: 1, after: $c) { totalCount } }`, "eyJvIjotNX0"}, // {"o":-5}
+	} {
+		doc := c.doc
+		resp, _ := s.query(doc, map[string]any{"c": c.cursor})
+		if len(resp.Errors) == 0 || resp.Errors[0].Extensions["code"] != "BAD_USER_INPUT" {
+			t.Errorf("%s: want BAD_USER_INPUT, got %+v", doc, resp.Errors)
+		}
+	}
+}
