@@ -40,6 +40,7 @@ func (p *progress) start(ix *Indexer, from, to int64) *progress {
 			progressbar.OptionSetItsString("blocks"),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(os.Stderr) }),
 		)
 	}
 	ix.log.Info("catching up", "from", from, "to", to, "blocks", total)
