@@ -124,10 +124,11 @@ type CallRow struct {
 	Entrypoint      string // "" = unknown
 	ClassHash       Felt
 	Calldata        FeltArray
+	Inputs          JSON // arguments by name, when the callee's ABI explains the calldata
 }
 
 var callColumns = []string{"block_number", "tx_index", "call_index", "contract_address", "selector",
-	"entrypoint", "class_hash", "calldata"}
+	"entrypoint", "class_hash", "calldata", "inputs"}
 
 func (c *CallRow) values() []any {
 	calldata := c.Calldata
@@ -135,7 +136,7 @@ func (c *CallRow) values() []any {
 		calldata = FeltArray{}
 	}
 	return []any{c.BlockNumber, int64(c.TxIndex), int64(c.CallIndex), c.ContractAddress, c.Selector,
-		text(c.Entrypoint), c.ClassHash, calldata}
+		text(c.Entrypoint), c.ClassHash, calldata, jsonText(c.Inputs)}
 }
 
 // EventRow is one event of a receipt.

@@ -1,7 +1,13 @@
 package indexer
 
 import (
+	"encoding/json"
+	"math/big"
+	"strings"
+
+	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/starknet"
+	"github.com/starkgraph/starkgraph/starknet/class"
 	"github.com/starkgraph/starkgraph/starknet/decode"
 )
 
@@ -103,4 +109,53 @@ func decodeOutsideExecution(selector starknet.Felt, data []starknet.Felt) (*outs
 		pos += 3 + l
 	}
 	return &outsideExecution{Version: version, Caller: data[0], Calls: calls}, true
+}
+
+// decodeInputs names a call's arguments with the callee's ABI, as the explorer shows them:
+// an object keyed by argument name, u256 values as {low, high} decimal strings, structs as
+// objects. It returns nil when the ABI does not explain the calldata completely.
+func decodeInputs(abi *class.ABI, selector starknet.Felt, calldata []starknet.Felt) db.JSON {
+	d := decode.DecodeCall(abi, selector, calldata)
+	if d.Function == "" || d.Partial {
+		return nil
+	}
+	b, err := json.Marshal(namedValues(d.Inputs))
+	if err != nil {
+		return nil
+	}
+	return db.JSON(b)
+}
+
+func namedValues(vals []decode.Value) map[string]any {
+	out := make(map[string]any, len(vals))
+	for _, v := range vals {
+		out[v.Name] = explorerValue(v.Value)
+	}
+	return out
+}
+
+func explorerValue(v any) any {
+	switch x := v.(type) {
+	case decode.U256:
+		return map[string]string{"low": hexToDecimal(x.Low), "high": hexToDecimal(x.High)}
+	case []decode.Value:
+		return namedValues(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = explorerValue(e)
+		}
+		return out
+	case decode.Variant:
+		return map[string]any{x.Name: explorerValue(x.Value)}
+	}
+	return v
+}
+
+func hexToDecimal(s string) string {
+	n, ok := new(big.Int).SetString(strings.TrimPrefix(s, "0x"), 16)
+	if !ok {
+		return s
+	}
+	return n.String()
 }

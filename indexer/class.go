@@ -18,6 +18,7 @@ type classInfo struct {
 	IsProxy      bool
 	ERCStandard  string                   // erc20 | erc721 | erc1155 | ""
 	Functions    map[starknet.Felt]string // selector -> function name
+	Parsed       *class.ABI               // for decoding calldata into named inputs; nil without an ABI
 }
 
 // parseClass reads a getClass result with starknet/class.
@@ -27,7 +28,7 @@ func parseClass(raw json.RawMessage) (*classInfo, error) {
 		return nil, err
 	}
 	info := &classInfo{Kind: string(c.Kind), CairoVersion: int16(c.CairoVersion), Version: "0",
-		IsAccount: c.Flags.IsAccount, IsProxy: c.Flags.IsProxy, Functions: functionNames(c.ABI)}
+		IsAccount: c.Flags.IsAccount, IsProxy: c.Flags.IsProxy, Functions: functionNames(c.ABI), Parsed: c.ABI}
 	if c.Kind == class.KindSierra {
 		info.Version = c.ContractClassVersion
 		if info.Version == "" {
@@ -48,13 +49,13 @@ func parseClass(raw json.RawMessage) (*classInfo, error) {
 	return info, nil
 }
 
-// functionsOf maps selectors to function names of a stored ABI (a JSON array).
-func functionsOf(abi json.RawMessage) map[starknet.Felt]string {
+// parseStoredABI reads an ABI stored in classes.abi; nil when there is none or it is unreadable.
+func parseStoredABI(abi json.RawMessage) *class.ABI {
 	parsed, err := class.ParseABI(abi)
 	if err != nil {
-		return map[starknet.Felt]string{}
+		return nil
 	}
-	return functionNames(parsed)
+	return parsed
 }
 
 func functionNames(abi *class.ABI) map[starknet.Felt]string {

@@ -108,8 +108,9 @@ func (c *classCache) load(ctx context.Context, q sqlx.QueryerContext, hashes []s
 }
 
 func classInfoFromRow(r *db.ClassRow) *classInfo {
+	parsed := parseStoredABI(json.RawMessage(r.ABI))
 	info := &classInfo{Kind: r.Kind, CairoVersion: r.CairoVersion, Version: r.Version, ABI: json.RawMessage(r.ABI),
-		IsAccount: r.IsAccount, IsProxy: r.IsProxy, Functions: functionsOf(json.RawMessage(r.ABI))}
+		IsAccount: r.IsAccount, IsProxy: r.IsProxy, Functions: functionNames(parsed), Parsed: parsed}
 	if r.ERCStandard != nil {
 		info.ERCStandard = *r.ERCStandard
 	}

@@ -429,8 +429,11 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction)
 	for ci, c := range calls {
 		call := db.CallRow{BlockNumber: num, TxIndex: i, CallIndex: ci, ContractAddress: dbf(c.To),
 			Selector: dbf(c.Selector), Entrypoint: w.entrypointName(c.To, c.Selector), Calldata: dbFelts(c.Calldata)}
-		if h, _, ok := w.classOf(c.To); ok {
+		if h, info, ok := w.classOf(c.To); ok {
 			call.ClassHash = dbf(h)
+			if info != nil && info.Parsed != nil {
+				call.Inputs = decodeInputs(info.Parsed, c.Selector, c.Calldata)
+			}
 		}
 		w.rows.Calls = append(w.rows.Calls, call)
 		if oe, ok := decodeOutsideExecution(c.Selector, c.Calldata); ok {
