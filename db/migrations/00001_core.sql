@@ -1,6 +1,7 @@
 -- The chain data model. Conventions:
--- * felts (addresses, hashes, selectors, calldata words) are bytea in the compact form
---   produced by starknet.Felt.Bytes(); arrays of felts are bytea[].
+-- * felts (addresses, hashes, selectors, calldata words) are bytea in the compact form of
+--   db.Felt: big-endian, leading zero bytes stripped, zero as the empty string; arrays of
+--   felts are bytea[].
 -- * u256 amounts and balances are numeric(78,0); gas prices and fees numeric(78,0) too.
 -- * times are Unix seconds (bigint), as the chain gives them.
 -- * raw RPC enum values are stored as the node sends them (ACCEPTED_ON_L2, SUCCEEDED, ...);
