@@ -132,17 +132,18 @@ func (f Felt) Padded() string {
 	return string(b)
 }
 
-// Bytes is the compact form stored in PostgreSQL bytea columns: big-endian with leading zero
-// bytes stripped, and a single 0x00 byte for zero. It is unique per value, so equality
+// Bytes is the compact form stored in PostgreSQL bytea columns, the same as db.Felt's:
+// big-endian with leading zero bytes stripped, and the empty string for zero (what
+// big.Int.Bytes gives). It is unique per value, so equality
 // lookups on bytea work. Byte order of bytea is not numeric order across lengths; order by
 // (length(col), col) for numeric order. FeltFromBytes reads this form back (and any
 // zero-padded form up to 32 bytes).
 func (f Felt) Bytes() []byte {
 	i := 0
-	for i < 31 && f[i] == 0 {
+	for i < 32 && f[i] == 0 {
 		i++
 	}
-	return bytes.Clone(f[i:])
+	return append([]byte{}, f[i:]...)
 }
 
 // FeltFromBytes reads a big-endian value of at most 32 bytes (empty means zero), such as the
