@@ -18,7 +18,7 @@
 //   - Hex is the node's form (lowercase, no leading zeros): hashes, calldata, plain felts.
 //   - Padded is the address form (0x + 64 digits): contract addresses and class hashes.
 //   - Bytes is the bytea form stored in PostgreSQL: big-endian with leading zero bytes
-//     stripped (a single 0x00 for zero). It is the shortest unique form, which matters for
+//     stripped (the empty string for zero, as db.Felt). It is the shortest unique form, which matters for
 //     bytea[] calldata and event data where most words are small. Equality works on it;
 //     for numeric order use ORDER BY length(col), col. FeltFromBytes also reads 32-byte
 //     padded values.
