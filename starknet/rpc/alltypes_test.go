@@ -3,6 +3,7 @@ package rpc_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -105,6 +106,35 @@ func TestEveryTransactionType(t *testing.T) {
 		txs[drop.tx].tx = orig
 		if err == nil || !strings.Contains(err.Error(), "block 7") || !strings.Contains(err.Error(), fmt.Sprintf("transaction %d", drop.tx)) {
 			t.Errorf("dropping %s from tx %d: %v", drop.member, drop.tx, err)
+		}
+	}
+}
+
+// TestQueryVersionAndStatus: a query version (2^128 + v) is read as v, other huge versions
+// are refused, and a block served under a number with a non-final status is refused.
+func TestQueryVersionAndStatus(t *testing.T) {
+	srv := fixtures.NewServer(t, "sepolia-56377")
+	var block string
+	srv.Override = func(method string, _ json.RawMessage) (string, bool) {
+		return `"result":` + block, method == "starknet_getBlockWithReceipts"
+	}
+	c := rpc.NewClient(srv.URL)
+	v3 := `"type":"DEPLOY_ACCOUNT","version":"0x3"`
+	block = strings.Replace(allTypesJSON(), v3, `"type":"DEPLOY_ACCOUNT","version":"0x100000000000000000000000000000003"`, 1)
+	b, err := c.BlockWithReceipts(context.Background(), 7)
+	if err != nil || b.Transactions[9].Version != 3 || b.Transactions[9].Type != rpc.TxDeployAccount {
+		t.Fatalf("query version: %v", err)
+	}
+	for name, raw := range map[string]string{
+		"2^129 + 3":     strings.Replace(allTypesJSON(), v3, `"type":"DEPLOY_ACCOUNT","version":"0x200000000000000000000000000000003"`, 1),
+		"2^128 + 9":     strings.Replace(allTypesJSON(), v3, `"type":"DEPLOY_ACCOUNT","version":"0x100000000000000000000000000000009"`, 1),
+		"pre-confirmed": strings.Replace(allTypesJSON(), `"status":"ACCEPTED_ON_L2"`, `"status":"PRE_CONFIRMED"`, 1),
+	} {
+		block = raw
+		_, err := c.BlockWithReceipts(context.Background(), 7)
+		var inv *rpc.InvalidResponseError
+		if !errors.As(err, &inv) || inv.Block == nil || *inv.Block != 7 {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

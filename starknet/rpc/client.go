@@ -316,7 +316,7 @@ func (c *Client) Batch(ctx context.Context, elems []BatchElem) error {
 	}
 	for i := range elems {
 		if !seen[i] {
-			elems[i].Err = invalid(elems[i].Method, elems[i].block, "no response in the batch for id %d", first+uint64(i))
+			elems[i].Err = &InvalidResponseError{Method: elems[i].Method, Block: elems[i].block, Err: fmt.Errorf("%w for id %d", ErrNoResponse, first+uint64(i))}
 		}
 	}
 	return nil

@@ -191,7 +191,19 @@ func checkBlock(method string, n uint64, w *wireBlock) (*Block, error) {
 	if b.Number != n {
 		return nil, invalid(method, &n, "node returned block %d", b.Number)
 	}
+	// A block asked for by number is final enough to index; anything else (a pre-confirmed
+	// block served under a number) must not be written.
+	if b.Status != AcceptedOnL2 && b.Status != AcceptedOnL1 {
+		return nil, invalid(method, &n, "block status %q is not ACCEPTED_ON_L2 or ACCEPTED_ON_L1", truncate(b.Status, 40))
+	}
 	return b, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }
 
 // BlockTxHashes fetches a block's header and transaction hashes. Unlike the other block
@@ -207,18 +219,24 @@ func (c *Client) BlockTxHashes(ctx context.Context, block BlockID) (*BlockTxHash
 	if err := c.call(ctx, method, block.number, map[string]any{"block_id": bid}, &w); err != nil {
 		return nil, err
 	}
+	return checkBlockTxHashes(method, block.number, block.hash, w)
+}
+
+// checkBlockTxHashes checks and normalises a block header with hashes that was asked for
+// by number or by hash (either may be nil).
+func checkBlockTxHashes(method string, number *uint64, hash *Felt, w *wireBlockTxHashes) (*BlockTxHashes, error) {
 	if w == nil {
-		return nil, invalid(method, block.number, "null result")
+		return nil, invalid(method, number, "null result")
 	}
 	b, err := w.normalise()
 	if err != nil {
-		return nil, &InvalidResponseError{Method: method, Block: block.number, Err: err}
+		return nil, &InvalidResponseError{Method: method, Block: number, Err: err}
 	}
-	if block.number != nil && b.Number != *block.number {
-		return nil, invalid(method, block.number, "node returned block %d", b.Number)
+	if number != nil && b.Number != *number {
+		return nil, invalid(method, number, "node returned block %d", b.Number)
 	}
-	if block.hash != nil && b.Hash != *block.hash {
-		return nil, invalid(method, nil, "asked for block %s, node returned %s", block.hash, b.Hash)
+	if hash != nil && b.Hash != *hash {
+		return nil, invalid(method, nil, "asked for block %s, node returned %s", hash, b.Hash)
 	}
 	return b, nil
 }
@@ -331,14 +349,7 @@ func (c *Client) Class(ctx context.Context, block BlockID, classHash Felt) (*cla
 	if err := c.call(ctx, method, nil, map[string]any{"block_id": bid, "class_hash": classHash}, &raw); err != nil {
 		return nil, err
 	}
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, invalid(method, nil, "null result for class %s", classHash.Padded())
-	}
-	cl, err := class.Parse(raw)
-	if err != nil {
-		return nil, invalid(method, nil, "class %s: %v", classHash.Padded(), err)
-	}
-	return cl, nil
+	return parseClass(method, classHash, raw)
 }
 
 // ClassHashAt returns the class hash of the contract at address.
@@ -365,15 +376,8 @@ func (c *Client) Call(ctx context.Context, contract, selector Felt, calldata []F
 	if err != nil {
 		return nil, err
 	}
-	if calldata == nil {
-		calldata = []Felt{}
-	}
-	req := map[string]any{
-		"request":  map[string]any{"contract_address": contract, "entry_point_selector": selector, "calldata": calldata},
-		"block_id": bid,
-	}
 	var v *[]Felt
-	if err := c.call(ctx, method, nil, req, &v); err != nil {
+	if err := c.call(ctx, method, nil, callParams(contract, selector, calldata, bid), &v); err != nil {
 		return nil, err
 	}
 	if v == nil {

@@ -273,12 +273,16 @@ func (w *wireTx) normalise(t *Transaction) error {
 	return nil
 }
 
-// queryVersionBit marks transaction versions used only for fee estimation (2^128 + v).
+// queryVersionBit marks transaction versions signed for fee estimation only (2^128 + v).
+// Nodes serve some old blocks with such versions; they are read as version v.
 var queryVersionBit = starknet.MustFelt("0x100000000000000000000000000000000")
 
 func txVersion(f Felt) (uint64, error) {
 	if f.Cmp(queryVersionBit) >= 0 {
-		return 0, fmt.Errorf("query-only transaction version %s in a block", f)
+		if [16]byte(f[:16]) != [16]byte(queryVersionBit[:16]) {
+			return 0, fmt.Errorf("unknown transaction version %s", f)
+		}
+		clear(f[:16])
 	}
 	v, ok := f.Uint64()
 	if !ok || v > 3 {
