@@ -1,13 +1,17 @@
 package resolvers
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/graph-gophers/dataloader/v7"
+
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/loaders"
 )
 
 // MaxPageSize bounds `first` on every connection, so one field costs at most this many rows.
@@ -137,6 +141,85 @@ func page[T any](p *pager, rows []T, keyOf func(T) []any) (items []T, cursors []
 		info.EndCursor = &cursors[len(cursors)-1]
 	}
 	return rows, cursors, info
+}
+
+// listSpec is what a list resolver states about its list; fetchPage does the rest.
+type listSpec[T any] struct {
+	name     string        // keeps the cursors of different lists apart
+	keyWidth int           // sort-key columns of a keyset list; 0 for lists walked by offset
+	keyOf    func(T) []any // a row's sort key (keyset lists only)
+
+	fetch func(w db.Window) ([]T, error) // one window of rows (one row more than the page)
+	count func() (int64, error)          // the list's total; nil when it is not counted here
+
+	// load replaces fetch and count for lists whose rows and total both come from loaders
+	// (see loadWithTotal): it asks for the two together, so that both join the batches of
+	// sibling parents.
+	load func(w db.Window) (rows func() ([]T, error), total func() (int64, error))
+}
+
+// connPage is one page of a list, ready to be put into its GraphQL connection type.
+type connPage[E any] struct {
+	edges []E
+	info  *model.PageInfo
+	total int // 0 when the spec does not count
+}
+
+// fetchPage reads first/after, fetches the window the spec describes and its total (rows
+// first: a failed fetch counts nothing), and wraps each row of the page in its edge.
+func fetchPage[T, E any](first *int, after *string, l listSpec[T], edge func(cursor string, node T) E) (*connPage[E], error) {
+	p, err := newPager(l.name, first, after, l.keyWidth)
+	if err != nil {
+		return nil, err
+	}
+	rowsOf, countOf := func() ([]T, error) { return l.fetch(p.window) }, l.count
+	if l.load != nil {
+		rowsOf, countOf = l.load(p.window)
+	}
+	rows, err := rowsOf()
+	if err != nil {
+		return nil, err
+	}
+	out := &connPage[E]{}
+	if countOf != nil {
+		n, err := countOf()
+		if err != nil {
+			return nil, err
+		}
+		out.total = clampCount(n)
+	}
+	items, cursors, info := page(p, rows, l.keyOf)
+	out.info, out.edges = info, make([]E, len(items))
+	for i, item := range items {
+		out.edges[i] = edge(cursors[i], item)
+	}
+	return out, nil
+}
+
+// ifWanted is count when the client selected totalCount, else nil: a total costs a
+// statement, so lists that are cheap to page but dear to count only count on request.
+func ifWanted(ctx context.Context, count func() (int64, error)) func() (int64, error) {
+	if !wants(ctx, "totalCount") {
+		return nil
+	}
+	return count
+}
+
+// loadWithTotal is the listSpec.load of a parent's children read through two loaders: one
+// for a window of rows, one for the total, which is asked for only when it is wanted.
+func loadWithTotal[K comparable, T any](ctx context.Context, rows *dataloader.Loader[loaders.PageKey[K], []T], total *dataloader.Loader[K, int64], parent K) func(db.Window) (func() ([]T, error), func() (int64, error)) {
+	return func(w db.Window) (func() ([]T, error), func() (int64, error)) {
+		rowsOf := rows.Load(ctx, pageKey(parent, w))
+		if !wants(ctx, "totalCount") {
+			return rowsOf, nil
+		}
+		return rowsOf, total.Load(ctx, parent)
+	}
+}
+
+// pageKey is the loader key of one window of a parent's children.
+func pageKey[K comparable](parent K, w db.Window) loaders.PageKey[K] {
+	return loaders.PageKey[K]{Parent: parent, Limit: w.Limit, Offset: w.Offset}
 }
 
 func clampCount(n int64) int {

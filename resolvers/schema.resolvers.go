@@ -30,20 +30,16 @@ func (r *blockResolver) Parent(ctx context.Context, obj *db.Block) (*db.Block, e
 }
 
 func (r *blockResolver) Transactions(ctx context.Context, obj *db.Block, first *int, after *string) (*model.TransactionConnection, error) {
-	p, err := newPager("block.transactions", first, after, 0)
+	pg, err := fetchPage(first, after, listSpec[*db.Transaction]{
+		name: "block.transactions",
+		fetch: func(w db.Window) ([]*db.Transaction, error) {
+			return loaders.For(ctx).BlockTxs.Load(ctx, pageKey(obj.Number, w))()
+		},
+	}, newTransactionEdge)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := loaders.For(ctx).BlockTxs.Load(ctx, loaders.PageKey[int64]{Parent: obj.Number, Limit: p.window.Limit, Offset: p.window.Offset})()
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, nil)
-	conn := &model.TransactionConnection{PageInfo: info, TotalCount: obj.TxnCount}
-	for i, t := range items {
-		conn.Edges = append(conn.Edges, &model.TransactionEdge{Cursor: cursors[i], Node: t})
-	}
-	return conn, nil
+	return &model.TransactionConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: obj.TxnCount}, nil
 }
 
 func (r *callResolver) Contract(ctx context.Context, obj *db.Call) (*db.Contract, error) {
@@ -79,25 +75,17 @@ func (r *classResolver) Verified(ctx context.Context, obj *db.Class) (*db.Verifi
 }
 
 func (r *classResolver) Contracts(ctx context.Context, obj *db.Class, first *int, after *string) (*model.ContractConnection, error) {
-	p, err := newPager("class.contracts", first, after, 0)
+	pg, err := fetchPage(first, after, listSpec[*db.Contract]{
+		name: "class.contracts",
+		fetch: func(w db.Window) ([]*db.Contract, error) {
+			return loaders.For(ctx).ClassContracts.Load(ctx, pageKey(string(obj.Hash), w))()
+		},
+		count: func() (int64, error) { return r.Store.CountContracts(ctx, "", obj.Hash) },
+	}, newContractEdge)
 	if err != nil {
 		return nil, err
 	}
-	l := loaders.For(ctx)
-	rows, err := l.ClassContracts.Load(ctx, loaders.PageKey[string]{Parent: string(obj.Hash), Limit: p.window.Limit, Offset: p.window.Offset})()
-	if err != nil {
-		return nil, err
-	}
-	total, err := r.Store.CountContracts(ctx, "", obj.Hash)
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, nil)
-	conn := &model.ContractConnection{PageInfo: info, TotalCount: clampCount(total)}
-	for i, c := range items {
-		conn.Edges = append(conn.Edges, &model.ContractEdge{Cursor: cursors[i], Node: c})
-	}
-	return conn, nil
+	return &model.ContractConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *contractResolver) Class(ctx context.Context, obj *db.Contract) (*db.Class, error) {
@@ -349,30 +337,15 @@ func (r *nftItemResolver) Balance(ctx context.Context, obj *db.NftItem) (*db.Nft
 }
 
 func (r *nftItemResolver) Events(ctx context.Context, obj *db.NftItem, first *int, after *string) (*model.NftEventConnection, error) {
-	p, err := newPager("nft_item.events", first, after, 0)
-	if err != nil {
-		return nil, err
-	}
 	l := loaders.For(ctx)
-	key := itemKey(obj.ContractAddress, obj.TokenID)
-	rowsOf := l.NftItemEvents.Load(ctx, loaders.PageKey[db.NftKey]{Parent: key, Limit: p.window.Limit, Offset: p.window.Offset})
-	var countOf func() (int64, error)
-	if wants(ctx, "totalCount") {
-		countOf = l.NftItemEventCount.Load(ctx, key)
-	}
-	rows, err := rowsOf()
+	pg, err := fetchPage(first, after, listSpec[*db.NftEvent]{
+		name: "nft_item.events",
+		load: loadWithTotal(ctx, l.NftItemEvents, l.NftItemEventCount, itemKey(obj.ContractAddress, obj.TokenID)),
+	}, newNftEventEdge)
 	if err != nil {
 		return nil, err
 	}
-	conn := nftEventConnection(p, rows, false)
-	if countOf != nil {
-		n, err := countOf()
-		if err != nil {
-			return nil, err
-		}
-		conn.TotalCount = clampCount(n)
-	}
-	return conn, nil
+	return &model.NftEventConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *poolResolver) Validator(ctx context.Context, obj *db.Pool) (*db.Validator, error) {
@@ -388,20 +361,18 @@ func (r *poolResolver) Token(ctx context.Context, obj *db.Pool) (*db.Token, erro
 }
 
 func (r *poolResolver) Delegations(ctx context.Context, obj *db.Pool, first *int, after *string) (*model.DelegationConnection, error) {
-	p, err := newPager("pool.delegations", first, after, 0)
+	pg, err := fetchPage(first, after, listSpec[*db.Delegation]{
+		name: "pool.delegations",
+		fetch: func(w db.Window) ([]*db.Delegation, error) {
+			return loaders.For(ctx).PoolDelegations.Load(ctx, pageKey(string(obj.Address), w))()
+		},
+	}, func(c string, d *db.Delegation) *model.DelegationEdge {
+		return &model.DelegationEdge{Cursor: c, Node: d}
+	})
 	if err != nil {
 		return nil, err
 	}
-	rows, err := loaders.For(ctx).PoolDelegations.Load(ctx, loaders.PageKey[string]{Parent: string(obj.Address), Limit: p.window.Limit, Offset: p.window.Offset})()
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, nil)
-	conn := &model.DelegationConnection{PageInfo: info, TotalCount: obj.DelegatorCount, Edges: []*model.DelegationEdge{}}
-	for i, d := range items {
-		conn.Edges = append(conn.Edges, &model.DelegationEdge{Cursor: cursors[i], Node: d})
-	}
-	return conn, nil
+	return &model.DelegationConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: obj.DelegatorCount}, nil
 }
 
 func (r *queryResolver) Block(ctx context.Context, number *int, hash db.Felt) (*db.Block, error) {
@@ -418,24 +389,16 @@ func (r *queryResolver) Block(ctx context.Context, number *int, hash db.Felt) (*
 }
 
 func (r *queryResolver) Blocks(ctx context.Context, first *int, after *string) (*model.BlockConnection, error) {
-	p, err := newPager("blocks", first, after, 1)
+	pg, err := fetchPage(first, after, listSpec[*db.Block]{
+		name: "blocks", keyWidth: 1,
+		keyOf: func(b *db.Block) []any { return []any{b.Number} },
+		fetch: func(w db.Window) ([]*db.Block, error) { return r.Store.Blocks(ctx, w) },
+		count: func() (int64, error) { return r.Store.ListCount(ctx, "blocks") },
+	}, func(c string, b *db.Block) *model.BlockEdge { return &model.BlockEdge{Cursor: c, Node: b} })
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.Blocks(ctx, p.window)
-	if err != nil {
-		return nil, err
-	}
-	total, err := r.Store.ListCount(ctx, "blocks")
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, func(b *db.Block) []any { return []any{b.Number} })
-	conn := &model.BlockConnection{PageInfo: info, TotalCount: clampCount(total)}
-	for i, b := range items {
-		conn.Edges = append(conn.Edges, &model.BlockEdge{Cursor: cursors[i], Node: b})
-	}
-	return conn, nil
+	return &model.BlockConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *queryResolver) Transaction(ctx context.Context, hash db.Felt) (*db.Transaction, error) {
@@ -459,24 +422,16 @@ func (r *queryResolver) Transactions(ctx context.Context, first *int, after *str
 		}
 	}
 	desc := order == nil || *order == model.SortDirectionDesc
-	p, err := newPager(transactionListName(desc), first, after, 2)
+	pg, err := fetchPage(first, after, listSpec[*db.Transaction]{
+		name: transactionListName(desc), keyWidth: 2,
+		keyOf: func(t *db.Transaction) []any { return []any{t.BlockNumber, t.Index} },
+		fetch: func(w db.Window) ([]*db.Transaction, error) { return r.Store.Transactions(ctx, f, desc, w) },
+		count: func() (int64, error) { return r.Store.CountTransactions(ctx, f) },
+	}, newTransactionEdge)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.Transactions(ctx, f, desc, p.window)
-	if err != nil {
-		return nil, err
-	}
-	total, err := r.Store.CountTransactions(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, func(t *db.Transaction) []any { return []any{t.BlockNumber, t.Index} })
-	conn := &model.TransactionConnection{PageInfo: info, TotalCount: clampCount(total)}
-	for i, t := range items {
-		conn.Edges = append(conn.Edges, &model.TransactionEdge{Cursor: cursors[i], Node: t})
-	}
-	return conn, nil
+	return &model.TransactionConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *queryResolver) Events(ctx context.Context, first *int, after *string, filter *model.EventFilter) (*model.EventConnection, error) {
@@ -492,24 +447,16 @@ func (r *queryResolver) Events(ctx context.Context, first *int, after *string, f
 			f.ToBlock = &v
 		}
 	}
-	p, err := newPager("events", first, after, 3)
+	pg, err := fetchPage(first, after, listSpec[*db.Event]{
+		name: "events", keyWidth: 3,
+		keyOf: func(e *db.Event) []any { return []any{e.BlockNumber, e.TxIndex, e.Index} },
+		fetch: func(w db.Window) ([]*db.Event, error) { return r.Store.Events(ctx, f, true, w) },
+		count: func() (int64, error) { return r.Store.CountEvents(ctx, f) },
+	}, newEventEdge)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.Events(ctx, f, true, p.window)
-	if err != nil {
-		return nil, err
-	}
-	total, err := r.Store.CountEvents(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, func(e *db.Event) []any { return []any{e.BlockNumber, e.TxIndex, e.Index} })
-	conn := &model.EventConnection{PageInfo: info, TotalCount: clampCount(total)}
-	for i, e := range items {
-		conn.Edges = append(conn.Edges, &model.EventEdge{Cursor: cursors[i], Node: e})
-	}
-	return conn, nil
+	return &model.EventConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *queryResolver) Contract(ctx context.Context, address db.Felt) (*db.Contract, error) {
@@ -521,24 +468,16 @@ func (r *queryResolver) Contracts(ctx context.Context, first *int, after *string
 	if typeArg != nil {
 		typ = strings.ToLower(string(*typeArg))
 	}
-	p, err := newPager("contracts:"+typ, first, after, 2)
+	pg, err := fetchPage(first, after, listSpec[*db.Contract]{
+		name: "contracts:" + typ, keyWidth: 2,
+		keyOf: func(c *db.Contract) []any { return []any{deployedBlockKey(c), c.Address} },
+		fetch: func(w db.Window) ([]*db.Contract, error) { return r.Store.Contracts(ctx, typ, nil, w) },
+		count: func() (int64, error) { return r.Store.CountContracts(ctx, typ, nil) },
+	}, newContractEdge)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.Contracts(ctx, typ, nil, p.window)
-	if err != nil {
-		return nil, err
-	}
-	total, err := r.Store.CountContracts(ctx, typ, nil)
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, func(c *db.Contract) []any { return []any{deployedBlockKey(c), c.Address} })
-	conn := &model.ContractConnection{PageInfo: info, TotalCount: clampCount(total)}
-	for i, c := range items {
-		conn.Edges = append(conn.Edges, &model.ContractEdge{Cursor: cursors[i], Node: c})
-	}
-	return conn, nil
+	return &model.ContractConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *queryResolver) Class(ctx context.Context, hash db.Felt) (*db.Class, error) {
@@ -546,51 +485,37 @@ func (r *queryResolver) Class(ctx context.Context, hash db.Felt) (*db.Class, err
 }
 
 func (r *queryResolver) Classes(ctx context.Context, first *int, after *string) (*model.ClassConnection, error) {
-	p, err := newPager("classes", first, after, 2)
+	pg, err := fetchPage(first, after, listSpec[*db.Class]{
+		name: "classes", keyWidth: 2,
+		keyOf: func(c *db.Class) []any {
+			block := int64(-1)
+			if c.BlockNumber != nil {
+				block = *c.BlockNumber
+			}
+			return []any{block, c.Hash}
+		},
+		fetch: func(w db.Window) ([]*db.Class, error) { return r.Store.Classes(ctx, w) },
+		count: func() (int64, error) { return r.Store.ListCount(ctx, "classes") },
+	}, func(c string, n *db.Class) *model.ClassEdge { return &model.ClassEdge{Cursor: c, Node: n} })
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.Classes(ctx, p.window)
-	if err != nil {
-		return nil, err
-	}
-	total, err := r.Store.ListCount(ctx, "classes")
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, func(c *db.Class) []any {
-		block := int64(-1)
-		if c.BlockNumber != nil {
-			block = *c.BlockNumber
-		}
-		return []any{block, c.Hash}
-	})
-	conn := &model.ClassConnection{PageInfo: info, TotalCount: clampCount(total)}
-	for i, c := range items {
-		conn.Edges = append(conn.Edges, &model.ClassEdge{Cursor: cursors[i], Node: c})
-	}
-	return conn, nil
+	return &model.ClassConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *queryResolver) VerifiedClasses(ctx context.Context, first *int, after *string) (*model.VerifiedClassConnection, error) {
-	p, err := newPager("verified_classes", first, after, 2)
+	pg, err := fetchPage(first, after, listSpec[*db.VerifiedClass]{
+		name: "verified_classes", keyWidth: 2,
+		keyOf: func(v *db.VerifiedClass) []any { return []any{v.VerifiedTimestamp, v.ClassHash} },
+		fetch: func(w db.Window) ([]*db.VerifiedClass, error) { return r.Store.VerifiedClasses(ctx, w) },
+		count: func() (int64, error) { return r.Store.ListCount(ctx, "verified_classes") },
+	}, func(c string, v *db.VerifiedClass) *model.VerifiedClassEdge {
+		return &model.VerifiedClassEdge{Cursor: c, Node: v}
+	})
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.VerifiedClasses(ctx, p.window)
-	if err != nil {
-		return nil, err
-	}
-	total, err := r.Store.ListCount(ctx, "verified_classes")
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, func(v *db.VerifiedClass) []any { return []any{v.VerifiedTimestamp, v.ClassHash} })
-	conn := &model.VerifiedClassConnection{PageInfo: info, TotalCount: clampCount(total)}
-	for i, v := range items {
-		conn.Edges = append(conn.Edges, &model.VerifiedClassEdge{Cursor: cursors[i], Node: v})
-	}
-	return conn, nil
+	return &model.VerifiedClassConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *queryResolver) Token(ctx context.Context, address db.Felt) (*db.Token, error) {
@@ -605,49 +530,30 @@ func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string, s
 	if orderBy != nil {
 		by = strings.ToLower(string(*orderBy))
 	}
-	p, err := newPager("tokens:"+std+":"+by, first, after, 2)
+	pg, err := fetchPage(first, after, listSpec[*db.Token]{
+		name: "tokens:" + std + ":" + by, keyWidth: 2,
+		keyOf: func(t *db.Token) []any { return []any{db.TokenSortKey(t, by), t.Address} },
+		fetch: func(w db.Window) ([]*db.Token, error) { return r.Store.Tokens(ctx, std, by, w) },
+		count: func() (int64, error) { return r.Store.CountTokens(ctx, std) },
+	}, func(c string, t *db.Token) *model.TokenEdge { return &model.TokenEdge{Cursor: c, Node: t} })
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.Tokens(ctx, std, by, p.window)
-	if err != nil {
-		return nil, err
-	}
-	total, err := r.Store.CountTokens(ctx, std)
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, func(t *db.Token) []any { return []any{db.TokenSortKey(t, by), t.Address} })
-	conn := &model.TokenConnection{PageInfo: info, TotalCount: clampCount(total)}
-	for i, t := range items {
-		conn.Edges = append(conn.Edges, &model.TokenEdge{Cursor: cursors[i], Node: t})
-	}
-	return conn, nil
+	return &model.TokenConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *queryResolver) NftItems(ctx context.Context, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) (*model.NftItemConnection, error) {
 	f := db.NftItemFilter{Contract: contractAddress, Owner: ownerAddress}
-	p, err := newPager("nft_items", first, after, 2)
+	pg, err := fetchPage(first, after, listSpec[*db.NftItem]{
+		name: "nft_items", keyWidth: 2,
+		keyOf: func(i *db.NftItem) []any { return []any{i.ContractAddress, i.TokenID} },
+		fetch: func(w db.Window) ([]*db.NftItem, error) { return r.Store.NftItems(ctx, f, w) },
+		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountNftItems(ctx, f) }),
+	}, func(c string, i *db.NftItem) *model.NftItemEdge { return &model.NftItemEdge{Cursor: c, Node: i} })
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.NftItems(ctx, f, p.window)
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, func(i *db.NftItem) []any { return []any{i.ContractAddress, i.TokenID} })
-	conn := &model.NftItemConnection{PageInfo: info, Edges: []*model.NftItemEdge{}}
-	for i, it := range items {
-		conn.Edges = append(conn.Edges, &model.NftItemEdge{Cursor: cursors[i], Node: it})
-	}
-	if wants(ctx, "totalCount") {
-		total, err := r.Store.CountNftItems(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		conn.TotalCount = clampCount(total)
-	}
-	return conn, nil
+	return &model.NftItemConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *queryResolver) NftEvents(ctx context.Context, first *int, after *string, contractAddress db.Felt, tokenID *string) (*model.NftEventConnection, error) {
@@ -655,67 +561,47 @@ func (r *queryResolver) NftEvents(ctx context.Context, first *int, after *string
 	if tokenID != nil && contractAddress == nil {
 		return nil, badInput("tokenId", "needs contractAddress")
 	}
-	p, err := newPager("nft_events", first, after, 4)
+	pg, err := fetchPage(first, after, listSpec[*db.NftEvent]{
+		name: "nft_events", keyWidth: 4,
+		keyOf: func(e *db.NftEvent) []any { return []any{e.BlockNumber, e.TxIndex, e.EventIndex, e.SubIndex} },
+		fetch: func(w db.Window) ([]*db.NftEvent, error) { return r.Store.NftEvents(ctx, f, w) },
+		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountNftEvents(ctx, f) }),
+	}, newNftEventEdge)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.NftEvents(ctx, f, p.window)
-	if err != nil {
-		return nil, err
-	}
-	conn := nftEventConnection(p, rows, true)
-	if wants(ctx, "totalCount") {
-		total, err := r.Store.CountNftEvents(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		conn.TotalCount = clampCount(total)
-	}
-	return conn, nil
+	return &model.NftEventConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *queryResolver) NftHolders(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error) {
-	p, err := newPager("nft_holders", first, after, 0)
+	pg, err := fetchPage(first, after, listSpec[*db.NftBalance]{
+		name: "nft_holders",
+		fetch: func(w db.Window) ([]*db.NftBalance, error) {
+			return r.Store.NftHolders(ctx, contractAddress, tokenID, w)
+		},
+		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountNftHolders(ctx, contractAddress, tokenID) }),
+	}, newNftBalanceEdge)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.NftHolders(ctx, contractAddress, tokenID, p.window)
-	if err != nil {
-		return nil, err
-	}
-	conn := nftBalanceConnection(p, rows)
-	if wants(ctx, "totalCount") {
-		total, err := r.Store.CountNftHolders(ctx, contractAddress, tokenID)
-		if err != nil {
-			return nil, err
-		}
-		conn.TotalCount = clampCount(total)
-	}
-	return conn, nil
+	return &model.NftBalanceConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *queryResolver) MetaTransactions(ctx context.Context, first *int, after *string, contractAddress db.Felt) (*model.MetaTransactionConnection, error) {
-	p, err := newPager("meta_transactions", first, after, 3)
+	pg, err := fetchPage(first, after, listSpec[*db.MetaTransaction]{
+		name: "meta_transactions", keyWidth: 3,
+		keyOf: func(m *db.MetaTransaction) []any { return []any{m.BlockNumber, m.Index, m.CallIndex} },
+		fetch: func(w db.Window) ([]*db.MetaTransaction, error) {
+			return r.Store.MetaTransactions(ctx, contractAddress, w)
+		},
+		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountMetaTransactions(ctx, contractAddress) }),
+	}, func(c string, m *db.MetaTransaction) *model.MetaTransactionEdge {
+		return &model.MetaTransactionEdge{Cursor: c, Node: m}
+	})
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.MetaTransactions(ctx, contractAddress, p.window)
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, func(m *db.MetaTransaction) []any { return []any{m.BlockNumber, m.Index, m.CallIndex} })
-	conn := &model.MetaTransactionConnection{PageInfo: info, Edges: []*model.MetaTransactionEdge{}}
-	for i, m := range items {
-		conn.Edges = append(conn.Edges, &model.MetaTransactionEdge{Cursor: cursors[i], Node: m})
-	}
-	if wants(ctx, "totalCount") {
-		total, err := r.Store.CountMetaTransactions(ctx, contractAddress)
-		if err != nil {
-			return nil, err
-		}
-		conn.TotalCount = clampCount(total)
-	}
-	return conn, nil
+	return &model.MetaTransactionConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *queryResolver) Validator(ctx context.Context, address db.Felt) (*db.Validator, error) {
@@ -723,27 +609,15 @@ func (r *queryResolver) Validator(ctx context.Context, address db.Felt) (*db.Val
 }
 
 func (r *queryResolver) Validators(ctx context.Context, first *int, after *string) (*model.ValidatorConnection, error) {
-	p, err := newPager("validators", first, after, 0)
+	pg, err := fetchPage(first, after, listSpec[*db.Validator]{
+		name:  "validators",
+		fetch: func(w db.Window) ([]*db.Validator, error) { return r.Store.Validators(ctx, w) },
+		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountValidators(ctx) }),
+	}, func(c string, v *db.Validator) *model.ValidatorEdge { return &model.ValidatorEdge{Cursor: c, Node: v} })
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.Validators(ctx, p.window)
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, nil)
-	conn := &model.ValidatorConnection{PageInfo: info, Edges: []*model.ValidatorEdge{}}
-	for i, v := range items {
-		conn.Edges = append(conn.Edges, &model.ValidatorEdge{Cursor: cursors[i], Node: v})
-	}
-	if wants(ctx, "totalCount") {
-		total, err := r.Store.CountValidators(ctx)
-		if err != nil {
-			return nil, err
-		}
-		conn.TotalCount = clampCount(total)
-	}
-	return conn, nil
+	return &model.ValidatorConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
 func (r *queryResolver) Pool(ctx context.Context, address db.Felt) (*db.Pool, error) {
@@ -795,20 +669,18 @@ func (r *tokenResolver) HolderCount(ctx context.Context, obj *db.Token) (string,
 }
 
 func (r *tokenResolver) Holders(ctx context.Context, obj *db.Token, first *int, after *string) (*model.TokenHolderConnection, error) {
-	p, err := newPager("token.holders", first, after, 0)
+	pg, err := fetchPage(first, after, listSpec[*db.TokenBalance]{
+		name: "token.holders",
+		fetch: func(w db.Window) ([]*db.TokenBalance, error) {
+			return loaders.For(ctx).Holders.Load(ctx, pageKey(string(obj.Address), w))()
+		},
+	}, func(c string, b *db.TokenBalance) *model.TokenHolderEdge {
+		return &model.TokenHolderEdge{Cursor: c, Node: b}
+	})
 	if err != nil {
 		return nil, err
 	}
-	rows, err := loaders.For(ctx).Holders.Load(ctx, loaders.PageKey[string]{Parent: string(obj.Address), Limit: p.window.Limit, Offset: p.window.Offset})()
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, nil)
-	conn := &model.TokenHolderConnection{PageInfo: info, TotalCount: clampCount(obj.HolderCount)}
-	for i, b := range items {
-		conn.Edges = append(conn.Edges, &model.TokenHolderEdge{Cursor: cursors[i], Node: b})
-	}
-	return conn, nil
+	return &model.TokenHolderConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: clampCount(obj.HolderCount)}, nil
 }
 
 func (r *tokenResolver) HoldersOverview(ctx context.Context, obj *db.Token) (*db.HoldersOverview, error) {
@@ -911,21 +783,16 @@ func (r *transactionResolver) Calls(ctx context.Context, obj *db.Transaction) ([
 }
 
 func (r *transactionResolver) Events(ctx context.Context, obj *db.Transaction, first *int, after *string) (*model.EventConnection, error) {
-	p, err := newPager("transaction.events", first, after, 0)
+	pg, err := fetchPage(first, after, listSpec[*db.Event]{
+		name: "transaction.events",
+		fetch: func(w db.Window) ([]*db.Event, error) {
+			return loaders.For(ctx).TxEvents.Load(ctx, pageKey(db.TxKey{Block: obj.BlockNumber, Index: obj.Index}, w))()
+		},
+	}, newEventEdge)
 	if err != nil {
 		return nil, err
 	}
-	key := loaders.PageKey[db.TxKey]{Parent: db.TxKey{Block: obj.BlockNumber, Index: obj.Index}, Limit: p.window.Limit, Offset: p.window.Offset}
-	rows, err := loaders.For(ctx).TxEvents.Load(ctx, key)()
-	if err != nil {
-		return nil, err
-	}
-	items, cursors, info := page(p, rows, nil)
-	conn := &model.EventConnection{PageInfo: info, TotalCount: obj.EventCount}
-	for i, e := range items {
-		conn.Edges = append(conn.Edges, &model.EventEdge{Cursor: cursors[i], Node: e})
-	}
-	return conn, nil
+	return &model.EventConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: obj.EventCount}, nil
 }
 
 func (r *transactionResolver) SenderAlias(ctx context.Context, obj *db.Transaction) (*string, error) {
