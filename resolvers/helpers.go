@@ -1,7 +1,5 @@
 package resolvers
 
-import "github.com/starkgraph/starkgraph/db"
-
 // displayStatus maps the node's status values to the strings the explorer shows.
 func displayStatus(raw string) string {
 	switch raw {
@@ -37,10 +35,11 @@ func transactionListName(desc bool) string {
 	return "transactions:asc"
 }
 
-// deployedBlockKey is a contract's first sort key (contracts without a deploy block sort last).
-func deployedBlockKey(c *db.Contract) int64 {
-	if c.BlockNumber == nil {
+// blockKey is the first sort key of contracts and classes, their deploy or declare block
+// (those without one sort last).
+func blockKey(block *int64) int64 {
+	if block == nil {
 		return -1
 	}
-	return *c.BlockNumber
+	return *block
 }
