@@ -47,13 +47,9 @@ func listBlocksOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.BlockEdge) (blockItem, error) {
+	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.BlockEdge) (blockItem, error) {
 		return s.blockItem(ctx, e.Node)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return pageList[blockItem]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
 }
 
 func (s *server) blockItem(ctx context.Context, b *db.Block) (blockItem, error) {
@@ -155,13 +151,9 @@ func listClassesOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.ClassEdge) (classItem, error) {
+	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.ClassEdge) (classItem, error) {
 		return s.classItem(ctx, e.Node)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return pageList[classItem]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
 }
 
 func (s *server) classItem(ctx context.Context, c *db.Class) (classItem, error) {
@@ -227,13 +219,9 @@ func classContractsOp(ctx context.Context, s *server, a *args, _ *http.Request) 
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.ContractEdge) (contractItem, error) {
+	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.ContractEdge) (contractItem, error) {
 		return s.contractItem(ctx, e.Node)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return pageList[contractItem]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
 }
 
 // verifiedClassItem is an item of GET /beta/classes/verified.

@@ -49,13 +49,9 @@ func listContractsOp(ctx context.Context, s *server, a *args, _ *http.Request) (
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.ContractEdge) (contractItem, error) {
+	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.ContractEdge) (contractItem, error) {
 		return s.contractItem(ctx, e.Node)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return pageList[contractItem]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
 }
 
 func (s *server) contractItem(ctx context.Context, c *db.Contract) (out contractItem, err error) {

@@ -109,13 +109,9 @@ func nftItemsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.NftItemEdge) (nftItem, error) {
+	return cursorItems(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(ctx context.Context, e *model.NftItemEdge) (nftItem, error) {
 		return s.nftItem(ctx, e.Node)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return cursorList[nftItem]{Items: emptyIfNil(items), Pagination: s.paginate(w, len(items), conn.PageInfo, conn.TotalCount)}, nil
 }
 
 func (s *server) nftItem(ctx context.Context, it *db.NftItem) (nftItem, error) {
@@ -172,13 +168,9 @@ func nftEventsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.NftEventEdge) (nftEvent, error) {
+	return cursorItems(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(ctx context.Context, e *model.NftEventEdge) (nftEvent, error) {
 		return s.nftEvent(ctx, e.Node)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return cursorList[nftEvent]{Items: emptyIfNil(items), Pagination: s.paginate(w, len(items), conn.PageInfo, conn.TotalCount)}, nil
 }
 
 func (s *server) nftEvent(ctx context.Context, ev *db.NftEvent) (nftEvent, error) {
@@ -219,13 +211,9 @@ func nftContractBalanceOp(ctx context.Context, s *server, a *args, _ *http.Reque
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.NftBalanceEdge) (nftContractBalance, error) {
+	return cursorItems(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(ctx context.Context, e *model.NftBalanceEdge) (nftContractBalance, error) {
 		return s.nftContractBalance(ctx, e.Node)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return cursorList[nftContractBalance]{Items: emptyIfNil(items), Pagination: s.paginate(w, len(items), conn.PageInfo, conn.TotalCount)}, nil
 }
 
 func (s *server) nftContractBalance(ctx context.Context, b *db.NftBalance) (nftContractBalance, error) {

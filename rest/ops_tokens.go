@@ -38,13 +38,9 @@ func listTokens(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.TokenEdge) (tokenItem, error) {
+	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.TokenEdge) (tokenItem, error) {
 		return s.tokenItem(ctx, e.Node)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return pageList[tokenItem]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
 }
 
 func (s *server) tokenItem(ctx context.Context, t *db.Token) (tokenItem, error) {

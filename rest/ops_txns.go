@@ -79,13 +79,9 @@ func listTxnsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.TransactionEdge) (txnItem, error) {
+	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.TransactionEdge) (txnItem, error) {
 		return s.txnItem(ctx, e.Node)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return pageList[txnItem]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
 }
 
 func (s *server) txnItem(ctx context.Context, tx *db.Transaction) (txnItem, error) {

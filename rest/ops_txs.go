@@ -73,13 +73,9 @@ func txActivityOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.TransactionEdge) (txActivity, error) {
+	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.TransactionEdge) (txActivity, error) {
 		return s.txActivity(ctx, e.Node)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return pageList[txActivity]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
 }
 
 // txHeader holds what every transaction rendering needs from the transaction resolver.
@@ -228,13 +224,9 @@ func metaTxnsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.MetaTransactionEdge) (metaTxn, error) {
+	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.MetaTransactionEdge) (metaTxn, error) {
 		return s.metaTxn(ctx, e.Node)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return pageList[metaTxn]{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size)}, nil
 }
 
 func (s *server) metaTxn(ctx context.Context, m *db.MetaTransaction) (metaTxn, error) {

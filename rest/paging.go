@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"context"
+
 	"github.com/starkgraph/starkgraph/graph/model"
 	"github.com/starkgraph/starkgraph/resolvers"
 )
@@ -57,6 +59,16 @@ func lastPage(total, size int) int {
 	return (total + size - 1) / size
 }
 
+// pageItems answers a page-number list op: each edge of the page rendered by item (all at
+// once, see mapAll) and the last page counted from the list's total.
+func pageItems[E, T any](ctx context.Context, pg page, edges []E, total int, item func(context.Context, E) (T, error)) (any, error) {
+	items, err := mapAll(ctx, edges, item)
+	if err != nil {
+		return nil, err
+	}
+	return pageList[T]{Items: emptyIfNil(items), LastPage: lastPage(total, pg.size)}, nil
+}
+
 // emptyIfNil makes a nil slice marshal as [] rather than null.
 func emptyIfNil[T any](s []T) []T {
 	if s == nil {
@@ -93,6 +105,16 @@ func (s *server) windowOf(op string, a *args) (window, error) {
 		w.after = &c
 	}
 	return w, nil
+}
+
+// cursorItems answers a cursor-style list op: each edge of the window rendered by item (all
+// at once, see mapAll) and the next/prev cursors around it.
+func cursorItems[E, T any](ctx context.Context, s *server, w window, edges []E, info *model.PageInfo, total int, item func(context.Context, E) (T, error)) (any, error) {
+	items, err := mapAll(ctx, edges, item)
+	if err != nil {
+		return nil, err
+	}
+	return cursorList[T]{Items: emptyIfNil(items), Pagination: s.paginate(w, len(items), info, total)}, nil
 }
 
 // paginate builds next/prev for the page of n items that w fetched.
