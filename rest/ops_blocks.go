@@ -199,12 +199,8 @@ func classOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, err
 	if out.Alias, err = s.res.Class().Alias(ctx, c); err != nil {
 		return nil, err
 	}
-	v, err := s.res.Class().Verified(ctx, c)
-	if err != nil {
+	if out.IsVerified, out.VerifiedName, out.VerifiedTimestamp, err = s.verification(ctx, c); err != nil {
 		return nil, err
-	}
-	if v != nil {
-		out.IsVerified, out.VerifiedName, out.VerifiedTimestamp = true, &v.VerifiedName, &v.VerifiedTimestamp
 	}
 	return out, nil
 }

@@ -89,14 +89,22 @@ func (s *server) contractItem(ctx context.Context, c *db.Contract) (out contract
 	return out, err
 }
 
-func contractOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	address := a.felt("contractAddress")
+// requireContract answers 404 for an address where no contract is indexed.
+func (s *server) requireContract(ctx context.Context, address db.Felt) (*db.Contract, error) {
 	c, err := s.res.Query().Contract(ctx, address)
 	if err != nil {
 		return nil, err
 	}
 	if c == nil {
 		return nil, notFound("contractAddress: no contract at %s", addr(address))
+	}
+	return c, nil
+}
+
+func contractOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	c, err := s.requireContract(ctx, a.felt("contractAddress"))
+	if err != nil {
+		return nil, err
 	}
 	item, err := s.contractItem(ctx, c)
 	if err != nil {
@@ -126,13 +134,9 @@ type tokenHeld struct {
 }
 
 func tokensHeldOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	address := a.felt("contractAddress")
-	c, err := s.res.Query().Contract(ctx, address)
+	c, err := s.requireContract(ctx, a.felt("contractAddress"))
 	if err != nil {
 		return nil, err
-	}
-	if c == nil {
-		return nil, notFound("contractAddress: no contract at %s", addr(address))
 	}
 	held, err := s.res.Contract().TokensHeld(ctx, c)
 	if err != nil {

@@ -116,14 +116,22 @@ type walletDepth struct {
 	WalletCount  float64 `json:"walletCount"`
 }
 
-func holdersOverviewOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	address := a.felt("address")
-	token, err := s.res.Query().Token(ctx, address)
+// requireToken answers 404 for an address where no token is indexed.
+func (s *server) requireToken(ctx context.Context, address db.Felt) (*db.Token, error) {
+	t, err := s.res.Query().Token(ctx, address)
 	if err != nil {
 		return nil, err
 	}
-	if token == nil {
+	if t == nil {
 		return nil, notFound("address: no token at %s", addr(address))
+	}
+	return t, nil
+}
+
+func holdersOverviewOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	token, err := s.requireToken(ctx, a.felt("address"))
+	if err != nil {
+		return nil, err
 	}
 	std, err := s.res.Token().Standard(ctx, token)
 	if err != nil {
@@ -186,13 +194,9 @@ type tokenHoldersBody struct {
 }
 
 func tokenHoldersOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	address := a.felt("address")
-	token, err := s.res.Query().Token(ctx, address)
+	token, err := s.requireToken(ctx, a.felt("address"))
 	if err != nil {
 		return nil, err
-	}
-	if token == nil {
-		return nil, notFound("address: no token at %s", addr(address))
 	}
 	pg := pageOf(a)
 	conn, err := s.res.Token().Holders(ctx, token, &pg.first, pg.after)

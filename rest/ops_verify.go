@@ -275,12 +275,18 @@ func verificationCheckOp(ctx context.Context, s *server, a *args, _ *http.Reques
 		return nil, notFound("hash: no class or contract %s", addr(hash))
 	}
 	out := verificationCheck{ClassHash: addr(class.Hash)}
-	v, err := s.res.Class().Verified(ctx, class)
-	if err != nil {
+	if out.IsVerified, out.VerifiedName, out.VerifiedTimestamp, err = s.verification(ctx, class); err != nil {
 		return nil, err
 	}
-	if v != nil {
-		out.IsVerified, out.VerifiedName, out.VerifiedTimestamp = true, &v.VerifiedName, &v.VerifiedTimestamp
-	}
 	return out, nil
+}
+
+// verification is what the answers about a class say of its verification: whether it is
+// verified, and under which name since when.
+func (s *server) verification(ctx context.Context, c *db.Class) (verified bool, name *string, since *int64, err error) {
+	v, err := s.res.Class().Verified(ctx, c)
+	if err != nil || v == nil {
+		return false, nil, nil, err
+	}
+	return true, &v.VerifiedName, &v.VerifiedTimestamp, nil
 }
