@@ -95,13 +95,37 @@ func (s *server) lookupBlock(ctx context.Context, param, id string) (*db.Block, 
 	}
 }
 
-func blockOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	b, err := s.lookupBlock(ctx, "blockHash", a.str("blockHash"))
+// requireBlock reads the block that parameter param names (see lookupBlock), and answers
+// 404 when there is none.
+func (s *server) requireBlock(ctx context.Context, a *args, param string) (*db.Block, error) {
+	b, err := s.lookupBlock(ctx, param, a.str(param))
 	if err != nil {
 		return nil, err
 	}
 	if b == nil {
-		return nil, notFound("blockHash: no block %s", short(a.str("blockHash")))
+		return nil, notFound("%s: no block %s", param, short(a.str(param)))
+	}
+	return b, nil
+}
+
+// oneBlock reads the optional block parameter param of a list filter as the number of the
+// one block to list (nil when the parameter is absent).
+func (s *server) oneBlock(ctx context.Context, a *args, param string) (*int, error) {
+	if !a.has(param) {
+		return nil, nil
+	}
+	b, err := s.requireBlock(ctx, a, param)
+	if err != nil {
+		return nil, err
+	}
+	n := int(b.Number)
+	return &n, nil
+}
+
+func blockOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	b, err := s.requireBlock(ctx, a, "blockHash")
+	if err != nil {
+		return nil, err
 	}
 	item, err := s.blockItem(ctx, b)
 	if err != nil {

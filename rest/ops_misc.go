@@ -35,35 +35,18 @@ type tvl struct {
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 func statsOp(ctx context.Context, s *server, _ *args, _ *http.Request) (any, error) {
-	st, err := s.res.Query().NetworkStats(ctx)
-	if err != nil {
-		return nil, err
-	}
-	sr := s.res.NetworkStats()
-	tps, err := sr.Tps(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	active, err := sr.ActiveAccounts(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	growth, err := sr.AccountsGrowth(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	fees, err := sr.LatestAvgFee(ctx, st)
+	st, err := s.res.FullNetworkStats(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := networkStats{
 		BlocksCount: st.BlocksCount, ContractsCount: st.ContractsCount, ClassesCount: st.ClassesCount,
 		TransactionsCount: st.TransactionsCount, TpsAtBlockHash: hexOrEmpty(st.TpsAtBlockHash),
-		Tps: formatFloat(tps), MaxRecordedTps: formatFloat(st.MaxRecordedTps),
-		ActiveAccounts: active, AccountsGrowth: formatFloat(growth),
+		Tps: formatFloat(st.Tps), MaxRecordedTps: formatFloat(st.MaxRecordedTps),
+		ActiveAccounts: st.ActiveAccounts, AccountsGrowth: formatFloat(st.AccountsGrowth),
 		LatestAvgFee: []averageFee{}, TotalTvl: tvl{Value: "0", Unit: "USD"},
 	}
-	for _, f := range fees {
+	for _, f := range st.LatestAvgFee {
 		// The node's fee units are WEI and FRI; the reference shows whole ETH (and STRK).
 		unit, ok := feeUnitNames[f.Unit]
 		if !ok {

@@ -63,17 +63,11 @@ func listTxnsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 	if t, ok := txnTypeCodes[a.str("type")]; ok {
 		filter.Type = &t
 	}
-	if a.has("block") {
-		b, err := s.lookupBlock(ctx, "block", a.str("block"))
-		if err != nil {
-			return nil, err
-		}
-		if b == nil {
-			return nil, notFound("block: no block %s", short(a.str("block")))
-		}
-		n := int(b.Number)
-		filter.FromBlock, filter.ToBlock = &n, &n
+	block, err := s.oneBlock(ctx, a, "block")
+	if err != nil {
+		return nil, err
 	}
+	filter.FromBlock, filter.ToBlock = block, block
 	order := model.SortDirectionDesc
 	conn, err := s.res.Query().Transactions(ctx, &pg.first, pg.after, filter, &order)
 	if err != nil {
@@ -98,14 +92,22 @@ func (s *server) txnItem(ctx context.Context, tx *db.Transaction) (txnItem, erro
 	}, nil
 }
 
-func txnOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	hash := a.felt("txnHash")
+// requireTransaction answers 404 for a hash of no indexed transaction.
+func (s *server) requireTransaction(ctx context.Context, hash db.Felt) (*db.Transaction, error) {
 	tx, err := s.res.Query().Transaction(ctx, hash)
 	if err != nil {
 		return nil, err
 	}
 	if tx == nil {
 		return nil, notFound("txnHash: no transaction %s", hash.Hex())
+	}
+	return tx, nil
+}
+
+func txnOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	tx, err := s.requireTransaction(ctx, a.felt("txnHash"))
+	if err != nil {
+		return nil, err
 	}
 	item, err := s.txnItem(ctx, tx)
 	if err != nil {
@@ -163,12 +165,9 @@ func listEventsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	var err error
 	switch {
 	case a.has("txnHash"):
-		tx, err := s.res.Query().Transaction(ctx, a.felt("txnHash"))
+		tx, err := s.requireTransaction(ctx, a.felt("txnHash"))
 		if err != nil {
 			return nil, err
-		}
-		if tx == nil {
-			return nil, notFound("txnHash: no transaction %s", a.felt("txnHash").Hex())
 		}
 		conn, err = s.res.Transaction().Events(ctx, tx, &pg.first, pg.after)
 		if err != nil {
@@ -176,17 +175,10 @@ func listEventsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 		}
 	default:
 		filter := &model.EventFilter{FromAddress: a.felt("contract")}
-		if a.has("blockHash") {
-			b, err := s.lookupBlock(ctx, "blockHash", a.str("blockHash"))
-			if err != nil {
-				return nil, err
-			}
-			if b == nil {
-				return nil, notFound("blockHash: no block %s", short(a.str("blockHash")))
-			}
-			n := int(b.Number)
-			filter.FromBlock, filter.ToBlock = &n, &n
+		if filter.FromBlock, err = s.oneBlock(ctx, a, "blockHash"); err != nil {
+			return nil, err
 		}
+		filter.ToBlock = filter.FromBlock
 		if conn, err = s.res.Query().Events(ctx, &pg.first, pg.after, filter); err != nil {
 			return nil, err
 		}
