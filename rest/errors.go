@@ -27,6 +27,18 @@ func notFound(format string, args ...any) error {
 	return &apiError{status: http.StatusNotFound, msg: fmt.Sprintf(format, args...)}
 }
 
+// found passes on what a lookup found, and turns "nothing" into a 404 saying what was
+// looked for.
+func found[T any](v *T, err error, format string, args ...any) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, notFound(format, args...)
+	}
+	return v, nil
+}
+
 // errorBody is the body of every 4xx and 5xx answer of this handler.
 type errorBody struct {
 	Error string `json:"error"`

@@ -99,13 +99,7 @@ func (s *server) lookupBlock(ctx context.Context, param, id string) (*db.Block, 
 // 404 when there is none.
 func (s *server) requireBlock(ctx context.Context, a *args, param string) (*db.Block, error) {
 	b, err := s.lookupBlock(ctx, param, a.str(param))
-	if err != nil {
-		return nil, err
-	}
-	if b == nil {
-		return nil, notFound("%s: no block %s", param, short(a.str(param)))
-	}
-	return b, nil
+	return found(b, err, "%s: no block %s", param, short(a.str(param)))
 }
 
 // oneBlock reads the optional block parameter param of a list filter as the number of the
@@ -198,13 +192,7 @@ func (s *server) classItem(ctx context.Context, c *db.Class) (classItem, error) 
 
 func (s *server) requireClass(ctx context.Context, hash db.Felt) (*db.Class, error) {
 	c, err := s.res.Query().Class(ctx, hash)
-	if err != nil {
-		return nil, err
-	}
-	if c == nil {
-		return nil, notFound("classHash: no class %s", addr(hash))
-	}
-	return c, nil
+	return found(c, err, "classHash: no class %s", addr(hash))
 }
 
 func classOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {

@@ -92,13 +92,7 @@ func (s *server) contractItem(ctx context.Context, c *db.Contract) (out contract
 // requireContract answers 404 for an address where no contract is indexed.
 func (s *server) requireContract(ctx context.Context, address db.Felt) (*db.Contract, error) {
 	c, err := s.res.Query().Contract(ctx, address)
-	if err != nil {
-		return nil, err
-	}
-	if c == nil {
-		return nil, notFound("contractAddress: no contract at %s", addr(address))
-	}
-	return c, nil
+	return found(c, err, "contractAddress: no contract at %s", addr(address))
 }
 
 func contractOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {

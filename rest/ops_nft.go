@@ -87,13 +87,8 @@ type nftContractBalance struct {
 // requireCollection answers 404 for a contract address that is no known token.
 func (s *server) requireCollection(ctx context.Context, address db.Felt, param string) error {
 	t, err := s.res.Query().Token(ctx, address)
-	if err != nil {
-		return err
-	}
-	if t == nil {
-		return notFound("%s: no NFT collection at %s", param, addr(address))
-	}
-	return nil
+	_, err = found(t, err, "%s: no NFT collection at %s", param, addr(address))
+	return err
 }
 
 func nftItemsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {

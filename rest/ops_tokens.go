@@ -119,13 +119,7 @@ type walletDepth struct {
 // requireToken answers 404 for an address where no token is indexed.
 func (s *server) requireToken(ctx context.Context, address db.Felt) (*db.Token, error) {
 	t, err := s.res.Query().Token(ctx, address)
-	if err != nil {
-		return nil, err
-	}
-	if t == nil {
-		return nil, notFound("address: no token at %s", addr(address))
-	}
-	return t, nil
+	return found(t, err, "address: no token at %s", addr(address))
 }
 
 func holdersOverviewOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {

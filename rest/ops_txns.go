@@ -95,13 +95,7 @@ func (s *server) txnItem(ctx context.Context, tx *db.Transaction) (txnItem, erro
 // requireTransaction answers 404 for a hash of no indexed transaction.
 func (s *server) requireTransaction(ctx context.Context, hash db.Felt) (*db.Transaction, error) {
 	tx, err := s.res.Query().Transaction(ctx, hash)
-	if err != nil {
-		return nil, err
-	}
-	if tx == nil {
-		return nil, notFound("txnHash: no transaction %s", hash.Hex())
-	}
-	return tx, nil
+	return found(tx, err, "txnHash: no transaction %s", hash.Hex())
 }
 
 func txnOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {

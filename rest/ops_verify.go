@@ -228,11 +228,8 @@ func verifyJobOp(ctx context.Context, s *server, a *args, _ *http.Request) (any,
 		return nil, badRequest("job: %q is not a job id (a UUID)", short(a.str("job")))
 	}
 	job, err := s.res.Query().VerificationJob(ctx, id.String())
-	if err != nil {
+	if job, err = found(job, err, "job: no verification job %s", id); err != nil {
 		return nil, err
-	}
-	if job == nil {
-		return nil, notFound("job: no verification job %s", id)
 	}
 	desc, err := s.res.VerificationJob().StatusDescription(ctx, job)
 	if err != nil {
