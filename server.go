@@ -318,7 +318,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 
-	url := os.Getenv("DATABASE_URL")
+	url, banner := os.Getenv("DATABASE_URL"), ""
 	if url == "" {
 		cluster, localURL, err := startLocalPostgres(ctx, log, filepath.Join(*dataDir, "pgdata"))
 		if err != nil {
@@ -331,6 +331,8 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 			}
 		}()
 		url = localURL
+		// The private cluster trusts local connections: its URL holds no secret to hide.
+		banner = fmt.Sprintf("  database:   DATABASE_URL='%s' (for serve, keys, index)\n", url)
 	}
 	conn, err := openDB(ctx, url)
 	if err != nil {
@@ -344,8 +346,8 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return fmt.Errorf("development key: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "\n  starkgraph dev\n  playground: http://%s/\n  GraphQL:    http://%s/graphql\n  REST:       http://%s/beta/\n  API key:    %s\n\n",
-		displayAddr(sf.addr), displayAddr(sf.addr), displayAddr(sf.addr), key)
+	fmt.Fprintf(os.Stderr, "\n  starkgraph dev\n  playground: http://%s/\n  GraphQL:    http://%s/graphql\n  REST:       http://%s/beta/\n  API key:    %s\n%s\n",
+		displayAddr(sf.addr), displayAddr(sf.addr), displayAddr(sf.addr), key, banner)
 
 	followErr := make(chan error, 1)
 	go func() { followErr <- followChain(ctx, log, conn, chain) }()
