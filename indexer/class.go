@@ -21,12 +21,8 @@ type classInfo struct {
 	Parsed       *class.ABI               // for decoding calldata into named inputs; nil without an ABI
 }
 
-// parseClass reads a getClass result with starknet/class.
-func parseClass(raw json.RawMessage) (*classInfo, error) {
-	c, err := class.Parse(raw)
-	if err != nil {
-		return nil, err
-	}
+// classInfoOf keeps what the indexer needs of a class parsed by starknet/class.
+func classInfoOf(c *class.Class) *classInfo {
 	info := &classInfo{Kind: string(c.Kind), CairoVersion: int16(c.CairoVersion), Version: "0",
 		IsAccount: c.Flags.IsAccount, IsProxy: c.Flags.IsProxy, Functions: functionNames(c.ABI), Parsed: c.ABI}
 	if c.Kind == class.KindSierra {
@@ -46,7 +42,7 @@ func parseClass(raw json.RawMessage) (*classInfo, error) {
 	case c.Flags.IsERC20:
 		info.ERCStandard = "erc20"
 	}
-	return info, nil
+	return info
 }
 
 // parseStoredABI reads an ABI stored in classes.abi; nil when there is none or it is unreadable.

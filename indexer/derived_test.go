@@ -8,6 +8,7 @@ import (
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/sim"
 	"github.com/starkgraph/starkgraph/starknet"
+	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
 // TestDerivedTokenState checks balances, holder and transfer counts derived from Transfer
@@ -30,14 +31,9 @@ func TestDerivedTokenState(t *testing.T) {
 	if len(rows) < 20 {
 		t.Fatalf("only %d balances derived from a chain of %d blocks", len(rows), head+1)
 	}
-	c := newClient(url)
+	c := rpc.NewClient(url)
 	for _, r := range rows {
-		var out []starknet.Felt
-		err := c.do(context.Background(), "starknet_call", map[string]any{
-			"request": map[string]any{"contract_address": r.Token.Padded(),
-				"entry_point_selector": starknet.Selector("balance_of").Hex(), "calldata": []string{r.Owner.Padded()}},
-			"block_id": blockID{uint64(head)},
-		}, &out)
+		out, err := c.CallByName(context.Background(), feltOf(r.Token), "balance_of", []starknet.Felt{feltOf(r.Owner)}, rpc.AtNumber(uint64(head)))
 		if err != nil {
 			t.Fatalf("balance_of %s on %s: %v", r.Owner.Padded(), r.Token.Padded(), err)
 		}
@@ -69,15 +65,11 @@ func TestDerivedTokenState(t *testing.T) {
 	for _, it := range items {
 		id, _ := new(big.Int).SetString(it.ID, 10)
 		low, high, _ := starknet.SplitU256(id)
-		sel, args := "owner_of", []string{low.Hex(), high.Hex()}
+		sel, args := "owner_of", []starknet.Felt{low, high}
 		if it.Type == 1155 {
-			sel, args = "balance_of", []string{it.Owner.Padded(), low.Hex(), high.Hex()}
+			sel, args = "balance_of", []starknet.Felt{feltOf(it.Owner), low, high}
 		}
-		var out []starknet.Felt
-		err := c.do(context.Background(), "starknet_call", map[string]any{
-			"request":  map[string]any{"contract_address": it.Contract.Padded(), "entry_point_selector": starknet.Selector(sel).Hex(), "calldata": args},
-			"block_id": blockID{uint64(head)},
-		}, &out)
+		out, err := c.CallByName(context.Background(), feltOf(it.Contract), sel, args, rpc.AtNumber(uint64(head)))
 		if err != nil {
 			t.Fatalf("%s of %s #%s: %v", sel, it.Contract.Padded(), it.ID, err)
 		}
@@ -183,11 +175,7 @@ func TestDerivedTokenState(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range supplies {
-		var out []starknet.Felt
-		err := c.do(context.Background(), "starknet_call", map[string]any{
-			"request":  map[string]any{"contract_address": s.Token.Padded(), "entry_point_selector": starknet.Selector("total_supply").Hex(), "calldata": []string{}},
-			"block_id": blockID{uint64(head)},
-		}, &out)
+		out, err := c.CallByName(context.Background(), feltOf(s.Token), "total_supply", nil, rpc.AtNumber(uint64(head)))
 		if err != nil || len(out) != 2 {
 			t.Fatalf("total_supply of %s: %v %v", s.Token.Padded(), out, err)
 		}

@@ -2,7 +2,7 @@ package indexer
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/lib/pq"
@@ -19,39 +19,31 @@ func stringArray(s []string) pq.StringArray { return pq.StringArray(s) }
 // answered something that must not be written, and the caller retries.
 func (ix *Indexer) fetchRange(ctx context.Context, from, to uint64) ([]*blockData, error) {
 	n := int(to - from + 1)
-	calls := make([]*call, 0, 2*n)
-	for b := from; b <= to; b++ {
-		id := map[string]any{"block_id": blockID{b}}
-		calls = append(calls,
-			&call{Method: "starknet_getBlockWithReceipts", Params: id},
-			&call{Method: "starknet_getStateUpdate", Params: id})
+	var batch rpc.MixedBatch
+	blockCalls := make([]*rpc.BlockCall, n)
+	stateCalls := make([]*rpc.StateUpdateCall, n)
+	for i := range n {
+		blockCalls[i] = batch.BlockWithReceipts(from + uint64(i))
+		stateCalls[i] = batch.StateUpdate(from + uint64(i))
 	}
-	if err := ix.rpc.batch(ctx, calls); err != nil {
+	if err := ix.node.Send(ctx, &batch); err != nil {
 		return nil, fmt.Errorf("blocks %d-%d: %w", from, to, err)
 	}
 	out := make([]*blockData, n)
-	for i := 0; i < n; i++ {
+	for i := range n {
 		num := from + uint64(i)
-		bc, sc := calls[2*i], calls[2*i+1]
-		if bc.Err != nil {
-			return nil, fmt.Errorf("block %d: %w", num, bc.Err)
-		}
-		b, err := decodeBlock(bc.Result, num)
+		b, err := blockCalls[i].Result()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("block %d: %w", num, err)
 		}
-		var s *rpc.StateUpdate
+		s, err := stateCalls[i].Result()
 		switch {
-		case sc.Err != nil && isRPCCode(sc.Err, codeBlockNotFound):
+		case errors.Is(err, rpc.ErrBlockNotFound):
 			// The node has the block but not its state diff (some archives lack old ones):
 			// the block is indexed without contract and class changes.
 			ix.log.Warn("node has no state update for block; indexing it without one", "block", num)
-		case sc.Err != nil:
-			return nil, fmt.Errorf("state update %d: %w", num, sc.Err)
-		default:
-			if s, err = decodeStateUpdate(sc.Result, num); err != nil {
-				return nil, err
-			}
+		case err != nil:
+			return nil, fmt.Errorf("state update %d: %w", num, err)
 		}
 		if s != nil && s.BlockHash != b.Hash {
 			return nil, fmt.Errorf("block %d: state update is of block %s, not %s", num, s.BlockHash, b.Hash)
@@ -111,36 +103,35 @@ func (ix *Indexer) fetchClasses(ctx context.Context, blocks []*blockData) error 
 	if err := ix.classes.load(ctx, ix.db, hashes); err != nil {
 		return err
 	}
-	var calls []*call
+	// At most classBatch classes per request: a class is up to a few MB of JSON.
+	const classBatch = 16
+	var calls []*rpc.ClassCall
 	var asked []want
 	for _, w := range wants {
-		if ix.classes.known(w.hash) {
-			continue
+		if !ix.classes.known(w.hash) {
+			asked = append(asked, w)
 		}
-		calls = append(calls, &call{Method: "starknet_getClass", Params: map[string]any{
-			"block_id": blockID{w.block.Block.Number}, "class_hash": w.hash.Hex()}})
-		asked = append(asked, w)
 	}
-	for start := 0; start < len(calls); start += 16 {
-		end := min(start+16, len(calls))
-		if err := ix.rpc.batch(ctx, calls[start:end]); err != nil {
+	for start := 0; start < len(asked); start += classBatch {
+		var batch rpc.MixedBatch
+		for _, w := range asked[start:min(start+classBatch, len(asked))] {
+			calls = append(calls, batch.Class(w.block.Block.Number, w.hash))
+		}
+		if err := ix.node.Send(ctx, &batch); err != nil {
 			return fmt.Errorf("classes of block %d: %w", asked[start].block.Block.Number, err)
 		}
 	}
 	for i, c := range calls {
 		w := asked[i]
+		cl, err := c.Result()
 		switch {
-		case c.Err != nil && isRPCCode(c.Err, codeClassNotFound):
+		case errors.Is(err, rpc.ErrClassHashNotFound):
 			w.block.Classes[w.hash] = nil // the node does not have it: stored without an ABI
 			ix.log.Warn("class not available from the node", "class", w.hash.Hex(), "block", w.block.Block.Number)
-		case c.Err != nil:
-			return fmt.Errorf("class %s of block %d: %w", w.hash, w.block.Block.Number, c.Err)
+		case err != nil:
+			return fmt.Errorf("class %s of block %d: %w", w.hash, w.block.Block.Number, err)
 		default:
-			info, err := parseClass(c.Result)
-			if err != nil {
-				return fmt.Errorf("class %s of block %d: %w", w.hash, w.block.Block.Number, err)
-			}
-			w.block.Classes[w.hash] = info
+			w.block.Classes[w.hash] = classInfoOf(cl)
 		}
 	}
 	return nil
@@ -148,37 +139,27 @@ func (ix *Indexer) fetchClasses(ctx context.Context, blocks []*blockData) error 
 
 // nodeHeaders returns the node's hash and status of blocks from..to.
 func (ix *Indexer) nodeHeaders(ctx context.Context, from, to uint64) ([]rpc.Felt, []string, error) {
-	var calls []*call
+	var batch rpc.MixedBatch
+	var calls []*rpc.BlockTxHashesCall
 	for b := from; b <= to; b++ {
-		calls = append(calls, &call{Method: "starknet_getBlockWithTxHashes", Params: map[string]any{"block_id": blockID{b}}})
+		calls = append(calls, batch.BlockTxHashes(b))
 	}
-	if err := ix.rpc.batch(ctx, calls); err != nil {
+	if err := ix.node.Send(ctx, &batch); err != nil {
 		return nil, nil, err
 	}
 	hashes := make([]rpc.Felt, len(calls))
 	statuses := make([]string, len(calls))
 	for i, c := range calls {
-		if c.Err != nil {
-			return nil, nil, fmt.Errorf("block %d: %w", from+uint64(i), c.Err)
-		}
-		h, s, err := decodeHeader(c.Result, from+uint64(i))
+		h, err := c.Result()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("block %d: %w", from+uint64(i), err)
 		}
-		hashes[i], statuses[i] = h, s
+		hashes[i], statuses[i] = h.Hash, h.Status
 	}
 	return hashes, statuses, nil
 }
 
 // nodeHead asks the node for its newest block number.
 func (ix *Indexer) nodeHead(ctx context.Context) (uint64, error) {
-	var n json.Number
-	if err := ix.rpc.do(ctx, "starknet_blockNumber", []any{}, &n); err != nil {
-		return 0, err
-	}
-	v, err := n.Int64()
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("starknet_blockNumber: not a block number: %q", n)
-	}
-	return uint64(v), nil
+	return ix.node.BlockNumber(ctx)
 }

@@ -514,7 +514,7 @@ func equalSnapshots(t *testing.T, a, b map[string][]string) bool {
 		}
 		for i := range x {
 			if x[i] != y[i] {
-				t.Errorf("%s: row differs:\n  %s\n  %s", table, truncate(x[i], 400), truncate(y[i], 400))
+				t.Errorf("%s: row differs:\n  %.400s\n  %.400s", table, x[i], y[i])
 				same = false
 				break
 			}

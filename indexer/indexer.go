@@ -18,6 +18,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/metrics"
+	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
 // Config says which node to follow and how.
@@ -43,6 +44,9 @@ type Config struct {
 	LockID int64
 }
 
+// maxResponseBytes bounds what a node may send in answer to one batch.
+const maxResponseBytes = 512 << 20
+
 // DefaultLockID is the advisory lock key of the indexer ("stkgraph" in ASCII).
 const DefaultLockID int64 = 0x73746b6772617068
 
@@ -50,7 +54,7 @@ const DefaultLockID int64 = 0x73746b6772617068
 type Indexer struct {
 	cfg     Config
 	db      *sqlx.DB
-	rpc     *client
+	node    *rpc.Client
 	log     *slog.Logger
 	classes *classCache
 	// tokenMeta holds the name, symbol and decimals fetched for tokens.
@@ -99,7 +103,7 @@ func New(cfg Config) (*Indexer, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Indexer{cfg: cfg, db: cfg.DB, rpc: newClient(cfg.RPCURL), log: cfg.Logger.With("component", "indexer"),
+	return &Indexer{cfg: cfg, db: cfg.DB, node: rpc.NewClient(cfg.RPCURL, rpc.WithMaxResponseBytes(maxResponseBytes)), log: cfg.Logger.With("component", "indexer"),
 		classes: newClassCache(), tokenMeta: newTokenMetaCache(), head: -1}, nil
 }
 
@@ -203,16 +207,18 @@ type errUnsupported string
 func (e errUnsupported) Error() string { return string(e) }
 
 func (ix *Indexer) tryHandshake(ctx context.Context) error {
-	var spec, chain string
-	if err := ix.rpc.do(ctx, "starknet_specVersion", []any{}, &spec); err != nil {
+	spec, err := ix.node.SpecVersion(ctx)
+	if err != nil {
 		return err
 	}
 	if !strings.HasPrefix(spec, "0.8") && !strings.HasPrefix(spec, "0.9") && !strings.HasPrefix(spec, "0.10") {
-		return errUnsupported(fmt.Sprintf("indexer: node speaks JSON-RPC %q; 0.8 or 0.9 is needed", truncate(spec, 40)))
+		return errUnsupported(fmt.Sprintf("indexer: node speaks JSON-RPC %.40q; 0.8, 0.9 or 0.10 is needed", spec))
 	}
-	if err := ix.rpc.do(ctx, "starknet_chainId", []any{}, &chain); err != nil {
+	chainID, err := ix.node.ChainID(ctx)
+	if err != nil {
 		return err
 	}
+	chain := chainID.Hex()
 	ix.specVersion, ix.chainID = spec, chain
 	ix.log.Info("following node", "spec_version", spec, "chain_id", chain)
 	return nil

@@ -12,8 +12,8 @@ import (
 )
 
 // stubNode answers the few methods the indexer uses with fixed results, for blocks that
-// neither the fixtures nor the simulator have. Unknown methods and classes get JSON-RPC
-// errors, as from a real node.
+// neither the fixtures nor the simulator have, in single and batch requests. Unknown
+// methods and classes get JSON-RPC errors, as from a real node.
 func stubNode(t *testing.T, spec string, blocks map[uint64]string, states map[uint64]string) string {
 	t.Helper()
 	head := uint64(0)
@@ -21,12 +21,22 @@ func stubNode(t *testing.T, spec string, blocks map[uint64]string, states map[ui
 		head = max(head, n)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var reqs []struct {
+		type request struct {
 			ID     int             `json:"id"`
 			Method string          `json:"method"`
 			Params json.RawMessage `json:"params"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&reqs); err != nil {
+		var body json.RawMessage
+		var reqs []request
+		err := json.NewDecoder(r.Body).Decode(&body)
+		single := err == nil && len(body) > 0 && body[0] == '{'
+		if single {
+			reqs = make([]request, 1)
+			err = json.Unmarshal(body, &reqs[0])
+		} else if err == nil {
+			err = json.Unmarshal(body, &reqs)
+		}
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -46,8 +56,10 @@ func stubNode(t *testing.T, spec string, blocks map[uint64]string, states map[ui
 				res["result"] = "0x534e5f5345504f4c4941"
 			case "starknet_blockNumber":
 				res["result"] = head
-			case "starknet_getBlockWithReceipts", "starknet_getBlockWithTxHashes":
+			case "starknet_getBlockWithReceipts":
 				res["result"] = json.RawMessage(blocks[p.BlockID.Number])
+			case "starknet_getBlockWithTxHashes":
+				res["result"] = withTxHashes(t, blocks[p.BlockID.Number])
 			case "starknet_getStateUpdate":
 				res["result"] = json.RawMessage(states[p.BlockID.Number])
 			case "starknet_getClass":
@@ -57,10 +69,40 @@ func stubNode(t *testing.T, spec string, blocks map[uint64]string, states map[ui
 			}
 			out = append(out, res)
 		}
+		if single {
+			_ = json.NewEncoder(w).Encode(out[0])
+			return
+		}
 		_ = json.NewEncoder(w).Encode(out)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// withTxHashes turns a block with receipts into the block with transaction hashes that
+// starknet_getBlockWithTxHashes answers.
+func withTxHashes(t *testing.T, block string) json.RawMessage {
+	if block == "" {
+		return nil
+	}
+	var b map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(block), &b); err != nil {
+		t.Errorf("stub block: %v", err)
+		return nil
+	}
+	var txs []struct {
+		Receipt struct {
+			Hash json.RawMessage `json:"transaction_hash"`
+		} `json:"receipt"`
+	}
+	_ = json.Unmarshal(b["transactions"], &txs)
+	hashes := make([]json.RawMessage, len(txs))
+	for i, tx := range txs {
+		hashes[i] = tx.Receipt.Hash
+	}
+	b["transactions"], _ = json.Marshal(hashes)
+	out, _ := json.Marshal(b)
+	return out
 }
 
 // TestOldTransactionTypesEndToEnd writes a block holding INVOKE v0, DECLARE v0/v1/v3,

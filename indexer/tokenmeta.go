@@ -2,12 +2,13 @@ package indexer
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/starknet"
+	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
 // tokenMeta is what a token says about itself through name(), symbol() and decimals().
@@ -130,8 +131,19 @@ func (ix *Indexer) fetchTokenMeta(ctx context.Context, blocks []*blockData) erro
 	// Per token: name, symbol, decimals at its block, then total_supply and totalSupply
 	// just before it.
 	const perToken = 5
-	var calls []*call
+	// At most tokensPerBatch tokens (perToken calls each) per request.
+	const tokensPerBatch = 12
+	var calls []*rpc.CallCall
 	var asked []want
+	var batch rpc.MixedBatch
+	send := func() error {
+		err := ix.node.Send(ctx, &batch)
+		batch = rpc.MixedBatch{}
+		if err != nil {
+			return fmt.Errorf("token metadata: %w", err)
+		}
+		return nil
+	}
 	for _, w := range wants {
 		if inDB[w.address] {
 			ix.tokenMeta.put(w.address, &tokenMeta{Block: w.block})
@@ -146,32 +158,27 @@ func (ix *Indexer) fetchTokenMeta(ctx context.Context, blocks []*blockData) erro
 			if i >= 3 {
 				at = before
 			}
-			calls = append(calls, &call{Method: "starknet_call", Params: map[string]any{
-				"request":  map[string]any{"contract_address": w.address.Hex(), "entry_point_selector": sel.Hex(), "calldata": []string{}},
-				"block_id": blockID{at},
-			}})
+			calls = append(calls, batch.Call(at, w.address, sel, nil))
 		}
 		asked = append(asked, w)
-	}
-	for start := 0; start < len(calls); start += 60 {
-		end := min(start+60, len(calls))
-		if err := ix.rpc.batch(ctx, calls[start:end]); err != nil {
-			return fmt.Errorf("token metadata: %w", err)
+		if batch.Len() >= tokensPerBatch*perToken {
+			if err := send(); err != nil {
+				return err
+			}
 		}
+	}
+	if err := send(); err != nil {
+		return err
 	}
 	for i, w := range asked {
 		m := &tokenMeta{Block: w.block}
 		for j, c := range calls[perToken*i : perToken*(i+1)] {
-			if c.Err != nil {
-				var re *rpcError
-				if !asRPCError(c.Err, &re) {
-					return fmt.Errorf("token metadata of %s: %w", w.address, c.Err)
-				}
-				continue // the contract does not answer this call: left NULL
+			out, err := c.Result()
+			if err != nil && !unanswerable(err) {
+				return fmt.Errorf("token metadata of %s: %w", w.address, err)
 			}
-			var out []starknet.Felt
-			if json.Unmarshal(c.Result, &out) != nil || len(out) == 0 {
-				continue
+			if len(out) == 0 {
+				continue // the contract does not answer this call, or not readably: left NULL
 			}
 			switch j {
 			case 0, 1:
@@ -201,4 +208,13 @@ func (ix *Indexer) fetchTokenMeta(ctx context.Context, blocks []*blockData) erro
 		ix.tokenMeta.put(w.address, m)
 	}
 	return nil
+}
+
+// unanswerable reports whether a view call's error says the contract cannot answer it (a
+// node error, such as a missing entry point, or a result that is not felts), as opposed to
+// a failure worth retrying (the node left the call unanswered).
+func unanswerable(err error) bool {
+	var re *rpc.RPCError
+	var inv *rpc.InvalidResponseError
+	return errors.As(err, &re) || (errors.As(err, &inv) && !errors.Is(err, rpc.ErrNoResponse))
 }
