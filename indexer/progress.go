@@ -62,13 +62,10 @@ func (p *progress) add(ix *Indexer, blocks, txs int) {
 	if time.Since(p.lastLog) >= logEvery || p.blocks == p.total {
 		p.lastLog = time.Now()
 		bps := float64(p.blocks) / secs
-		eta := time.Duration(0)
-		if bps > 0 {
-			eta = time.Duration(float64(p.total-p.blocks)/bps) * time.Second
-		}
-		ix.log.Info("progress", "head", ix.head, "node_head", ix.nodeHeadSeen, "lag", int64(ix.nodeHeadSeen)-ix.head,
+		lag := int64(ix.nodeHeadSeen) - ix.head
+		ix.log.Info("progress", "head", ix.head, "node_head", ix.nodeHeadSeen, "lag", lag,
 			"blocks_per_s", fmt.Sprintf("%.1f", bps), "tx_per_s", fmt.Sprintf("%.0f", float64(p.txs)/secs),
-			"eta", eta.Round(time.Second))
+			"eta", eta(p.total-p.blocks, lag, bps))
 	}
 }
 
@@ -76,4 +73,14 @@ func (p *progress) finish() {
 	if p != nil && p.bar != nil {
 		_ = p.bar.Finish()
 	}
+}
+
+// eta is the time left to write the remaining blocks at bps blocks/s, rounded to the second.
+// It is 0, never negative, once nothing remains or the indexer has caught up with the node
+// (the range may be overrun when blocks arrive while catching up).
+func eta(remaining, lag int64, bps float64) time.Duration {
+	if remaining <= 0 || lag <= 0 || bps <= 0 {
+		return 0
+	}
+	return time.Duration(float64(remaining) / bps * float64(time.Second)).Round(time.Second)
 }
