@@ -26,13 +26,13 @@ func TestMain(m *testing.M) {
 // gqlServer serves the public handler (GraphQL with its limits, no API keys) over a fresh
 // test database.
 type gqlServer struct {
-	t     *testing.T
+	t     testing.TB
 	db    *sqlx.DB
 	store *db.Store
 	url   string
 }
 
-func newGQLServer(t *testing.T) *gqlServer {
+func newGQLServer(t testing.TB) *gqlServer {
 	t.Helper()
 	conn := dbtest.New(t)
 	store := db.NewStore(conn)
