@@ -40,17 +40,19 @@ var tiers = []struct {
 // Run keeps snapshots fresh: every interval it marks the tokens of verified_token_list
 // verified and recomputes the snapshot of each verified ERC-20 token, until ctx ends.
 func Run(ctx context.Context, conn *sqlx.DB, interval time.Duration, log *slog.Logger) {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
+	// The first pass comes soon after start, once the indexer has written its first blocks.
+	next := time.NewTimer(min(interval, 10*time.Second))
+	defer next.Stop()
 	for {
-		if err := RefreshAll(ctx, conn, time.Now()); err != nil && ctx.Err() == nil {
-			log.Warn("holders analytics", "err", err)
-		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-ticker.C:
+		case <-next.C:
 		}
+		if err := RefreshAll(ctx, conn, time.Now()); err != nil && ctx.Err() == nil {
+			log.Warn("holders analytics", "err", err)
+		}
+		next.Reset(interval)
 	}
 }
 
