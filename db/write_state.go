@@ -380,11 +380,14 @@ func OldestL2Block(ctx context.Context, q sqlx.QueryerContext) (int64, bool, err
 }
 
 // NFTHoldings returns, for (contracts[i], owners[i]) pairs, how many items (or ERC-1155
-// units) the owner holds in the collection; pairs holding nothing are left out.
+// units) the owner holds in the collection; pairs with no balance rows are left out. The
+// sum counts negative balances too (left by transfers out of items received before the
+// indexer's first block), just as the writer sums them in memory within a batch, so that
+// holder counts do not depend on how blocks were batched.
 func NFTHoldings(ctx context.Context, q sqlx.QueryerContext, contracts, owners []Felt) (map[[2]string]string, error) {
 	rows, err := q.QueryxContext(ctx, `SELECT b.contract_address, b.owner_address, sum(b.balance)::text
 		FROM (SELECT DISTINCT c, o FROM unnest($1::bytea[], $2::bytea[]) AS k(c, o)) k
-		JOIN nft_balances b ON b.owner_address = k.o AND b.contract_address = k.c AND b.balance > 0
+		JOIN nft_balances b ON b.owner_address = k.o AND b.contract_address = k.c
 		GROUP BY b.contract_address, b.owner_address`, ByteaKeys(contracts), ByteaKeys(owners))
 	if err != nil {
 		return nil, err

@@ -21,6 +21,9 @@ type blockData struct {
 	// Classes holds the classes the state diff names that the indexer did not know yet, as
 	// the node gave them; nil for a class the node does not have.
 	Classes map[starknet.Felt]*classInfo
+	// Implementations holds what the proxies the block deploys or upgrades answered for
+	// their implementation; nil when there are none.
+	Implementations map[starknet.Felt]starknet.Felt
 }
 
 // dbf is the storage form of a felt.
@@ -68,6 +71,8 @@ type batchWriter struct {
 	tx        *sqlx.Tx
 	classes   *classCache
 	tokenMeta *tokenMetaCache // nil: tokens are written without metadata
+	// lookup asks the node about contracts deployed before the indexed range; nil: never.
+	lookup *contractLookup
 	// oneByOne writes chain rows with single-row INSERTs: the benchmark's baseline.
 	oneByOne bool
 
@@ -166,6 +171,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 	var nbI []string
 	seenNB := map[nftOwnerKey]bool{}
 	var diffClasses []starknet.Felt
+	deployed := map[starknet.Felt]bool{}
 	for _, bd := range batch {
 		for _, t := range bd.Block.Transactions {
 			if t.SenderAddress != nil {
@@ -181,6 +187,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 				}
 			}
 			for _, e := range t.Receipt.Events {
+				addrs[e.FromAddress] = true
 				if len(e.Keys) == 0 || (e.Keys[0] != selTransfer && e.Keys[0] != selTransferSingle && e.Keys[0] != selTransferBatch) {
 					continue
 				}
@@ -224,6 +231,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 		if bd.State != nil {
 			for _, d := range bd.State.DeployedContracts {
 				addrs[d.Address] = true
+				deployed[d.Address] = true
 				diffClasses = append(diffClasses, d.ClassHash)
 			}
 			for _, r := range bd.State.ReplacedClasses {
@@ -253,6 +261,9 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 		c := contracts[i]
 		w.contracts[feltOf(c.Address)] = &c
 		classHashes = append(classHashes, feltOf(c.ClassHash))
+	}
+	if err := w.lookUpMissing(ctx, batch[0].Block.Number, deployed); err != nil {
+		return err
 	}
 	if err := w.classes.load(ctx, w.tx, classHashes); err != nil {
 		return err

@@ -56,10 +56,66 @@ func (ix *Indexer) fetchRange(ctx context.Context, from, to uint64) ([]*blockDat
 	if err := ix.fetchClasses(ctx, out); err != nil {
 		return nil, err
 	}
+	if err := ix.fetchImplementations(ctx, out); err != nil {
+		return nil, err
+	}
 	if err := ix.fetchTokenMeta(ctx, out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// fetchImplementations reads the implementation of the proxies the blocks deploy, or whose
+// class they replace by a proxy's, as of the block that does so.
+func (ix *Indexer) fetchImplementations(ctx context.Context, blocks []*blockData) error {
+	// A class fetched for the batch is in the Classes of the first block that wanted it.
+	fetched := map[starknet.Felt]*classInfo{}
+	for _, bd := range blocks {
+		for h, info := range bd.Classes {
+			fetched[h] = info
+		}
+	}
+	isProxy := func(h starknet.Felt) bool {
+		info := fetched[h]
+		if info == nil {
+			info = ix.classes.get(h)
+		}
+		return info != nil && info.IsProxy
+	}
+	var proxies []proxyAt
+	for _, bd := range blocks {
+		if bd.State == nil {
+			continue
+		}
+		for _, d := range bd.State.DeployedContracts {
+			if isProxy(d.ClassHash) {
+				proxies = append(proxies, proxyAt{bd.Block.Number, d.Address})
+			}
+		}
+		for _, r := range bd.State.ReplacedClasses {
+			if isProxy(r.ClassHash) {
+				proxies = append(proxies, proxyAt{bd.Block.Number, r.ContractAddress})
+			}
+		}
+	}
+	if len(proxies) == 0 {
+		return nil
+	}
+	impls, err := ix.lookup.implementations(ctx, proxies)
+	if err != nil {
+		return err
+	}
+	for _, bd := range blocks {
+		bd.Implementations = map[starknet.Felt]starknet.Felt{}
+	}
+	for p, impl := range impls {
+		for _, bd := range blocks {
+			if bd.Block.Number == p.block {
+				bd.Implementations[p.address] = impl
+			}
+		}
+	}
+	return nil
 }
 
 // fetchClasses fetches the classes declared in the blocks, and those of deployed or

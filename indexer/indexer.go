@@ -57,6 +57,7 @@ type Indexer struct {
 	node    *rpc.Client
 	log     *slog.Logger
 	classes *classCache
+	lookup  *contractLookup
 	// tokenMeta holds the name, symbol and decimals fetched for tokens.
 	tokenMeta *tokenMetaCache
 
@@ -103,8 +104,10 @@ func New(cfg Config) (*Indexer, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Indexer{cfg: cfg, db: cfg.DB, node: rpc.NewClient(cfg.RPCURL, rpc.WithMaxResponseBytes(maxResponseBytes)), log: cfg.Logger.With("component", "indexer"),
-		classes: newClassCache(), tokenMeta: newTokenMetaCache(), head: -1}, nil
+	node := rpc.NewClient(cfg.RPCURL, rpc.WithMaxResponseBytes(maxResponseBytes))
+	log := cfg.Logger.With("component", "indexer")
+	return &Indexer{cfg: cfg, db: cfg.DB, node: node, log: log,
+		classes: newClassCache(), lookup: newContractLookup(node, log), tokenMeta: newTokenMetaCache(), head: -1}, nil
 }
 
 // Run indexes until ctx ends (nil), or, with StopAt set, until that block is written (nil).
@@ -394,6 +397,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	defer tx.Rollback()
 	w := newBatchWriter(tx, ix.classes)
 	w.tokenMeta = ix.tokenMeta
+	w.lookup = ix.lookup
 	w.oneByOne = ix.oneByOne
 	first, last := blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number
 	if err := w.write(ctx, blocks, journal); err != nil {

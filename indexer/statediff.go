@@ -84,6 +84,9 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 		if tx, ok := deployedBy[d.Address]; ok {
 			c.DeployedTxHash = dbf(tx)
 		}
+		if impl, ok := bd.Implementations[d.Address]; ok {
+			c.ImplementationAddress = dbf(impl)
+		}
 		if old := w.contracts[d.Address]; old != nil {
 			w.counts["contracts:"+old.Type]--
 			w.counts["contracts"]--
@@ -109,6 +112,11 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 		next := *c
 		next.ClassHash, next.ClassUpdatedBlock = dbf(r.ClassHash), &num
 		next.Type = contractType(info)
+		// A new class means a new implementation, or none when it is no proxy.
+		next.ImplementationAddress = nil
+		if impl, ok := bd.Implementations[r.ContractAddress]; ok {
+			next.ImplementationAddress = dbf(impl)
+		}
 		w.counts["contracts:"+c.Type]--
 		w.counts["contracts:"+next.Type]++
 		w.contracts[r.ContractAddress] = &next

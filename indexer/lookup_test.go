@@ -1,0 +1,225 @@
+package indexer
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/sim"
+)
+
+type contractFacts struct {
+	Address  string  `db:"address"`
+	Class    string  `db:"class_hash"`
+	Type     string  `db:"type"`
+	Impl     *string `db:"impl"`
+	Deployed *int64  `db:"deployed_block"`
+}
+
+func contractsOf(t *testing.T, d *sqlx.DB) map[string]contractFacts {
+	t.Helper()
+	var rows []contractFacts
+	if err := d.Select(&rows, `SELECT encode(address, 'hex') AS address, encode(class_hash, 'hex') AS class_hash, type,
+		encode(implementation_address, 'hex') AS impl, deployed_block FROM contracts`); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]contractFacts{}
+	for _, r := range rows {
+		out[r.Address] = r
+	}
+	return out
+}
+
+// Indexing from the middle of a chain looks up the contracts deployed before the first
+// block, so that what is derived from them matches a full index from genesis.
+func TestFromBlockLooksUpContracts(t *testing.T) {
+	const from = 40
+	chain, url := simNode(t, sim.Config{Seed: 21, Blocks: 80, TxPerBlock: 15})
+	head := simHead(chain)
+	full := freshIndex(t, url, head)
+	mid := dbtest.New(t)
+	runIndexer(t, mid, url, from, head, nil)
+
+	want, got := contractsOf(t, full), contractsOf(t, mid)
+	lookedUp, proxies := 0, 0
+	for addr, g := range got {
+		w, ok := want[addr]
+		if !ok {
+			t.Errorf("contract %s is not in the full index", addr)
+			continue
+		}
+		if g.Class != w.Class || g.Type != w.Type {
+			t.Errorf("contract %s: class %s type %s, full index has %s %s", addr, g.Class, g.Type, w.Class, w.Type)
+		}
+		if (g.Impl == nil) != (w.Impl == nil) || (g.Impl != nil && *g.Impl != *w.Impl) {
+			t.Errorf("contract %s: implementation %v, full index has %v", addr, g.Impl, w.Impl)
+		}
+		if g.Deployed == nil {
+			lookedUp++
+			if w.Deployed == nil || *w.Deployed >= from {
+				t.Errorf("contract %s looked up, but the full index has it deployed at %v", addr, w.Deployed)
+			}
+		}
+		if g.Impl != nil {
+			proxies++
+		}
+	}
+	if lookedUp == 0 || proxies == 0 {
+		t.Fatalf("%d contracts looked up, %d with an implementation; want some of each", lookedUp, proxies)
+	}
+	for addr, w := range want {
+		if w.Type == "proxy" && w.Impl == nil {
+			t.Errorf("proxy %s has no implementation in the full index", addr)
+		}
+	}
+
+	// Every sender of the indexed range has its row, and its transactions carry its class.
+	var orphans []string
+	if err := mid.Select(&orphans, `SELECT DISTINCT encode(t.sender_address, 'hex') FROM transactions t
+		LEFT JOIN contracts c ON c.address = t.sender_address
+		WHERE t.type = 'INVOKE' AND t.version > 0 AND (c.address IS NULL OR t.class_hash IS NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	if len(orphans) > 0 {
+		t.Errorf("INVOKE senders without a contract row or class_hash: %v", orphans)
+	}
+	// Transactions and calls of the range are derived as in the full index.
+	for _, q := range []string{
+		`SELECT (block_number, tx_index, class_hash, partial_calls_parsing)::text FROM transactions WHERE block_number >= 40 ORDER BY block_number, tx_index`,
+		`SELECT (block_number, tx_index, call_index, entrypoint, class_hash, inputs)::text FROM calls WHERE block_number >= 40 ORDER BY block_number, tx_index, call_index`,
+	} {
+		var a, b []string
+		if err := full.Select(&a, q); err != nil {
+			t.Fatal(err)
+		}
+		if err := mid.Select(&b, q); err != nil {
+			t.Fatal(err)
+		}
+		if len(a) != len(b) {
+			t.Fatalf("%d rows from the middle, %d from genesis: %s", len(b), len(a), q)
+		}
+		diff := 0
+		for i := range a {
+			if a[i] != b[i] {
+				if diff++; diff <= 3 {
+					t.Errorf("row differs: from genesis %s, from the middle %s", a[i], b[i])
+				}
+			}
+		}
+	}
+	var named int
+	if err := mid.Get(&named, `SELECT count(*) FROM calls k JOIN contracts c ON c.address = k.contract_address
+		WHERE c.deployed_block IS NULL AND c.type = 'erc20' AND k.entrypoint IS NOT NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if named == 0 {
+		t.Error("no named calls to ERC-20 tokens deployed before the first block")
+	}
+	checkNoDuplicateCounts(t, mid)
+}
+
+// checkNoDuplicateCounts asserts the contract counters match the rows.
+func checkNoDuplicateCounts(t *testing.T, d *sqlx.DB) {
+	t.Helper()
+	var bad []string
+	if err := d.Select(&bad, `SELECT l.name FROM list_counts l
+		LEFT JOIN (SELECT 'contracts:' || type AS name, count(*) AS n FROM contracts GROUP BY type
+		           UNION ALL SELECT 'contracts', count(*) FROM contracts) c USING (name)
+		WHERE l.name LIKE 'contracts%' AND l.count <> coalesce(c.n, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Errorf("contract counts do not match the rows: %v", bad)
+	}
+}
+
+// A reorg undoes looked-up contract rows with the block that wrote them.
+func TestFromBlockReorg(t *testing.T) {
+	const from = 30
+	chain, url := simNode(t, sim.Config{Seed: 23, Blocks: 50, TxPerBlock: 10})
+	d := dbtest.New(t)
+	runIndexer(t, d, url, from, simHead(chain), nil)
+	chain.Reorg(12)
+	chain.AddBlocks(3)
+	head := simHead(chain)
+	runIndexer(t, d, url, from, head, nil)
+
+	fresh := dbtest.New(t)
+	runIndexer(t, fresh, url, from, head, func(c *Config) { c.MaxReorgDepth = 1 })
+	if !equalSnapshots(t, snapshot(t, fresh), snapshot(t, d)) {
+		t.Fatal("after a reorg the state differs from a fresh index of the winning chain from the same block")
+	}
+}
+
+// countingNode serves chain, counting the JSON-RPC calls of each method it is sent.
+func countingNode(t *testing.T, chain *sim.Chain) (string, func(method string) int64) {
+	t.Helper()
+	var mu sync.Mutex
+	counts := map[string]int64{}
+	inner := chain.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var calls []struct {
+			Method string `json:"method"`
+		}
+		if err := json.Unmarshal(body, &calls); err != nil {
+			calls = calls[:0]
+			var one struct {
+				Method string `json:"method"`
+			}
+			_ = json.Unmarshal(body, &one)
+			calls = append(calls, one)
+		}
+		mu.Lock()
+		for _, c := range calls {
+			counts[c.Method]++
+		}
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func(method string) int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		return counts[method]
+	}
+}
+
+// From genesis every contract comes with its deployment: nothing is looked up, and only
+// the proxies deployed are asked for their implementation.
+func TestFromGenesisLooksNothingUp(t *testing.T) {
+	chain := sim.New(sim.Config{Seed: 21, Blocks: 80, TxPerBlock: 15})
+	url, count := countingNode(t, chain)
+	d := dbtest.New(t)
+	runIndexer(t, d, url, 0, simHead(chain), nil)
+	if n := count("starknet_getClassHashAt"); n != 0 {
+		t.Errorf("%d getClassHashAt calls indexing from genesis, want 0", n)
+	}
+	var proxies struct {
+		With    int64 `db:"with"`
+		Without int64 `db:"without"`
+	}
+	if err := d.Get(&proxies, `SELECT count(c.implementation_address) AS with, count(*) - count(c.implementation_address) AS without
+		FROM contracts c JOIN classes k ON k.hash = c.class_hash WHERE k.is_proxy`); err != nil {
+		t.Fatal(err)
+	}
+	if proxies.With == 0 || proxies.Without != 0 {
+		t.Fatalf("%d proxies with an implementation, %d without", proxies.With, proxies.Without)
+	}
+	// Three selectors are tried per proxy, in one batch.
+	if n := count("starknet_call"); n < 3*proxies.With {
+		t.Errorf("%d starknet_call calls for %d proxies", n, proxies.With)
+	}
+}
