@@ -223,3 +223,142 @@ func TestFromGenesisLooksNothingUp(t *testing.T) {
 		t.Errorf("%d starknet_call calls for %d proxies", n, proxies.With)
 	}
 }
+
+// replacingNode serves chain, adding to the state diff of block at the class replacements
+// given (contract address -> new class hash, both 0x hex).
+func replacingNode(t *testing.T, chain *sim.Chain, at uint64, replace map[string]string) string {
+	t.Helper()
+	inner := chain.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		type request struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		var reqs []request
+		if json.Unmarshal(body, &reqs) != nil {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			inner.ServeHTTP(w, r)
+			return
+		}
+		target := map[string]bool{} // ids of getStateUpdate calls for block at
+		for _, q := range reqs {
+			var p struct {
+				BlockID struct {
+					Number *uint64 `json:"block_number"`
+				} `json:"block_id"`
+			}
+			if q.Method == "starknet_getStateUpdate" && json.Unmarshal(q.Params, &p) == nil && p.BlockID.Number != nil && *p.BlockID.Number == at {
+				target[string(q.ID)] = true
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Header.Del("Accept-Encoding")
+		rec := httptest.NewRecorder()
+		inner.ServeHTTP(rec, r)
+		var resps []map[string]json.RawMessage
+		if len(target) == 0 || json.Unmarshal(rec.Body.Bytes(), &resps) != nil {
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
+			return
+		}
+		for _, resp := range resps {
+			if !target[string(resp["id"])] || resp["result"] == nil {
+				continue
+			}
+			var su map[string]any
+			if err := json.Unmarshal(resp["result"], &su); err != nil {
+				t.Errorf("state update: %v", err)
+				continue
+			}
+			diff := su["state_diff"].(map[string]any)
+			var replaced []any
+			for addr, class := range replace {
+				replaced = append(replaced, map[string]any{"contract_address": addr, "class_hash": class})
+			}
+			diff["replaced_classes"] = replaced
+			resp["result"], _ = json.Marshal(su)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(resps)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A replaced class reads the implementation again: a proxy upgraded to another proxy class
+// gets it, a proxy replaced by a token's class loses it.
+func TestReplacedClassReadsImplementation(t *testing.T) {
+	const at = 30
+	chain := sim.New(sim.Config{Seed: 21, Blocks: 50, TxPerBlock: 10})
+	plain := httptest.NewServer(chain.Handler())
+	t.Cleanup(plain.Close)
+	head := simHead(chain)
+	first := dbtest.New(t)
+	runIndexer(t, first, plain.URL, 0, head, nil)
+	var proxies []string
+	if err := first.Select(&proxies, `SELECT '0x' || encode(address, 'hex') FROM contracts
+		WHERE type = 'proxy' AND deployed_block < $1 ORDER BY address LIMIT 2`, at); err != nil {
+		t.Fatal(err)
+	}
+	var proxyClass, tokenClass string
+	if err := first.Get(&proxyClass, `SELECT '0x' || encode(class_hash, 'hex') FROM contracts WHERE type = 'proxy' LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Get(&tokenClass, `SELECT '0x' || encode(class_hash, 'hex') FROM contracts WHERE type = 'erc20' LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if len(proxies) != 2 {
+		t.Fatalf("want 2 proxies deployed before block %d, have %d", at, len(proxies))
+	}
+	upgraded, replaced := proxies[0], proxies[1]
+	url := replacingNode(t, chain, at, map[string]string{upgraded: proxyClass, replaced: tokenClass})
+
+	for _, tc := range []struct {
+		name string
+		from int64
+	}{{"genesis", 0}, {"from-block", at - 5}} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := dbtest.New(t)
+			runIndexer(t, d, url, tc.from, head, nil)
+			var rows []struct {
+				Address string  `db:"address"`
+				Type    string  `db:"type"`
+				Impl    *string `db:"impl"`
+				Updated *int64  `db:"class_updated_block"`
+			}
+			if err := d.Select(&rows, `SELECT '0x' || encode(address, 'hex') AS address, type, encode(implementation_address, 'hex') AS impl,
+				class_updated_block FROM contracts WHERE address IN (decode($1, 'hex'), decode($2, 'hex'))`,
+				upgraded[2:], replaced[2:]); err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != 2 {
+				t.Fatalf("%d rows for the two replaced contracts", len(rows))
+			}
+			for _, r := range rows {
+				if r.Updated == nil || *r.Updated != at {
+					t.Errorf("%s: class_updated_block %v, want %d", r.Address, r.Updated, at)
+				}
+				switch r.Address {
+				case upgraded:
+					if r.Type != "proxy" || r.Impl == nil {
+						t.Errorf("upgraded proxy %s: type %s, implementation %v", r.Address, r.Type, r.Impl)
+					}
+				case replaced:
+					if r.Type != "erc20" || r.Impl != nil {
+						if r.Impl == nil {
+							r.Impl = new(string)
+						}
+						t.Errorf("proxy %s replaced by a token: type %s, implementation %s", r.Address, r.Type, *r.Impl)
+					}
+				}
+			}
+			checkNoDuplicateCounts(t, d)
+		})
+	}
+}
