@@ -35,6 +35,7 @@ type contractLookup struct {
 	mu          sync.Mutex
 	absent      map[starknet.Felt]bool
 	unsupported bool // the node does not serve getClassHashAt: lookups are off
+	noNonces    bool // the node does not serve getNonce: looked-up contracts start at nonce 0
 }
 
 func newContractLookup(node *rpc.Client, log *slog.Logger) *contractLookup {
@@ -91,6 +92,42 @@ func (l *contractLookup) classHashesAt(ctx context.Context, block uint64, addrs 
 		l.mu.Unlock()
 	}
 	return found, nil
+}
+
+// nonces returns, as of block, the nonce of those addrs the node answers for (all of them
+// on a node that serves starknet_getNonce; none on one that does not).
+func (l *contractLookup) nonces(ctx context.Context, block uint64, addrs []starknet.Felt) (map[starknet.Felt]starknet.Felt, error) {
+	l.mu.Lock()
+	off := l.noNonces
+	l.mu.Unlock()
+	out := map[starknet.Felt]starknet.Felt{}
+	if off {
+		return out, nil
+	}
+	for start := 0; start < len(addrs); start += lookupBatch {
+		part := addrs[start:min(start+lookupBatch, len(addrs))]
+		elems := make([]rpc.BatchElem, len(part))
+		results := make([]*starknet.Felt, len(part))
+		for i, a := range part {
+			elems[i] = rpc.BatchElem{Method: "starknet_getNonce", Result: &results[i],
+				Params: map[string]any{"block_id": map[string]uint64{"block_number": block}, "contract_address": a}}
+		}
+		if err := l.node.Batch(ctx, elems); err != nil {
+			return nil, fmt.Errorf("nonces at block %d: %w", block, err)
+		}
+		for i, e := range elems {
+			switch {
+			case errors.Is(e.Err, errMethodNotFound):
+				l.mu.Lock()
+				l.noNonces = true
+				l.mu.Unlock()
+				return out, nil
+			case e.Err == nil && results[i] != nil:
+				out[part[i]] = *results[i]
+			}
+		}
+	}
+	return out, nil
 }
 
 // classes fetches, as of block, the classes among hashes; a class the node does not have

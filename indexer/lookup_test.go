@@ -362,3 +362,52 @@ func TestReplacedClassReadsImplementation(t *testing.T) {
 		})
 	}
 }
+
+// Looked-up contracts get their nonce from the node: here a proxy in front of the
+// simulator answers every starknet_getNonce with 7.
+func TestLookedUpNonces(t *testing.T) {
+	const from = 40
+	chain := sim.New(sim.Config{Seed: 21, Blocks: 60, TxPerBlock: 10})
+	inner := chain.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var reqs []struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(body, &reqs) == nil && len(reqs) > 0 && reqs[0].Method == "starknet_getNonce" {
+			out := make([]map[string]any, len(reqs))
+			for i, q := range reqs {
+				out[i] = map[string]any{"jsonrpc": "2.0", "id": q.ID, "result": "0x7"}
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(out)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	d := dbtest.New(t)
+	runIndexer(t, d, srv.URL, from, simHead(chain), nil)
+	var c struct {
+		LookedUp  int64 `db:"looked_up"`
+		Untouched int64 `db:"untouched"`
+		Seven     int64 `db:"seven"`
+		OldSeven  int64 `db:"old_seven"`
+		Changed   int64 `db:"changed"`
+	}
+	if err := d.Get(&c, `WITH l AS (SELECT address, nonce FROM contracts WHERE deployed_block IS NULL),
+		first_change AS (SELECT DISTINCT ON (address) address, old_nonce FROM contract_changes ORDER BY address, block_number)
+		SELECT (SELECT count(*) FROM l) AS looked_up,
+			(SELECT count(*) FROM l WHERE address NOT IN (SELECT address FROM first_change)) AS untouched,
+			(SELECT count(*) FROM l WHERE address NOT IN (SELECT address FROM first_change) AND nonce = 7) AS seven,
+			(SELECT count(*) FROM l JOIN first_change f USING (address)) AS changed,
+			(SELECT count(*) FROM l JOIN first_change f USING (address) WHERE f.old_nonce = 7) AS old_seven`); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", c)
+	if c.LookedUp == 0 || c.Changed == 0 || c.Untouched != c.Seven || c.Changed != c.OldSeven {
+		t.Fatalf("looked-up contracts and their nonces: %+v", c)
+	}
+}

@@ -9,9 +9,10 @@ import (
 
 // lookUpMissing gives a contracts row to each address the batch touches that has none and
 // that the batch does not deploy, when the node knows its class as of the block before the
-// batch: contracts deployed before --from-block. Their deployment is unknown (NULL) and
-// their nonce starts at 0 until a state diff sets it. Everything the batch derives then
-// sees them like any other contract; the rows are written (and journaled) with the batch.
+// batch: contracts deployed before --from-block. Their deployment is unknown (NULL); their
+// nonce is the node's (starknet_getNonce), or 0 from a node that does not serve it.
+// Everything the batch derives then sees them like any other contract; the rows are
+// written (and journaled) with the batch.
 func (w *batchWriter) lookUpMissing(ctx context.Context, first uint64, deployed map[starknet.Felt]bool) error {
 	if w.lookup == nil || first == 0 {
 		return nil // from genesis nothing existed before
@@ -74,8 +75,19 @@ func (w *batchWriter) lookUpMissing(ctx context.Context, first uint64, deployed 
 	if err != nil {
 		return err
 	}
+	addrs := make([]starknet.Felt, 0, len(found))
+	for a := range found {
+		addrs = append(addrs, a)
+	}
+	nonces, err := w.lookup.nonces(ctx, at, addrs)
+	if err != nil {
+		return err
+	}
 	for a, h := range found {
 		c := &db.ContractRow{Address: dbf(a), ClassHash: dbf(h), Type: contractType(w.classes.get(h)), Nonce: "0"}
+		if n, ok := nonces[a]; ok {
+			c.Nonce = dec(n)
+		}
 		if impl, ok := impls[proxyAt{at, a}]; ok {
 			c.ImplementationAddress = dbf(impl)
 		}
