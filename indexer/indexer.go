@@ -2,7 +2,9 @@
 // raw facts of each block and everything derived from them, in one SQL transaction per block
 // (or per batch of blocks while catching up), so that the database always stands at a block
 // boundary. It fetches ahead concurrently in JSON-RPC batches, writes strictly in order,
-// follows reorgs back to the common ancestor and records finality changes.
+// follows reorgs back to the common ancestor and records finality changes. Contracts met
+// without their deployment (started with --from-block) are looked up on the node
+// (lookup.go, missing.go), and proxies' implementations read when they are written.
 package indexer
 
 import (
