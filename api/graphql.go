@@ -66,11 +66,12 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 		log.Error("graphql: panic in a resolver", "panic", v, "path", graphql.GetPath(ctx))
 		return gqlerror.Errorf("internal error")
 	})
-	return withTimeout(limits.Timeout, srv)
+	return bounded(limits.Timeout, srv)
 }
 
-// withTimeout bounds a request's run time: the context deadline stops the SQL it runs.
-func withTimeout(d time.Duration, next http.Handler) http.Handler {
+// bounded limits a request's body to 1 MiB and its run time to d: the context deadline
+// stops the SQL it runs.
+func bounded(d time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
