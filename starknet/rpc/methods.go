@@ -245,32 +245,32 @@ func checkBlockTxHashes(method string, number *uint64, hash *Felt, w *wireBlockT
 // the blocks in order up to the first one that failed, and that block's error (wrapped, so
 // errors.Is(err, ErrBlockNotFound) tells that the range ran past the head).
 func (c *Client) BlocksWithReceipts(ctx context.Context, from, to uint64) ([]*Block, error) {
-	const method = "starknet_getBlockWithReceipts"
+	return fetchRange[*BlockCall, *Block](ctx, c, from, to, (*MixedBatch).BlockWithReceipts)
+}
+
+// fetchRange sends one call per block of from..to in one batch (add puts block n's call in
+// the batch) and returns the results in order up to the first failure, and its error.
+func fetchRange[C interface{ Result() (T, error) }, T any](ctx context.Context, c *Client, from, to uint64, add func(*MixedBatch, uint64) C) ([]T, error) {
 	if err := checkRange(from, to); err != nil {
 		return nil, err
 	}
-	ws := make([]*wireBlock, to-from+1)
-	elems := make([]BatchElem, len(ws))
-	for i := range elems {
-		n := from + uint64(i)
-		elems[i] = BatchElem{Method: method, Params: numberParam(n), Result: &ws[i], block: &n}
+	var batch MixedBatch
+	calls := make([]C, 0, to-from+1)
+	for n := from; n <= to; n++ {
+		calls = append(calls, add(&batch, n))
 	}
-	if err := c.Batch(ctx, elems); err != nil {
+	if err := c.Send(ctx, &batch); err != nil {
 		return nil, err
 	}
-	blocks := make([]*Block, 0, len(ws))
-	for i, e := range elems {
-		n := from + uint64(i)
-		if e.Err != nil {
-			return blocks, fmt.Errorf("block %d: %w", n, e.Err)
-		}
-		b, err := checkBlock(method, n, ws[i])
+	out := make([]T, 0, len(calls))
+	for i, call := range calls {
+		v, err := call.Result()
 		if err != nil {
-			return blocks, err
+			return out, fmt.Errorf("block %d: %w", from+uint64(i), err)
 		}
-		blocks = append(blocks, b)
+		out = append(out, v)
 	}
-	return blocks, nil
+	return out, nil
 }
 
 // MaxBatchBlocks bounds one batch request; a node or the response size limit usually
@@ -309,32 +309,7 @@ func checkStateUpdate(method string, n uint64, w *wireStateUpdate) (*StateUpdate
 // StateUpdates fetches the state diffs of blocks from..to (inclusive) in one batch, with
 // the same partial-result rule as BlocksWithReceipts.
 func (c *Client) StateUpdates(ctx context.Context, from, to uint64) ([]*StateUpdate, error) {
-	const method = "starknet_getStateUpdate"
-	if err := checkRange(from, to); err != nil {
-		return nil, err
-	}
-	ws := make([]*wireStateUpdate, to-from+1)
-	elems := make([]BatchElem, len(ws))
-	for i := range elems {
-		n := from + uint64(i)
-		elems[i] = BatchElem{Method: method, Params: numberParam(n), Result: &ws[i], block: &n}
-	}
-	if err := c.Batch(ctx, elems); err != nil {
-		return nil, err
-	}
-	out := make([]*StateUpdate, 0, len(ws))
-	for i, e := range elems {
-		n := from + uint64(i)
-		if e.Err != nil {
-			return out, fmt.Errorf("block %d: %w", n, e.Err)
-		}
-		s, err := checkStateUpdate(method, n, ws[i])
-		if err != nil {
-			return out, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
+	return fetchRange[*StateUpdateCall, *StateUpdate](ctx, c, from, to, (*MixedBatch).StateUpdate)
 }
 
 // Class fetches and parses a class by hash (starknet_getClass). The parsed class keeps the
