@@ -154,15 +154,6 @@ func (s *Store) HoldersOf(ctx context.Context, tokens []Felt, limit, offset int)
 	return rows, err
 }
 
-// HoldersAfter lists one token's holders after a keyset position (balance, owner).
-func (s *Store) HoldersAfter(ctx context.Context, token Felt, balance string, owner Felt, limit int) ([]*TokenBalance, error) {
-	var rows []*TokenBalance
-	err := s.selectRows(ctx, &rows, `SELECT token_address, owner_address, balance::text, last_transfer_time
-		FROM erc20_balances WHERE token_address = $1 AND balance > 0 AND (balance, owner_address) < ($2::numeric, $3)
-		ORDER BY balance DESC, owner_address DESC LIMIT $4`, token, balance, owner, limit)
-	return rows, err
-}
-
 // BalancesOf returns the positive ERC-20 balances of each owner.
 func (s *Store) BalancesOf(ctx context.Context, owners []Felt) ([]*TokenBalance, error) {
 	var rows []*TokenBalance

@@ -138,22 +138,6 @@ func (s *Store) ListCount(ctx context.Context, name string) (int64, error) {
 	return n, err
 }
 
-// ListCounts reads several maintained totals in one statement.
-func (s *Store) ListCounts(ctx context.Context, names ...string) (map[string]int64, error) {
-	var rows []struct {
-		Name  string `db:"name"`
-		Count int64  `db:"count"`
-	}
-	if err := s.selectRows(ctx, &rows, `SELECT name, count FROM list_counts WHERE name = ANY($1)`, pq.Array(names)); err != nil {
-		return nil, err
-	}
-	out := make(map[string]int64, len(names))
-	for _, r := range rows {
-		out[r.Name] = r.Count
-	}
-	return out, nil
-}
-
 // CountCap bounds the exact counts of filtered lists that have no maintained total: past
 // it, totals are reported as the cap, so a count never scans more than this many index
 // entries.

@@ -285,9 +285,6 @@ func (ix *Indexer) noteNodeHead(ctx context.Context, nodeHead uint64) {
 	metrics.SetIndexerHeads(indexed, nodeHead)
 }
 
-// errReorg says the node's chain no longer contains the indexed head.
-var errReorg = errors.New("parent hash mismatch")
-
 // catchUp writes blocks next..target, fetching ahead concurrently and writing in order.
 func (ix *Indexer) catchUp(ctx context.Context, next, target int64, headHash db.Felt, haveHead bool) error {
 	fetchCtx, cancel := context.WithCancel(ctx)

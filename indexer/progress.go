@@ -12,13 +12,12 @@ import (
 // progress reports catching up: a bar with blocks/s, tx/s and the ETA on a terminal, a log
 // line every few seconds otherwise. A nil *progress is valid and reports nothing.
 type progress struct {
-	bar      *progressbar.ProgressBar
-	began    time.Time
-	lastLog  time.Time
-	blocks   int64
-	txs      int64
-	total    int64
-	lastHead int64
+	bar     *progressbar.ProgressBar
+	began   time.Time
+	lastLog time.Time
+	blocks  int64
+	txs     int64
+	total   int64
 }
 
 // logEvery is how often a log line reports progress when there is no bar.

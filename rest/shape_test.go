@@ -190,17 +190,6 @@ func escapeFragment(s string) string {
 	return strings.NewReplacer("{", "%7B", "}", "%7D").Replace(s)
 }
 
-// routeOf finds the route of an operationId.
-func routeOf(t testing.TB, op string) route {
-	for _, rt := range routeTable() {
-		if rt.opID == op {
-			return rt
-		}
-	}
-	t.Fatalf("no operation %s", op)
-	return route{}
-}
-
 // checkResponsesMatchReferenceAndDocument sends one request per GET operation and checks
 // the answer against the served OpenAPI document (every key, JSON type, nullability, no
 // extra key) and, where voyager-beta.md has an example body, against its shape.

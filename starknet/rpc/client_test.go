@@ -19,15 +19,14 @@ import (
 )
 
 type setCounts struct {
-	set                string
-	blocksDir, states  string
-	from, to           uint64
-	txs                int
-	byTypeVersion      map[string]int
-	events, reverted   int
-	stateUpdates       int
-	chainID, spec      string
-	wantL2GasPriceSeen bool
+	set               string
+	blocksDir, states string
+	from, to          uint64
+	txs               int
+	byTypeVersion     map[string]int
+	events, reverted  int
+	stateUpdates      int
+	chainID, spec     string
 }
 
 var sets = []setCounts{
