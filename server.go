@@ -232,9 +232,7 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, sf serverFla
 
 	servers := []*http.Server{{Addr: sf.addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}}
 	if sf.adminAddr != "" {
-		admin := http.NewServeMux()
-		admin.Handle("GET /metrics", metrics.Handler())
-		servers = append(servers, &http.Server{Addr: sf.adminAddr, Handler: admin, ReadHeaderTimeout: 10 * time.Second})
+		servers = append(servers, adminServer(sf.adminAddr))
 	}
 	errs := make(chan error, len(servers))
 	for _, srv := range servers {
@@ -267,6 +265,13 @@ func operationName(r *http.Request) string {
 		return "graphql"
 	}
 	return r.Method + " " + r.URL.Path
+}
+
+// adminServer serves /metrics; it belongs on an address only operators reach.
+func adminServer(addr string) *http.Server {
+	admin := http.NewServeMux()
+	admin.Handle("GET /metrics", metrics.Handler())
+	return &http.Server{Addr: addr, Handler: admin, ReadHeaderTimeout: 10 * time.Second}
 }
 
 func displayAddr(addr string) string {

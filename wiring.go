@@ -77,6 +77,7 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	maxReorg := fs.Int("max-reorg-depth", 64, "deepest reorg to follow")
 	concurrency := fs.Int("concurrency", 4, "block ranges fetched at once")
 	batch := fs.Int("batch-size", 20, "blocks per JSON-RPC batch and per SQL transaction while catching up")
+	adminAddr := fs.String("admin-addr", envOr("STARKGRAPH_INDEX_ADMIN_ADDR", "127.0.0.1:9091"), "admin address for the indexer's /metrics (empty: off)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -101,6 +102,15 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	if *stopAt < 0 {
 		go analytics.Run(ctx, conn, analyticsInterval, log)
+	}
+	if *adminAddr != "" {
+		admin := adminServer(*adminAddr)
+		ln, err := net.Listen("tcp", admin.Addr)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", admin.Addr, err)
+		}
+		go func() { _ = admin.Serve(ln) }()
+		defer admin.Close()
 	}
 	if err := ix.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return err
