@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -109,11 +110,7 @@ func ReadyCheck(store *db.Store) func(context.Context) error {
 	}
 }
 
-type readyError string
-
-func (e readyError) Error() string { return string(e) }
-
-const errPending = readyError("migrations are pending: run `starkgraph migrate`")
+var errPending = errors.New("migrations are pending: run `starkgraph migrate`")
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
