@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"strings"
+
+	"github.com/starkgraph/starkgraph/starknet"
 )
 
 // Params splits raw JSON-RPC params into one raw value per name, accepting both
@@ -108,27 +109,14 @@ func ParseBlockID(raw json.RawMessage) (BlockID, error) {
 	return BlockID{}, InvalidParams("block_id must have exactly one of block_number, block_hash")
 }
 
-// feltLimit is the field prime P = 2^251 + 17*2^192 + 1; felts are below it.
-var feltLimit, _ = new(big.Int).SetString("800000000000011000000000000000000000000000000000000000000000001", 16)
-
 // CanonicalFelt normalises a felt given as 0x + 1..64 hex digits (any case) to the
 // canonical form: 0x, lower case, no leading zeros ("0x0" for zero).
 func CanonicalFelt(s string) (string, error) {
-	if len(s) < 3 || (s[:2] != "0x" && s[:2] != "0X") {
-		return "", fmt.Errorf("felt %q must start with 0x", truncate(s))
+	f, err := starknet.ParseFelt(s)
+	if err != nil {
+		return "", err
 	}
-	digits := s[2:]
-	if len(digits) > 64 {
-		return "", fmt.Errorf("felt %q has more than 64 hex digits", truncate(s))
-	}
-	v, ok := new(big.Int).SetString(digits, 16)
-	if !ok {
-		return "", fmt.Errorf("felt %q is not hexadecimal", truncate(s))
-	}
-	if v.Cmp(feltLimit) >= 0 {
-		return "", fmt.Errorf("felt %q is not below the field prime", truncate(s))
-	}
-	return "0x" + v.Text(16), nil
+	return f.Hex(), nil
 }
 
 // FeltParam decodes a JSON string param and normalises it with CanonicalFelt.
@@ -142,11 +130,4 @@ func FeltParam(name string, raw json.RawMessage) (string, error) {
 		return "", InvalidParams("%s: %v", name, err)
 	}
 	return f, nil
-}
-
-func truncate(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
 }

@@ -133,7 +133,7 @@ func TestCanonicalFelt(t *testing.T) {
 			t.Errorf("%s: %s %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"", "0x", "12", "0xg", "0x800000000000011000000000000000000000000000000000000000000000001", "0x" + strings.Repeat("0", 65)} {
+	for _, bad := range []string{"", "0x", "12", "0xg", "0x800000000000011000000000000000000000000000000000000000000000001", "0x" + strings.Repeat("0", 65), "0x-1", "0x+1"} {
 		if _, err := CanonicalFelt(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
