@@ -143,13 +143,15 @@ func (s *Store) CountTokens(ctx context.Context, standard string) (int64, error)
 }
 
 // HoldersOf lists, for each token, its holders with a positive balance, largest first,
-// limit rows after offset, in one statement: the batched form of Token.holders.
+// limit rows after offset, in one statement: the batched form of Token.holders. The order
+// names the table's numeric column (b.balance): a bare "balance" would bind to the text
+// output column and sort "999" above "1000".
 func (s *Store) HoldersOf(ctx context.Context, tokens []Felt, limit, offset int) ([]*TokenBalance, error) {
 	var rows []*TokenBalance
 	err := s.selectRows(ctx, &rows, `SELECT h.* FROM unnest($1::bytea[]) AS k(token)
-		CROSS JOIN LATERAL (SELECT token_address, owner_address, balance::text, last_transfer_time
-			FROM erc20_balances WHERE token_address = k.token AND balance > 0
-			ORDER BY balance DESC, owner_address DESC LIMIT $2 OFFSET $3) h`,
+		CROSS JOIN LATERAL (SELECT b.token_address, b.owner_address, b.balance::text AS balance, b.last_transfer_time
+			FROM erc20_balances b WHERE b.token_address = k.token AND b.balance > 0
+			ORDER BY b.balance DESC, b.owner_address DESC LIMIT $2 OFFSET $3) h`,
 		feltList(tokens), limit, offset)
 	return rows, err
 }

@@ -168,3 +168,34 @@ func TestNestedQueryCostsConstantStatements(t *testing.T) {
 		t.Errorf("statements grew with page sizes: %d for 2x1, %d for 25x10", small, large)
 	}
 }
+
+// Holders are ordered by the numeric balance, not its text: balances of different digit
+// counts ("999..." and "1000...") must come out largest first.
+func TestHoldersOrderedByNumericBalance(t *testing.T) {
+	s := newGQLServer(t)
+	seedTokens(s, 1, 1)
+	ctx := context.Background()
+	tx := s.db.MustBeginTx(ctx, nil)
+	defer tx.Rollback()
+	balances := []string{"999999998000000000000000", "1000290561000000000000000", "99", "1000", "120000000000000000000000000"}
+	var rows []db.BalanceRow
+	for i, b := range balances {
+		rows = append(rows, db.BalanceRow{Token: tokenAddr(0), Owner: holderAddr(100 + i), Balance: b, LastTransferBlock: 1, LastTransferTime: 1})
+	}
+	if err := db.UpsertERC20Balances(ctx, tx, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var out tokensHolders
+	s.mustQuery(tokensHoldersDoc, map[string]any{"tokens": 1, "holders": 10}, &out)
+	var got []string
+	for _, e := range out.Tokens.Edges[0].Node.Holders.Edges {
+		got = append(got, e.Node.Balance)
+	}
+	want := []string{"120000000000000000000000000", "1000290561000000000000000", "999999998000000000000000", "1000", "1000", "99"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("holders by balance:\n got %v\nwant %v", got, want)
+	}
+}
