@@ -121,7 +121,19 @@ type VerifiedClass struct {
 	VerifiedName      string  `db:"name"`
 	VerifiedTimestamp int64   `db:"verified_at"`
 	CompilerVersion   *string `db:"compiler_version"`
+	ScarbVersion      *string `db:"scarb_version"`
 	License           *string `db:"license"`
+	PackageName       *string `db:"package_name"`
+	ContractFile      *string `db:"contract_file"`
+	ProjectDirPath    *string `db:"project_dir_path"`
+	BuildTool         *string `db:"build_tool"`
+	Abi               JSON    `db:"abi"`
+}
+
+// VerifiedSources are the source files of a verified class, read only when asked for.
+type VerifiedSources struct {
+	ClassHash Felt `db:"class_hash"`
+	Files     JSON `db:"files"`
 }
 
 type Token struct {
@@ -307,11 +319,15 @@ type IndexerStatus struct {
 }
 
 type VerificationJob struct {
-	ID          string    `db:"id"`
-	ClassHash   Felt      `db:"class_hash"`
-	Status      int       `db:"status"`
-	Name        *string   `db:"name"`
-	Message     *string   `db:"message"`
-	CreatedTime time.Time `db:"created_at"`
-	UpdatedTime time.Time `db:"updated_at"`
+	ID                string     `db:"id"`
+	ClassHash         Felt       `db:"class_hash"`
+	Status            int        `db:"status"`
+	Name              *string    `db:"name"`
+	Message           *string    `db:"message"`
+	ObtainedClassHash Felt       `db:"obtained_class_hash"`
+	CompilerOutput    *string    `db:"compiler_output"`
+	Attempts          int        `db:"attempts"`
+	CreatedTime       time.Time  `db:"created_at"`
+	UpdatedTime       time.Time  `db:"updated_at"`
+	FinishedTime      *time.Time `db:"finished_at"`
 }

@@ -77,7 +77,18 @@ func (s *Store) Classes(ctx context.Context, w Window) ([]*Class, error) {
 // VerifiedClassesByHash returns the verification records among class hashes.
 func (s *Store) VerifiedClassesByHash(ctx context.Context, hashes []Felt) ([]*VerifiedClass, error) {
 	var rows []*VerifiedClass
-	err := s.selectRows(ctx, &rows, `SELECT class_hash, name, verified_at, compiler_version, license
+	err := s.selectRows(ctx, &rows, `SELECT `+verifiedClassCols+`
+		FROM verified_classes WHERE class_hash = ANY($1)`, feltList(hashes))
+	return rows, err
+}
+
+const verifiedClassCols = `class_hash, name, verified_at, compiler_version, scarb_version, license, package_name,
+	contract_file, project_dir_path, build_tool, abi`
+
+// VerifiedSourcesByHash returns the source files of verified classes.
+func (s *Store) VerifiedSourcesByHash(ctx context.Context, hashes []Felt) ([]*VerifiedSources, error) {
+	var rows []*VerifiedSources
+	err := s.selectRows(ctx, &rows, `SELECT class_hash, coalesce(files, '{}') AS files
 		FROM verified_classes WHERE class_hash = ANY($1)`, feltList(hashes))
 	return rows, err
 }
@@ -87,7 +98,7 @@ func (s *Store) VerifiedClassesByHash(ctx context.Context, hashes []Felt) ([]*Ve
 func (s *Store) VerifiedClasses(ctx context.Context, w Window) ([]*VerifiedClass, error) {
 	where, tail, args := w.keyset([]string{"verified_at", "class_hash"}, true, 1)
 	var rows []*VerifiedClass
-	err := s.selectRows(ctx, &rows, `SELECT class_hash, name, verified_at, compiler_version, license
+	err := s.selectRows(ctx, &rows, `SELECT `+verifiedClassCols+`
 		FROM verified_classes`+and(where)+tail, args...)
 	return rows, err
 }

@@ -37,7 +37,8 @@ type NewVerificationJob struct {
 	Files           map[string]string
 }
 
-const verificationJobCols = `id, class_hash, status, name, message, created_at, updated_at`
+const verificationJobCols = `id, class_hash, status, name, message, obtained_class_hash, compiler_output, attempts,
+	created_at, updated_at, finished_at`
 
 // InsertVerificationJob stores a job with status 0 (Submitted) and returns it.
 func (s *Store) InsertVerificationJob(ctx context.Context, j NewVerificationJob) (*VerificationJob, error) {
@@ -46,10 +47,12 @@ func (s *Store) InsertVerificationJob(ctx context.Context, j NewVerificationJob)
 		return nil, err
 	}
 	var job VerificationJob
-	_, err = s.getRow(ctx, &job, `INSERT INTO verification_jobs (id, class_hash, status, name, compiler_version,
+	_, err = s.getRow(ctx, &job, `WITH job AS (INSERT INTO verification_jobs (id, class_hash, status, name, compiler_version,
 			scarb_version, dojo_version, project_dir_path, package_name, license, contract_file, build_tool, files)
 		VALUES (gen_random_uuid(), $1, 0, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-		RETURNING `+verificationJobCols,
+		RETURNING `+verificationJobCols+`),
+		logged AS (INSERT INTO verification_job_log (job_id, status, worker) SELECT id, 0, 'api' FROM job)
+		SELECT * FROM job`,
 		j.ClassHash, j.Name, j.CompilerVersion, j.ScarbVersion, j.DojoVersion, j.ProjectDirPath, j.PackageName,
 		j.License, j.ContractFile, j.BuildTool, string(files))
 	if err != nil {

@@ -433,6 +433,11 @@ type ComplexityRoot struct {
 		Wallet           func(childComplexity int, address db.Felt) int
 	}
 
+	SourceFile struct {
+		Content func(childComplexity int) int
+		Path    func(childComplexity int) int
+	}
+
 	StakePoint struct {
 		Date                 func(childComplexity int) int
 		TotalStakeBtc        func(childComplexity int) int
@@ -604,21 +609,38 @@ type ComplexityRoot struct {
 	}
 
 	VerificationJob struct {
+		Attempts          func(childComplexity int) int
 		ClassHash         func(childComplexity int) int
+		CompilerOutput    func(childComplexity int) int
 		CreatedAt         func(childComplexity int) int
+		FinishedAt        func(childComplexity int) int
 		ID                func(childComplexity int) int
 		Message           func(childComplexity int) int
 		Name              func(childComplexity int) int
+		ObtainedClassHash func(childComplexity int) int
 		Status            func(childComplexity int) int
 		StatusDescription func(childComplexity int) int
 		UpdatedAt         func(childComplexity int) int
 	}
 
+	VerificationSubmission struct {
+		AlreadyVerified func(childComplexity int) int
+		Class           func(childComplexity int) int
+		Job             func(childComplexity int) int
+	}
+
 	VerifiedClass struct {
+		Abi               func(childComplexity int) int
+		BuildTool         func(childComplexity int) int
 		Class             func(childComplexity int) int
 		ClassHash         func(childComplexity int) int
 		CompilerVersion   func(childComplexity int) int
+		ContractFile      func(childComplexity int) int
 		License           func(childComplexity int) int
+		PackageName       func(childComplexity int) int
+		ProjectDirPath    func(childComplexity int) int
+		ScarbVersion      func(childComplexity int) int
+		Sources           func(childComplexity int) int
 		VerifiedName      func(childComplexity int) int
 		VerifiedTimestamp func(childComplexity int) int
 	}
@@ -724,7 +746,7 @@ type MetaTransactionResolver interface {
 	Transaction(ctx context.Context, obj *db.MetaTransaction) (*db.Transaction, error)
 }
 type MutationResolver interface {
-	SubmitVerification(ctx context.Context, input model.VerificationInput) (*db.VerificationJob, error)
+	SubmitVerification(ctx context.Context, input model.VerificationInput) (*model.VerificationSubmission, error)
 }
 type NetworkStatsResolver interface {
 	Tps(ctx context.Context, obj *model.NetworkStats) (float64, error)
@@ -850,9 +872,12 @@ type VerificationJobResolver interface {
 
 	CreatedAt(ctx context.Context, obj *db.VerificationJob) (string, error)
 	UpdatedAt(ctx context.Context, obj *db.VerificationJob) (string, error)
+	FinishedAt(ctx context.Context, obj *db.VerificationJob) (*string, error)
 }
 type VerifiedClassResolver interface {
 	Class(ctx context.Context, obj *db.VerifiedClass) (*db.Class, error)
+
+	Sources(ctx context.Context, obj *db.VerifiedClass) ([]*model.SourceFile, error)
 }
 type WalletResolver interface {
 	Contract(ctx context.Context, obj *model.Wallet) (*db.Contract, error)
@@ -2660,6 +2685,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Wallet(childComplexity, args["address"].(db.Felt)), true
 
+	case "SourceFile.content":
+		if e.ComplexityRoot.SourceFile.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SourceFile.Content(childComplexity), true
+	case "SourceFile.path":
+		if e.ComplexityRoot.SourceFile.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SourceFile.Path(childComplexity), true
+
 	case "StakePoint.date":
 		if e.ComplexityRoot.StakePoint.Date == nil {
 			break
@@ -3452,18 +3490,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ValidatorEdge.Node(childComplexity), true
 
+	case "VerificationJob.attempts":
+		if e.ComplexityRoot.VerificationJob.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerificationJob.Attempts(childComplexity), true
 	case "VerificationJob.classHash":
 		if e.ComplexityRoot.VerificationJob.ClassHash == nil {
 			break
 		}
 
 		return e.ComplexityRoot.VerificationJob.ClassHash(childComplexity), true
+	case "VerificationJob.compilerOutput":
+		if e.ComplexityRoot.VerificationJob.CompilerOutput == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerificationJob.CompilerOutput(childComplexity), true
 	case "VerificationJob.createdAt":
 		if e.ComplexityRoot.VerificationJob.CreatedAt == nil {
 			break
 		}
 
 		return e.ComplexityRoot.VerificationJob.CreatedAt(childComplexity), true
+	case "VerificationJob.finishedAt":
+		if e.ComplexityRoot.VerificationJob.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerificationJob.FinishedAt(childComplexity), true
 	case "VerificationJob.id":
 		if e.ComplexityRoot.VerificationJob.ID == nil {
 			break
@@ -3482,6 +3538,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.VerificationJob.Name(childComplexity), true
+	case "VerificationJob.obtainedClassHash":
+		if e.ComplexityRoot.VerificationJob.ObtainedClassHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerificationJob.ObtainedClassHash(childComplexity), true
 	case "VerificationJob.status":
 		if e.ComplexityRoot.VerificationJob.Status == nil {
 			break
@@ -3501,6 +3563,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.VerificationJob.UpdatedAt(childComplexity), true
 
+	case "VerificationSubmission.alreadyVerified":
+		if e.ComplexityRoot.VerificationSubmission.AlreadyVerified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerificationSubmission.AlreadyVerified(childComplexity), true
+	case "VerificationSubmission.class":
+		if e.ComplexityRoot.VerificationSubmission.Class == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerificationSubmission.Class(childComplexity), true
+	case "VerificationSubmission.job":
+		if e.ComplexityRoot.VerificationSubmission.Job == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerificationSubmission.Job(childComplexity), true
+
+	case "VerifiedClass.abi":
+		if e.ComplexityRoot.VerifiedClass.Abi == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerifiedClass.Abi(childComplexity), true
+	case "VerifiedClass.buildTool":
+		if e.ComplexityRoot.VerifiedClass.BuildTool == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerifiedClass.BuildTool(childComplexity), true
 	case "VerifiedClass.class":
 		if e.ComplexityRoot.VerifiedClass.Class == nil {
 			break
@@ -3519,12 +3612,42 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.VerifiedClass.CompilerVersion(childComplexity), true
+	case "VerifiedClass.contractFile":
+		if e.ComplexityRoot.VerifiedClass.ContractFile == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerifiedClass.ContractFile(childComplexity), true
 	case "VerifiedClass.license":
 		if e.ComplexityRoot.VerifiedClass.License == nil {
 			break
 		}
 
 		return e.ComplexityRoot.VerifiedClass.License(childComplexity), true
+	case "VerifiedClass.packageName":
+		if e.ComplexityRoot.VerifiedClass.PackageName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerifiedClass.PackageName(childComplexity), true
+	case "VerifiedClass.projectDirPath":
+		if e.ComplexityRoot.VerifiedClass.ProjectDirPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerifiedClass.ProjectDirPath(childComplexity), true
+	case "VerifiedClass.scarbVersion":
+		if e.ComplexityRoot.VerifiedClass.ScarbVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerifiedClass.ScarbVersion(childComplexity), true
+	case "VerifiedClass.sources":
+		if e.ComplexityRoot.VerifiedClass.Sources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.VerifiedClass.Sources(childComplexity), true
 	case "VerifiedClass.verifiedName":
 		if e.ComplexityRoot.VerifiedClass.VerifiedName == nil {
 			break
@@ -3883,7 +4006,7 @@ type Query {
 
 type Mutation {
   "Submit Cairo sources for verification against the class ` + "`" + `classHash` + "`" + ` (or the class of a contract address)."
-  submitVerification(input: VerificationInput!): VerificationJob!
+  submitVerification(input: VerificationInput!): VerificationSubmission!
 }
 
 input TransactionFilter {
@@ -4079,13 +4202,32 @@ type Class {
   contracts(first: Int = 25, after: String): ContractConnection!
 }
 
+"A class whose submitted sources compile to exactly the class on chain."
 type VerifiedClass {
   classHash: Address!
   class: Class
   verifiedTimestamp: Int!
+  "The contract's name (its module name in the sources)."
   verifiedName: String!
+  "Cairo compiler version, as submitted."
   compilerVersion: String
+  scarbVersion: String
   license: String
+  packageName: String
+  "The file of the contract module, among sources."
+  contractFile: String
+  "The directory of Scarb.toml among the sources' paths."
+  projectDirPath: String
+  buildTool: String
+  "The ABI of the compiled sources (used to decode the class's calls where the chain has none)."
+  abi: JSON
+  "The verified source files, by path."
+  sources: [SourceFile!]!
+}
+
+type SourceFile {
+  path: String!
+  content: String!
 }
 
 type Token {
@@ -4358,14 +4500,32 @@ type IndexerStatus {
 
 type VerificationJob {
   id: ID!
+  "The class on chain the sources are compared with."
   classHash: Address!
   "0 Submitted, 1 Compiled, 2 CompileFailed, 3 Fail, 4 Success, 5 Processing."
   status: Int!
   statusDescription: String!
   name: String
+  "What happened, in words: the reason for CompileFailed or Fail."
   message: String
+  "The class hash the sources compiled to (set for Fail and Success)."
+  obtainedClassHash: Address
+  "The compiler's output, trimmed to its start and end (set once it ran)."
+  compilerOutput: String
+  "How many times a worker took the job (more than 1 after a worker died)."
+  attempts: Int!
   createdAt: String!
   updatedAt: String!
+  finishedAt: String
+}
+
+"The answer to submitVerification: a queued job, or the class's verification when it was verified before."
+type VerificationSubmission {
+  "The job that will compile the sources; null when the class is already verified."
+  job: VerificationJob
+  alreadyVerified: Boolean!
+  "The class the sources are compared with (the class of the contract, for an address)."
+  class: Class!
 }
 
 type BlockConnection {
@@ -5190,6 +5350,16 @@ func (ec *executionContext) childFields_Pool(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type Pool", field.Name)
 }
 
+func (ec *executionContext) childFields_SourceFile(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "path":
+		return ec.fieldContext_SourceFile_path(ctx, field)
+	case "content":
+		return ec.fieldContext_SourceFile_content(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SourceFile", field.Name)
+}
+
 func (ec *executionContext) childFields_StakePoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "date":
@@ -5544,12 +5714,32 @@ func (ec *executionContext) childFields_VerificationJob(ctx context.Context, fie
 		return ec.fieldContext_VerificationJob_name(ctx, field)
 	case "message":
 		return ec.fieldContext_VerificationJob_message(ctx, field)
+	case "obtainedClassHash":
+		return ec.fieldContext_VerificationJob_obtainedClassHash(ctx, field)
+	case "compilerOutput":
+		return ec.fieldContext_VerificationJob_compilerOutput(ctx, field)
+	case "attempts":
+		return ec.fieldContext_VerificationJob_attempts(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_VerificationJob_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_VerificationJob_updatedAt(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_VerificationJob_finishedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type VerificationJob", field.Name)
+}
+
+func (ec *executionContext) childFields_VerificationSubmission(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "job":
+		return ec.fieldContext_VerificationSubmission_job(ctx, field)
+	case "alreadyVerified":
+		return ec.fieldContext_VerificationSubmission_alreadyVerified(ctx, field)
+	case "class":
+		return ec.fieldContext_VerificationSubmission_class(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type VerificationSubmission", field.Name)
 }
 
 func (ec *executionContext) childFields_VerifiedClass(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5564,8 +5754,22 @@ func (ec *executionContext) childFields_VerifiedClass(ctx context.Context, field
 		return ec.fieldContext_VerifiedClass_verifiedName(ctx, field)
 	case "compilerVersion":
 		return ec.fieldContext_VerifiedClass_compilerVersion(ctx, field)
+	case "scarbVersion":
+		return ec.fieldContext_VerifiedClass_scarbVersion(ctx, field)
 	case "license":
 		return ec.fieldContext_VerifiedClass_license(ctx, field)
+	case "packageName":
+		return ec.fieldContext_VerifiedClass_packageName(ctx, field)
+	case "contractFile":
+		return ec.fieldContext_VerifiedClass_contractFile(ctx, field)
+	case "projectDirPath":
+		return ec.fieldContext_VerifiedClass_projectDirPath(ctx, field)
+	case "buildTool":
+		return ec.fieldContext_VerifiedClass_buildTool(ctx, field)
+	case "abi":
+		return ec.fieldContext_VerifiedClass_abi(ctx, field)
+	case "sources":
+		return ec.fieldContext_VerifiedClass_sources(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type VerifiedClass", field.Name)
 }
@@ -10535,8 +10739,8 @@ func (ec *executionContext) _Mutation_submitVerification(ctx context.Context, fi
 			return ec.Resolvers.Mutation().SubmitVerification(ctx, fc.Args["input"].(model.VerificationInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.VerificationJob) graphql.Marshaler {
-			return ec.marshalNVerificationJob2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐVerificationJob(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.VerificationSubmission) graphql.Marshaler {
+			return ec.marshalNVerificationSubmission2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐVerificationSubmission(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10549,7 +10753,7 @@ func (ec *executionContext) fieldContext_Mutation_submitVerification(ctx context
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_VerificationJob(ctx, field)
+			return ec.childFields_VerificationSubmission(ctx, field)
 		},
 	}
 	defer func() {
@@ -13917,6 +14121,52 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _SourceFile_path(ctx context.Context, field graphql.CollectedField, obj *model.SourceFile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SourceFile_path(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SourceFile_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SourceFile", field, false, false, "String")
+}
+
+func (ec *executionContext) _SourceFile_content(ctx context.Context, field graphql.CollectedField, obj *model.SourceFile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SourceFile_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SourceFile_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SourceFile", field, false, false, "String")
+}
+
 func (ec *executionContext) _StakePoint_date(ctx context.Context, field graphql.CollectedField, obj *db.StakePoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17239,6 +17489,75 @@ func (ec *executionContext) fieldContext_VerificationJob_message(_ context.Conte
 	return graphql.NewScalarFieldContext("VerificationJob", field, false, false, "String")
 }
 
+func (ec *executionContext) _VerificationJob_obtainedClassHash(ctx context.Context, field graphql.CollectedField, obj *db.VerificationJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerificationJob_obtainedClassHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ObtainedClassHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_VerificationJob_obtainedClassHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VerificationJob", field, false, false, "Address")
+}
+
+func (ec *executionContext) _VerificationJob_compilerOutput(ctx context.Context, field graphql.CollectedField, obj *db.VerificationJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerificationJob_compilerOutput(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompilerOutput, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_VerificationJob_compilerOutput(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VerificationJob", field, false, false, "String")
+}
+
+func (ec *executionContext) _VerificationJob_attempts(ctx context.Context, field graphql.CollectedField, obj *db.VerificationJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerificationJob_attempts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VerificationJob_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VerificationJob", field, false, false, "Int")
+}
+
 func (ec *executionContext) _VerificationJob_createdAt(ctx context.Context, field graphql.CollectedField, obj *db.VerificationJob) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17283,6 +17602,116 @@ func (ec *executionContext) _VerificationJob_updatedAt(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_VerificationJob_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VerificationJob", field, true, true, "String")
+}
+
+func (ec *executionContext) _VerificationJob_finishedAt(ctx context.Context, field graphql.CollectedField, obj *db.VerificationJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerificationJob_finishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.VerificationJob().FinishedAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_VerificationJob_finishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VerificationJob", field, true, true, "String")
+}
+
+func (ec *executionContext) _VerificationSubmission_job(ctx context.Context, field graphql.CollectedField, obj *model.VerificationSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerificationSubmission_job(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Job, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.VerificationJob) graphql.Marshaler {
+			return ec.marshalOVerificationJob2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐVerificationJob(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_VerificationSubmission_job(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VerificationSubmission",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_VerificationJob(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _VerificationSubmission_alreadyVerified(ctx context.Context, field graphql.CollectedField, obj *model.VerificationSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerificationSubmission_alreadyVerified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AlreadyVerified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VerificationSubmission_alreadyVerified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VerificationSubmission", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _VerificationSubmission_class(ctx context.Context, field graphql.CollectedField, obj *model.VerificationSubmission) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerificationSubmission_class(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Class, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Class) graphql.Marshaler {
+			return ec.marshalNClass2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐClass(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VerificationSubmission_class(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VerificationSubmission",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Class(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _VerifiedClass_classHash(ctx context.Context, field graphql.CollectedField, obj *db.VerifiedClass) (ret graphql.Marshaler) {
@@ -17409,6 +17838,29 @@ func (ec *executionContext) fieldContext_VerifiedClass_compilerVersion(_ context
 	return graphql.NewScalarFieldContext("VerifiedClass", field, false, false, "String")
 }
 
+func (ec *executionContext) _VerifiedClass_scarbVersion(ctx context.Context, field graphql.CollectedField, obj *db.VerifiedClass) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerifiedClass_scarbVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScarbVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_VerifiedClass_scarbVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VerifiedClass", field, false, false, "String")
+}
+
 func (ec *executionContext) _VerifiedClass_license(ctx context.Context, field graphql.CollectedField, obj *db.VerifiedClass) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17430,6 +17882,153 @@ func (ec *executionContext) _VerifiedClass_license(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_VerifiedClass_license(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("VerifiedClass", field, false, false, "String")
+}
+
+func (ec *executionContext) _VerifiedClass_packageName(ctx context.Context, field graphql.CollectedField, obj *db.VerifiedClass) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerifiedClass_packageName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PackageName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_VerifiedClass_packageName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VerifiedClass", field, false, false, "String")
+}
+
+func (ec *executionContext) _VerifiedClass_contractFile(ctx context.Context, field graphql.CollectedField, obj *db.VerifiedClass) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerifiedClass_contractFile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContractFile, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_VerifiedClass_contractFile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VerifiedClass", field, false, false, "String")
+}
+
+func (ec *executionContext) _VerifiedClass_projectDirPath(ctx context.Context, field graphql.CollectedField, obj *db.VerifiedClass) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerifiedClass_projectDirPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProjectDirPath, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_VerifiedClass_projectDirPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VerifiedClass", field, false, false, "String")
+}
+
+func (ec *executionContext) _VerifiedClass_buildTool(ctx context.Context, field graphql.CollectedField, obj *db.VerifiedClass) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerifiedClass_buildTool(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BuildTool, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_VerifiedClass_buildTool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VerifiedClass", field, false, false, "String")
+}
+
+func (ec *executionContext) _VerifiedClass_abi(ctx context.Context, field graphql.CollectedField, obj *db.VerifiedClass) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerifiedClass_abi(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Abi, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.JSON) graphql.Marshaler {
+			return ec.marshalOJSON2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_VerifiedClass_abi(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("VerifiedClass", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _VerifiedClass_sources(ctx context.Context, field graphql.CollectedField, obj *db.VerifiedClass) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_VerifiedClass_sources(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.VerifiedClass().Sources(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SourceFile) graphql.Marshaler {
+			return ec.marshalNSourceFile2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐSourceFileᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_VerifiedClass_sources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "VerifiedClass",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SourceFile(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _VerifiedClassConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.VerifiedClassConnection) (ret graphql.Marshaler) {
@@ -21776,6 +22375,44 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
+var sourceFileImplementors = []string{"SourceFile"}
+
+func (ec *executionContext) _SourceFile(ctx context.Context, sel ast.SelectionSet, obj *model.SourceFile) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sourceFileImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SourceFile")
+		case "path":
+			out.Values[i] = ec._SourceFile_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "content":
+			out.Values[i] = ec._SourceFile_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var stakePointImplementors = []string{"StakePoint"}
 
 func (ec *executionContext) _StakePoint(ctx context.Context, sel ast.SelectionSet, obj *db.StakePoint) graphql.Marshaler {
@@ -22882,6 +23519,21 @@ func (ec *executionContext) _VerificationJob(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "obtainedClassHash":
+			out.Values[i] = ec._VerificationJob_obtainedClassHash(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "compilerOutput":
+			out.Values[i] = ec._VerificationJob_compilerOutput(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attempts":
+			out.Values[i] = ec._VerificationJob_attempts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "createdAt":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -22894,6 +23546,55 @@ func (ec *executionContext) _VerificationJob(ctx context.Context, sel ast.Select
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._VerificationJob_updatedAt(ctx, field, obj)
 				})
+		case "finishedAt":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._VerificationJob_finishedAt(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var verificationSubmissionImplementors = []string{"VerificationSubmission"}
+
+func (ec *executionContext) _VerificationSubmission(ctx context.Context, sel ast.SelectionSet, obj *model.VerificationSubmission) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, verificationSubmissionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("VerificationSubmission")
+		case "job":
+			out.Values[i] = ec._VerificationSubmission_job(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "alreadyVerified":
+			out.Values[i] = ec._VerificationSubmission_alreadyVerified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "class":
+			out.Values[i] = ec._VerificationSubmission_class(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -22948,11 +23649,47 @@ func (ec *executionContext) _VerifiedClass(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "scarbVersion":
+			out.Values[i] = ec._VerifiedClass_scarbVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "license":
 			out.Values[i] = ec._VerifiedClass_license(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "packageName":
+			out.Values[i] = ec._VerifiedClass_packageName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "contractFile":
+			out.Values[i] = ec._VerifiedClass_contractFile(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "projectDirPath":
+			out.Values[i] = ec._VerifiedClass_projectDirPath(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "buildTool":
+			out.Values[i] = ec._VerifiedClass_buildTool(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "abi":
+			out.Values[i] = ec._VerifiedClass_abi(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sources":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._VerifiedClass_sources(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24184,6 +24921,30 @@ func (ec *executionContext) marshalNPool2ᚖgithubᚗcomᚋstarkgraphᚋstarkgra
 	return ec._Pool(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNSourceFile2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐSourceFileᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SourceFile) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSourceFile2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐSourceFile(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSourceFile2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐSourceFile(ctx context.Context, sel ast.SelectionSet, v *model.SourceFile) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SourceFile!")
+		return graphql.Null
+	}
+	return ec._SourceFile(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNStakePoint2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐStakePointᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.StakePoint) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -24431,12 +25192,12 @@ func (ec *executionContext) unmarshalNVerificationInput2githubᚗcomᚋstarkgrap
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNVerificationJob2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐVerificationJob(ctx context.Context, sel ast.SelectionSet, v *db.VerificationJob) graphql.Marshaler {
+func (ec *executionContext) marshalNVerificationSubmission2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐVerificationSubmission(ctx context.Context, sel ast.SelectionSet, v *model.VerificationSubmission) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "VerificationJob!")
+		graphql.AddInvalidNullError(ctx, "VerificationSubmission!")
 		return graphql.Null
 	}
-	return ec._VerificationJob(ctx, sel, v)
+	return ec._VerificationSubmission(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNVerifiedClass2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐVerifiedClass(ctx context.Context, sel ast.SelectionSet, v *db.VerifiedClass) graphql.Marshaler {

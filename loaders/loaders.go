@@ -21,20 +21,21 @@ var BatchWait = 2 * time.Millisecond
 
 // Loaders are the dataloaders of one request.
 type Loaders struct {
-	Block          *dataloader.Loader[int64, *db.Block]
-	Transaction    *dataloader.Loader[db.TxKey, *db.Transaction]
-	TransactionBy  *dataloader.Loader[string, *db.Transaction] // by hash
-	Calls          *dataloader.Loader[db.TxKey, []*db.Call]
-	Contract       *dataloader.Loader[string, *db.Contract]
-	Class          *dataloader.Loader[string, *db.Class]
-	VerifiedClass  *dataloader.Loader[string, *db.VerifiedClass]
-	Token          *dataloader.Loader[string, *db.Token]
-	Alias          *dataloader.Loader[string, *string]
-	TokensHeld     *dataloader.Loader[string, []*db.TokenBalance]
-	Holders        *dataloader.Loader[PageKey[string], []*db.TokenBalance]
-	ClassContracts *dataloader.Loader[PageKey[string], []*db.Contract]
-	BlockTxs       *dataloader.Loader[PageKey[int64], []*db.Transaction]
-	TxEvents       *dataloader.Loader[PageKey[db.TxKey], []*db.Event]
+	Block           *dataloader.Loader[int64, *db.Block]
+	Transaction     *dataloader.Loader[db.TxKey, *db.Transaction]
+	TransactionBy   *dataloader.Loader[string, *db.Transaction] // by hash
+	Calls           *dataloader.Loader[db.TxKey, []*db.Call]
+	Contract        *dataloader.Loader[string, *db.Contract]
+	Class           *dataloader.Loader[string, *db.Class]
+	VerifiedClass   *dataloader.Loader[string, *db.VerifiedClass]
+	VerifiedSources *dataloader.Loader[string, *db.VerifiedSources]
+	Token           *dataloader.Loader[string, *db.Token]
+	Alias           *dataloader.Loader[string, *string]
+	TokensHeld      *dataloader.Loader[string, []*db.TokenBalance]
+	Holders         *dataloader.Loader[PageKey[string], []*db.TokenBalance]
+	ClassContracts  *dataloader.Loader[PageKey[string], []*db.Contract]
+	BlockTxs        *dataloader.Loader[PageKey[int64], []*db.Transaction]
+	TxEvents        *dataloader.Loader[PageKey[db.TxKey], []*db.Event]
 
 	NftItem            *dataloader.Loader[db.NftKey, *db.NftItem]
 	NftItemBalance     *dataloader.Loader[db.NftKey, *db.NftBalance]          // owner, or largest holder
@@ -78,15 +79,16 @@ func New(store *db.Store) *Loaders {
 		Calls: many(store.CallsByTx, func(c *db.Call) db.TxKey {
 			return db.TxKey{Block: c.BlockNumber, Index: c.TxIndex}
 		}),
-		Contract:       one(byFelt(store.ContractsByAddress), func(c *db.Contract) string { return string(c.Address) }),
-		Class:          one(byFelt(store.ClassesByHash), func(c *db.Class) string { return string(c.Hash) }),
-		VerifiedClass:  one(byFelt(store.VerifiedClassesByHash), func(v *db.VerifiedClass) string { return string(v.ClassHash) }),
-		Token:          one(byFelt(store.TokensByAddress), func(t *db.Token) string { return string(t.Address) }),
-		Alias:          aliases(store),
-		TokensHeld:     many(byFelt(store.BalancesOf), func(b *db.TokenBalance) string { return string(b.OwnerAddress) }),
-		Holders:        paged(byFeltPaged(store.HoldersOf), func(b *db.TokenBalance) string { return string(b.TokenAddress) }),
-		ClassContracts: paged(byFeltPaged(store.ContractsByClasses), func(c *db.Contract) string { return string(c.ClassHash) }),
-		BlockTxs:       paged(store.TransactionsOfBlocks, func(t *db.Transaction) int64 { return t.BlockNumber }),
+		Contract:        one(byFelt(store.ContractsByAddress), func(c *db.Contract) string { return string(c.Address) }),
+		Class:           one(byFelt(store.ClassesByHash), func(c *db.Class) string { return string(c.Hash) }),
+		VerifiedClass:   one(byFelt(store.VerifiedClassesByHash), func(v *db.VerifiedClass) string { return string(v.ClassHash) }),
+		VerifiedSources: one(byFelt(store.VerifiedSourcesByHash), func(v *db.VerifiedSources) string { return string(v.ClassHash) }),
+		Token:           one(byFelt(store.TokensByAddress), func(t *db.Token) string { return string(t.Address) }),
+		Alias:           aliases(store),
+		TokensHeld:      many(byFelt(store.BalancesOf), func(b *db.TokenBalance) string { return string(b.OwnerAddress) }),
+		Holders:         paged(byFeltPaged(store.HoldersOf), func(b *db.TokenBalance) string { return string(b.TokenAddress) }),
+		ClassContracts:  paged(byFeltPaged(store.ContractsByClasses), func(c *db.Contract) string { return string(c.ClassHash) }),
+		BlockTxs:        paged(store.TransactionsOfBlocks, func(t *db.Transaction) int64 { return t.BlockNumber }),
 		TxEvents: paged(store.EventsOfTxs, func(e *db.Event) db.TxKey {
 			return db.TxKey{Block: e.BlockNumber, Index: e.TxIndex}
 		}),

@@ -228,20 +228,28 @@ func (r *metaTransactionResolver) Transaction(ctx context.Context, obj *db.MetaT
 	return t, err
 }
 
-func (r *mutationResolver) SubmitVerification(ctx context.Context, input model.VerificationInput) (*db.VerificationJob, error) {
+func (r *mutationResolver) SubmitVerification(ctx context.Context, input model.VerificationInput) (*model.VerificationSubmission, error) {
 	job, err := newVerificationJob(input)
 	if err != nil {
 		return nil, err
 	}
-	class, err := r.Store.ClassOf(ctx, input.ClassHash)
+	class, err := r.classToVerify(ctx, input.ClassHash)
 	if err != nil {
 		return nil, err
 	}
-	if class == nil {
-		return nil, notFound(fmt.Sprintf("no class or contract %s", input.ClassHash.Padded()))
+	verified, err := loaders.For(ctx).VerifiedClass.Load(ctx, string(class.Hash))()
+	if err != nil {
+		return nil, err
 	}
-	job.ClassHash = class
-	return r.Store.InsertVerificationJob(ctx, job)
+	if verified != nil {
+		return &model.VerificationSubmission{AlreadyVerified: true, Class: class}, nil
+	}
+	job.ClassHash = class.Hash
+	queued, err := r.Store.InsertVerificationJob(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	return &model.VerificationSubmission{Job: queued, Class: class}, nil
 }
 
 func (r *networkStatsResolver) Tps(ctx context.Context, obj *model.NetworkStats) (float64, error) {
@@ -847,8 +855,24 @@ func (r *verificationJobResolver) UpdatedAt(ctx context.Context, obj *db.Verific
 	return formatTime(obj.UpdatedTime), nil
 }
 
+func (r *verificationJobResolver) FinishedAt(ctx context.Context, obj *db.VerificationJob) (*string, error) {
+	if obj.FinishedTime == nil {
+		return nil, nil
+	}
+	t := formatTime(*obj.FinishedTime)
+	return &t, nil
+}
+
 func (r *verifiedClassResolver) Class(ctx context.Context, obj *db.VerifiedClass) (*db.Class, error) {
 	return loaders.For(ctx).Class.Load(ctx, string(obj.ClassHash))()
+}
+
+func (r *verifiedClassResolver) Sources(ctx context.Context, obj *db.VerifiedClass) ([]*model.SourceFile, error) {
+	src, err := loaders.For(ctx).VerifiedSources.Load(ctx, string(obj.ClassHash))()
+	if err != nil || src == nil {
+		return []*model.SourceFile{}, err
+	}
+	return sourceFiles(src.Files)
 }
 
 func (r *walletResolver) Contract(ctx context.Context, obj *model.Wallet) (*db.Contract, error) {

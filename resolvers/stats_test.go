@@ -277,8 +277,11 @@ func TestSubmitVerificationAndPoll(t *testing.T) {
 	s.exec(`INSERT INTO classes (hash, kind, cairo_version) VALUES ($1, 'sierra', 1)`, class)
 	s.exec(`INSERT INTO contracts (address, class_hash) VALUES ($1, $2)`, deployed, class)
 	const submit = `mutation($hash: Address!, $files: JSON!, $tool: String) {
-	  submitVerification(input: { classHash: $hash, name: "Counter", compilerVersion: "2.8.2", packageName: "counter",
-	    contractFile: "src/lib.cairo", buildTool: $tool, files: $files }) { id classHash status statusDescription name createdAt updatedAt }
+	  submitVerification(input: { classHash: $hash, name: "Counter", compilerVersion: "2.8.2", scarbVersion: "2.8.2",
+	    packageName: "counter", contractFile: "src/lib.cairo", buildTool: $tool, files: $files }) {
+	    alreadyVerified class { hash }
+	    job { id classHash status statusDescription name createdAt updatedAt attempts obtainedClassHash finishedAt }
+	  }
 	}`
 	type job struct {
 		ID, ClassHash, StatusDescription, CreatedAt, UpdatedAt string
@@ -286,9 +289,18 @@ func TestSubmitVerificationAndPoll(t *testing.T) {
 		Name                                                   *string
 	}
 	files := map[string]any{"src/lib.cairo": "#[starknet::contract] mod counter {}", "Scarb.toml": "[package]"}
-	var out struct{ SubmitVerification job }
+	var out struct {
+		SubmitVerification struct {
+			AlreadyVerified bool
+			Class           struct{ Hash string }
+			Job             *job
+		}
+	}
 	s.mustQuery(submit, map[string]any{"hash": deployed.Hex(), "files": files, "tool": "scarb"}, &out)
-	j := out.SubmitVerification
+	if out.SubmitVerification.AlreadyVerified || out.SubmitVerification.Job == nil || out.SubmitVerification.Class.Hash != class.Padded() {
+		t.Fatalf("submission: got %+v", out.SubmitVerification)
+	}
+	j := *out.SubmitVerification.Job
 	rfc3339 := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
 	if j.ClassHash != class.Padded() || j.Status != 0 || j.StatusDescription != "Submitted" || j.Name == nil || *j.Name != "Counter" ||
 		!rfc3339.MatchString(j.CreatedAt) || !rfc3339.MatchString(j.UpdatedAt) {
@@ -323,7 +335,9 @@ func TestSubmitVerificationAndPoll(t *testing.T) {
 		vars      map[string]any
 		code, arg string
 	}{
-		{"unknown class", submit, map[string]any{"hash": "0x404", "files": files}, "NOT_FOUND", ""},
+		{"unknown class", submit, map[string]any{"hash": "0x404", "files": files}, "BAD_USER_INPUT", "classHash"},
+		{"no Scarb.toml", submit, map[string]any{"hash": class.Hex(), "files": map[string]any{"src/lib.cairo": "x"}}, "BAD_USER_INPUT", "files"},
+		{"NUL in a file", submit, map[string]any{"hash": class.Hex(), "files": map[string]any{"src/lib.cairo": "a\u0000", "Scarb.toml": ""}}, "BAD_USER_INPUT", "files"},
 		{"escaping path", submit, map[string]any{"hash": class.Hex(), "files": map[string]any{"../../etc/passwd": "x"}}, "BAD_USER_INPUT", "files"},
 		{"absolute path", submit, map[string]any{"hash": class.Hex(), "files": map[string]any{"/etc/passwd": "x"}}, "BAD_USER_INPUT", "files"},
 		{"files not strings", submit, map[string]any{"hash": class.Hex(), "files": map[string]any{"a.cairo": 1}}, "BAD_USER_INPUT", "files"},
@@ -345,5 +359,15 @@ func TestSubmitVerificationAndPoll(t *testing.T) {
 	var n int
 	if err := s.db.QueryRow(`SELECT count(*) FROM verification_jobs`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("refused submissions store nothing: %d jobs (%v)", n, err)
+	}
+
+	// A verified class compiles nothing: the answer says so and no job is queued.
+	s.exec(`INSERT INTO verified_classes (class_hash, name, verified_at) VALUES ($1, 'Counter', 1)`, class)
+	s.mustQuery(submit, map[string]any{"hash": deployed.Hex(), "files": files}, &out)
+	if !out.SubmitVerification.AlreadyVerified || out.SubmitVerification.Job != nil {
+		t.Errorf("already verified: got %+v", out.SubmitVerification)
+	}
+	if err := s.db.QueryRow(`SELECT count(*) FROM verification_jobs`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("a verified class queued a job: %d jobs (%v)", n, err)
 	}
 }

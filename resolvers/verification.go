@@ -1,9 +1,10 @@
 package resolvers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"path"
+	"sort"
 	"strings"
 	"time"
 
@@ -12,6 +13,8 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/loaders"
+	"github.com/starkgraph/starkgraph/verify"
 )
 
 // notFound is an error about a thing the client named that does not exist; the REST
@@ -38,15 +41,8 @@ func verificationStatus(status int) string {
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// Bounds on a submission: the worker writes the files to disk and compiles them.
-const (
-	maxVerifyFiles    = 2000
-	maxVerifyField    = 256
-	maxVerifyPathSize = 512
-)
-
 // newVerificationJob checks a submission and turns it into a store row (without the class,
-// which the caller resolves).
+// which the caller resolves). The rules are verify's, named with this API's argument names.
 func newVerificationJob(in model.VerificationInput) (db.NewVerificationJob, error) {
 	job := db.NewVerificationJob{
 		Name: in.Name, CompilerVersion: in.CompilerVersion, ScarbVersion: in.ScarbVersion,
@@ -55,56 +51,46 @@ func newVerificationJob(in model.VerificationInput) (db.NewVerificationJob, erro
 	}
 	required := []struct{ arg, val string }{
 		{"name", in.Name}, {"compilerVersion", in.CompilerVersion}, {"packageName", in.PackageName},
+		{"scarbVersion", deref(in.ScarbVersion)},
 	}
 	for _, f := range required {
 		if strings.TrimSpace(f.val) == "" {
 			return job, badInput(f.arg, "must not be empty")
 		}
 	}
-	optional := []struct {
-		arg string
-		val *string
-	}{
-		{"name", &in.Name}, {"compilerVersion", &in.CompilerVersion}, {"packageName", &in.PackageName},
-		{"contractFile", &in.ContractFile}, {"scarbVersion", in.ScarbVersion}, {"dojoVersion", in.DojoVersion},
-		{"projectDirPath", in.ProjectDirPath}, {"license", in.License}, {"buildTool", in.BuildTool},
+	texts := []struct{ arg, val string }{
+		{"name", in.Name}, {"compilerVersion", in.CompilerVersion}, {"packageName", in.PackageName},
+		{"contractFile", in.ContractFile}, {"scarbVersion", deref(in.ScarbVersion)}, {"dojoVersion", deref(in.DojoVersion)},
+		{"license", deref(in.License)}, {"buildTool", deref(in.BuildTool)},
 	}
-	for _, f := range optional {
-		if f.val != nil && len(*f.val) > maxVerifyField {
-			return job, badInput(f.arg, fmt.Sprintf("is longer than %d characters", maxVerifyField))
+	for _, f := range texts {
+		if p := verify.CheckText(f.arg, f.val); p != nil {
+			return job, badInput(p.Field, p.Reason)
 		}
 	}
-	if in.BuildTool != nil && *in.BuildTool != "" && *in.BuildTool != "scarb" && *in.BuildTool != "sozo" {
-		return job, badInput("buildTool", "must be scarb or sozo")
+	if p := verify.CheckBuildTool("buildTool", deref(in.BuildTool)); p != nil {
+		return job, badInput(p.Field, p.Reason)
 	}
-	if in.ProjectDirPath != nil && *in.ProjectDirPath != "" && !safeRelativePath(*in.ProjectDirPath) {
-		return job, badInput("projectDirPath", "must be a relative path inside the project")
+	if p := verify.CheckProjectDir("projectDirPath", deref(in.ProjectDirPath)); p != nil {
+		return job, badInput(p.Field, p.Reason)
 	}
 	if err := json.Unmarshal(in.Files, &job.Files); err != nil || job.Files == nil {
 		return job, badInput("files", "must be an object of file path -> source text")
 	}
-	if len(job.Files) == 0 || len(job.Files) > maxVerifyFiles {
-		return job, badInput("files", fmt.Sprintf("must hold 1 to %d files", maxVerifyFiles))
+	if p := verify.CheckFiles("files", job.Files, deref(in.ProjectDirPath)); p != nil {
+		return job, badInput(p.Field, p.Reason)
 	}
-	for p := range job.Files {
-		if len(p) > maxVerifyPathSize || !safeRelativePath(p) {
-			return job, badInput("files", fmt.Sprintf("has a path %q that is not a relative path inside the project", truncate(p, 80)))
-		}
+	if _, ok := job.Files[in.ContractFile]; !ok {
+		return job, badInput("contractFile", fmt.Sprintf("%q is not among files", truncate(in.ContractFile, 80)))
 	}
 	return job, nil
 }
 
-// safeRelativePath accepts paths that stay inside the directory they are written to.
-func safeRelativePath(p string) bool {
-	if p == "" || strings.ContainsRune(p, 0) || strings.Contains(p, "\\") || path.IsAbs(p) {
-		return false
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	for _, part := range strings.Split(path.Clean(p), "/") {
-		if part == ".." {
-			return false
-		}
-	}
-	return true
+	return *s
 }
 
 func truncate(s string, n int) string {
@@ -121,4 +107,41 @@ func parseJobID(id string) (string, error) {
 		return "", badInput("id", "is not a verification job id (a UUID)")
 	}
 	return u.String(), nil
+}
+
+// classToVerify resolves the hash of a submission, a class hash or a contract address, to
+// the class on the indexed chain. Neither, or a Cairo 0 class (scarb builds Cairo 1 and
+// later only), is the client's mistake.
+func (r *Resolver) classToVerify(ctx context.Context, hashOrAddress db.Felt) (*db.Class, error) {
+	hash, err := r.Store.ClassOf(ctx, hashOrAddress)
+	if err != nil {
+		return nil, err
+	}
+	var class *db.Class
+	if hash != nil {
+		if class, err = loaders.For(ctx).Class.Load(ctx, string(hash))(); err != nil {
+			return nil, err
+		}
+	}
+	if class == nil {
+		return nil, badInput("classHash", fmt.Sprintf("%s is neither a class nor a contract on the indexed chain", hashOrAddress.Padded()))
+	}
+	if class.CairoVersion == 0 {
+		return nil, badInput("classHash", fmt.Sprintf("class %s is a Cairo 0 class; only Sierra (Cairo 1 and later) classes can be verified", class.Hash.Padded()))
+	}
+	return class, nil
+}
+
+// sourceFiles lists stored files (path -> content) in path order.
+func sourceFiles(files db.JSON) ([]*model.SourceFile, error) {
+	var m map[string]string
+	if err := json.Unmarshal(files, &m); err != nil {
+		return nil, fmt.Errorf("verified sources: %w", err)
+	}
+	out := make([]*model.SourceFile, 0, len(m))
+	for p, c := range m {
+		out = append(out, &model.SourceFile{Path: p, Content: c})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/starkgraph/starkgraph/db"
 )
 
 // checkCachingAndCompression: ETag and Cache-Control on every 200, a long lifetime only for
@@ -114,12 +117,12 @@ func (e *env) post(t *testing.T, path, contentType string, body io.Reader) respo
 }
 
 // TestClassVerification submits sources as multipart and as JSON, polls the job, and
-// checks the rules on the body.
+// checks the answers for a class that is verified already, not on chain, or Cairo 0.
 func TestClassVerification(t *testing.T) {
 	e := newEnv(t)
 	files := map[string]string{"src/lib.cairo": "mod duck;", "Scarb.toml": "[package]\nname = \"duck\""}
 	body, ct := multipartBody(t, verifyFields, files)
-	r := e.post(t, "/beta/class-verify/"+account(0).Hex(), ct, body) // a contract address: its class
+	r := e.post(t, "/beta/class-verify/"+ethAddr.Hex(), ct, body) // a contract address: its class
 	if r.status != http.StatusOK {
 		t.Fatalf("multipart: %d %s", r.status, r.raw)
 	}
@@ -129,12 +132,17 @@ func TestClassVerification(t *testing.T) {
 		t.Fatalf("answer %s, want {\"job_id\": <uuid>}", r.raw)
 	}
 	job := obj(t, e.mustGet("/beta/class-verify/job/"+id))
-	if job["status"] != float64(0) || job["class_hash"] != accountClass.Padded() || job["name"] != "Duck" {
+	if job["status"] != float64(0) || job["class_hash"] != erc20Class.Padded() || job["name"] != "Duck" ||
+		job["obtained_class_hash"] != nil || job["attempts"] != float64(0) {
 		t.Errorf("job %v", job)
 	}
-	var contractFile string
-	if err := e.db.Get(&contractFile, `SELECT contract_file FROM verification_jobs WHERE id = $1`, id); err != nil || contractFile != "src/lib.cairo" {
-		t.Errorf("contract_file %q (%v), want the package's lib.cairo", contractFile, err)
+	var stored struct {
+		ContractFile string `db:"contract_file"`
+		Files        string `db:"files"`
+	}
+	if err := e.db.Get(&stored, `SELECT contract_file, files::text AS files FROM verification_jobs WHERE id = $1`, id); err != nil ||
+		stored.ContractFile != "src/lib.cairo" || !strings.Contains(stored.Files, "Scarb.toml") {
+		t.Errorf("stored job %+v (%v), want the package's lib.cairo and the files", stored, err)
 	}
 
 	jsonBody := map[string]any{
@@ -142,57 +150,40 @@ func TestClassVerification(t *testing.T) {
 		"license": nil, "files": files, "contract_file": "src/lib.cairo",
 	}
 	raw, _ := json.Marshal(jsonBody)
-	if r := e.post(t, "/beta/class-verify/"+accountClass.Hex(), "application/json", bytes.NewReader(raw)); r.status != http.StatusOK {
+	if r := e.post(t, "/beta/class-verify/"+erc20Class.Hex(), "application/json", bytes.NewReader(raw)); r.status != http.StatusOK || obj(t, r.body)["job_id"] == nil {
 		t.Fatalf("json: %d %s", r.status, r.raw)
 	}
 
 	// Files as one JSON field of the form.
-	fields := map[string]string{"files": `{"src/lib.cairo": "mod duck;"}`}
+	fields := map[string]string{"files": `{"src/lib.cairo": "mod duck;", "Scarb.toml": "[package]"}`}
 	for k, v := range verifyFields {
 		fields[k] = v
 	}
 	body, ct = multipartBody(t, fields, nil)
-	if r := e.post(t, "/beta/class-verify/"+accountClass.Hex(), ct, body); r.status != http.StatusOK {
+	if r := e.post(t, "/beta/class-verify/"+erc20Class.Hex(), ct, body); r.status != http.StatusOK {
 		t.Fatalf("files as a JSON field: %d %s", r.status, r.raw)
 	}
 
-	for _, c := range []struct {
-		name, drop, set, value string
-		status                 int
-		names                  string
-	}{
-		{name: "no compiler", drop: "compiler_version", status: 400, names: "compiler_version"},
-		{name: "no package", drop: "package_name", status: 400, names: "package_name"},
-		{name: "bad tool", set: "build_tool", value: "maven", status: 400, names: "build_tool"},
-		{name: "contract file not sent", set: "contract_file", value: "src/other.cairo", status: 400, names: "contract_file"},
-	} {
-		f := map[string]string{}
-		for k, v := range verifyFields {
-			if k != c.drop {
-				f[k] = v
-			}
-		}
-		if c.set != "" {
-			f[c.set] = c.value
-		}
-		body, ct := multipartBody(t, f, files)
-		errorOf(t, e.post(t, "/beta/class-verify/"+accountClass.Hex(), ct, body), c.status, c.names)
+	// A class verified before: the union's other member, and no job.
+	var jobsBefore int
+	_ = e.db.Get(&jobsBefore, `SELECT count(*) FROM verification_jobs`)
+	body, ct = multipartBody(t, verifyFields, files)
+	r = e.post(t, "/beta/class-verify/"+account(0).Hex(), ct, body)
+	if r.status != http.StatusOK || string(bytes.TrimSpace(r.raw)) != `{"verification_status":"Ok"}` {
+		t.Errorf("already verified: %d %s", r.status, r.raw)
 	}
-	body, ct = multipartBody(t, verifyFields, nil)
-	errorOf(t, e.post(t, "/beta/class-verify/"+accountClass.Hex(), ct, body), 400, "files")
+	var jobsAfter int
+	_ = e.db.Get(&jobsAfter, `SELECT count(*) FROM verification_jobs`)
+	if jobsAfter != jobsBefore {
+		t.Errorf("a submission for a verified class queued a job")
+	}
+
 	body, ct = multipartBody(t, verifyFields, files)
 	errorOf(t, e.post(t, "/beta/class-verify/0xnothex", ct, body), 400, "hash")
 	body, ct = multipartBody(t, verifyFields, files)
-	errorOf(t, e.post(t, "/beta/class-verify/0x999", ct, body), 404, "hash")
-	errorOf(t, e.post(t, "/beta/class-verify/"+accountClass.Hex(), "text/plain", strings.NewReader("hi")), 400, "body")
-	errorOf(t, e.post(t, "/beta/class-verify/"+accountClass.Hex(), "application/json", strings.NewReader("{")), 400, "body")
-	errorOf(t, e.post(t, "/beta/class-verify/"+accountClass.Hex(), "multipart/form-data", strings.NewReader("x")), 400, "boundary")
-
-	big := map[string]string{"src/lib.cairo": strings.Repeat("// padding\n", (11<<20)/11)}
-	body, ct = multipartBody(t, verifyFields, big)
-	errorOf(t, e.post(t, "/beta/class-verify/"+accountClass.Hex(), ct, body), http.StatusRequestEntityTooLarge, "10 MB")
-	raw, _ = json.Marshal(map[string]any{"files": big})
-	errorOf(t, e.post(t, "/beta/class-verify/"+accountClass.Hex(), "application/json", bytes.NewReader(raw)), http.StatusRequestEntityTooLarge, "10 MB")
+	errorOf(t, e.post(t, "/beta/class-verify/0x999", ct, body), 400, "hash: "+db.MustFelt("0x999").Padded()+" is neither a class nor a contract")
+	body, ct = multipartBody(t, verifyFields, files)
+	errorOf(t, e.post(t, "/beta/class-verify/"+erc721Class.Hex(), ct, body), 400, "Cairo 0")
 
 	check := obj(t, e.mustGet("/beta/class-verify/check/"+account(0).Hex()))
 	if check["is_verified"] != true || check["class_hash"] != accountClass.Padded() {
@@ -201,4 +192,134 @@ func TestClassVerification(t *testing.T) {
 	if check := obj(t, e.mustGet("/beta/class-verify/check/"+erc20Class.Hex())); check["is_verified"] != false {
 		t.Errorf("check of an unverified class %v", check)
 	}
+}
+
+// Every bad submission gets a 400 naming the field, or a 413, and nothing is stored.
+func TestClassVerificationRefusesBadInput(t *testing.T) {
+	e := newEnv(t)
+	target := "/beta/class-verify/" + erc20Class.Hex()
+	good := map[string]string{"src/lib.cairo": "mod duck;", "Scarb.toml": "[package]\nname = \"duck\""}
+	with := func(extra map[string]string) map[string]string {
+		out := map[string]string{}
+		for k, v := range good {
+			out[k] = v
+		}
+		for k, v := range extra {
+			out[k] = v
+		}
+		return out
+	}
+	many := with(nil)
+	for i := range 500 {
+		many[fmt.Sprintf("src/f%d.cairo", i)] = "// x"
+	}
+	for _, c := range []struct {
+		name      string
+		drop, set string
+		value     string
+		files     map[string]string
+		status    int
+		want      string
+	}{
+		{name: "no compiler", drop: "compiler_version", status: 400, want: "compiler_version: required"},
+		{name: "no scarb version", drop: "scarb_version", status: 400, want: "scarb_version: required"},
+		{name: "no package", drop: "package_name", status: 400, want: "package_name: required"},
+		{name: "unknown tool", set: "build_tool", value: "maven", status: 400, want: `build_tool: "maven" is not one of scarb, sozo`},
+		{name: "contract file not sent", set: "contract_file", value: "src/other.cairo", status: 400, want: "contract_file"},
+		{name: "NUL in a field", set: "name", value: "Du\x00ck", status: 400, want: "name: contains a NUL byte"},
+		{name: "NUL in the licence", set: "license", value: "MIT\x00", status: 400, want: "license: contains a NUL byte"},
+		{name: "invalid UTF-8 in a field", set: "package_name", value: "du\xffck", status: 400, want: "package_name: is not valid UTF-8"},
+		{name: "project dir leaves", set: "project_dir_path", value: "../up", status: 400, want: "project_dir_path"},
+		{name: "NUL in a file", files: with(map[string]string{"src/a.cairo": "x\x00y"}), status: 400, want: `files: file "src/a.cairo" contains a NUL byte`},
+		{name: "invalid UTF-8 in a file", files: with(map[string]string{"src/a.cairo": "\xff\xfe"}), status: 400, want: "is not valid UTF-8"},
+		{name: "absolute path", files: with(map[string]string{"/etc/cron.d/x": "x"}), status: 400, want: `files: file path "/etc/cron.d/x" is absolute`},
+		{name: "dot-dot path", files: with(map[string]string{"src/../../x.cairo": "x"}), status: 400, want: "leaves the project"},
+		{name: "backslash path", files: with(map[string]string{`src\\x.cairo`: "x"}), status: 400, want: "backslash"},
+		{name: "empty path", files: with(map[string]string{"": "x"}), status: 400, want: "empty path"},
+		{name: "too many files", files: many, status: 400, want: "files: 502 files, more than the 500 allowed"},
+		{name: "no Scarb.toml", files: map[string]string{"src/lib.cairo": "mod duck;"}, status: 400, want: "files: no Scarb.toml"},
+		{name: "Scarb.toml not in the project dir", set: "project_dir_path", value: "contracts", status: 400, want: "no contracts/Scarb.toml"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := map[string]string{}
+			for k, v := range verifyFields {
+				if k != c.drop {
+					f[k] = v
+				}
+			}
+			if c.set != "" {
+				f[c.set] = c.value
+			}
+			files := c.files
+			if files == nil {
+				files = good
+			}
+			// As a form with files[<path>] fields (any bytes survive), and as JSON for
+			// what JSON can carry.
+			body, ct := multipartFields(t, f, files)
+			errorOf(t, e.post(t, target, ct, body), c.status, c.want)
+		})
+	}
+	// An upload named by its path keeps the path (and an absolute one is refused).
+	body, ct := uploadBody(t, verifyFields, map[string]string{"src/lib.cairo": "mod duck;", "Scarb.toml": "[package]"})
+	if r := e.post(t, target, ct, body); r.status != http.StatusOK {
+		t.Fatalf("uploads with paths: %d %s", r.status, r.raw)
+	}
+	body, ct = uploadBody(t, verifyFields, map[string]string{"/abs/lib.cairo": "mod duck;", "Scarb.toml": "[package]"})
+	errorOf(t, e.post(t, target, ct, body), 400, `file path "/abs/lib.cairo" is absolute`)
+	raw, _ := json.Marshal(map[string]any{"compiler_version": "2.6.3", "scarb_version": "2.6.4", "name": "Duck",
+		"package_name": "duck", "files": map[string]string{"Scarb.toml": "[package]", "src/lib.cairo": "a\u0000b"}})
+	errorOf(t, e.post(t, target, "application/json", bytes.NewReader(raw)), 400, "contains a NUL byte")
+
+	errorOf(t, e.post(t, target, "text/plain", strings.NewReader("hi")), 400, "body")
+	errorOf(t, e.post(t, target, "application/json", strings.NewReader("{")), 400, "body")
+	errorOf(t, e.post(t, target, "multipart/form-data", strings.NewReader("x")), 400, "boundary")
+	big := map[string]string{"src/lib.cairo": strings.Repeat("// padding\n", (11<<20)/11)}
+	body, ct = multipartBody(t, verifyFields, big)
+	errorOf(t, e.post(t, target, ct, body), http.StatusRequestEntityTooLarge, "10 MB")
+	raw, _ = json.Marshal(map[string]any{"files": big})
+	errorOf(t, e.post(t, target, "application/json", bytes.NewReader(raw)), http.StatusRequestEntityTooLarge, "10 MB")
+
+	var jobs int
+	if err := e.db.Get(&jobs, `SELECT count(*) FROM verification_jobs WHERE class_hash = $1`, erc20Class); err != nil || jobs != 1 {
+		t.Errorf("%d jobs stored (%v), want only the one good upload", jobs, err)
+	}
+}
+
+// multipartFields writes files as files[<path>] fields, whose names carry any bytes.
+func multipartFields(t *testing.T, fields, files map[string]string) (*bytes.Buffer, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for k, v := range fields {
+		if err := w.WriteField(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, src := range files {
+		if err := w.WriteField("files["+p+"]", src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	return &buf, w.FormDataContentType()
+}
+
+// uploadBody sends files as uploads of the field "files", named by their paths.
+func uploadBody(t *testing.T, fields, files map[string]string) (*bytes.Buffer, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for k, v := range fields {
+		_ = w.WriteField(k, v)
+	}
+	for p, src := range files {
+		fw, err := w.CreateFormFile("files", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(fw, src)
+	}
+	w.Close()
+	return &buf, w.FormDataContentType()
 }

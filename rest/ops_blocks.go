@@ -161,6 +161,9 @@ type classDetails struct {
 	VerifiedName      *string `json:"verifiedName"`
 	VerifiedTimestamp *int64  `json:"verifiedTimestamp"`
 	Abi               any     `json:"abi" schema:"any"`
+	// Verified is the class's verification record; null when it is not verified. The
+	// sources themselves are served by /beta/classes/{classHash}/source.
+	Verified *verifiedRecord `json:"verified"`
 }
 
 func listClassesOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
@@ -213,6 +216,11 @@ func classOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, err
 	}
 	if out.IsVerified, out.VerifiedName, out.VerifiedTimestamp, err = s.verification(ctx, c); err != nil {
 		return nil, err
+	}
+	if out.IsVerified {
+		if out.Verified, err = s.verifiedRecord(ctx, c); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -12,9 +12,12 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/resolvers"
+	"github.com/starkgraph/starkgraph/verify"
 )
 
 // maxVerifyBody bounds a verification request (sources included).
@@ -35,9 +38,12 @@ type verifySubmission struct {
 	ContractFile    string            `json:"contract_file,omitempty"`
 }
 
-// verifyJobCreated is the answer when a job is queued.
-type verifyJobCreated struct {
-	JobID string `json:"job_id"`
+// verifySubmitAnswer is the spec's union VerifyContractClassResponse, of which one member
+// is sent: {"job_id": ...} when a job is queued, {"verification_status": "Ok"} when the
+// class is already verified (nothing is compiled).
+type verifySubmitAnswer struct {
+	JobID              string `json:"job_id,omitempty"`
+	VerificationStatus string `json:"verification_status,omitempty" enum:"Ok,Error"`
 }
 
 func submitVerificationOp(ctx context.Context, s *server, a *args, r *http.Request) (any, error) {
@@ -55,14 +61,26 @@ func submitVerificationOp(ctx context.Context, s *server, a *args, r *http.Reque
 		ScarbVersion: optional(sub.ScarbVersion), DojoVersion: optional(sub.DojoVersion),
 		ProjectDirPath: optional(sub.ProjectDirPath), BuildTool: optional(sub.BuildTool),
 	}
-	job, err := s.res.Mutation().SubmitVerification(ctx, input)
-	if err != nil {
-		if status, msg := statusOf(err); status < 500 {
-			return nil, &apiError{status: status, msg: "hash: " + msg}
+	res, err := s.res.Mutation().SubmitVerification(ctx, input)
+	if arg, ok := resolvers.IsBadInput(err); ok {
+		// The form was checked above: what is left is the hash (not on chain, Cairo 0).
+		msg := err.Error()
+		var ge *gqlerror.Error
+		if errors.As(err, &ge) {
+			msg = ge.Message
 		}
+		if arg == "classHash" {
+			return nil, badRequest("hash: %s", strings.TrimPrefix(msg, "classHash "))
+		}
+		return nil, badRequest("body: %s", msg)
+	}
+	if err != nil {
 		return nil, err
 	}
-	return verifyJobCreated{JobID: job.ID}, nil
+	if res.AlreadyVerified {
+		return verifySubmitAnswer{VerificationStatus: "Ok"}, nil
+	}
+	return verifySubmitAnswer{JobID: res.Job.ID}, nil
 }
 
 func optional(s string) *string {
@@ -129,8 +147,8 @@ func readMultipart(mr *multipart.Reader, sub *verifySubmission) error {
 		switch {
 		case strings.HasPrefix(name, "files[") && strings.HasSuffix(name, "]"):
 			sub.Files[name[len("files["):len(name)-1]] = string(value)
-		case name == "files" && part.FileName() != "":
-			sub.Files[part.FileName()] = string(value)
+		case name == "files" && uploadName(part) != "":
+			sub.Files[uploadName(part)] = string(value)
 		case name == "files":
 			var m map[string]string
 			if err := json.Unmarshal(value, &m); err != nil {
@@ -165,8 +183,18 @@ func readMultipart(mr *multipart.Reader, sub *verifySubmission) error {
 	}
 }
 
-// validate checks the required fields and fills the contract file when the client left
-// it out (the package's lib.cairo, or the first Cairo file).
+// uploadName is the file name of an upload as the client sent it: Part.FileName keeps only
+// its last element, and the path (src/lib.cairo) is what places the file in the project.
+func uploadName(part *multipart.Part) string {
+	_, params, err := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+	if err != nil {
+		return part.FileName()
+	}
+	return params["filename"]
+}
+
+// validate checks the form, naming the field that is wrong, and fills the contract file
+// when the client left it out (the package's lib.cairo, or the first Cairo file).
 func (sub *verifySubmission) validate() error {
 	for _, f := range []struct{ name, value string }{
 		{"compiler_version", sub.CompilerVersion}, {"scarb_version", sub.ScarbVersion},
@@ -176,12 +204,28 @@ func (sub *verifySubmission) validate() error {
 			return badRequest("%s: required field is missing or empty", f.name)
 		}
 	}
-	if len(sub.Files) == 0 {
-		return badRequest("files: at least one source file is required")
+	license := ""
+	if sub.License != nil {
+		license = *sub.License
+	}
+	for _, f := range []struct{ name, value string }{
+		{"compiler_version", sub.CompilerVersion}, {"scarb_version", sub.ScarbVersion}, {"name", sub.Name},
+		{"package_name", sub.PackageName}, {"license", license}, {"build_tool", sub.BuildTool},
+		{"dojo_version", sub.DojoVersion}, {"contract_file", sub.ContractFile},
+	} {
+		if p := verify.CheckText(f.name, f.value); p != nil {
+			return badRequest("%s", p.Error())
+		}
+	}
+	if p := verify.CheckBuildTool("build_tool", sub.BuildTool); p != nil {
+		return badRequest("%s", p.Error())
 	}
 	sub.BuildTool = strings.ToLower(sub.BuildTool)
-	if sub.BuildTool != "" && sub.BuildTool != "scarb" && sub.BuildTool != "sozo" {
-		return badRequest("build_tool: %q is not one of scarb, sozo", short(sub.BuildTool))
+	if p := verify.CheckProjectDir("project_dir_path", sub.ProjectDirPath); p != nil {
+		return badRequest("%s", p.Error())
+	}
+	if p := verify.CheckFiles("files", sub.Files, sub.ProjectDirPath); p != nil {
+		return badRequest("%s", p.Error())
 	}
 	if sub.ContractFile == "" {
 		paths := make([]string, 0, len(sub.Files))
@@ -210,16 +254,22 @@ func (sub *verifySubmission) validate() error {
 }
 
 // verifyJob is the answer of GET /beta/class-verify/job/{job}. status: 0 Submitted,
-// 1 Compiled, 2 CompileFailed, 3 Fail, 4 Success, 5 Processing.
+// 1 Compiled, 2 CompileFailed, 3 Fail, 4 Success, 5 Processing. class_hash is the class on
+// chain; obtained_class_hash the class the sources compiled to (Fail and Success);
+// compiler_output the compiler's words, trimmed to their start and end.
 type verifyJob struct {
 	JobID             string  `json:"job_id"`
 	Status            int     `json:"status" enum:"0,1,2,3,4,5"`
 	StatusDescription string  `json:"status_description"`
 	ClassHash         string  `json:"class_hash"`
+	ObtainedClassHash *string `json:"obtained_class_hash"`
 	Name              *string `json:"name"`
 	Message           *string `json:"message"`
+	CompilerOutput    *string `json:"compiler_output"`
+	Attempts          int     `json:"attempts"`
 	CreatedTimestamp  int64   `json:"created_timestamp"`
 	UpdatedTimestamp  int64   `json:"updated_timestamp"`
+	FinishedTimestamp *int64  `json:"finished_timestamp"`
 }
 
 func verifyJobOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
@@ -235,11 +285,93 @@ func verifyJobOp(ctx context.Context, s *server, a *args, _ *http.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	return verifyJob{
+	out := verifyJob{
 		JobID: job.ID, Status: job.Status, StatusDescription: desc, ClassHash: addr(job.ClassHash),
-		Name: job.Name, Message: job.Message,
+		ObtainedClassHash: addrOrNil(job.ObtainedClassHash), Name: job.Name, Message: job.Message,
+		CompilerOutput: job.CompilerOutput, Attempts: job.Attempts,
 		CreatedTimestamp: job.CreatedTime.Unix(), UpdatedTimestamp: job.UpdatedTime.Unix(),
-	}, nil
+	}
+	if job.FinishedTime != nil {
+		ts := job.FinishedTime.Unix()
+		out.FinishedTimestamp = &ts
+	}
+	return out, nil
+}
+
+// verifiedRecord is what a class's verification published: shown in the class's details,
+// and with the sources by GET /beta/classes/{classHash}/source.
+type verifiedRecord struct {
+	ClassHash         string  `json:"classHash"`
+	Name              string  `json:"name"`
+	PackageName       *string `json:"packageName"`
+	License           *string `json:"license"`
+	CompilerVersion   *string `json:"compilerVersion"`
+	ScarbVersion      *string `json:"scarbVersion"`
+	BuildTool         *string `json:"buildTool"`
+	ContractFile      *string `json:"contractFile"`
+	ProjectDirPath    *string `json:"projectDirPath"`
+	VerifiedTimestamp int64   `json:"verifiedTimestamp"`
+	// Files lists the paths of the sources.
+	Files []string `json:"files"`
+}
+
+// classSource is the answer of GET /beta/classes/{classHash}/source.
+type classSource struct {
+	verifiedRecord
+	// Sources are the verified files, by path.
+	Sources map[string]string `json:"sources"`
+	Abi     any               `json:"abi" schema:"any"`
+}
+
+func (s *server) verifiedRecord(ctx context.Context, c *db.Class) (*verifiedRecord, error) {
+	v, err := s.res.Class().Verified(ctx, c)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	files, err := s.res.VerifiedClass().Sources(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	rec := &verifiedRecord{
+		ClassHash: addr(v.ClassHash), Name: v.VerifiedName, PackageName: v.PackageName, License: v.License,
+		CompilerVersion: v.CompilerVersion, ScarbVersion: v.ScarbVersion, BuildTool: v.BuildTool,
+		ContractFile: v.ContractFile, ProjectDirPath: v.ProjectDirPath, VerifiedTimestamp: v.VerifiedTimestamp,
+		Files: make([]string, 0, len(files)),
+	}
+	for _, f := range files {
+		rec.Files = append(rec.Files, f.Path)
+	}
+	return rec, nil
+}
+
+func classSourceOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	c, err := s.requireClass(ctx, a.felt("classHash"))
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.res.Class().Verified(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, notFound("classHash: class %s is not verified: no sources are known", addr(c.Hash))
+	}
+	rec, err := s.verifiedRecord(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	files, err := s.res.VerifiedClass().Sources(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	out := classSource{verifiedRecord: *rec, Sources: make(map[string]string, len(files))}
+	for _, f := range files {
+		out.Sources[f.Path] = f.Content
+	}
+	if v.Abi != nil {
+		out.Abi = v.Abi
+	}
+	return out, nil
 }
 
 // verificationCheck is the answer of GET /beta/class-verify/check/{hash}.

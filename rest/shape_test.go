@@ -43,6 +43,7 @@ var sampleRequests = map[string]string{
 	"getTokenHolders":          "/beta/tokens/" + ethAddr.Hex() + "/holders",
 	"getClassByHash":           "/beta/classes/" + accountClass.Hex(),
 	"listClassContracts":       "/beta/classes/" + accountClass.Hex() + "/contracts",
+	"getClassSourceCode":       "/beta/classes/" + accountClass.Hex() + "/source",
 	"getVerificationJobStatus": "/beta/class-verify/job/" + jobID,
 	"checkVerificationStatus":  "/beta/class-verify/check/" + account(0).Hex(),
 	"getApiStatus":             "/beta/api-status",

@@ -156,6 +156,11 @@ type PageInfo struct {
 type Query struct {
 }
 
+type SourceFile struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
 type TokenConnection struct {
 	Edges      []*TokenEdge `json:"edges"`
 	PageInfo   *PageInfo    `json:"pageInfo"`
@@ -223,6 +228,15 @@ type VerificationInput struct {
 	BuildTool       *string `json:"buildTool,omitempty"`
 	// Source files: path -> content.
 	Files db.JSON `json:"files"`
+}
+
+// The answer to submitVerification: a queued job, or the class's verification when it was verified before.
+type VerificationSubmission struct {
+	// The job that will compile the sources; null when the class is already verified.
+	Job             *db.VerificationJob `json:"job,omitempty"`
+	AlreadyVerified bool                `json:"alreadyVerified"`
+	// The class the sources are compared with (the class of the contract, for an address).
+	Class *db.Class `json:"class"`
 }
 
 type VerifiedClassConnection struct {
