@@ -8,6 +8,7 @@
 //	starkgraph keys ...     create, list, revoke API keys and show their usage
 //	starkgraph sim          the simulated Starknet node alone
 //	starkgraph replay DIR   serve a fixture set as a JSON-RPC node
+//	starkgraph verify-worker  class-verification workers alone, against DATABASE_URL
 package main
 
 import (
@@ -21,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -34,6 +36,7 @@ import (
 	"github.com/starkgraph/starkgraph/db/pglocal"
 	"github.com/starkgraph/starkgraph/metrics"
 	"github.com/starkgraph/starkgraph/replay"
+	"github.com/starkgraph/starkgraph/verify"
 )
 
 // command is one subcommand: its name, a line of help, and what it runs.
@@ -52,6 +55,7 @@ func commands() []command {
 		{"keys", "manage API keys: create --plan NAME [--label TEXT] | list | revoke ID | usage KEY", runKeys},
 		{"sim", "serve the simulated Starknet node: --addr ADDR [--seed N] [--blocks N] [--block-time D]", runSim},
 		{"replay", "serve a fixture set as a JSON-RPC node: replay DIR --addr ADDR", runReplay},
+		{"verify-worker", "run class-verification workers against DATABASE_URL: [--verify-workers N] [--scarb-dir DIR]", runVerifyWorker},
 	}
 }
 
@@ -87,6 +91,61 @@ func logLevel() slog.Level {
 		return slog.LevelInfo
 	}
 	return l
+}
+
+// verifyFlags configure the class-verification workers of serve, dev and verify-worker.
+type verifyFlags struct {
+	workers   int
+	scarbDir  string
+	timeout   time.Duration
+	memoryMiB int
+	lease     time.Duration
+}
+
+func (f *verifyFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.workers, "verify-workers", envInt("STARKGRAPH_VERIFY_WORKERS", verify.DefaultWorkers), "class-verification jobs compiled at once (0: none in this process)")
+	fs.StringVar(&f.scarbDir, "scarb-dir", envOr("STARKGRAPH_SCARB_DIR", verify.DefaultScarbDir()), "installed scarb versions, as DIR/<version>/bin/scarb (asdf layout); a scarb on PATH counts too")
+	fs.DurationVar(&f.timeout, "verify-timeout", verify.DefaultTimeout, "longest scarb build of one job")
+	fs.IntVar(&f.memoryMiB, "verify-memory", verify.DefaultMemoryMiB, "address-space cap of one scarb build, in MiB (0: none)")
+	fs.DurationVar(&f.lease, "verify-lease", verify.DefaultLease, "how long a worker's claim on a job holds without renewal; a dead worker's job is retried after it")
+}
+
+// run runs the workers until ctx ends.
+func (f verifyFlags) run(ctx context.Context, log *slog.Logger, conn *sqlx.DB) {
+	verify.Run(ctx, verify.Config{
+		DB: conn, Workers: f.workers, Lease: f.lease, Logger: log,
+		Toolchains: verify.Toolchains{Dir: f.scarbDir, UsePATH: true},
+		Limits:     verify.BuildLimits{Timeout: f.timeout, MemoryMiB: f.memoryMiB},
+	})
+}
+
+func envInt(name string, fallback int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return fallback
+}
+
+func runVerifyWorker(ctx context.Context, log *slog.Logger, args []string) error {
+	fs := flag.NewFlagSet("verify-worker", flag.ContinueOnError)
+	var vf verifyFlags
+	vf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if vf.workers < 1 {
+		return errors.New("--verify-workers must be at least 1")
+	}
+	conn, err := openDatabaseURL(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if pending, err := db.MigrationsPending(ctx, conn.DB); err != nil || pending {
+		return fmt.Errorf("the database is not migrated (run starkgraph migrate): %v", err)
+	}
+	vf.run(ctx, log, conn)
+	return nil
 }
 
 // serverFlags are the flags of every command that serves the APIs.
@@ -174,6 +233,8 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var sf serverFlags
 	sf.register(fs)
+	var vf verifyFlags
+	vf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -182,7 +243,20 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer conn.Close()
+	workers := startVerifyWorkers(ctx, log, conn, vf)
+	defer workers()
 	return serveAPI(ctx, log, conn, sf, "")
+}
+
+// startVerifyWorkers runs the in-process verification workers (none with
+// --verify-workers 0) and returns a function that waits for them after ctx ends.
+func startVerifyWorkers(ctx context.Context, log *slog.Logger, conn *sqlx.DB, vf verifyFlags) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		vf.run(ctx, log, conn)
+	}()
+	return func() { <-done }
 }
 
 // serveAPI runs the public and admin servers until ctx ends. devKey, when set, is shown
@@ -319,6 +393,8 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	devKey := fs.String("dev-key", os.Getenv("STARKGRAPH_DEV_KEY"), "value of the development API key (default: a new random key)")
 	var chain chainFlags
 	chain.register(fs)
+	var vf verifyFlags
+	vf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -356,6 +432,8 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 
 	followErr := make(chan error, 1)
 	go func() { followErr <- followChain(ctx, log, conn, chain) }()
+	workers := startVerifyWorkers(ctx, log, conn, vf)
+	defer workers()
 	serveErr := serveAPI(ctx, log, conn, sf, key)
 	if serveErr != nil {
 		return serveErr

@@ -87,6 +87,17 @@ func (q VerifyQueue) Renew(ctx context.Context, job *ClaimedJob, lease time.Dura
 	return leaseResult(res, err)
 }
 
+// Release gives a job back to the queue (Submitted) when its worker stops in good order,
+// so that it is taken again at once rather than when the lease runs out.
+func (q VerifyQueue) Release(ctx context.Context, job *ClaimedJob, worker string) error {
+	res, err := q.DB.ExecContext(ctx, `WITH released AS (
+			UPDATE verification_jobs SET status = 0, lease_token = NULL, lease_until = NULL, updated_at = now()
+			WHERE id = $1 AND lease_token = $2 AND status IN (1, 5) RETURNING id)
+		INSERT INTO verification_job_log (job_id, status, worker) SELECT id, 0, $3 FROM released`,
+		job.ID, job.LeaseToken, worker)
+	return leaseResult(res, err)
+}
+
 // JobOutcome is what a worker records when it moves a job on.
 type JobOutcome struct {
 	Status         int

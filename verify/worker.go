@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -66,13 +67,16 @@ func (c *Config) fill() {
 	}
 }
 
+// workerSeq numbers the workers of this process, for their names in the job log.
+var workerSeq atomic.Int64
+
 // Run runs cfg.Workers workers until ctx ends.
 func Run(ctx context.Context, cfg Config) {
 	cfg.fill()
 	host, _ := os.Hostname()
 	var wg sync.WaitGroup
-	for i := range cfg.Workers {
-		w := &worker{cfg: cfg, queue: db.VerifyQueue{DB: cfg.DB}, name: fmt.Sprintf("%s/%d/%d", host, os.Getpid(), i)}
+	for range cfg.Workers {
+		w := &worker{cfg: cfg, queue: db.VerifyQueue{DB: cfg.DB}, name: fmt.Sprintf("%s/%d/%d", host, os.Getpid(), workerSeq.Add(1))}
 		wg.Go(func() { w.run(ctx) })
 	}
 	if cfg.Workers > 0 {
@@ -138,6 +142,12 @@ func (w *worker) work(ctx context.Context, job *db.ClaimedJob) {
 	<-renewed
 	switch {
 	case err == nil:
+	case ctx.Err() != nil: // stopping: give the job back for another worker to take now
+		releaseCtx, cancelRelease := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancelRelease()
+		if err := w.queue.Release(releaseCtx, job, w.name); err != nil {
+			log.Warn("verification job not released; it is retried when its lease ends", "err", err)
+		}
 	case errors.Is(err, db.ErrLeaseLost) || errors.Is(err, context.Canceled):
 		log.Info("verification job left to another worker", "err", err)
 	default:
