@@ -200,13 +200,27 @@ func (d depthLimit) MutateOperationContext(_ context.Context, oc *graphql.Operat
 	if oc.Operation == nil {
 		return nil
 	}
-	if depth := selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, d.max+1); depth > d.max {
+	if depth := selectionDepth(dataFields(oc.Operation.SelectionSet), oc.Doc.Fragments, d.max+1); depth > d.max {
 		return &gqlerror.Error{
 			Message:    "the document is nested more than " + strconv.Itoa(d.max) + " levels deep",
 			Extensions: map[string]any{"code": "DEPTH_LIMIT_EXCEEDED"},
 		}
 	}
 	return nil
+}
+
+// dataFields leaves out the introspection fields (__schema, __type) of a root selection:
+// their depth is bounded by the schema itself and they run no SQL, and GraphiQL's own
+// introspection query is nested deeper than any data document needs to be.
+func dataFields(set ast.SelectionSet) ast.SelectionSet {
+	out := make(ast.SelectionSet, 0, len(set))
+	for _, sel := range set {
+		if f, ok := sel.(*ast.Field); ok && (f.Name == "__schema" || f.Name == "__type") {
+			continue
+		}
+		out = append(out, sel)
+	}
+	return out
 }
 
 // selectionDepth measures nesting, stopping once it passes limit (so that it is cheap on

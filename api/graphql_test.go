@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql/introspection"
+
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/db"
 )
@@ -150,6 +152,18 @@ func TestIntrospectionSwitch(t *testing.T) {
 	a, _, _ = post(t, off, map[string]any{"query": `{ __schema { queryType { name } } }`})
 	if len(a.Errors) == 0 {
 		t.Fatal("introspection off still answered __schema")
+	}
+}
+
+// The full introspection query of GraphiQL and graphql-js (nested deeper than the depth
+// limit, which counts data fields only) passes the default limits: the playground's docs
+// and autocompletion depend on it.
+func TestFullIntrospectionQueryPassesLimits(t *testing.T) {
+	srv, _ := newServer(t, api.Config{Introspection: true, Limits: api.DefaultGraphQLLimits})
+	a, status, _ := post(t, srv, map[string]any{"query": introspection.Query})
+	schema, _ := a.Data["__schema"].(map[string]any)
+	if status != http.StatusOK || len(a.Errors) > 0 || schema == nil || len(schema["types"].([]any)) < 50 {
+		t.Fatalf("introspection: %d %v", status, a.Errors)
 	}
 }
 

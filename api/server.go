@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/rs/cors"
+	"github.com/starkgraph/starkgraph/api/playground"
 
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/db"
@@ -79,8 +79,9 @@ func NewHandler(cfg Config) http.Handler {
 		if cfg.PlaygroundKey == "" {
 			headers["x-api-key"] = "<your API key>"
 		}
-		mux.Handle("GET /{$}", playground.Handler("starkgraph", "/graphql",
-			playground.WithGraphiqlUiHeaders(headers), playground.WithGraphiqlEnablePluginExplorer(true)))
+		mux.Handle("GET /{$}", playground.Page(playground.Config{
+			Title: "starkgraph", Endpoint: "/graphql", Headers: headers, Tabs: playgroundTabs}))
+		mux.Handle("GET "+playground.AssetsPath, playground.Assets())
 	}
 
 	c := cors.New(cors.Options{
