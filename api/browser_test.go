@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/starkgraph/starkgraph/api"
+	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
 	"github.com/starkgraph/starkgraph/indexer"
@@ -60,9 +61,21 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if err := ix.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// Keys are required, as on dev: the page must send the development key itself.
+	keys := auth.NewStore(conn)
+	devKey, err := auth.DevKey(ctx, keys, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limiter, closeLimiter, err := auth.NewLimiter("", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeLimiter()
 	srv := httptest.NewServer(api.NewHandler(api.Config{
 		Store: db.NewStore(conn), Limits: api.DefaultGraphQLLimits, Introspection: true,
-		Playground: true, PlaygroundKey: "dev-key-in-the-headers-tab",
+		Auth:       auth.New(auth.Options{Keys: keys, Limiter: limiter, Logger: slog.New(slog.DiscardHandler)}),
+		Playground: true, PlaygroundKey: devKey,
 	}))
 	defer srv.Close()
 
@@ -145,7 +158,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	}
 	step("read the headers tab",
 		chromedp.Evaluate(`[...document.querySelectorAll('section[aria-label="Headers"] .CodeMirror')].map(e => e.CodeMirror.getValue()).join('\n')`, &headers))
-	if !strings.Contains(headers, `"x-api-key": "dev-key-in-the-headers-tab"`) {
+	if !strings.Contains(headers, `"x-api-key": "`+devKey+`"`) {
 		t.Errorf("headers tab %q does not hold the development key", headers)
 	}
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/rs/cors"
-	"github.com/starkgraph/starkgraph/api/playground"
 
+	"github.com/starkgraph/starkgraph/api/playground"
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/loaders"
@@ -75,12 +75,13 @@ func NewHandler(cfg Config) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
 	if cfg.Playground {
-		headers := map[string]string{"x-api-key": cfg.PlaygroundKey}
-		if cfg.PlaygroundKey == "" {
-			headers["x-api-key"] = "<your API key>"
+		pg := playground.Config{Title: "starkgraph", Endpoint: "/graphql", Tabs: playgroundTabs,
+			Headers: map[string]string{"x-api-key": "<your API key>"}}
+		if cfg.PlaygroundKey != "" {
+			pg.Headers = map[string]string{"x-api-key": cfg.PlaygroundKey}
+			pg.FetcherHeaders = pg.Headers
 		}
-		mux.Handle("GET /{$}", playground.Page(playground.Config{
-			Title: "starkgraph", Endpoint: "/graphql", Headers: headers, Tabs: playgroundTabs}))
+		mux.Handle("GET /{$}", playground.Page(pg))
 		mux.Handle("GET "+playground.AssetsPath, playground.Assets())
 	}
 

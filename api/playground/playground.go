@@ -131,15 +131,19 @@ type Config struct {
 	Title    string
 	Endpoint string            // the GraphQL path, e.g. /graphql
 	Headers  map[string]string // pre-filled in the headers editor
-	Tabs     []Tab
+	// FetcherHeaders go with every request of the page, the schema's introspection too
+	// (which GraphiQL sends before the headers editor is read): the development key.
+	FetcherHeaders map[string]string
+	Tabs           []Tab
 }
 
 // pageConfig is handed to starkgraph-playground.js in a data attribute (no inline script,
 // so the CSP needs no exception).
 type pageConfig struct {
-	Endpoint string `json:"endpoint"`
-	Headers  string `json:"headers"`
-	Tabs     []Tab  `json:"tabs"`
+	Endpoint       string            `json:"endpoint"`
+	Headers        string            `json:"headers"`
+	FetcherHeaders map[string]string `json:"fetcherHeaders,omitempty"`
+	Tabs           []Tab             `json:"tabs"`
 }
 
 var page = template.Must(template.New("playground").Parse(`<!DOCTYPE html>
@@ -175,7 +179,7 @@ func links(names ...string) []link {
 // Page serves the playground page.
 func Page(cfg Config) http.Handler {
 	headers, _ := json.MarshalIndent(cfg.Headers, "", "  ")
-	conf, _ := json.Marshal(pageConfig{Endpoint: cfg.Endpoint, Headers: string(headers), Tabs: cfg.Tabs})
+	conf, _ := json.Marshal(pageConfig{Endpoint: cfg.Endpoint, Headers: string(headers), FetcherHeaders: cfg.FetcherHeaders, Tabs: cfg.Tabs})
 	var buf bytes.Buffer
 	err := page.Execute(&buf, map[string]any{
 		"Title":   cfg.Title,

@@ -6,7 +6,7 @@
   var root = document.getElementById('graphiql');
   var config = JSON.parse(root.getAttribute('data-config'));
   var url = location.protocol + '//' + location.host + config.endpoint;
-  var fetcher = GraphiQL.createFetcher({ url: url });
+  var fetcher = GraphiQL.createFetcher({ url: url, headers: config.fetcherHeaders || {} });
   var tabs = config.tabs.map(function (tab) {
     return { query: tab.query, variables: tab.variables || undefined, headers: config.headers };
   });
