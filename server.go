@@ -157,6 +157,13 @@ type serverFlags struct {
 	corsOrigins   string
 	maxComplexity int
 	maxDepth      int
+	maxTokens     int
+	maxFields     int
+	maxAliases    int
+	maxFragments  int
+	maxDirectives int
+	maxBody       int64
+	timeout       time.Duration
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
@@ -167,6 +174,23 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.corsOrigins, "cors-origins", os.Getenv("STARKGRAPH_CORS_ORIGINS"), "comma-separated origins allowed by CORS (empty: any)")
 	fs.IntVar(&f.maxComplexity, "max-complexity", api.DefaultGraphQLLimits.MaxComplexity, "highest GraphQL document cost")
 	fs.IntVar(&f.maxDepth, "max-depth", api.DefaultGraphQLLimits.MaxDepth, "deepest GraphQL selection nesting")
+	d := api.DefaultGraphQLLimits
+	fs.IntVar(&f.maxTokens, "max-tokens", d.MaxTokens, "most lexer tokens of a GraphQL document")
+	fs.IntVar(&f.maxFields, "max-fields", d.MaxFields, "most fields written in a GraphQL document (fragments not expanded)")
+	fs.IntVar(&f.maxAliases, "max-aliases", d.MaxAliases, "most aliases in a GraphQL document")
+	fs.IntVar(&f.maxFragments, "max-fragments", d.MaxFragments, "most fragment definitions in a GraphQL document")
+	fs.IntVar(&f.maxDirectives, "max-directives", d.MaxDirectives, "most directives in a GraphQL document")
+	fs.Int64Var(&f.maxBody, "max-body", d.MaxBody, "largest /graphql request body, in bytes (413 above)")
+	fs.DurationVar(&f.timeout, "request-timeout", d.Timeout, "a GraphQL request still running after this is cancelled, its SQL too")
+}
+
+// graphQLLimits are the flags' limits.
+func (f *serverFlags) graphQLLimits() api.GraphQLLimits {
+	return api.GraphQLLimits{
+		MaxComplexity: f.maxComplexity, MaxDepth: f.maxDepth, MaxTokens: f.maxTokens,
+		MaxFields: f.maxFields, MaxAliases: f.maxAliases, MaxFragments: f.maxFragments, MaxDirectives: f.maxDirectives,
+		MaxBody: f.maxBody, Timeout: f.timeout,
+	}
 }
 
 func envOr(name, fallback string) string {
@@ -285,8 +309,7 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, sf serverFla
 	usage := auth.NewUsageRecorder(keys, 5*time.Second, log)
 	defer usage.Close(context.WithoutCancel(ctx))
 
-	limits := api.DefaultGraphQLLimits
-	limits.MaxComplexity, limits.MaxDepth = sf.maxComplexity, sf.maxDepth
+	limits := sf.graphQLLimits()
 	var origins []string
 	if sf.corsOrigins != "" {
 		origins = strings.Split(sf.corsOrigins, ",")
@@ -304,7 +327,12 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, sf serverFla
 		Logger:        log,
 	})
 
-	servers := []*http.Server{{Addr: sf.addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}}
+	// Slow clients cannot hold a connection: headers within 10 s, the whole request within
+	// 30 s, the answer written within the request timeout plus 10 s, idle connections
+	// closed after 2 minutes; headers are capped at 64 KiB.
+	servers := []*http.Server{{Addr: sf.addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: 30 * time.Second, WriteTimeout: sf.timeout + 10*time.Second, IdleTimeout: 2 * time.Minute,
+		MaxHeaderBytes: 64 << 10}}
 	if sf.adminAddr != "" {
 		servers = append(servers, adminServer(sf.adminAddr))
 	}

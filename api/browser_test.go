@@ -79,8 +79,15 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	}))
 	defer srv.Close()
 
+	// Chromium's helpers may still write to their profile as the test ends: remove it at
+	// best effort rather than with t.TempDir, whose cleanup fails on a late write.
+	profile, err := os.MkdirTemp("", "starkgraph-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(profile)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()),
+		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(profile),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.WindowSize(1400, 900))...)
 	defer cancelAlloc()

@@ -3,12 +3,16 @@
 package api
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +31,7 @@ import (
 )
 
 // GraphQLLimits bound what one document may ask for. Every limit is checked before any
-// SQL runs.
+// resolver runs; each is a flag of serve and dev (see README, "Operations and limits").
 type GraphQLLimits struct {
 	// MaxComplexity is the highest cost a document may have: each field costs 1, and a
 	// connection multiplies the cost of its selection by its page size.
@@ -36,13 +40,22 @@ type GraphQLLimits struct {
 	MaxDepth int
 	// MaxTokens bounds the lexer: a document with more tokens is refused unparsed.
 	MaxTokens int
+	// MaxFields, MaxAliases, MaxFragments and MaxDirectives bound what a document writes
+	// (fragments not expanded).
+	MaxFields, MaxAliases, MaxFragments, MaxDirectives int
+	// MaxBody is the largest request body, in bytes (413 above it).
+	MaxBody int64
 	// Timeout cancels a request that still runs after it.
 	Timeout time.Duration
 }
 
 // DefaultGraphQLLimits allow a page of 25 tokens with 10 holders each, their contracts
-// and classes (cost ~1,300), with room to spare.
-var DefaultGraphQLLimits = GraphQLLimits{MaxComplexity: 5000, MaxDepth: 12, MaxTokens: 5000, Timeout: 10 * time.Second}
+// and classes (cost ~1,300), and GraphiQL's introspection, with room to spare.
+var DefaultGraphQLLimits = GraphQLLimits{
+	MaxComplexity: 5000, MaxDepth: 12, MaxTokens: 5000,
+	MaxFields: 1000, MaxAliases: 100, MaxFragments: 100, MaxDirectives: 50,
+	MaxBody: 1 << 20, Timeout: 10 * time.Second,
+}
 
 // NewGraphQL returns the /graphql handler over res.
 func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection bool, log *slog.Logger) http.Handler {
@@ -58,26 +71,92 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
-	srv.Use(depthLimit{max: limits.MaxDepth})
-	srv.Use(&extension.ComplexityLimit{Func: func(context.Context, *graphql.OperationContext) int { return limits.MaxComplexity }})
+	srv.Use(&documentLimits{limits: limits})
 	srv.AroundOperations(chargeComplexity)
 	srv.SetErrorPresenter(presentError(log))
 	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
 		log.Error("graphql: panic in a resolver", "panic", v, "path", graphql.GetPath(ctx))
 		return gqlerror.Errorf("internal error")
 	})
-	return bounded(limits.Timeout, srv)
+	if limits.MaxBody <= 0 {
+		limits.MaxBody = DefaultGraphQLLimits.MaxBody
+	}
+	return bounded(limits.Timeout, limits.MaxBody, srv)
 }
 
-// bounded limits a request's body to 1 MiB and its run time to d: the context deadline
-// stops the SQL it runs.
-func bounded(d time.Duration, next http.Handler) http.Handler {
+// bounded limits a request's run time to d (the context deadline stops the SQL it runs)
+// and checks a POST body before gqlgen reads it: at most maxBody bytes (413), a JSON
+// object whose members have the types GraphQL-over-HTTP gives them (400 otherwise, in
+// words a client can act on rather than the decoder's Go types).
+func bounded(d time.Duration, maxBody int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
-		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+		if r.Method == http.MethodPost {
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				writeGraphQLError(w, http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE",
+					fmt.Sprintf("the request body is larger than %d bytes (--max-body)", maxBody))
+				return
+			}
+			if err != nil {
+				writeGraphQLError(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read")
+				return
+			}
+			if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" || mt == "application/graphql-response+json" {
+				if msg := checkJSONBody(body); msg != "" {
+					writeGraphQLError(w, http.StatusBadRequest, "BAD_REQUEST", msg)
+					return
+				}
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// checkJSONBody says what is wrong with a GraphQL-over-HTTP JSON body, or "".
+func checkJSONBody(body []byte) string {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) == 0 {
+		return "the request body is empty; send a JSON object with a query"
+	}
+	if trimmed[0] == '[' {
+		return "batched requests are not supported; send one document per request"
+	}
+	var members map[string]json.RawMessage
+	if trimmed[0] != '{' || json.Unmarshal(body, &members) != nil {
+		return `the request body must be a JSON object such as {"query": "{ blocks { totalCount } }"}`
+	}
+	kinds := map[string]string{"query": "a string", "operationName": "a string or null", "variables": "an object or null", "extensions": "an object or null"}
+	for name, want := range kinds {
+		raw, ok := members[name]
+		if !ok {
+			continue
+		}
+		v := bytes.TrimSpace(raw)
+		isNull := bytes.Equal(v, []byte("null"))
+		switch name {
+		case "query":
+			if len(v) == 0 || v[0] != '"' {
+				return "query must be " + want
+			}
+		case "operationName":
+			if !isNull && (len(v) == 0 || v[0] != '"') {
+				return "operationName must be " + want
+			}
+		default:
+			if !isNull && (len(v) == 0 || v[0] != '{') {
+				return name + " must be " + want
+			}
+		}
+	}
+	return ""
+}
+
+func writeGraphQLError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, map[string]any{"errors": []any{map[string]any{"message": msg, "extensions": map[string]any{"code": code}}}})
 }
 
 // chargeComplexity makes a document's cost count against the key's rate: one request of
@@ -184,72 +263,3 @@ func setConnectionComplexity(c any) {
 }
 
 func exportedName(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
-
-// depthLimit refuses documents nested deeper than max, counting through fragments.
-type depthLimit struct{ max int }
-
-var _ interface {
-	graphql.HandlerExtension
-	graphql.OperationContextMutator
-} = depthLimit{}
-
-func (depthLimit) ExtensionName() string                   { return "DepthLimit" }
-func (depthLimit) Validate(graphql.ExecutableSchema) error { return nil }
-
-func (d depthLimit) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
-	if oc.Operation == nil {
-		return nil
-	}
-	if depth := selectionDepth(dataFields(oc.Operation.SelectionSet), oc.Doc.Fragments, d.max+1); depth > d.max {
-		return &gqlerror.Error{
-			Message:    "the document is nested more than " + strconv.Itoa(d.max) + " levels deep",
-			Extensions: map[string]any{"code": "DEPTH_LIMIT_EXCEEDED"},
-		}
-	}
-	return nil
-}
-
-// dataFields leaves out the introspection fields (__schema, __type) of a root selection:
-// their depth is bounded by the schema itself and they run no SQL, and GraphiQL's own
-// introspection query is nested deeper than any data document needs to be.
-func dataFields(set ast.SelectionSet) ast.SelectionSet {
-	out := make(ast.SelectionSet, 0, len(set))
-	for _, sel := range set {
-		if f, ok := sel.(*ast.Field); ok && (f.Name == "__schema" || f.Name == "__type") {
-			continue
-		}
-		out = append(out, sel)
-	}
-	return out
-}
-
-// selectionDepth measures nesting, stopping once it passes limit (so that it is cheap on
-// hostile documents).
-func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, limit int) int {
-	if limit <= 0 || len(set) == 0 {
-		return 0
-	}
-	deepest := 0
-	for _, sel := range set {
-		var d int
-		switch s := sel.(type) {
-		case *ast.Field:
-			if len(s.SelectionSet) == 0 {
-				d = 1
-			} else {
-				d = 1 + selectionDepth(s.SelectionSet, frags, limit-1)
-			}
-		case *ast.InlineFragment:
-			d = selectionDepth(s.SelectionSet, frags, limit)
-		case *ast.FragmentSpread:
-			if f := frags.ForName(s.Name); f != nil {
-				d = selectionDepth(f.SelectionSet, frags, limit)
-			}
-		}
-		deepest = max(deepest, d)
-		if deepest > limit {
-			return deepest
-		}
-	}
-	return deepest
-}
