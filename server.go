@@ -32,6 +32,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/auth"
+	"github.com/starkgraph/starkgraph/cursor"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/pglocal"
 	"github.com/starkgraph/starkgraph/metrics"
@@ -164,6 +165,7 @@ type serverFlags struct {
 	maxDirectives int
 	maxBody       int64
 	timeout       time.Duration
+	cursorSecret  string
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
@@ -182,6 +184,8 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxDirectives, "max-directives", d.MaxDirectives, "most directives in a GraphQL document")
 	fs.Int64Var(&f.maxBody, "max-body", d.MaxBody, "largest /graphql request body, in bytes (413 above)")
 	fs.DurationVar(&f.timeout, "request-timeout", d.Timeout, "a GraphQL request still running after this is cancelled, its SQL too")
+	fs.StringVar(&f.cursorSecret, "cursor-secret", envOr("STARKGRAPH_CURSOR_SECRET", os.Getenv("STARKGRAPH_CURSOR_KEY")),
+		"secret that signs the APIs' cursors (default: one generated at first start and kept in the database)")
 }
 
 // graphQLLimits are the flags' limits.
@@ -299,6 +303,16 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, sf serverFla
 	}
 	store := db.NewStore(readConn)
 	store.OnStatement = metrics.SQLStatements.Inc
+
+	// Every replica signs cursors with the same secret: the flag's, or the database's.
+	secret := []byte(sf.cursorSecret)
+	if len(secret) == 0 {
+		var err error
+		if secret, err = cursor.LoadOrCreateSecret(ctx, conn); err != nil {
+			return fmt.Errorf("cursor secret: %w", err)
+		}
+	}
+	cursor.SetDefault(cursor.New(secret))
 
 	keys := auth.NewStore(conn)
 	limiter, closeLimiter, err := auth.NewLimiter(os.Getenv("REDIS_URL"), log)

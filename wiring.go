@@ -131,8 +131,5 @@ func runSim(ctx context.Context, log *slog.Logger, args []string) error {
 
 // restHandler builds the /beta interface over the same resolvers as GraphQL.
 func restHandler(store *db.Store) http.Handler {
-	return rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{
-		CursorKey: []byte(os.Getenv("STARKGRAPH_CURSOR_KEY")),
-		Logger:    slog.Default(),
-	})
+	return rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{Logger: slog.Default()})
 }

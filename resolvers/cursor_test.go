@@ -1,9 +1,12 @@
 package resolvers_test
 
 import (
+	"encoding/base64"
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/starkgraph/starkgraph/cursor"
 	"github.com/starkgraph/starkgraph/db"
 )
 
@@ -97,6 +100,60 @@ func TestForeignOrGarbledCursorIsRefused(t *testing.T) {
 		resp, _ := s.query(doc, map[string]any{"c": c.cursor})
 		if len(resp.Errors) == 0 || resp.Errors[0].Extensions["code"] != "BAD_USER_INPUT" {
 			t.Errorf("%s: want BAD_USER_INPUT, got %+v", doc, resp.Errors)
+		}
+	}
+}
+
+// Forged cursors on every connection: made-up payloads in the old unsigned form (keys of
+// the wrong type), a real cursor of another list, an offset-only cursor carrying keys,
+// one signed with another secret. Each is a BAD_USER_INPUT naming `after`, never an
+// internal error, and runs no SQL.
+func TestForgedCursorsOnEveryConnection(t *testing.T) {
+	s := newGQLServer(t)
+	seedTokens(s, 2, 3)
+	var out struct {
+		Blocks struct{ PageInfo struct{ EndCursor string } }
+	}
+	s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES (2, '\x02', '\x01', 2, 'ACCEPTED_ON_L2')`)
+	s.mustQuery(`{ blocks(first: 1) { pageInfo { endCursor } } }`, nil, &out)
+	unsigned := func(payload string) string { return base64.RawURLEncoding.EncodeToString([]byte(payload)) }
+	forged := []string{
+		out.Blocks.PageInfo.EndCursor, // real, of the blocks list
+		unsigned(`{"l":"contracts:","o":1,"k":["x1e5","0xzz"]}`),
+		unsigned(`{"o":1,"k":["0x1","0x2","0x3","0x4"]}`),
+		unsigned(`{"o":1,"k":["abc.e","1"]}`) + ".AAAAAAAAAAAAAAAAAAAAAA",
+		cursor.Default().Seal(cursor.AnyList, map[string]any{"o": 1, "k": []string{"0x1", "nope"}}),
+		cursor.New([]byte("another deployment")).Seal("contracts:", map[string]any{"o": 1, "k": []string{"1", "0x1"}}),
+		strings.Repeat("A", 5000),
+	}
+	connections := []string{
+		`contracts(first: 2, after: $c) { edges { node { address } } }`,
+		`nftEvents(first: 2, after: $c) { edges { node { tokenId } } }`,
+		`nftItems(first: 2, after: $c) { edges { node { tokenId } } }`,
+		`nftHolders(contractAddress: "0x1", first: 2, after: $c) { edges { node { balance } } }`,
+		`events(first: 2, after: $c) { edges { node { index } } }`,
+		`transactions(first: 2, after: $c) { edges { node { hash } } }`,
+		`classes(first: 2, after: $c) { edges { node { hash } } }`,
+		`verifiedClasses(first: 2, after: $c) { edges { node { classHash } } }`,
+		`tokens(first: 2, after: $c) { edges { node { symbol } } }`,
+		`metaTransactions(first: 2, after: $c) { edges { node { index } } }`,
+		`validators(first: 2, after: $c) { edges { node { address } } }`,
+		`token(address: "` + tokenAddr(0).Hex() + `") { holders(first: 2, after: $c) { edges { node { balance } } } }`,
+	}
+	for _, conn := range connections {
+		for i, c := range forged {
+			if i == 0 && strings.HasPrefix(conn, "blocks") {
+				continue
+			}
+			before := s.store.Statements()
+			resp, status := s.query(`query($c: String) { `+conn+` }`, map[string]any{"c": c})
+			if status >= 500 || len(resp.Errors) == 0 || resp.Errors[0].Extensions["code"] != "BAD_USER_INPUT" ||
+				resp.Errors[0].Extensions["argument"] != "after" {
+				t.Errorf("%s with forged cursor %d: status %d, %+v", conn, i, status, resp.Errors)
+			}
+			if !strings.HasPrefix(conn, "token(") && s.store.Statements() != before {
+				t.Errorf("%s with forged cursor %d ran SQL", conn, i)
+			}
 		}
 	}
 }

@@ -2,13 +2,12 @@ package resolvers
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/graph-gophers/dataloader/v7"
 
+	"github.com/starkgraph/starkgraph/cursor"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
 	"github.com/starkgraph/starkgraph/loaders"
@@ -17,33 +16,31 @@ import (
 // MaxPageSize bounds `first` on every connection, so one field costs at most this many rows.
 const MaxPageSize = 100
 
-// cursor is what an opaque connection cursor holds: the list it belongs to, the position of
-// the item (how many items precede it, plus one) and, for keyset lists, the item's sort key.
-type cursor struct {
-	List   string   `json:"l,omitempty"`
+// position is what a connection cursor holds: the position of the item (how many items
+// precede it, plus one) and, for keyset lists, the item's sort key. Cursors are sealed by
+// the cursor package: signed, and bound to the list (its name says the operation and sort
+// order), so a cursor a client made up or took from another list is refused.
+type position struct {
 	Offset int      `json:"o"`
 	Key    []string `json:"k,omitempty"`
 }
 
+// maxOffset bounds the offsets cursors carry, far above any list.
+const maxOffset = 1 << 40
+
 // OffsetCursor is a cursor that starts any list after its first n items. The REST layer
 // uses it to turn page numbers into connection arguments.
-func OffsetCursor(n int) string { return encodeCursor(cursor{Offset: n}) }
+func OffsetCursor(n int) string { return cursor.Default().Seal(cursor.AnyList, position{Offset: n}) }
 
-func encodeCursor(c cursor) string {
-	b, _ := json.Marshal(c)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
+func encodeCursor(list string, p position) string { return cursor.Default().Seal(list, p) }
 
-func decodeCursor(s, list string) (cursor, error) {
-	var c cursor
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(raw) > 1024 || json.Unmarshal(raw, &c) != nil || c.Offset < 0 {
-		return c, badInput("after", "is not a cursor returned by this API")
+func decodeCursor(s, list string) (position, error) {
+	var p position
+	scope, err := cursor.Default().Open(list, s, &p)
+	if err != nil || p.Offset < 0 || p.Offset > maxOffset || (scope == cursor.AnyList && len(p.Key) > 0) {
+		return position{}, badInput("after", "is not a cursor returned by this API for this list")
 	}
-	if c.List != "" && c.List != list {
-		return c, badInput("after", "is a cursor of another list")
-	}
-	return c, nil
+	return p, nil
 }
 
 // keyCodec turns a row's sort key into cursor strings and back into query arguments.
@@ -129,11 +126,11 @@ func page[T any](p *pager, rows []T, keyOf func(T) []any) (items []T, cursors []
 	}
 	cursors = make([]string, len(rows))
 	for i, r := range rows {
-		c := cursor{List: p.list, Offset: p.start + i + 1}
+		c := position{Offset: p.start + i + 1}
 		if keyOf != nil && p.keyWidth > 0 {
 			c.Key = keyStrings(keyOf(r)...)
 		}
-		cursors[i] = encodeCursor(c)
+		cursors[i] = encodeCursor(p.list, c)
 	}
 	info = &model.PageInfo{HasNextPage: hasNext, HasPreviousPage: p.start > 0}
 	if len(cursors) > 0 {

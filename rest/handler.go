@@ -32,16 +32,9 @@ import (
 
 // Options configure the handler.
 type Options struct {
-	// CursorKey signs the opaque cursors of cursor-style lists. Every replica behind a
-	// load balancer needs the same key; when empty, a fixed development key is used.
-	CursorKey []byte
 	// Logger receives server faults (never client mistakes); slog.Default when nil.
 	Logger *slog.Logger
 }
-
-// devCursorKey is used when Options.CursorKey is empty. Cursors signed with it can be
-// forged by anyone who reads this source; the resolvers still validate what they get.
-var devCursorKey = []byte("starkgraph development cursor key")
 
 // server holds what every operation needs.
 type server struct {
@@ -57,15 +50,11 @@ type handlerFunc func(ctx context.Context, s *server, a *args, r *http.Request) 
 // NewHandler serves every operation under /beta/. Authentication (x-api-key) and the
 // per-request dataloaders are middleware the caller wraps around it.
 func NewHandler(res *resolvers.Resolver, opts Options) http.Handler {
-	key := opts.CursorKey
-	if len(key) == 0 {
-		key = devCursorKey
-	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &server{res: res, cursor: cursorCodec{key: key}, log: log}
+	s := &server{res: res, cursor: cursorCodec{}, log: log}
 
 	mux := http.NewServeMux()
 	doc := openAPIDocument()

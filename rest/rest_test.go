@@ -30,7 +30,7 @@ func newEnv(t testing.TB) *env {
 	conn := dbtest.New(t)
 	seed(t, conn)
 	res := &resolvers.Resolver{Store: db.NewStore(conn)}
-	srv := httptest.NewServer(NewHandler(res, Options{CursorKey: []byte("test key")}))
+	srv := httptest.NewServer(NewHandler(res, Options{}))
 	t.Cleanup(srv.Close)
 	return &env{t: t, db: conn, url: srv.URL}
 }

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/starkgraph/starkgraph/cursor"
 )
 
 // checkPageNumberWalks walks page-number lists with every page size: lastPage is the true
@@ -205,6 +207,6 @@ func checkCursorsAreValidated(t *testing.T, shared *env) {
 	// A cursor of another list.
 	errorOf(t, e.get("/beta/nft-items?limit=5&contract_address="+nftAddr.Hex()+"&cursor="+url.QueryEscape(pg.next)), 400, "cursor")
 	// A cursor signed with another key (another deployment).
-	other := cursorCodec{key: []byte("another key")}.encode(listCursor{Op: "nft-events", Offset: 5})
+	other := cursor.New([]byte("another key")).Seal("rest:nft-events", listCursor{Op: "nft-events", Offset: 5})
 	errorOf(t, e.get(events+"&cursor="+url.QueryEscape(other)), 400, "cursor")
 }

@@ -52,7 +52,7 @@ func TestVerificationOnReplayedChain(t *testing.T) {
 	store := db.NewStore(conn)
 	srv := httptest.NewServer(api.NewHandler(api.Config{
 		Store: store, Limits: api.DefaultGraphQLLimits,
-		REST: rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{CursorKey: []byte("k")}),
+		REST: rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{}),
 	}))
 	defer srv.Close()
 	scarbDir, workDir := verify.InstallStandin(t), t.TempDir()
