@@ -140,8 +140,10 @@ func blockOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, err
 
 // classItem is an item of GET /beta/classes.
 type classItem struct {
-	Hash              string  `json:"hash"`
-	TransactionHash   string  `json:"transactionHash"`
+	Hash string `json:"hash"`
+	// TransactionHash is the declaring transaction's hash; null for a class the index
+	// met only through a deployment (declared before the first indexed block).
+	TransactionHash   *string `json:"transactionHash"`
 	Version           *string `json:"version"`
 	Type              *int    `json:"type"`
 	IsAccount         *bool   `json:"isAccount"`
@@ -188,7 +190,7 @@ func (s *server) classItem(ctx context.Context, c *db.Class) (classItem, error) 
 		return classItem{}, err
 	}
 	return classItem{
-		Hash: addr(c.Hash), TransactionHash: hexOrEmpty(c.TransactionHash), Version: ptr(c.Version), Type: &typ,
+		Hash: addr(c.Hash), TransactionHash: hexOrNil(c.TransactionHash), Version: ptr(c.Version), Type: &typ,
 		IsAccount: ptr(c.IsAccount), IsProxy: ptr(c.IsProxy), IsErcToken: &erc, CreationTimestamp: c.CreationTimestamp,
 	}, nil
 }

@@ -118,6 +118,11 @@ func parseArgs(r *http.Request, params []param) (*args, error) {
 		}
 		raw = strings.TrimSpace(raw)
 		if present && raw == "" {
+			if p.kind == kindFelt {
+				// An empty address is a mistake, not "no filter": answering the whole list
+				// would hide it.
+				return nil, badRequest("%s: empty; give 0x and 1 to 64 hex digits, or leave the parameter out", p.name)
+			}
 			present = false // `?type=` means the same as leaving it out
 		}
 		if !present {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/starkgraph/starkgraph/db"
 )
 
 // checkBadInputAndMissingThings checks every 400 and 404 rule: the status, and an error
@@ -73,6 +75,14 @@ func checkBadInputAndMissingThings(t *testing.T, shared *env) {
 		{"/beta/class-verify/job/not-a-uuid", 400, "job"},
 		{"/beta/class-verify/job/" + unknownJob, 404, "job"},
 		{"/beta/class-verify/check/0x999", 404, "hash"},
+		// An empty address is an error, not "no filter".
+		{"/beta/nft-items?contract_address=", 400, "contract_address: empty"},
+		{"/beta/nft-items?contract_address=" + eth + "&owner_address=", 400, "owner_address: empty"},
+		{"/beta/tx-activity?sender_address=", 400, "sender_address: empty"},
+		{"/beta/txns?to=", 400, "to: empty"},
+		{"/beta/events?contract=", 400, "contract: empty"},
+		{"/beta/nft-contract-balance?owner_address=", 400, "owner_address: empty"},
+		{"/beta/staking/wallet-info/stake-over-time?address=", 400, "address: empty"},
 	}
 	for _, c := range cases {
 		t.Run(c.path, func(t *testing.T) {
@@ -330,4 +340,27 @@ func checkValues(t *testing.T, shared *env) {
 	job := e.mustGet("/beta/class-verify/job/" + jobID)
 	expect("job status", at(job, "status"), float64(4))
 	expect("job class", at(job, "class_hash"), accountClass.Padded())
+}
+
+// A class's transactionHash is its declaring transaction's, or null for a class met only
+// through a deployment; never "".
+func TestClassTransactionHash(t *testing.T) {
+	e := newEnv(t)
+	undeclared := "0x" + strings.Repeat("c", 10)
+	if _, err := e.db.Exec(`INSERT INTO classes (hash, kind, cairo_version, version) VALUES ($1, 'sierra', 1, '0.1.0')`,
+		db.MustFelt(undeclared)); err != nil {
+		t.Fatal(err)
+	}
+	declared := obj(t, e.mustGet("/beta/classes/"+accountClass.Hex()))
+	if declared["transactionHash"] != txHash(1, 0).Hex() {
+		t.Errorf("declared class: transactionHash %v, want %s", declared["transactionHash"], txHash(1, 0).Hex())
+	}
+	if got := obj(t, e.mustGet("/beta/classes/"+undeclared)); got["transactionHash"] != nil {
+		t.Errorf("undeclared class: transactionHash %v, want null", got["transactionHash"])
+	}
+	for _, item := range obj(t, e.mustGet("/beta/classes?ps=100"))["items"].([]any) {
+		if h := obj(t, item)["transactionHash"]; h == "" {
+			t.Errorf("a listed class has transactionHash \"\": %v", item)
+		}
+	}
 }
