@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -166,6 +167,10 @@ type serverFlags struct {
 	maxBody       int64
 	timeout       time.Duration
 	cursorSecret  string
+	limiterFail   string
+	inFlight      int
+	inFlightKey   int
+	dbMaxConns    int
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
@@ -186,6 +191,11 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "request-timeout", d.Timeout, "a GraphQL request still running after this is cancelled, its SQL too")
 	fs.StringVar(&f.cursorSecret, "cursor-secret", envOr("STARKGRAPH_CURSOR_SECRET", os.Getenv("STARKGRAPH_CURSOR_KEY")),
 		"secret that signs the APIs' cursors (default: one generated at first start and kept in the database)")
+	fs.StringVar(&f.limiterFail, "limiter-fail", envOr("STARKGRAPH_LIMITER_FAIL", string(auth.FailLocal)),
+		"while Redis is down: local (per-replica counters), open (admit uncounted) or closed (503)")
+	fs.IntVar(&f.inFlight, "max-inflight", 512, "requests running at once in this process; 503 with Retry-After above it (0: no cap)")
+	fs.IntVar(&f.dbMaxConns, "db-max-conns", 20, "connections of the API's read pool, all kept open while idle (no reconnect per request)")
+	fs.IntVar(&f.inFlightKey, "max-inflight-per-key", 32, "requests of one API key running at once; 503 with Retry-After above it (0: no cap)")
 }
 
 // graphQLLimits are the flags' limits.
@@ -220,6 +230,23 @@ func openDB(ctx context.Context, url string) (*sqlx.DB, error) {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	return conn, nil
+}
+
+// withStatementTimeout adds PostgreSQL's statement_timeout to a connection URL or
+// key=value string (lib/pq sends unknown parameters as session settings), so that a
+// statement outliving its request is stopped by the server too.
+func withStatementTimeout(dsn string, d time.Duration) string {
+	if d <= 0 || strings.Contains(dsn, "statement_timeout") {
+		return dsn
+	}
+	ms := strconv.FormatInt(d.Milliseconds(), 10)
+	if u, err := neturl.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		q := u.Query()
+		q.Set("statement_timeout", ms)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return dsn + " statement_timeout=" + ms
 }
 
 // openDatabaseURL connects to DATABASE_URL, which serve, index, migrate and keys require.
@@ -273,7 +300,7 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	defer conn.Close()
 	workers := startVerifyWorkers(ctx, log, conn, vf)
 	defer workers()
-	return serveAPI(ctx, log, conn, sf, "")
+	return serveAPI(ctx, log, conn, os.Getenv("DATABASE_URL"), sf, "")
 }
 
 // startVerifyWorkers runs the in-process verification workers (none with
@@ -289,18 +316,21 @@ func startVerifyWorkers(ctx context.Context, log *slog.Logger, conn *sqlx.DB, vf
 
 // serveAPI runs the public and admin servers until ctx ends. devKey, when set, is shown
 // pre-filled in the playground.
-func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, sf serverFlags, devKey string) error {
+func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL string, sf serverFlags, devKey string) error {
 	// The APIs only read chain data: DATABASE_READ_URL may point them at a replica, while
-	// keys and usage stay on the primary.
-	readConn := conn
-	if readURL := os.Getenv("DATABASE_READ_URL"); readURL != "" {
-		replica, err := openDB(ctx, readURL)
-		if err != nil {
-			return fmt.Errorf("DATABASE_READ_URL: %w", err)
-		}
-		defer replica.Close()
-		readConn = replica
+	// keys and usage stay on the primary. Their reads have a pool of their own, whose
+	// sessions stop any statement running past the request timeout.
+	readURL, what := os.Getenv("DATABASE_READ_URL"), "DATABASE_READ_URL"
+	if readURL == "" {
+		readURL, what = primaryURL, "database"
 	}
+	readConn, err := openDB(ctx, withStatementTimeout(readURL, sf.timeout))
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer readConn.Close()
+	readConn.SetMaxOpenConns(sf.dbMaxConns)
+	readConn.SetMaxIdleConns(sf.dbMaxConns)
 	store := db.NewStore(readConn)
 	store.OnStatement = metrics.SQLStatements.Inc
 
@@ -315,7 +345,11 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, sf serverFla
 	cursor.SetDefault(cursor.New(secret))
 
 	keys := auth.NewStore(conn)
-	limiter, closeLimiter, err := auth.NewLimiter(os.Getenv("REDIS_URL"), log)
+	failMode, err := auth.ParseFailMode(sf.limiterFail)
+	if err != nil {
+		return err
+	}
+	limiter, closeLimiter, err := auth.NewLimiter(os.Getenv("REDIS_URL"), failMode, log)
 	if err != nil {
 		return fmt.Errorf("rate limiter: %w", err)
 	}
@@ -329,8 +363,10 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, sf serverFla
 		origins = strings.Split(sf.corsOrigins, ",")
 	}
 	handler := api.NewHandler(api.Config{
-		Store:         store,
-		Auth:          auth.New(auth.Options{Keys: keys, Limiter: limiter, Usage: usage, Logger: log, Operation: operationName}),
+		Store: store,
+		Auth: auth.New(auth.Options{Keys: keys, Limiter: limiter, Usage: usage, Logger: log, Operation: operationName,
+			MaxInFlightPerKey: sf.inFlightKey}),
+		MaxInFlight:   sf.inFlight,
 		REST:          restHandler(store),
 		Limits:        limits,
 		Introspection: sf.introspection,
@@ -476,7 +512,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	go func() { followErr <- followChain(ctx, log, conn, chain) }()
 	workers := startVerifyWorkers(ctx, log, conn, vf)
 	defer workers()
-	serveErr := serveAPI(ctx, log, conn, sf, key)
+	serveErr := serveAPI(ctx, log, conn, url, sf, key)
 	if serveErr != nil {
 		return serveErr
 	}

@@ -67,7 +67,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	limiter, closeLimiter, err := auth.NewLimiter("", slog.New(slog.DiscardHandler))
+	limiter, closeLimiter, err := auth.NewLimiter("", auth.FailLocal, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -27,6 +28,7 @@ import (
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph"
+	"github.com/starkgraph/starkgraph/reqid"
 	"github.com/starkgraph/starkgraph/resolvers"
 )
 
@@ -75,8 +77,7 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 	srv.AroundOperations(chargeComplexity)
 	srv.SetErrorPresenter(presentError(log))
 	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
-		log.Error("graphql: panic in a resolver", "panic", v, "path", graphql.GetPath(ctx))
-		return gqlerror.Errorf("internal error")
+		return internalError(ctx, log, fmt.Errorf("panic: %v", v), graphql.GetPath(ctx))
 	})
 	if limits.MaxBody <= 0 {
 		limits.MaxBody = DefaultGraphQLLimits.MaxBody
@@ -112,7 +113,9 @@ func bounded(d time.Duration, maxBody int64, next http.Handler) http.Handler {
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		next.ServeHTTP(w, r.WithContext(ctx))
+		mark := &unavailableMark{}
+		ctx = context.WithValue(ctx, unavailableKey{}, mark)
+		next.ServeHTTP(&statusWriter{ResponseWriter: w, mark: mark}, r.WithContext(ctx))
 	})
 }
 
@@ -174,15 +177,15 @@ func chargeComplexity(ctx context.Context, next graphql.OperationHandler) graphq
 }
 
 // presentError gives every error a code in extensions. Failures of the database are
-// logged and shown as "internal error"; panics are handled by the recover function the
-// same way; everything else is about the request and keeps its message.
+// logged with the request id: PostgreSQL down or a request out of time is UNAVAILABLE or
+// TIMEOUT and turns the answer into a 503 with Retry-After; anything else unexpected is
+// "internal error" with only the request id. Everything else is about the request and
+// keeps its message.
 func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		var gqlErr *gqlerror.Error
 		if !errors.As(err, &gqlErr) {
-			log.Error("graphql: internal error", "err", err, "path", graphql.GetPath(ctx))
-			return &gqlerror.Error{Message: "internal error", Path: graphql.GetPath(ctx),
-				Extensions: map[string]any{"code": resolvers.CodeInternal}}
+			return internalError(ctx, log, err, graphql.GetPath(ctx))
 		}
 		// gqlgen wraps resolver and argument errors in a gqlerror whose Err is the original.
 		if gqlErr.Err != nil {
@@ -193,13 +196,17 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 				out := *inner
 				out.Path, out.Locations = gqlErr.Path, gqlErr.Locations
 				return &out
-			case errors.Is(gqlErr.Err, context.DeadlineExceeded):
-				return &gqlerror.Error{Message: "the request took too long", Path: gqlErr.Path,
-					Extensions: map[string]any{"code": "TIMEOUT"}}
+			case db.TimedOut(gqlErr.Err):
+				markUnavailable(ctx, "1")
+				return &gqlerror.Error{Message: "the request took longer than the server allows (--request-timeout); ask for less or retry",
+					Path: gqlErr.Path, Extensions: map[string]any{"code": "TIMEOUT"}}
+			case db.Unavailable(gqlErr.Err):
+				log.Warn("graphql: database unavailable", "request_id", reqid.From(ctx), "err", gqlErr.Err)
+				markUnavailable(ctx, "5")
+				return &gqlerror.Error{Message: "the database is unavailable; retry in a few seconds", Path: gqlErr.Path,
+					Extensions: map[string]any{"code": "UNAVAILABLE"}}
 			case errors.As(gqlErr.Err, &storeErr):
-				log.Error("graphql: store error", "err", gqlErr.Err, "path", gqlErr.Path)
-				return &gqlerror.Error{Message: "internal error", Path: gqlErr.Path,
-					Extensions: map[string]any{"code": resolvers.CodeInternal}}
+				return internalError(ctx, log, gqlErr.Err, gqlErr.Path)
 			}
 		}
 		if gqlErr.Extensions == nil {
@@ -210,6 +217,51 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 		}
 		return gqlErr
 	}
+}
+
+func internalError(ctx context.Context, log *slog.Logger, err error, path ast.Path) *gqlerror.Error {
+	id := reqid.From(ctx)
+	log.Error("graphql: internal error", "request_id", id, "err", err, "path", path)
+	return &gqlerror.Error{Message: "internal error (request id " + id + ")", Path: path,
+		Extensions: map[string]any{"code": resolvers.CodeInternal, "requestId": id}}
+}
+
+// unavailableKey holds, per request, the Retry-After of a 503 that an error presented
+// during execution asks for; statusWriter applies it when gqlgen writes the answer.
+type unavailableKey struct{}
+
+type unavailableMark struct{ retryAfter atomic.Value }
+
+func markUnavailable(ctx context.Context, retryAfter string) {
+	if m, ok := ctx.Value(unavailableKey{}).(*unavailableMark); ok {
+		m.retryAfter.Store(retryAfter)
+	}
+}
+
+// statusWriter turns the 200 of a GraphQL answer into a 503 with Retry-After when an
+// error of the request was the database's unavailability or the request's deadline.
+type statusWriter struct {
+	http.ResponseWriter
+	mark  *unavailableMark
+	wrote bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		if ra, ok := w.mark.retryAfter.Load().(string); ok && code == http.StatusOK {
+			w.Header().Set("Retry-After", ra)
+			code = http.StatusServiceUnavailable
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // setConnectionComplexity sets the cost of every connection field (a field with a

@@ -15,6 +15,7 @@ import (
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/loaders"
 	"github.com/starkgraph/starkgraph/metrics"
+	"github.com/starkgraph/starkgraph/reqid"
 	"github.com/starkgraph/starkgraph/resolvers"
 )
 
@@ -36,8 +37,11 @@ type Config struct {
 	// CORSOrigins lists the origins browsers may call from; empty allows any origin.
 	CORSOrigins []string
 	// Ready reports whether the database is reachable and migrated (for /readyz).
-	Ready  func(context.Context) error
-	Logger *slog.Logger
+	Ready func(context.Context) error
+	// MaxInFlight caps the requests running at once in this process (503 with
+	// Retry-After above it; health checks are not counted); 0 means no cap.
+	MaxInFlight int
+	Logger      *slog.Logger
 }
 
 // NewHandler returns the handler of the public address.
@@ -58,7 +62,7 @@ func NewHandler(cfg Config) http.Handler {
 	// The REST handler installs the request's loaders itself; GraphQL gets them here.
 	mux.Handle("/graphql", keyed(loaders.Middleware(cfg.Store, NewGraphQL(res, cfg.Limits, cfg.Introspection, log))))
 	if cfg.REST != nil {
-		mux.Handle("/beta/", keyed(cfg.REST))
+		mux.Handle("/beta/", keyed(withDeadline(cfg.Limits.Timeout, cfg.REST)))
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -68,7 +72,12 @@ func NewHandler(cfg Config) http.Handler {
 		defer cancel()
 		if cfg.Ready != nil {
 			if err := cfg.Ready(ctx); err != nil {
-				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": err.Error()})
+				reason := "the database does not answer"
+				if errors.Is(err, errPending) {
+					reason = err.Error()
+				}
+				w.Header().Set("Retry-After", "5")
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": reason})
 				return
 			}
 		}
@@ -92,7 +101,43 @@ func NewHandler(cfg Config) http.Handler {
 		ExposedHeaders: []string{auth.HeaderLimit, auth.HeaderRemaining, auth.HeaderReset, auth.HeaderRetryAfter, "ETag"},
 		MaxAge:         600,
 	})
-	return metrics.Middleware(metrics.MuxRoute(mux), c.Handler(mux))
+	return metrics.Middleware(metrics.MuxRoute(mux), reqid.Middleware(capInFlight(cfg.MaxInFlight, c.Handler(mux))))
+}
+
+// withDeadline cancels a REST request, and the SQL it runs, after d (the GraphQL handler
+// has its own); the handler answers 503 when its statements were cut short.
+func withDeadline(d time.Duration, next http.Handler) http.Handler {
+	if d <= 0 {
+		d = DefaultGraphQLLimits.Timeout
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// capInFlight refuses requests beyond max running at once with 503 and Retry-After, so a
+// flood queues nothing; the health checks always pass.
+func capInFlight(max int, next http.Handler) http.Handler {
+	if max <= 0 {
+		return next
+	}
+	slots := make(chan struct{}, max)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+			next.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Retry-After", "1")
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the server is busy; retry in a second"})
+		}
+	})
 }
 
 // ReadyCheck is the /readyz probe: the database answers and no migration is pending.

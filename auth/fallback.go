@@ -126,9 +126,10 @@ func (f *FallbackLimiter) probe() {
 }
 
 // NewLimiter returns the limiter the server should use: in memory when
-// redisURL is empty, otherwise Redis with an in-memory fallback. The returned
+// redisURL is empty, otherwise Redis with a fallback. The returned
 // function releases what it holds (the Redis client and the probe).
-func NewLimiter(redisURL string, log *slog.Logger) (Limiter, func(), error) {
+// While Redis does not answer, mode decides: local counters, admit all, or refuse all.
+func NewLimiter(redisURL string, mode FailMode, log *slog.Logger) (Limiter, func(), error) {
 	if redisURL == "" {
 		return NewMemoryLimiter(), func() {}, nil
 	}
@@ -137,6 +138,6 @@ func NewLimiter(redisURL string, log *slog.Logger) (Limiter, func(), error) {
 		return nil, nil, err
 	}
 	rl := NewRedisLimiter(rdb)
-	fb := NewFallbackLimiter(rl, rl.Ping, NewMemoryLimiter(), log, 0)
+	fb := NewFallbackLimiter(rl, rl.Ping, fallbackFor(mode), log, 0)
 	return fb, func() { fb.Close(); rdb.Close() }, nil
 }

@@ -31,6 +31,9 @@ type testAPI struct {
 	// now is the middleware's clock; the real one unless a test sets it
 	// before the first request.
 	now func() time.Time
+	// maxInFlight is Options.MaxInFlightPerKey; slow holds GET /beta/slow until closed.
+	maxInFlight int
+	slow        chan struct{}
 }
 
 func newTestAPI(t *testing.T, limiter Limiter, storeOpts ...StoreOption) *testAPI {
@@ -50,6 +53,10 @@ func (api *testAPI) handler(limiter Limiter) http.Handler {
 	mux.HandleFunc("GET /beta/tokens", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"items":[]}`)
+	})
+	mux.HandleFunc("GET /beta/slow", func(w http.ResponseWriter, r *http.Request) {
+		<-api.slow
+		io.WriteString(w, `{}`)
 	})
 	mux.HandleFunc("GET /beta/bad", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
@@ -81,7 +88,8 @@ func (api *testAPI) handler(limiter Limiter) http.Handler {
 		}
 		return time.Now()
 	}
-	a := New(Options{Keys: api.store, Limiter: limiter, Usage: api.usage, Operation: operation, Now: now})
+	a := New(Options{Keys: api.store, Limiter: limiter, Usage: api.usage, Operation: operation, Now: now,
+		MaxInFlightPerKey: api.maxInFlight})
 	return a.Middleware(mux)
 }
 

@@ -15,7 +15,7 @@
 //
 // Wiring, in the server:
 //
-//	limiter, closeLimiter, err := auth.NewLimiter(os.Getenv("REDIS_URL"), logger)
+//	limiter, closeLimiter, err := auth.NewLimiter(os.Getenv("REDIS_URL"), auth.FailLocal, logger)
 //	store := auth.NewStore(db)
 //	usage := auth.NewUsageRecorder(store, 5*time.Second, logger) // Close on shutdown
 //	opts := auth.Options{Keys: store, Limiter: limiter, Usage: usage, Logger: logger}
@@ -42,6 +42,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/starkgraph/starkgraph/metrics"
@@ -89,12 +90,16 @@ type Options struct {
 	Logger *slog.Logger
 	// Now tells the time for quota windows and usage days; time.Now when nil.
 	Now func() time.Time
+	// MaxInFlightPerKey caps the requests of one key running at once (503 with
+	// Retry-After above it); 0 means no cap.
+	MaxInFlightPerKey int
 }
 
 // Auth is the configured middleware.
 type Auth struct {
-	opts Options
-	log  *slog.Logger
+	opts     Options
+	log      *slog.Logger
+	inFlight sync.Map // key id -> *atomic.Int64
 }
 
 // New returns the middleware configured by opts.
@@ -177,7 +182,7 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 		if err != nil {
 			a.log.Error("auth: key lookup failed", "err", err)
 			setNoPlanHeaders(w.Header())
-			writeMessage(w, http.StatusServiceUnavailable, "Service Unavailable")
+			unavailable(w)
 			return
 		}
 
@@ -195,6 +200,10 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 		}
 
 		rr, err := a.opts.Limiter.AllowRate(ctx, limiterKey(key), plan.Rate(), 1)
+		if errors.Is(err, ErrLimiterUnavailable) {
+			unavailable(tw) // --limiter-fail closed while Redis is down
+			return
+		}
 		if err != nil {
 			// Only a limiter without fallback (or a caller that went away)
 			// gets here; serving beats refusing everyone.
@@ -210,6 +219,10 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 		qr := QuotaResult{Allowed: true, DailyRemaining: -1, MonthlyRemaining: -1}
 		if q := plan.Quota(); !q.Unlimited() {
 			qr, err = a.opts.Limiter.AllowQuota(ctx, limiterKey(key), q, now)
+			if errors.Is(err, ErrLimiterUnavailable) {
+				unavailable(tw)
+				return
+			}
 			if err != nil {
 				a.log.Warn("auth: quota counter failed, request admitted", "err", err)
 				qr = QuotaResult{Allowed: true, DailyRemaining: -1, MonthlyRemaining: -1}
@@ -226,6 +239,13 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 		}
 
 		setLimitHeaders(tw.Header(), plan, rr, qr)
+		if release, ok := a.enter(key); !ok {
+			a.log.Warn("auth: too many requests in flight for one key", "key_id", key.ID, "max", a.opts.MaxInFlightPerKey)
+			busy(tw)
+			return
+		} else {
+			defer release()
+		}
 		st := &requestState{auth: a, key: key, plan: plan, quota: qr, w: tw}
 		next.ServeHTTP(tw, r.WithContext(context.WithValue(ctx, stateKey{}, st)))
 	})
@@ -307,6 +327,35 @@ func limitExceeded(w http.ResponseWriter, retryAfter time.Duration, reason strin
 	w.Header().Set(HeaderRetryAfter, strconv.FormatInt(max(1, secondsCeil(retryAfter)), 10))
 	w.Header().Set(HeaderRemaining, "0")
 	writeMessage(w, http.StatusTooManyRequests, "Limit Exceeded")
+}
+
+// unavailable answers 503 when what admission depends on (the key store, a closed-failing
+// limiter) does not answer.
+func unavailable(w http.ResponseWriter) {
+	w.Header().Set(HeaderRetryAfter, "5")
+	writeMessage(w, http.StatusServiceUnavailable, "Service Unavailable")
+}
+
+// busy answers 503 to a key that has MaxInFlightPerKey requests running already.
+func busy(w http.ResponseWriter) {
+	metrics.RateLimitRejections.WithLabelValues("in_flight").Inc()
+	w.Header().Set(HeaderRetryAfter, "1")
+	writeMessage(w, http.StatusServiceUnavailable, "Too many requests in progress for this key")
+}
+
+// enter counts a request of key as running, unless MaxInFlightPerKey are already; the
+// returned function ends it.
+func (a *Auth) enter(key Key) (release func(), ok bool) {
+	if a.opts.MaxInFlightPerKey <= 0 {
+		return func() {}, true
+	}
+	v, _ := a.inFlight.LoadOrStore(key.ID, new(atomic.Int64))
+	n := v.(*atomic.Int64)
+	if n.Add(1) > int64(a.opts.MaxInFlightPerKey) {
+		n.Add(-1)
+		return nil, false
+	}
+	return func() { n.Add(-1) }, true
 }
 
 func writeMessage(w http.ResponseWriter, status int, message string) {

@@ -5,8 +5,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/starkgraph/starkgraph/db/dbtest"
 )
 
 // Two API replicas with their own limiters over one Redis share one limit:
@@ -98,10 +101,10 @@ func mustFindKey(t *testing.T, s *Store, ref string) Key {
 
 // An unusable REDIS_URL is refused at start rather than at the first request.
 func TestNewLimiter(t *testing.T) {
-	if _, _, err := NewLimiter("http://not-redis", nil); err == nil {
+	if _, _, err := NewLimiter("http://not-redis", FailLocal, nil); err == nil {
 		t.Fatal("NewLimiter accepted a non-redis URL")
 	}
-	l, closeFn, err := NewLimiter("", nil)
+	l, closeFn, err := NewLimiter("", FailLocal, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +113,7 @@ func TestNewLimiter(t *testing.T) {
 		t.Fatalf("without REDIS_URL: %T, want *MemoryLimiter", l)
 	}
 	redisSrv := startRedis(t)
-	l, closeFn, err = NewLimiter(redisSrv.url(), nil)
+	l, closeFn, err = NewLimiter(redisSrv.url(), FailLocal, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,5 +125,114 @@ func TestNewLimiter(t *testing.T) {
 	r, err := l.AllowRate(context.Background(), "k", Rate{RatePerSecond: 1, Burst: 3}, 1)
 	if err != nil || !r.Allowed || r.Remaining != 2 {
 		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// --limiter-fail open: while Redis is down every request is admitted, uncounted; the
+// limiter returns to Redis when it is back.
+func TestRedisOutageFailOpen(t *testing.T) {
+	redisSrv := startRedis(t)
+	redisLimiter := NewRedisLimiter(redisSrv.client())
+	limiter := NewFallbackLimiter(redisLimiter, redisLimiter.Ping, fallbackFor(FailOpen), nil, 50*time.Millisecond)
+	defer limiter.Close()
+	api := newTestAPI(t, limiter)
+	api.plan(Plan{Name: "open", RatePerSecond: 0.001, Burst: 2})
+	key := api.key("open")
+	redisSrv.stop()
+	for i := range 10 {
+		if a := api.do("GET", "/beta/tokens", key); a.status != http.StatusOK {
+			t.Fatalf("request %d during the outage: %d, want 200 (fail open)", i, a.status)
+		}
+	}
+	redisSrv.start()
+	waitForPrimary(t, limiter)
+	for i := range 2 {
+		if a := api.do("GET", "/beta/tokens", key); a.status != http.StatusOK {
+			t.Fatalf("request %d after recovery: %d", i, a.status)
+		}
+	}
+	assertLimited(t, api.do("GET", "/beta/tokens", key), "Redis counts again after recovery")
+}
+
+// --limiter-fail closed: while Redis is down every request is refused with 503 and
+// Retry-After; served again when Redis is back.
+func TestRedisOutageFailClosed(t *testing.T) {
+	redisSrv := startRedis(t)
+	redisLimiter := NewRedisLimiter(redisSrv.client())
+	limiter := NewFallbackLimiter(redisLimiter, redisLimiter.Ping, fallbackFor(FailClosed), nil, 50*time.Millisecond)
+	defer limiter.Close()
+	api := newTestAPI(t, limiter)
+	api.plan(Plan{Name: "closed", RatePerSecond: 100, Burst: 100})
+	key := api.key("closed")
+	if a := api.do("GET", "/beta/tokens", key); a.status != http.StatusOK {
+		t.Fatalf("with Redis: %d", a.status)
+	}
+	redisSrv.stop()
+	for i := range 3 {
+		a := api.do("GET", "/beta/tokens", key)
+		if a.status != http.StatusServiceUnavailable || a.header.Get(HeaderRetryAfter) == "" || !strings.Contains(a.body, "Service Unavailable") {
+			t.Fatalf("request %d during the outage: %d %s (Retry-After %q), want 503 (fail closed)", i, a.status, a.body, a.header.Get(HeaderRetryAfter))
+		}
+	}
+	redisSrv.start()
+	waitForPrimary(t, limiter)
+	if a := api.do("GET", "/beta/tokens", key); a.status != http.StatusOK {
+		t.Fatalf("after recovery: %d", a.status)
+	}
+}
+
+func waitForPrimary(t *testing.T, limiter *FallbackLimiter) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !limiter.UsingPrimary() {
+		if time.Now().After(deadline) {
+			t.Fatal("limiter did not return to Redis within 5s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// One key cannot hold more than MaxInFlightPerKey requests at once; others are not held up.
+func TestInFlightCapPerKey(t *testing.T) {
+	api := &testAPI{t: t, maxInFlight: 2, slow: make(chan struct{})}
+	api.db = dbtest.New(t)
+	api.store = NewStore(api.db)
+	api.usage = NewUsageRecorder(api.store, time.Hour, nil)
+	t.Cleanup(func() { api.usage.Close(context.Background()) })
+	api.srv = httptest.NewServer(api.handler(NewMemoryLimiter()))
+	t.Cleanup(api.srv.Close)
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(api.slow) }) }) // before the server closes
+	api.plan(Plan{Name: "busy", RatePerSecond: 100, Burst: 100})
+	busyKey, otherKey := api.key("busy"), api.key("busy")
+	done := make(chan int, 2)
+	for range 2 {
+		go func() { done <- api.do("GET", "/beta/slow", busyKey).status }()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		a := api.do("GET", "/beta/tokens", busyKey)
+		if a.status == http.StatusServiceUnavailable {
+			if a.header.Get(HeaderRetryAfter) != "1" || !strings.Contains(a.body, "Too many requests in progress") {
+				t.Fatalf("over the cap: %d %s %v", a.status, a.body, a.header)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a third request of the key was never refused while two were running")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if a := api.do("GET", "/beta/tokens", otherKey); a.status != http.StatusOK {
+		t.Fatalf("another key: %d", a.status)
+	}
+	release.Do(func() { close(api.slow) })
+	for range 2 {
+		if s := <-done; s != http.StatusOK {
+			t.Fatalf("held request: %d", s)
+		}
+	}
+	if a := api.do("GET", "/beta/tokens", busyKey); a.status != http.StatusOK {
+		t.Fatalf("after the held requests ended: %d", a.status)
 	}
 }

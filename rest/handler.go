@@ -27,6 +27,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/starkgraph/starkgraph/loaders"
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/reqid"
 	"github.com/starkgraph/starkgraph/resolvers"
 )
 
@@ -94,10 +96,29 @@ func (s *server) serve(rt route) http.Handler {
 			if errors.Is(err, context.Canceled) {
 				return // the client went away
 			}
-			s.log.ErrorContext(r.Context(), "rest: operation failed", "op", rt.opID, "err", err)
+			status, msg = s.fault(w, r, rt.opID, err)
 		}
 		writeError(w, r, status, msg)
 	})
+}
+
+// fault answers an error that is not the client's: 503 with Retry-After when PostgreSQL
+// is down or the request ran out of time (its SQL is cancelled with it), else a 500 that
+// shows only the request id, under which the cause is logged.
+func (s *server) fault(w http.ResponseWriter, r *http.Request, op string, err error) (int, string) {
+	id := reqid.From(r.Context())
+	switch {
+	case db.Unavailable(err):
+		s.log.WarnContext(r.Context(), "rest: database unavailable", "op", op, "request_id", id, "err", err)
+		w.Header().Set("Retry-After", "5")
+		return http.StatusServiceUnavailable, "the database is unavailable; retry in a few seconds"
+	case db.TimedOut(err):
+		s.log.WarnContext(r.Context(), "rest: request timed out", "op", op, "request_id", id, "err", err)
+		w.Header().Set("Retry-After", "1")
+		return http.StatusServiceUnavailable, "the request took longer than the server allows (--request-timeout); ask for less or retry"
+	}
+	s.log.ErrorContext(r.Context(), "rest: operation failed", "op", op, "request_id", id, "err", err)
+	return http.StatusInternalServerError, "internal error (request id " + id + ")"
 }
 
 // noRoute answers a path under /beta that no operation serves: 405 when the path exists
@@ -132,8 +153,9 @@ func recoverFaults(log *slog.Logger, next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				log.ErrorContext(r.Context(), "rest: panic", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-				writeError(w, r, http.StatusInternalServerError, "internal error")
+				id := reqid.From(r.Context())
+				log.ErrorContext(r.Context(), "rest: panic", "path", r.URL.Path, "request_id", id, "panic", v, "stack", string(debug.Stack()))
+				writeError(w, r, http.StatusInternalServerError, "internal error (request id "+id+")")
 			}
 		}()
 		next.ServeHTTP(w, r)
