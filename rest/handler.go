@@ -26,8 +26,8 @@ import (
 	"github.com/klauspost/compress/gzhttp"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/starkgraph/starkgraph/loaders"
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/loaders"
 	"github.com/starkgraph/starkgraph/reqid"
 	"github.com/starkgraph/starkgraph/resolvers"
 )

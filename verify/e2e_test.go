@@ -141,7 +141,9 @@ func TestVerificationOnReplayedChain(t *testing.T) {
 		Data struct {
 			VerifiedClasses struct {
 				TotalCount int
-				Edges      []struct{ Node struct{ ClassHash, VerifiedName, License string } }
+				Edges      []struct {
+					Node struct{ ClassHash, VerifiedName, License string }
+				}
 			}
 			Class struct {
 				Verified struct {
