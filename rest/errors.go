@@ -50,11 +50,15 @@ func statusOf(err error) (int, string) {
 	if errors.As(err, &ae) {
 		return ae.status, ae.msg
 	}
-	if _, ok := resolvers.IsBadInput(err); ok {
-		// The resolvers validate what they get too (a cursor, an argument out of range).
-		return http.StatusBadRequest, err.Error()
-	}
 	var ge *gqlerror.Error
+	if arg, ok := resolvers.IsBadInput(err); ok && errors.As(err, &ge) {
+		// The resolvers validate what they get too (a cursor, an argument out of range);
+		// their `after` is what REST clients send as `cursor`.
+		if arg == "after" {
+			return http.StatusBadRequest, "cursor: not a cursor returned by this API for this list"
+		}
+		return http.StatusBadRequest, ge.Message
+	}
 	if errors.As(err, &ge) && ge.Extensions["code"] == resolvers.CodeNotFound {
 		return http.StatusNotFound, ge.Message
 	}

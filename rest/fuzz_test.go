@@ -2,6 +2,7 @@ package rest
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -141,12 +142,22 @@ func FuzzHandler(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%s %s: %v", req.Method, u, err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode >= 500 {
 			t.Fatalf("%s %s: status %d", req.Method, u, resp.StatusCode)
 		}
+		if resp.StatusCode >= 400 {
+			if m := leaks.Find(body); m != nil && !strings.Contains(u, string(m)) {
+				t.Fatalf("%s %s: the error shows %q: %s", req.Method, u, m, body)
+			}
+		}
 	})
 }
+
+// leaks matches what an error must never show a client: Go type names, driver and SQL
+// text, file paths, stack traces.
+var leaks = regexp.MustCompile(`Go value|Go struct|map\[|\[\]byte|interface \{|\*[a-z]+\.[A-Z][a-zA-Z]+|pq: |sql: |(?i:\bselect\b.+\bfrom\b)|/(root|home|tmp|usr|work)/|\.go:\d|goroutine \d|runtime\.`)
 
 // FuzzVerifyBody: any class-verification body is read or refused with a 4xx, never a
 // panic or a server error.
@@ -168,6 +179,9 @@ func FuzzVerifyBody(f *testing.F) {
 			var ae *apiError
 			if !errors.As(err, &ae) || ae.status >= 500 {
 				t.Fatalf("%v is not a 4xx", err)
+			}
+			if m := leaks.FindString(ae.msg); m != "" && !strings.Contains(body, m) {
+				t.Fatalf("the error shows %q: %s", m, ae.msg)
 			}
 			return
 		}

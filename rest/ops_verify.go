@@ -114,6 +114,8 @@ func readSubmission(r *http.Request) (*verifySubmission, error) {
 	return sub, nil
 }
 
+// bodyError turns a failure to read the body into a 4xx in the form's terms, never the
+// decoder's (which names Go types).
 func bodyError(err error) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
@@ -123,7 +125,23 @@ func bodyError(err error) error {
 	if errors.As(err, &ae) {
 		return err
 	}
-	return badRequest("body: %v", err)
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field == "files":
+		return badRequest("files: must be an object of file path -> source text")
+	case errors.As(err, &typeErr) && strings.HasPrefix(typeErr.Field, "files."):
+		return badRequest("files: the source of %q must be a string", short(strings.TrimPrefix(typeErr.Field, "files.")))
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return badRequest("%s: must be a string", short(typeErr.Field))
+	case errors.As(err, &typeErr):
+		return badRequest("body: must be a JSON object with the form's fields")
+	case errors.As(err, &syntaxErr):
+		return badRequest("body: not valid JSON (at byte %d)", syntaxErr.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return badRequest("body: ends too early")
+	}
+	return badRequest("body: malformed %s", "request body; send multipart/form-data or a JSON object")
 }
 
 // readMultipart reads the form fields. Source files arrive as parts named `files[<path>]`
@@ -152,7 +170,7 @@ func readMultipart(mr *multipart.Reader, sub *verifySubmission) error {
 		case name == "files":
 			var m map[string]string
 			if err := json.Unmarshal(value, &m); err != nil {
-				return badRequest("files: not a JSON object of path -> source: %v", err)
+				return badRequest("files: not a JSON object of path -> source text")
 			}
 			for k, v := range m {
 				sub.Files[k] = v
