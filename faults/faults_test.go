@@ -21,8 +21,10 @@ import (
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/pglocal"
+	"github.com/starkgraph/starkgraph/indexer"
 	"github.com/starkgraph/starkgraph/resolvers"
 	"github.com/starkgraph/starkgraph/rest"
+	"github.com/starkgraph/starkgraph/sim"
 )
 
 // needPostgres skips without a PostgreSQL install, unless CI=true.
@@ -238,4 +240,98 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 			}
 			return strings.Join(parts, ", ")
 		}())
+}
+
+// TestPostgresRestartWhileIndexing stops PostgreSQL while the indexer catches up with the
+// simulated node and starts it again: the indexer retries, takes its lock again, reaches
+// the head, and its incrementally kept counters agree with the rows (a block applied twice
+// or lost would show).
+func TestPostgresRestartWhileIndexing(t *testing.T) {
+	needPostgres(t)
+	quiet := slog.New(slog.DiscardHandler)
+	top, err := os.MkdirTemp("", "starkgraph-faults-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(top)
+	if err := os.Chmod(top, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	dataDir := filepath.Join(top, "pg")
+	ctx := context.Background()
+	cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dataDir, Fast: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = pglocal.Kill(dataDir) }()
+	if err := cluster.CreateDatabase(ctx, "sg"); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := sqlx.Open("postgres", cluster.URL("sg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := db.Migrate(ctx, conn.DB); err != nil {
+		t.Fatal(err)
+	}
+	const head = 299
+	chain := sim.New(sim.Config{Seed: 3, Blocks: head + 1, TxPerBlock: 60})
+	node := httptest.NewServer(chain.Handler())
+	defer node.Close()
+	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: head, BatchSize: 5, PollInterval: 50 * time.Millisecond, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- ix.Run(runCtx) }()
+
+	// Stop PostgreSQL once some blocks are in, well before the head.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var n int
+		_ = conn.Get(&n, `SELECT count(*) FROM blocks`)
+		if n >= 20 {
+			if n >= head {
+				t.Fatalf("the indexer was done before the outage (%d blocks): make the chain longer", n)
+			}
+			t.Logf("stopping PostgreSQL at %d blocks", n)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the indexer wrote no blocks")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cluster.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	if _, err := pglocal.Start(ctx, pglocal.Options{DataDir: dataDir, Fast: true, Logger: quiet}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the indexer ended with %v", err)
+	}
+
+	var got struct {
+		Blocks, MaxBlock, Txs, TxsByBlocks, Events, EventsByBlocks int64
+		CountTxs, CountEvents, CountBlocks                         int64
+	}
+	err = conn.QueryRow(`SELECT (SELECT count(*) FROM blocks), (SELECT max(number) FROM blocks),
+		(SELECT count(*) FROM transactions), (SELECT sum(tx_count) FROM blocks),
+		(SELECT count(*) FROM events), (SELECT sum(event_count) FROM blocks),
+		(SELECT count FROM list_counts WHERE name = 'transactions'), (SELECT count FROM list_counts WHERE name = 'events'),
+		(SELECT count FROM list_counts WHERE name = 'blocks')`).Scan(&got.Blocks, &got.MaxBlock, &got.Txs, &got.TxsByBlocks,
+		&got.Events, &got.EventsByBlocks, &got.CountTxs, &got.CountEvents, &got.CountBlocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Blocks != head+1 || got.MaxBlock != head || got.Txs != got.TxsByBlocks || got.Events != got.EventsByBlocks ||
+		got.CountTxs != got.Txs || got.CountEvents != got.Events || got.CountBlocks != got.Blocks {
+		t.Errorf("after the outage the index disagrees with itself: %+v", got)
+	}
+	t.Logf("indexed %d blocks, %d transactions, %d events across the outage", got.Blocks, got.Txs, got.Events)
 }
