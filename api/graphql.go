@@ -115,7 +115,7 @@ func bounded(d time.Duration, maxBody int64, next http.Handler) http.Handler {
 		}
 		mark := &unavailableMark{}
 		ctx = context.WithValue(ctx, unavailableKey{}, mark)
-		next.ServeHTTP(&statusWriter{ResponseWriter: w, mark: mark}, r.WithContext(ctx))
+		next.ServeHTTP(&statusWriter{ResponseWriter: w, ctx: ctx, mark: mark}, r.WithContext(ctx))
 	})
 }
 
@@ -196,10 +196,8 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 				out := *inner
 				out.Path, out.Locations = gqlErr.Path, gqlErr.Locations
 				return &out
-			case db.TimedOut(gqlErr.Err):
-				markUnavailable(ctx, "1")
-				return &gqlerror.Error{Message: "the request took longer than the server allows (--request-timeout); ask for less or retry",
-					Path: gqlErr.Path, Extensions: map[string]any{"code": "TIMEOUT"}}
+			case db.TimedOut(gqlErr.Err) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+				return timeoutError(ctx, gqlErr.Path)
 			case db.Unavailable(gqlErr.Err):
 				log.Warn("graphql: database unavailable", "request_id", reqid.From(ctx), "err", gqlErr.Err)
 				markUnavailable(ctx, "5")
@@ -217,6 +215,12 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 		}
 		return gqlErr
 	}
+}
+
+func timeoutError(ctx context.Context, path ast.Path) *gqlerror.Error {
+	markUnavailable(ctx, "1")
+	return &gqlerror.Error{Message: "the request took longer than the server allows (--request-timeout); ask for less or retry",
+		Path: path, Extensions: map[string]any{"code": "TIMEOUT"}}
 }
 
 func internalError(ctx context.Context, log *slog.Logger, err error, path ast.Path) *gqlerror.Error {
@@ -242,6 +246,7 @@ func markUnavailable(ctx context.Context, retryAfter string) {
 // error of the request was the database's unavailability or the request's deadline.
 type statusWriter struct {
 	http.ResponseWriter
+	ctx   context.Context
 	mark  *unavailableMark
 	wrote bool
 }
@@ -258,6 +263,16 @@ func (w *statusWriter) WriteHeader(code int) {
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote && string(bytes.TrimSpace(b)) == "null" && errors.Is(w.ctx.Err(), context.DeadlineExceeded) {
+		// gqlgen answers a bare null when the deadline passed before it built a response.
+		w.wrote = true
+		w.Header().Set("Retry-After", "1")
+		w.Header().Del("Content-Length")
+		w.ResponseWriter.WriteHeader(http.StatusServiceUnavailable)
+		body, _ := json.Marshal(map[string]any{"errors": []*gqlerror.Error{timeoutError(w.ctx, nil)}})
+		_, err := w.ResponseWriter.Write(body)
+		return len(b), err
+	}
 	if !w.wrote {
 		w.WriteHeader(http.StatusOK)
 	}

@@ -3,14 +3,21 @@ package api_test
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/resolvers"
+	"github.com/starkgraph/starkgraph/rest"
 )
 
 // fragmentBomb is n fragments, each spreading the previous one twice: 2^n copies of the
@@ -151,5 +158,80 @@ func TestMalformedBodiesAreExplained(t *testing.T) {
 	a, status, _ := post(t, srv, map[string]any{"query": "query Q { __typename }", "variables": nil, "operationName": "Q"})
 	if status != 200 || len(a.Errors) > 0 || a.Data["__typename"] != "Query" {
 		t.Errorf("well-formed request: %d %+v", status, a)
+	}
+}
+
+// A request that runs past the timeout is cancelled with its SQL and answered 503 with
+// Retry-After, on both APIs.
+func TestRequestTimeoutIs503(t *testing.T) {
+	conn := dbtest.New(t)
+	store := db.NewStore(conn)
+	limits := api.DefaultGraphQLLimits
+	limits.Timeout = time.Nanosecond // every statement starts past its deadline
+	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: limits,
+		REST: rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{Logger: slog.New(slog.DiscardHandler)}),
+		Logger: slog.New(slog.DiscardHandler)}))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+"/graphql", "application/json", strings.NewReader(`{"query": "{ blocks { totalCount } }"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), `"TIMEOUT"`) ||
+		!strings.Contains(string(body), "--request-timeout") {
+		t.Errorf("GraphQL past its deadline: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+	resp, err = http.Get(srv.URL + "/beta/blocks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "--request-timeout") {
+		t.Errorf("REST past its deadline: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+}
+
+// Beyond MaxInFlight requests at once the process answers 503 with Retry-After; health
+// checks still pass.
+func TestInFlightCap(t *testing.T) {
+	hold := make(chan struct{})
+	entered := make(chan struct{}, 4)
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
+		<-hold
+		io.WriteString(w, `{"items":[]}`)
+	})
+	srv := httptest.NewServer(api.NewHandler(api.Config{Store: db.NewStore(nil), Limits: api.DefaultGraphQLLimits, REST: slow, MaxInFlight: 2}))
+	defer srv.Close()
+	var released sync.Once
+	release := func() { released.Do(func() { close(hold) }) }
+	defer release()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			if resp, err := http.Get(srv.URL + "/beta/blocks"); err == nil {
+				resp.Body.Close()
+			}
+		})
+	}
+	<-entered
+	<-entered
+	resp, err := http.Get(srv.URL + "/beta/blocks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" {
+		t.Errorf("third request: %d %v, want 503 with Retry-After", resp.StatusCode, resp.Header)
+	}
+	if resp, err := http.Get(srv.URL + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("health check under the cap: %v %v", resp, err)
+	}
+	release()
+	wg.Wait()
+	if resp, err := http.Get(srv.URL + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("after: %v %v", resp, err)
 	}
 }

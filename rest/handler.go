@@ -108,14 +108,14 @@ func (s *server) serve(rt route) http.Handler {
 func (s *server) fault(w http.ResponseWriter, r *http.Request, op string, err error) (int, string) {
 	id := reqid.From(r.Context())
 	switch {
+	case db.TimedOut(err) || errors.Is(r.Context().Err(), context.DeadlineExceeded):
+		s.log.WarnContext(r.Context(), "rest: request timed out", "op", op, "request_id", id, "err", err)
+		w.Header().Set("Retry-After", "1")
+		return http.StatusServiceUnavailable, "the request took longer than the server allows (--request-timeout); ask for less or retry"
 	case db.Unavailable(err):
 		s.log.WarnContext(r.Context(), "rest: database unavailable", "op", op, "request_id", id, "err", err)
 		w.Header().Set("Retry-After", "5")
 		return http.StatusServiceUnavailable, "the database is unavailable; retry in a few seconds"
-	case db.TimedOut(err):
-		s.log.WarnContext(r.Context(), "rest: request timed out", "op", op, "request_id", id, "err", err)
-		w.Header().Set("Retry-After", "1")
-		return http.StatusServiceUnavailable, "the request took longer than the server allows (--request-timeout); ask for less or retry"
 	}
 	s.log.ErrorContext(r.Context(), "rest: operation failed", "op", op, "request_id", id, "err", err)
 	return http.StatusInternalServerError, "internal error (request id " + id + ")"
