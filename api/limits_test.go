@@ -169,7 +169,7 @@ func TestRequestTimeoutIs503(t *testing.T) {
 	limits := api.DefaultGraphQLLimits
 	limits.Timeout = time.Nanosecond // every statement starts past its deadline
 	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: limits,
-		REST: rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{Logger: slog.New(slog.DiscardHandler)}),
+		REST:   rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{Logger: slog.New(slog.DiscardHandler)}),
 		Logger: slog.New(slog.DiscardHandler)}))
 	defer srv.Close()
 	resp, err := http.Post(srv.URL+"/graphql", "application/json", strings.NewReader(`{"query": "{ blocks { totalCount } }"}`))
