@@ -63,7 +63,10 @@ const (
 // maxKeyLength bounds what we hash; longer values cannot be keys.
 const maxKeyLength = 256
 
-// ErrLimitExceeded is returned by Charge when the cost does not fit.
+// ErrLimitExceeded is returned by Charge when the cost does not fit. Its text is the
+// reference API's wire message.
+//
+//lint:ignore ST1005 the text is the API's wire message, capitalised as clients expect it
 var ErrLimitExceeded = errors.New("Limit Exceeded")
 
 // IsLimitExceeded reports whether err (or an error it wraps) is ErrLimitExceeded.

@@ -9,25 +9,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
 	"github.com/starkgraph/starkgraph/loaders"
 	"github.com/starkgraph/starkgraph/verify"
 )
-
-// notFound is an error about a thing the client named that does not exist; the REST
-// layer turns it into a 404.
-func notFound(msg string) error {
-	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": CodeNotFound}}
-}
-
-// IsNotFound reports whether err says that something the client named does not exist.
-func IsNotFound(err error) bool {
-	e, ok := err.(*gqlerror.Error)
-	return ok && e.Extensions["code"] == CodeNotFound
-}
 
 // verificationStatuses names the job statuses, by number.
 var verificationStatuses = []string{"Submitted", "Compiled", "CompileFailed", "Fail", "Success", "Processing"}
