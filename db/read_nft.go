@@ -98,7 +98,7 @@ func (s *Store) NftBalancesOfItems(ctx context.Context, keys []NftKey) ([]*NftBa
 	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bytea[], $2::numeric[]) AS k(c, t)
 		CROSS JOIN LATERAL (SELECT `+nftBalanceCols+` FROM nft_balances b
 			WHERE b.contract_address = k.c AND b.token_id = k.t AND b.balance > 0
-			ORDER BY b.balance DESC, b.owner_address LIMIT 1) x`, contracts, ids)
+			ORDER BY b.balance DESC, b.owner_address DESC LIMIT 1) x`, contracts, ids)
 	return rows, err
 }
 

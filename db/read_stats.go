@@ -65,8 +65,11 @@ type FeeAverage struct {
 // transactions per fee unit (WEI, FRI), rounded to an integer.
 func (s *Store) RecentFeeAverages(ctx context.Context) ([]*FeeAverage, error) {
 	var rows []*FeeAverage
+	// The newest blocks first, then their transactions by key: a plan that reads
+	// StatsWindow blocks' rows whatever the planner guesses of the window's size.
 	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT t.actual_fee_unit AS unit, round(avg(t.actual_fee))::text AS avg_fee
-		FROM transactions t WHERE t.block_number > (SELECT max(number) FROM blocks) - %d
+		FROM (SELECT number FROM blocks ORDER BY number DESC LIMIT %d) b
+		JOIN LATERAL (SELECT actual_fee_unit, actual_fee FROM transactions WHERE block_number = b.number) t ON true
 		GROUP BY t.actual_fee_unit ORDER BY t.actual_fee_unit`, StatsWindow))
 	return rows, err
 }

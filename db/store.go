@@ -20,6 +20,9 @@ type Store struct {
 	statements atomic.Int64
 	// OnStatement, when set, is called once per SQL statement (for metrics).
 	OnStatement func()
+	// OnQuery, when set, sees each statement's text and arguments before it runs (the
+	// EXPLAIN test collects every route's SQL with it).
+	OnQuery func(query string, args []any)
 }
 
 // NewStore wraps an open database.
@@ -50,6 +53,9 @@ func (e *StoreError) Unwrap() error { return e.Err }
 
 func (s *Store) selectRows(ctx context.Context, dest any, query string, args ...any) error {
 	s.counted()
+	if s.OnQuery != nil {
+		s.OnQuery(query, args)
+	}
 	if err := s.db.SelectContext(ctx, dest, query, args...); err != nil {
 		return &StoreError{Query: firstLine(query), Err: err}
 	}
@@ -59,6 +65,9 @@ func (s *Store) selectRows(ctx context.Context, dest any, query string, args ...
 // getRow reads one row; it returns (false, nil) when there is none.
 func (s *Store) getRow(ctx context.Context, dest any, query string, args ...any) (bool, error) {
 	s.counted()
+	if s.OnQuery != nil {
+		s.OnQuery(query, args)
+	}
 	err := s.db.GetContext(ctx, dest, query, args...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
