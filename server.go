@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	neturl "net/url"
 	"os"
 	"os/signal"
@@ -232,6 +233,22 @@ func openDB(ctx context.Context, url string) (*sqlx.DB, error) {
 	return conn, nil
 }
 
+// openReadPool opens the API's pool for chain reads: maxConns connections, all of them
+// kept open while idle (a pool that closes idle connections makes PostgreSQL fork a new
+// session for a burst of parallel loads, which costs more than the queries), each session
+// stopping statements that run past timeout.
+func openReadPool(ctx context.Context, url string, maxConns int, timeout time.Duration) (*sqlx.DB, error) {
+	conn, err := openDB(ctx, withStatementTimeout(url, timeout))
+	if err != nil {
+		return nil, err
+	}
+	conn.SetMaxOpenConns(maxConns)
+	conn.SetMaxIdleConns(maxConns)
+	conn.SetConnMaxIdleTime(0)
+	conn.SetConnMaxLifetime(time.Hour) // renewed hourly, spread by the pool's use
+	return conn, nil
+}
+
 // withStatementTimeout adds PostgreSQL's statement_timeout to a connection URL or
 // key=value string (lib/pq sends unknown parameters as session settings), so that a
 // statement outliving its request is stopped by the server too.
@@ -324,13 +341,11 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	if readURL == "" {
 		readURL, what = primaryURL, "database"
 	}
-	readConn, err := openDB(ctx, withStatementTimeout(readURL, sf.timeout))
+	readConn, err := openReadPool(ctx, readURL, sf.dbMaxConns, sf.timeout)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	defer readConn.Close()
-	readConn.SetMaxOpenConns(sf.dbMaxConns)
-	readConn.SetMaxIdleConns(sf.dbMaxConns)
 	store := db.NewStore(readConn)
 	store.OnStatement = metrics.SQLStatements.Inc
 
@@ -423,6 +438,13 @@ func operationName(r *http.Request) string {
 func adminServer(addr string) *http.Server {
 	admin := http.NewServeMux()
 	admin.Handle("GET /metrics", metrics.Handler())
+	// Profiles (CPU, heap, allocations, goroutines) for finding where a request's time
+	// goes: go tool pprof http://ADMIN/debug/pprof/profile?seconds=30
+	admin.HandleFunc("GET /debug/pprof/", pprof.Index)
+	admin.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	admin.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	admin.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	admin.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	return &http.Server{Addr: addr, Handler: admin, ReadHeaderTimeout: 10 * time.Second}
 }
 

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/starkgraph/starkgraph/api"
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/resolvers"
+	"github.com/starkgraph/starkgraph/rest"
+)
+
+// Under a steady load of parallel requests the API's read pool opens no new PostgreSQL
+// sessions: every connection stays open while idle. The same load over a pool that keeps
+// fewer idle connections than it opens (the old setting) is measured in the same run, to
+// show that the count would tell.
+func TestSteadyLoadOpensNoSessions(t *testing.T) {
+	url := dbtest.NewURL(t)
+	ctx := context.Background()
+	monitor, err := sqlx.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer monitor.Close()
+	monitor.SetMaxOpenConns(1)
+	if _, err := monitor.Exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES (0, '\x01', '\x00', 1, 'ACCEPTED_ON_L2');
+		INSERT INTO list_counts (name, count) VALUES ('blocks', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	sessions := func() int64 {
+		time.Sleep(1500 * time.Millisecond) // backends report their counters at least every second
+		var n int64
+		if err := monitor.Get(&n, `SELECT sessions FROM pg_stat_database WHERE datname = current_database()`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	load := func(pool *sqlx.DB) int64 {
+		store := db.NewStore(pool)
+		srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits,
+			REST: rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{Logger: slog.New(slog.DiscardHandler)})}))
+		defer srv.Close()
+		run := func(d time.Duration) {
+			var wg sync.WaitGroup
+			end := time.Now().Add(d)
+			for range 16 {
+				wg.Go(func() {
+					for time.Now().Before(end) {
+						resp, err := http.Get(srv.URL + "/beta/blocks")
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+				})
+			}
+			wg.Wait()
+		}
+		run(time.Second) // warm up: the pool opens its connections
+		before := sessions()
+		run(2 * time.Second)
+		return sessions() - before
+	}
+
+	steady, err := openReadPool(ctx, url, 8, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer steady.Close()
+	newSessions := load(steady)
+
+	churning, err := openReadPool(ctx, url, 8, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer churning.Close()
+	churning.SetMaxIdleConns(2)
+	baseline := load(churning)
+
+	t.Logf("new PostgreSQL sessions in 2 s of 16 clients: %d with the API's pool, %d with 2 idle of 8", newSessions, baseline)
+	if newSessions != 0 {
+		t.Errorf("the API's pool opened %d new sessions under a steady load, want 0", newSessions)
+	}
+	if baseline < 10 {
+		t.Errorf("the churning pool opened only %d sessions: the measure does not tell", baseline)
+	}
+}
