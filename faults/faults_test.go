@@ -48,12 +48,10 @@ type sample struct {
 	body       string
 }
 
-// TestPostgresRestartUnderLoad stops the API's PostgreSQL while clients keep asking (REST
-// and GraphQL, with keys, so the key lookup meets the outage too), then starts it again.
-// During the outage every answer is a fast 503 with Retry-After, never a 500 or a hang,
-// and /readyz is unready; within 5 s of PostgreSQL's return everything answers 200
-// again, with no restart of the API.
-func TestPostgresRestartUnderLoad(t *testing.T) {
+// privateCluster starts a PostgreSQL cluster of the test's own, which it may stop and
+// start, with a database "sg"; it is killed and removed when the test ends.
+func privateCluster(t *testing.T) (cluster *pglocal.Cluster, restart func() *pglocal.Cluster) {
+	t.Helper()
 	needPostgres(t)
 	quiet := slog.New(slog.DiscardHandler)
 	// The server may run as the postgres user (when the test runs as root): it must be
@@ -62,20 +60,35 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(top)
+	t.Cleanup(func() { os.RemoveAll(top) })
 	if err := os.Chmod(top, 0o711); err != nil {
 		t.Fatal(err)
 	}
 	dataDir := filepath.Join(top, "pg")
+	start := func() *pglocal.Cluster {
+		c, err := pglocal.Start(context.Background(), pglocal.Options{DataDir: dataDir, Fast: true, Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	cluster = start()
+	t.Cleanup(func() { _ = pglocal.Kill(dataDir) }) // runs before the directory is removed
+	if err := cluster.CreateDatabase(context.Background(), "sg"); err != nil {
+		t.Fatal(err)
+	}
+	return cluster, start
+}
+
+// TestPostgresRestartUnderLoad stops the API's PostgreSQL while clients keep asking (REST
+// and GraphQL, with keys, so the key lookup meets the outage too), then starts it again.
+// During the outage every answer is a fast 503 with Retry-After, never a 500 or a hang,
+// and /readyz is unready; within 5 s of PostgreSQL's return everything answers 200
+// again, with no restart of the API.
+func TestPostgresRestartUnderLoad(t *testing.T) {
+	cluster, restart := privateCluster(t)
+	quiet := slog.New(slog.DiscardHandler)
 	ctx := context.Background()
-	cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dataDir, Fast: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = pglocal.Kill(dataDir) }() // before the directory is removed
-	if err := cluster.CreateDatabase(ctx, "sg"); err != nil {
-		t.Fatal(err)
-	}
 	url := cluster.URL("sg")
 	conn, err := sqlx.Open("postgres", url+"&statement_timeout=5000")
 	if err != nil {
@@ -176,10 +189,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		t.Errorf("/readyz during the outage: %d %s, want 503 without driver details", ready.status, ready.body)
 	}
 	restartAt := time.Now() // from here PostgreSQL may answer again
-	cluster, err = pglocal.Start(ctx, pglocal.Options{DataDir: dataDir, Fast: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster = restart()
 	upAt := time.Now()
 	if cluster.URL("sg") != url {
 		t.Fatalf("the restarted cluster has another URL")
@@ -247,26 +257,9 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 // the head, and its incrementally kept counters agree with the rows (a block applied twice
 // or lost would show).
 func TestPostgresRestartWhileIndexing(t *testing.T) {
-	needPostgres(t)
+	cluster, restart := privateCluster(t)
 	quiet := slog.New(slog.DiscardHandler)
-	top, err := os.MkdirTemp("", "starkgraph-faults-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(top)
-	if err := os.Chmod(top, 0o711); err != nil {
-		t.Fatal(err)
-	}
-	dataDir := filepath.Join(top, "pg")
 	ctx := context.Background()
-	cluster, err := pglocal.Start(ctx, pglocal.Options{DataDir: dataDir, Fast: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = pglocal.Kill(dataDir) }()
-	if err := cluster.CreateDatabase(ctx, "sg"); err != nil {
-		t.Fatal(err)
-	}
 	conn, err := sqlx.Open("postgres", cluster.URL("sg"))
 	if err != nil {
 		t.Fatal(err)
@@ -309,9 +302,7 @@ func TestPostgresRestartWhileIndexing(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Second)
-	if _, err := pglocal.Start(ctx, pglocal.Options{DataDir: dataDir, Fast: true, Logger: quiet}); err != nil {
-		t.Fatal(err)
-	}
+	restart()
 	if err := <-done; err != nil {
 		t.Fatalf("the indexer ended with %v", err)
 	}

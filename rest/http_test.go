@@ -82,6 +82,13 @@ func checkCachingAndCompression(t *testing.T, shared *env) {
 
 // multipartBody builds a class-verification form.
 func multipartBody(t *testing.T, fields map[string]string, files map[string]string) (*bytes.Buffer, string) {
+	return writeMultipart(t, fields, files, func(w *multipart.Writer, path string) (io.Writer, error) {
+		return w.CreateFormFile("files["+path+"]", path)
+	})
+}
+
+// writeMultipart writes fields, then each file through the part its add function makes.
+func writeMultipart(t *testing.T, fields, files map[string]string, add func(w *multipart.Writer, path string) (io.Writer, error)) (*bytes.Buffer, string) {
 	t.Helper()
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
@@ -91,7 +98,7 @@ func multipartBody(t *testing.T, fields map[string]string, files map[string]stri
 		}
 	}
 	for path, src := range files {
-		fw, err := w.CreateFormFile("files["+path+"]", path)
+		fw, err := add(w, path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,38 +295,14 @@ func TestClassVerificationRefusesBadInput(t *testing.T) {
 
 // multipartFields writes files as files[<path>] fields, whose names carry any bytes.
 func multipartFields(t *testing.T, fields, files map[string]string) (*bytes.Buffer, string) {
-	t.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	for k, v := range fields {
-		if err := w.WriteField(k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for p, src := range files {
-		if err := w.WriteField("files["+p+"]", src); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.Close()
-	return &buf, w.FormDataContentType()
+	return writeMultipart(t, fields, files, func(w *multipart.Writer, path string) (io.Writer, error) {
+		return w.CreateFormField("files[" + path + "]")
+	})
 }
 
 // uploadBody sends files as uploads of the field "files", named by their paths.
 func uploadBody(t *testing.T, fields, files map[string]string) (*bytes.Buffer, string) {
-	t.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	for k, v := range fields {
-		_ = w.WriteField(k, v)
-	}
-	for p, src := range files {
-		fw, err := w.CreateFormFile("files", p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.WriteString(fw, src)
-	}
-	w.Close()
-	return &buf, w.FormDataContentType()
+	return writeMultipart(t, fields, files, func(w *multipart.Writer, path string) (io.Writer, error) {
+		return w.CreateFormFile("files", path)
+	})
 }
