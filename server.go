@@ -233,6 +233,15 @@ func openDB(ctx context.Context, url string) (*sqlx.DB, error) {
 	return conn, nil
 }
 
+// instrument makes a store report its statements to /metrics: a count, and each
+// statement's time by the store method that ran it.
+func instrument(store *db.Store) {
+	store.OnStatement = metrics.SQLStatements.Inc
+	store.OnStatementDone = func(name string, took time.Duration) {
+		metrics.SQLDuration.WithLabelValues(name).Observe(took.Seconds())
+	}
+}
+
 // openReadPool opens the API's pool for chain reads: maxConns connections, all of them
 // kept open while idle (a pool that closes idle connections makes PostgreSQL fork a new
 // session for a burst of parallel loads, which costs more than the queries), each session
@@ -347,7 +356,9 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	}
 	defer readConn.Close()
 	store := db.NewStore(readConn)
-	store.OnStatement = metrics.SQLStatements.Inc
+	instrument(store)
+	metrics.RegisterPool("api_reads", readConn.Stats)
+	metrics.RegisterPool("primary", conn.Stats)
 
 	// Every replica signs cursors with the same secret: the flag's, or the database's.
 	secret := []byte(sf.cursorSecret)

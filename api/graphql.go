@@ -28,6 +28,7 @@ import (
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph"
+	"github.com/starkgraph/starkgraph/metrics"
 	"github.com/starkgraph/starkgraph/reqid"
 	"github.com/starkgraph/starkgraph/resolvers"
 )
@@ -75,6 +76,7 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(&documentLimits{limits: limits})
 	srv.AroundOperations(chargeComplexity)
+	srv.AroundRootFields(timeRootField)
 	srv.SetErrorPresenter(presentError(log))
 	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
 		return internalError(ctx, log, fmt.Errorf("panic: %v", v), graphql.GetPath(ctx))
@@ -160,6 +162,16 @@ func checkJSONBody(body []byte) string {
 
 func writeGraphQLError(w http.ResponseWriter, status int, code, msg string) {
 	writeJSON(w, status, map[string]any{"errors": []any{map[string]any{"message": msg, "extensions": map[string]any{"code": code}}}})
+}
+
+// timeRootField observes each root field's time, selection included, by field name.
+func timeRootField(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
+	start := time.Now()
+	out := next(ctx)
+	if fc := graphql.GetRootFieldContext(ctx); fc != nil {
+		metrics.GraphQLFieldDuration.WithLabelValues(fc.Field.Name).Observe(time.Since(start).Seconds())
+	}
+	return out
 }
 
 // chargeComplexity makes a document's cost count against the key's rate: one request of

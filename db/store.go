@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -23,6 +25,9 @@ type Store struct {
 	// OnQuery, when set, sees each statement's text and arguments before it runs (the
 	// EXPLAIN test collects every route's SQL with it).
 	OnQuery func(query string, args []any)
+	// OnStatementDone, when set, is told each statement's time and the store method
+	// that ran it ("HoldersOf"), for per-statement metrics.
+	OnStatementDone func(name string, took time.Duration)
 }
 
 // NewStore wraps an open database.
@@ -56,6 +61,7 @@ func (s *Store) selectRows(ctx context.Context, dest any, query string, args ...
 	if s.OnQuery != nil {
 		s.OnQuery(query, args)
 	}
+	defer s.timed(time.Now())
 	if err := s.db.SelectContext(ctx, dest, query, args...); err != nil {
 		return &StoreError{Query: firstLine(query), Err: err}
 	}
@@ -68,6 +74,7 @@ func (s *Store) getRow(ctx context.Context, dest any, query string, args ...any)
 	if s.OnQuery != nil {
 		s.OnQuery(query, args)
 	}
+	defer s.timed(time.Now())
 	err := s.db.GetContext(ctx, dest, query, args...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
@@ -76,6 +83,39 @@ func (s *Store) getRow(ctx context.Context, dest any, query string, args ...any)
 		return false, &StoreError{Query: firstLine(query), Err: err}
 	}
 	return true, nil
+}
+
+// timed reports a statement's time under the name of the store method that ran it:
+// the caller of selectRows or getRow (or of a helper of theirs in this file).
+func (s *Store) timed(start time.Time) {
+	if s.OnStatementDone == nil {
+		return
+	}
+	took := time.Since(start)
+	pcs := make([]uintptr, 8)
+	n := runtime.Callers(2, pcs) // from timed's caller: selectRows or getRow
+	frames := runtime.CallersFrames(pcs[:n])
+	name := "unknown"
+	for {
+		f, more := frames.Next()
+		if !strings.HasSuffix(f.File, "/db/store.go") && !strings.HasPrefix(f.Function, "runtime.") {
+			name = methodName(f.Function)
+			break
+		}
+		if !more {
+			break
+		}
+	}
+	s.OnStatementDone(name, took)
+}
+
+// methodName keeps the method of a function's full name:
+// ".../db.(*Store).HoldersOf" -> "HoldersOf".
+func methodName(fn string) string {
+	if i := strings.LastIndexByte(fn, '.'); i >= 0 {
+		fn = fn[i+1:]
+	}
+	return strings.TrimSuffix(fn, "-fm")
 }
 
 func firstLine(q string) string {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -42,7 +43,11 @@ func Middleware(route func(*http.Request) string, next http.Handler) http.Handle
 		}
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r)
+		named := &routeName{}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), routeKey{}, named)))
+		if named.route != "" {
+			label = named.route // an inner router's pattern, more precise than ours
+		}
 		if label == "" {
 			label = r.Pattern
 		}
@@ -52,6 +57,19 @@ func Middleware(route func(*http.Request) string, next http.Handler) http.Handle
 		HTTPRequests.WithLabelValues(label, strconv.Itoa(sw.statusOrOK())).Inc()
 		HTTPDuration.WithLabelValues(label).Observe(time.Since(start).Seconds())
 	})
+}
+
+// routeName lets an inner router (the /beta handler's) name the route it served.
+type routeName struct{ route string }
+
+type routeKey struct{}
+
+// SetRoute names the route of the request that ctx belongs to, for the labels of
+// Middleware: a pattern ("GET /beta/tokens/{address}/holders"), never a raw path.
+func SetRoute(ctx context.Context, pattern string) {
+	if n, ok := ctx.Value(routeKey{}).(*routeName); ok {
+		n.route = pattern
+	}
 }
 
 // statusWriter remembers the status code written through it. It passes

@@ -9,6 +9,7 @@
 package metrics
 
 import (
+	"database/sql"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,6 +37,22 @@ var (
 		Help:    "Time to answer an HTTP request, by route pattern.",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 	}, []string{"route"})
+
+	// GraphQLFieldDuration observes how long each root field of a GraphQL document took
+	// (its resolver and everything below it), by field name: the schema bounds the labels.
+	GraphQLFieldDuration = factory.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "graphql_root_field_duration_seconds",
+		Help:    "Time to resolve a GraphQL root field with its selection, by field.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"field"})
+
+	// SQLDuration observes how long each store statement took, by the store method
+	// that ran it (a bounded set of names).
+	SQLDuration = factory.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "sql_statement_duration_seconds",
+		Help:    "Time of a SQL statement of the API's store, by the store method that ran it.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"statement"})
 
 	// SQLStatements counts SQL statements sent to PostgreSQL.
 	SQLStatements = factory.NewCounter(prometheus.CounterOpts{
@@ -82,6 +99,20 @@ func init() {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+}
+
+// RegisterPool exports the gauges of a database/sql pool under a name: open
+// connections, those in use, and requests waiting for one (with the total wait).
+func RegisterPool(name string, stats func() sql.DBStats) {
+	labels := prometheus.Labels{"pool": name}
+	gauge := func(metric, help string, value func(sql.DBStats) float64) {
+		Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metric, Help: help, ConstLabels: labels},
+			func() float64 { return value(stats()) }))
+	}
+	gauge("db_pool_open_connections", "Connections the pool holds open.", func(s sql.DBStats) float64 { return float64(s.OpenConnections) })
+	gauge("db_pool_in_use_connections", "Connections running a statement.", func(s sql.DBStats) float64 { return float64(s.InUse) })
+	gauge("db_pool_wait_count", "Requests that waited for a connection, in all.", func(s sql.DBStats) float64 { return float64(s.WaitCount) })
+	gauge("db_pool_wait_seconds", "Time requests waited for a connection, in all.", func(s sql.DBStats) float64 { return s.WaitDuration.Seconds() })
 }
 
 // Handler serves the registry in the Prometheus exposition format. Mount it

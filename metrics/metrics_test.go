@@ -128,3 +128,20 @@ func TestRequireToken(t *testing.T) {
 		t.Errorf("empty token: got %d, want 403", rec.Code)
 	}
 }
+
+// An inner router's pattern replaces the outer one in the labels.
+func TestSetRouteNamesTheInnerPattern(t *testing.T) {
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		SetRoute(r.Context(), "GET /beta/tokens/{address}/holders")
+		w.WriteHeader(http.StatusOK)
+	})
+	h := Middleware(func(*http.Request) string { return "/beta/" }, inner)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/beta/tokens/0x1/holders", nil))
+	if got := testutil.ToFloat64(HTTPRequests.WithLabelValues("GET /beta/tokens/{address}/holders", "200")); got != 1 {
+		t.Errorf("requests labelled by the inner pattern: %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(HTTPRequests.WithLabelValues("/beta/", "200")); got != 0 {
+		t.Errorf("requests labelled by the outer pattern: %v, want 0", got)
+	}
+}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/loaders"
+	"github.com/starkgraph/starkgraph/metrics"
 	"github.com/starkgraph/starkgraph/reqid"
 	"github.com/starkgraph/starkgraph/resolvers"
 )
@@ -79,7 +80,9 @@ func NewHandler(res *resolvers.Resolver, opts Options) http.Handler {
 
 // serve adapts an operation to http.Handler: parse, run, answer.
 func (s *server) serve(rt route) http.Handler {
+	pattern := rt.method + " " + rt.path
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		metrics.SetRoute(r.Context(), pattern)
 		// Fresh dataloaders per request, as the GraphQL handler has them.
 		r = r.WithContext(loaders.With(r.Context(), loaders.New(s.res.Store)))
 		a, err := parseArgs(r, rt.params)

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/starkgraph/starkgraph/api"
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/metrics"
+	"github.com/starkgraph/starkgraph/resolvers"
+	"github.com/starkgraph/starkgraph/rest"
+)
+
+// After a few requests, /metrics has latency histograms per REST route pattern, per
+// GraphQL root field and per SQL statement (named by the store method).
+func TestMetricsPerRouteFieldAndStatement(t *testing.T) {
+	conn := dbtest.New(t)
+	store := db.NewStore(conn)
+	instrument(store)
+	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits,
+		REST: rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{Logger: slog.New(slog.DiscardHandler)})}))
+	defer srv.Close()
+	for _, path := range []string{"/beta/blocks", "/beta/classes/0x1", "/beta/contracts"} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	resp, err := http.Post(srv.URL+"/graphql", "application/json", strings.NewReader(`{"query": "{ blocks(first: 1) { totalCount } }"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+
+	scrape := httptest.NewRecorder()
+	metrics.Handler().ServeHTTP(scrape, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	body, _ := io.ReadAll(scrape.Body)
+	for _, want := range []string{
+		`http_request_duration_seconds_bucket{route="GET /beta/blocks",`,
+		`http_request_duration_seconds_bucket{route="GET /beta/classes/{classHash}",`,
+		`http_requests_total{route="GET /beta/classes/{classHash}",status="404"}`,
+		`graphql_root_field_duration_seconds_bucket{field="blocks",`,
+		`sql_statement_duration_seconds_bucket{statement="Blocks",`,
+		`sql_statement_duration_seconds_bucket{statement="ClassesByHash",`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(string(body), `route="/beta/"`) || strings.Contains(string(body), `statement="unknown"`) {
+		t.Errorf("/metrics still has a catch-all label:\n%s", grepLines(string(body), "/beta/\"", "unknown"))
+	}
+}
+
+func grepLines(s string, subs ...string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		for _, sub := range subs {
+			if strings.Contains(l, sub) {
+				out = append(out, l)
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
