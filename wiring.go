@@ -1,18 +1,17 @@
+// The parts of the service that server.go wires together: the chain a dev process follows
+// and the REST handler. Nothing here calls back into server.go.
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"golang.org/x/term"
 
 	"github.com/starkgraph/starkgraph/analytics"
 	"github.com/starkgraph/starkgraph/db"
@@ -69,67 +68,6 @@ func followChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, c chainFl
 	return ix.Run(ctx)
 }
 
-func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flag.NewFlagSet("index", flag.ContinueOnError)
-	rpcURL := fs.String("rpc", os.Getenv("STARKNET_RPC_URL"), "JSON-RPC URL of the node, e.g. http://localhost:9545/rpc/v0_8")
-	from := fs.Int64("from-block", 0, "first block to index into an empty database")
-	stopAt := fs.Int64("stop-at", -1, "exit 0 once this block is written (-1: follow forever)")
-	maxReorg := fs.Int("max-reorg-depth", 64, "deepest reorg to follow")
-	concurrency := fs.Int("concurrency", 4, "block ranges fetched at once")
-	batch := fs.Int("batch-size", 20, "blocks per JSON-RPC batch and per SQL transaction while catching up")
-	adminAddr := fs.String("admin-addr", envOr("STARKGRAPH_INDEX_ADMIN_ADDR", "127.0.0.1:9091"), "admin address for the indexer's /metrics (empty: off)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *rpcURL == "" {
-		return errors.New("--rpc URL is required (or STARKNET_RPC_URL)")
-	}
-	conn, err := openDatabaseURL(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if err := db.Migrate(ctx, conn.DB); err != nil {
-		return err
-	}
-	ix, err := indexer.New(indexer.Config{
-		RPCURL: *rpcURL, DB: conn, FromBlock: *from, StopAt: *stopAt, MaxReorgDepth: *maxReorg,
-		Concurrency: *concurrency, BatchSize: *batch, Logger: log,
-		Progress: term.IsTerminal(int(os.Stderr.Fd())),
-	})
-	if err != nil {
-		return err
-	}
-	if *stopAt < 0 {
-		go analytics.Run(ctx, conn, analyticsInterval, log)
-	}
-	if *adminAddr != "" {
-		admin := adminServer(*adminAddr)
-		ln, err := net.Listen("tcp", admin.Addr)
-		if err != nil {
-			return fmt.Errorf("listen on %s: %w", admin.Addr, err)
-		}
-		go func() { _ = admin.Serve(ln) }()
-		defer admin.Close()
-	}
-	if err := ix.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	return nil
-}
-
-func runSim(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	addr := fs.String("addr", "127.0.0.1:9545", "address to serve JSON-RPC on")
-	cfg := sim.Config{Seed: 1}
-	cfg.RegisterFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	return sim.Serve(ctx, cfg, *addr, log)
-}
-
-// restHandler builds the /beta interface over the same resolvers as GraphQL.
 func restHandler(store *db.Store) http.Handler {
 	return rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{Logger: slog.Default()})
 }
