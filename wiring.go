@@ -1,5 +1,6 @@
 // The parts of the service that server.go wires together: the chain a dev process follows
 // and the REST handler. Nothing here calls back into server.go.
+
 package main
 
 import (
