@@ -148,8 +148,12 @@ func runVerifyWorker(ctx context.Context, log *slog.Logger, args []string) error
 		return err
 	}
 	defer conn.Close()
-	if pending, err := db.MigrationsPending(ctx, conn.DB); err != nil || pending {
-		return fmt.Errorf("the database is not migrated (run starkgraph migrate): %v", err)
+	pending, err := db.MigrationsPending(ctx, conn.DB)
+	if err != nil {
+		return err
+	}
+	if pending {
+		return errors.New("the database lacks migrations: run starkgraph migrate first")
 	}
 	vf.run(ctx, log, conn)
 	return nil
@@ -193,7 +197,7 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxFragments, "max-fragments", d.MaxFragments, "most fragment definitions in a GraphQL document")
 	fs.IntVar(&f.maxDirectives, "max-directives", d.MaxDirectives, "most directives in a GraphQL document")
 	fs.Int64Var(&f.maxBody, "max-body", d.MaxBody, "largest /graphql request body, in bytes (413 above)")
-	fs.DurationVar(&f.timeout, "request-timeout", d.Timeout, "a GraphQL request still running after this is cancelled, its SQL too")
+	fs.DurationVar(&f.timeout, "request-timeout", d.Timeout, "a request (GraphQL or REST) still running after this is cancelled, its SQL too, and answered 503")
 	fs.StringVar(&f.cursorSecret, "cursor-secret", envOr("STARKGRAPH_CURSOR_SECRET", os.Getenv("STARKGRAPH_CURSOR_KEY")),
 		"secret that signs the APIs' cursors (default: one generated at first start and kept in the database)")
 	fs.StringVar(&f.limiterFail, "limiter-fail", envOr("STARKGRAPH_LIMITER_FAIL", string(auth.FailLocal)),
@@ -328,20 +332,25 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer conn.Close()
-	workers := startVerifyWorkers(ctx, log, conn, vf)
-	defer workers()
+	stopWorkers := startVerifyWorkers(ctx, log, conn, vf)
+	defer stopWorkers()
 	return serveAPI(ctx, log, conn, os.Getenv("DATABASE_URL"), sf, "")
 }
 
 // startVerifyWorkers runs the in-process verification workers (none with
-// --verify-workers 0) and returns a function that waits for them after ctx ends.
-func startVerifyWorkers(ctx context.Context, log *slog.Logger, conn *sqlx.DB, vf verifyFlags) (wait func()) {
+// --verify-workers 0) and returns a function that stops them and waits until they have
+// (a job in progress is given back to the queue).
+func startVerifyWorkers(ctx context.Context, log *slog.Logger, conn *sqlx.DB, vf verifyFlags) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		vf.run(ctx, log, conn)
 	}()
-	return func() { <-done }
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // serveAPI runs the public and admin servers until ctx ends. devKey, when set, is shown
@@ -547,8 +556,8 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 
 	followErr := make(chan error, 1)
 	go func() { followErr <- followChain(ctx, log, conn, chain) }()
-	workers := startVerifyWorkers(ctx, log, conn, vf)
-	defer workers()
+	stopWorkers := startVerifyWorkers(ctx, log, conn, vf)
+	defer stopWorkers()
 	serveErr := serveAPI(ctx, log, conn, url, sf, key)
 	if serveErr != nil {
 		return serveErr

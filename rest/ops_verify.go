@@ -141,7 +141,7 @@ func bodyError(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return badRequest("body: ends too early")
 	}
-	return badRequest("body: malformed %s", "request body; send multipart/form-data or a JSON object")
+	return badRequest("body: malformed; send multipart/form-data or a JSON object")
 }
 
 // readMultipart reads the form fields. Source files arrive as parts named `files[<path>]`
