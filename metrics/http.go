@@ -44,7 +44,8 @@ func Middleware(route func(*http.Request) string, next http.Handler) http.Handle
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		named := &routeName{}
-		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), routeKey{}, named)))
+		r = r.WithContext(context.WithValue(r.Context(), routeKey{}, named))
+		next.ServeHTTP(sw, r) // a mux records its pattern in this r
 		if named.route != "" {
 			label = named.route // an inner router's pattern, more precise than ours
 		}
