@@ -581,6 +581,8 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	concurrency := fs.Int("concurrency", 4, "block ranges fetched at once")
 	batch := fs.Int("batch-size", 20, "blocks per JSON-RPC batch and per SQL transaction while catching up")
 	adminAddr := fs.String("admin-addr", envOr("STARKGRAPH_INDEX_ADMIN_ADDR", "127.0.0.1:9091"), "admin address for the indexer's /metrics (empty: off)")
+	var l1f l1Flags
+	l1f.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -601,6 +603,9 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 		Progress: term.IsTerminal(int(os.Stderr.Fd())),
 	})
 	if err != nil {
+		return err
+	}
+	if err := l1f.start(ctx, log, conn); err != nil {
 		return err
 	}
 	if *stopAt < 0 {

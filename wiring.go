@@ -10,13 +10,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/starkgraph/starkgraph/analytics"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/indexer"
+	"github.com/starkgraph/starkgraph/l1"
 	"github.com/starkgraph/starkgraph/resolvers"
 	"github.com/starkgraph/starkgraph/rest"
 	"github.com/starkgraph/starkgraph/sim"
@@ -30,12 +33,46 @@ const analyticsInterval = time.Minute
 type chainFlags struct {
 	rpc string
 	sim sim.Config
+	l1  l1Flags
+}
+
+// l1Flags configure the L1 follower of `index` and `dev` (off without --l1-rpc).
+type l1Flags struct {
+	rpc           string
+	core          string
+	fromBlock     uint64
+	confirmations uint64
+}
+
+func (f *l1Flags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.rpc, "l1-rpc", os.Getenv("STARKGRAPH_L1_RPC_URL"), "Ethereum JSON-RPC URL: gives L1_HANDLER transactions the hash of the L1 transaction that sent their message (off when empty)")
+	fs.StringVar(&f.core, "l1-core", l1.MainnetCore.Hex(), "the Starknet core contract on L1 (Sepolia: "+l1.SepoliaCore.Hex()+")")
+	fs.Uint64Var(&f.fromBlock, "l1-from-block", 0, "the first L1 block to read on the first run (later runs resume)")
+	fs.Uint64Var(&f.confirmations, "l1-confirmations", 12, "L1 blocks below the head that are read")
+}
+
+// start runs the L1 follower in the background when --l1-rpc is set.
+func (f l1Flags) start(ctx context.Context, log *slog.Logger, conn *sqlx.DB) error {
+	if f.rpc == "" {
+		return nil
+	}
+	if !common.IsHexAddress(f.core) {
+		return fmt.Errorf("--l1-core %q is not an Ethereum address", f.core)
+	}
+	go func() {
+		if err := l1.Run(ctx, l1.Config{RPCURL: f.rpc, Core: common.HexToAddress(f.core), FromBlock: f.fromBlock,
+			Confirmations: f.confirmations, DB: conn, Logger: log}); err != nil {
+			log.Error("L1 follower stopped", "err", err)
+		}
+	}()
+	return nil
 }
 
 func (c *chainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.rpc, "rpc", "", "index this JSON-RPC node instead of the simulated one")
 	c.sim = sim.Config{Seed: 1, Blocks: 200, BlockTime: 2 * time.Second}
 	c.sim.RegisterFlags(fs)
+	c.l1.register(fs)
 }
 
 // followChain runs the simulated node (unless --rpc names a real one) and the indexer for
@@ -63,6 +100,9 @@ func followChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, c chainFl
 	}
 	ix, err := indexer.New(indexer.Config{RPCURL: url, DB: conn, StopAt: -1, Logger: log})
 	if err != nil {
+		return err
+	}
+	if err := c.l1.start(ctx, log, conn); err != nil {
 		return err
 	}
 	go analytics.Run(ctx, conn, analyticsInterval, log)

@@ -148,6 +148,9 @@ func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal boo
 	if err := insert(ctx, w.tx, &w.rows); err != nil {
 		return err
 	}
+	if err := db.MatchL1Messages(ctx, w.tx, int64(batch[0].Block.Number), int64(last.Number)); err != nil {
+		return err
+	}
 	if journal {
 		if err := w.journal(ctx, int64(last.Number)); err != nil {
 			return err
