@@ -1,6 +1,10 @@
 package db
 
-import "time"
+import (
+	"time"
+
+	"github.com/lib/pq"
+)
 
 // Row types: one struct per table read by the APIs. Field names follow the GraphQL schema
 // (gqlgen binds to them directly); `db` tags name the columns. Amounts are decimal strings
@@ -117,23 +121,25 @@ type Class struct {
 }
 
 type VerifiedClass struct {
-	ClassHash         Felt    `db:"class_hash"`
-	VerifiedName      string  `db:"name"`
-	VerifiedTimestamp int64   `db:"verified_at"`
-	CompilerVersion   *string `db:"compiler_version"`
-	ScarbVersion      *string `db:"scarb_version"`
-	License           *string `db:"license"`
-	PackageName       *string `db:"package_name"`
-	ContractFile      *string `db:"contract_file"`
-	ProjectDirPath    *string `db:"project_dir_path"`
-	BuildTool         *string `db:"build_tool"`
-	Abi               JSON    `db:"abi"`
+	ClassHash         Felt           `db:"class_hash"`
+	VerifiedName      string         `db:"name"`
+	VerifiedTimestamp int64          `db:"verified_at"`
+	CompilerVersion   *string        `db:"compiler_version"`
+	ScarbVersion      *string        `db:"scarb_version"`
+	License           *string        `db:"license"`
+	PackageName       *string        `db:"package_name"`
+	ContractFile      *string        `db:"contract_file"`
+	ProjectDirPath    *string        `db:"project_dir_path"`
+	BuildTool         *string        `db:"build_tool"`
+	FilePaths         pq.StringArray `db:"file_paths"`
 }
 
-// VerifiedSources are the source files of a verified class, read only when asked for.
+// VerifiedSources are the bulky part of a verified class, read only when asked for: the
+// source files (path -> content) and the ABI of the compiled sources.
 type VerifiedSources struct {
 	ClassHash Felt `db:"class_hash"`
 	Files     JSON `db:"files"`
+	Abi       JSON `db:"abi"`
 }
 
 type Token struct {

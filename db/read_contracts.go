@@ -83,12 +83,12 @@ func (s *Store) VerifiedClassesByHash(ctx context.Context, hashes []Felt) ([]*Ve
 }
 
 const verifiedClassCols = `class_hash, name, verified_at, compiler_version, scarb_version, license, package_name,
-	contract_file, project_dir_path, build_tool, abi`
+	contract_file, project_dir_path, build_tool, file_paths`
 
-// VerifiedSourcesByHash returns the source files of verified classes.
+// VerifiedSourcesByHash returns the source files and ABIs of verified classes.
 func (s *Store) VerifiedSourcesByHash(ctx context.Context, hashes []Felt) ([]*VerifiedSources, error) {
 	var rows []*VerifiedSources
-	err := s.selectRows(ctx, &rows, `SELECT class_hash, coalesce(files, '{}') AS files
+	err := s.selectRows(ctx, &rows, `SELECT class_hash, coalesce(files, '{}') AS files, abi
 		FROM verified_classes WHERE class_hash = ANY($1)`, feltList(hashes))
 	return rows, err
 }

@@ -138,16 +138,11 @@ func moveJob(ctx context.Context, tx *sqlx.Tx, job *ClaimedJob, worker string, o
 	return err
 }
 
-// VerifiedRecord is what a successful verification publishes about a class.
-type VerifiedRecord struct {
-	ABI JSON // the ABI of the compiled class (a JSON array)
-}
-
 // Succeed finishes a job with Success, in one transaction with the class's verified
-// record (name, package, licence, versions, files, ABI), the verified-classes count and,
-// where the chain gave the class no ABI, the verified one (which then decodes its calls).
-// A class verified before keeps its first record.
-func (q VerifyQueue) Succeed(ctx context.Context, job *ClaimedJob, worker string, message string, rec VerifiedRecord) error {
+// record (name, package, licence, versions, files, abi: the compiled class's ABI), the
+// verified-classes count and, where the chain gave the class no ABI, the verified one
+// (which then decodes its calls). A class verified before keeps its first record.
+func (q VerifyQueue) Succeed(ctx context.Context, job *ClaimedJob, worker string, message string, abi JSON) error {
 	tx, err := q.DB.BeginTxx(ctx, nil)
 	if err != nil {
 		return err
@@ -157,11 +152,12 @@ func (q VerifyQueue) Succeed(ctx context.Context, job *ClaimedJob, worker string
 		return err
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO verified_classes (class_hash, name, verified_at, compiler_version,
-			scarb_version, license, package_name, contract_file, files, build_tool, project_dir_path, abi, job_id)
+			scarb_version, license, package_name, contract_file, files, file_paths, build_tool, project_dir_path, abi, job_id)
 		SELECT class_hash, name, extract(epoch FROM now())::bigint, compiler_version, scarb_version, license,
-			package_name, contract_file, files, coalesce(build_tool, 'scarb'), project_dir_path, $2, id
+			package_name, contract_file, files, ARRAY(SELECT jsonb_object_keys(files) ORDER BY 1),
+			coalesce(build_tool, 'scarb'), project_dir_path, $2, id
 		FROM verification_jobs WHERE id = $1
-		ON CONFLICT (class_hash) DO NOTHING`, job.ID, nullJSON(rec.ABI))
+		ON CONFLICT (class_hash) DO NOTHING`, job.ID, nullJSON(abi))
 	if err != nil {
 		return err
 	}
@@ -169,9 +165,9 @@ func (q VerifyQueue) Succeed(ctx context.Context, job *ClaimedJob, worker string
 		if err := AddListCounts(ctx, tx, map[string]int64{"verified_classes": 1}); err != nil {
 			return err
 		}
-		if rec.ABI != nil {
+		if abi != nil {
 			if _, err := tx.ExecContext(ctx, `UPDATE classes SET abi = $2
-				WHERE hash = $1 AND (abi IS NULL OR abi = 'null'::jsonb OR abi = '[]'::jsonb)`, job.ClassHash, rec.ABI); err != nil {
+				WHERE hash = $1 AND (abi IS NULL OR abi = 'null'::jsonb OR abi = '[]'::jsonb)`, job.ClassHash, abi); err != nil {
 				return err
 			}
 		}

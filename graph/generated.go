@@ -877,6 +877,7 @@ type VerificationJobResolver interface {
 type VerifiedClassResolver interface {
 	Class(ctx context.Context, obj *db.VerifiedClass) (*db.Class, error)
 
+	Abi(ctx context.Context, obj *db.VerifiedClass) (db.JSON, error)
 	Sources(ctx context.Context, obj *db.VerifiedClass) ([]*model.SourceFile, error)
 }
 type WalletResolver interface {
@@ -17985,7 +17986,7 @@ func (ec *executionContext) _VerifiedClass_abi(ctx context.Context, field graphq
 			return ec.fieldContext_VerifiedClass_abi(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Abi, nil
+			return ec.Resolvers.VerifiedClass().Abi(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.JSON) graphql.Marshaler {
@@ -17996,7 +17997,7 @@ func (ec *executionContext) _VerifiedClass_abi(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_VerifiedClass_abi(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("VerifiedClass", field, false, false, "JSON")
+	return graphql.NewScalarFieldContext("VerifiedClass", field, true, true, "JSON")
 }
 
 func (ec *executionContext) _VerifiedClass_sources(ctx context.Context, field graphql.CollectedField, obj *db.VerifiedClass) (ret graphql.Marshaler) {
@@ -23680,10 +23681,11 @@ func (ec *executionContext) _VerifiedClass(ctx context.Context, sel ast.Selectio
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "abi":
-			out.Values[i] = ec._VerifiedClass_abi(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._VerifiedClass_abi(ctx, field, obj)
+				})
 		case "sources":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

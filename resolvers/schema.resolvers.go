@@ -867,6 +867,14 @@ func (r *verifiedClassResolver) Class(ctx context.Context, obj *db.VerifiedClass
 	return loaders.For(ctx).Class.Load(ctx, string(obj.ClassHash))()
 }
 
+func (r *verifiedClassResolver) Abi(ctx context.Context, obj *db.VerifiedClass) (db.JSON, error) {
+	src, err := loaders.For(ctx).VerifiedSources.Load(ctx, string(obj.ClassHash))()
+	if err != nil || src == nil {
+		return nil, err
+	}
+	return src.Abi, nil
+}
+
 func (r *verifiedClassResolver) Sources(ctx context.Context, obj *db.VerifiedClass) ([]*model.SourceFile, error) {
 	src, err := loaders.For(ctx).VerifiedSources.Load(ctx, string(obj.ClassHash))()
 	if err != nil || src == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/loaders"
 	"github.com/starkgraph/starkgraph/resolvers"
 	"github.com/starkgraph/starkgraph/verify"
 )
@@ -346,20 +348,12 @@ func (s *server) verifiedRecord(ctx context.Context, c *db.Class) (*verifiedReco
 	if err != nil || v == nil {
 		return nil, err
 	}
-	files, err := s.res.VerifiedClass().Sources(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	rec := &verifiedRecord{
+	return &verifiedRecord{
 		ClassHash: addr(v.ClassHash), Name: v.VerifiedName, PackageName: v.PackageName, License: v.License,
 		CompilerVersion: v.CompilerVersion, ScarbVersion: v.ScarbVersion, BuildTool: v.BuildTool,
 		ContractFile: v.ContractFile, ProjectDirPath: v.ProjectDirPath, VerifiedTimestamp: v.VerifiedTimestamp,
-		Files: make([]string, 0, len(files)),
-	}
-	for _, f := range files {
-		rec.Files = append(rec.Files, f.Path)
-	}
-	return rec, nil
+		Files: append([]string{}, v.FilePaths...),
+	}, nil
 }
 
 func classSourceOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
@@ -367,27 +361,25 @@ func classSourceOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.res.Class().Verified(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	if v == nil {
-		return nil, notFound("classHash: class %s is not verified: no sources are known", addr(c.Hash))
-	}
 	rec, err := s.verifiedRecord(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	files, err := s.res.VerifiedClass().Sources(ctx, v)
+	if rec == nil {
+		return nil, notFound("classHash: class %s is not verified: no sources are known", addr(c.Hash))
+	}
+	src, err := loaders.For(ctx).VerifiedSources.Load(ctx, string(c.Hash))()
 	if err != nil {
 		return nil, err
 	}
-	out := classSource{verifiedRecord: *rec, Sources: make(map[string]string, len(files))}
-	for _, f := range files {
-		out.Sources[f.Path] = f.Content
-	}
-	if v.Abi != nil {
-		out.Abi = v.Abi
+	out := classSource{verifiedRecord: *rec, Sources: map[string]string{}}
+	if src != nil {
+		if err := json.Unmarshal(src.Files, &out.Sources); err != nil {
+			return nil, fmt.Errorf("verified sources of %s: %w", addr(c.Hash), err)
+		}
+		if src.Abi != nil {
+			out.Abi = src.Abi
+		}
 	}
 	return out, nil
 }

@@ -132,7 +132,7 @@ func TestVerificationOnReplayedChain(t *testing.T) {
 
 	doc := `query($a: Address!, $c: Address!) {
 	  verifiedClasses { totalCount edges { node { classHash verifiedName license } } }
-	  class(hash: $c) { verified { verifiedName packageName scarbVersion sources { path content } } }
+	  class(hash: $c) { verified { verifiedName packageName scarbVersion sources { path content } abi } }
 	  contract(address: $a) { class { hash verified { verifiedName license } } }
 	}`
 	q, _ := json.Marshal(map[string]any{"query": doc, "variables": map[string]any{"a": fixtureAccount, "c": class}})
@@ -149,6 +149,7 @@ func TestVerificationOnReplayedChain(t *testing.T) {
 				Verified struct {
 					VerifiedName, PackageName, ScarbVersion string
 					Sources                                 []struct{ Path, Content string }
+					Abi                                     []map[string]any
 				}
 			}
 			Contract struct {
@@ -167,7 +168,8 @@ func TestVerificationOnReplayedChain(t *testing.T) {
 	if d.VerifiedClasses.TotalCount != 1 || len(d.VerifiedClasses.Edges) != 1 || d.VerifiedClasses.Edges[0].Node.License != "MIT" {
 		t.Errorf("verifiedClasses: %+v", d.VerifiedClasses)
 	}
-	if len(d.Class.Verified.Sources) != 2 || d.Class.Verified.Sources[1].Path != "src/lib.cairo" || d.Class.Verified.PackageName != "argent" {
+	if len(d.Class.Verified.Sources) != 2 || d.Class.Verified.Sources[1].Path != "src/lib.cairo" || d.Class.Verified.PackageName != "argent" ||
+		len(d.Class.Verified.Abi) == 0 || d.Class.Verified.Abi[0]["type"] == nil {
 		t.Errorf("Class.verified: %+v", d.Class.Verified)
 	}
 	if d.Contract.Class.Hash != class || d.Contract.Class.Verified == nil || d.Contract.Class.Verified.VerifiedName != "ArgentAccount" {

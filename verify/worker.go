@@ -195,5 +195,5 @@ func (w *worker) verify(ctx context.Context, job *db.ClaimedJob, log *slog.Logge
 			obtained.Padded(), job.ClassHash.Padded()), "", obtained)
 	}
 	log.Info("verification job ended", "status", db.JobSuccess)
-	return w.queue.Succeed(ctx, job, w.name, "the sources compile to the class on chain", db.VerifiedRecord{ABI: abi})
+	return w.queue.Succeed(ctx, job, w.name, "the sources compile to the class on chain", abi)
 }

@@ -27,11 +27,13 @@ CREATE INDEX verification_job_log_job ON verification_job_log (job_id, at);
 ALTER TABLE verified_classes
     ADD COLUMN build_tool       text,
     ADD COLUMN project_dir_path text,
+    ADD COLUMN file_paths       text[] NOT NULL DEFAULT '{}', -- the keys of files, for pages that show no contents
     ADD COLUMN abi              jsonb,
     ADD COLUMN job_id           uuid;
 
 -- +goose Down
-ALTER TABLE verified_classes DROP COLUMN build_tool, DROP COLUMN project_dir_path, DROP COLUMN abi, DROP COLUMN job_id;
+ALTER TABLE verified_classes DROP COLUMN build_tool, DROP COLUMN project_dir_path, DROP COLUMN file_paths,
+    DROP COLUMN abi, DROP COLUMN job_id;
 DROP TABLE verification_job_log;
 DROP INDEX verification_jobs_queue;
 CREATE INDEX verification_jobs_pending ON verification_jobs (created_at) WHERE status IN (0, 5);
