@@ -201,6 +201,15 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 			forbidden(tw)
 			return
 		}
+		// Before the rate and quota: a request refused as one too many in flight must not
+		// spend them.
+		release, ok := a.enter(key)
+		if !ok {
+			a.log.Warn("auth: too many requests in flight for one key", "key_id", key.ID, "max", a.opts.MaxInFlightPerKey)
+			busy(tw)
+			return
+		}
+		defer release()
 
 		rr, err := a.opts.Limiter.AllowRate(ctx, limiterKey(key), plan.Rate(), 1)
 		if errors.Is(err, ErrLimiterUnavailable) {
@@ -242,13 +251,6 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 		}
 
 		setLimitHeaders(tw.Header(), plan, rr, qr)
-		if release, ok := a.enter(key); !ok {
-			a.log.Warn("auth: too many requests in flight for one key", "key_id", key.ID, "max", a.opts.MaxInFlightPerKey)
-			busy(tw)
-			return
-		} else {
-			defer release()
-		}
 		st := &requestState{auth: a, key: key, plan: plan, quota: qr, w: tw}
 		next.ServeHTTP(tw, r.WithContext(context.WithValue(ctx, stateKey{}, st)))
 	})

@@ -192,7 +192,8 @@ func waitForPrimary(t *testing.T, limiter *FallbackLimiter) {
 	}
 }
 
-// One key cannot hold more than MaxInFlightPerKey requests at once; others are not held up.
+// One key cannot hold more than MaxInFlightPerKey requests at once; others are not held up,
+// and the refused requests spend none of the key's rate.
 func TestInFlightCapPerKey(t *testing.T) {
 	api := &testAPI{t: t, maxInFlight: 2, slow: make(chan struct{})}
 	api.db = dbtest.New(t)
@@ -203,13 +204,14 @@ func TestInFlightCapPerKey(t *testing.T) {
 	t.Cleanup(api.srv.Close)
 	var release sync.Once
 	t.Cleanup(func() { release.Do(func() { close(api.slow) }) }) // before the server closes
-	api.plan(Plan{Name: "busy", RatePerSecond: 100, Burst: 100})
+	api.plan(Plan{Name: "busy", RatePerSecond: 0.001, Burst: 30})
 	busyKey, otherKey := api.key("busy"), api.key("busy")
 	done := make(chan int, 2)
 	for range 2 {
 		go func() { done <- api.do("GET", "/beta/slow", busyKey).status }()
 	}
 	deadline := time.Now().Add(5 * time.Second)
+	admitted := 2 // the held ones
 	for {
 		a := api.do("GET", "/beta/tokens", busyKey)
 		if a.status == http.StatusServiceUnavailable {
@@ -218,10 +220,16 @@ func TestInFlightCapPerKey(t *testing.T) {
 			}
 			break
 		}
+		admitted++
 		if time.Now().After(deadline) {
 			t.Fatal("a third request of the key was never refused while two were running")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	for range 5 { // more refusals: none of them may take from the rate
+		if a := api.do("GET", "/beta/tokens", busyKey); a.status != http.StatusServiceUnavailable {
+			t.Fatalf("while two are held: %d", a.status)
+		}
 	}
 	if a := api.do("GET", "/beta/tokens", otherKey); a.status != http.StatusOK {
 		t.Fatalf("another key: %d", a.status)
@@ -232,7 +240,10 @@ func TestInFlightCapPerKey(t *testing.T) {
 			t.Fatalf("held request: %d", s)
 		}
 	}
-	if a := api.do("GET", "/beta/tokens", busyKey); a.status != http.StatusOK {
-		t.Fatalf("after the held requests ended: %d", a.status)
+	a := api.do("GET", "/beta/tokens", busyKey)
+	admitted++
+	if a.status != http.StatusOK || a.intHeader(t, HeaderRemaining) != 30-admitted {
+		t.Fatalf("after the held requests ended: %d, remaining %s, want %d (refusals spent the rate)",
+			a.status, a.header.Get(HeaderRemaining), 30-admitted)
 	}
 }
