@@ -84,17 +84,17 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 	if limits.MaxBody <= 0 {
 		limits.MaxBody = DefaultGraphQLLimits.MaxBody
 	}
-	return bounded(limits.Timeout, limits.MaxBody, srv)
+	return checkedRequest(limits.MaxBody, srv)
 }
 
-// bounded limits a request's run time to d (the context deadline stops the SQL it runs)
-// and checks a POST body before gqlgen reads it: at most maxBody bytes (413), a JSON
-// object whose members have the types GraphQL-over-HTTP gives them (400 otherwise, in
-// words a client can act on rather than the decoder's Go types).
-func bounded(d time.Duration, maxBody int64, next http.Handler) http.Handler {
+// checkedRequest checks a POST body before gqlgen reads it: at most maxBody bytes (413), a
+// JSON object whose members have the types GraphQL-over-HTTP gives them (400 otherwise, in
+// words a client can act on rather than the decoder's Go types). It also lets errors met
+// during execution turn the answer into a 503 (statusWriter). The request's deadline is
+// set by the caller (api.NewHandler).
+func checkedRequest(maxBody int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), d)
-		defer cancel()
+		ctx := r.Context()
 		if r.Method == http.MethodPost {
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 			var tooBig *http.MaxBytesError
@@ -107,7 +107,7 @@ func bounded(d time.Duration, maxBody int64, next http.Handler) http.Handler {
 				writeGraphQLError(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read")
 				return
 			}
-			if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" || mt == "application/graphql-response+json" {
+			if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
 				if msg := checkJSONBody(body); msg != "" {
 					writeGraphQLError(w, http.StatusBadRequest, "BAD_REQUEST", msg)
 					return
@@ -134,27 +134,28 @@ func checkJSONBody(body []byte) string {
 	if trimmed[0] != '{' || json.Unmarshal(body, &members) != nil {
 		return `the request body must be a JSON object such as {"query": "{ blocks { totalCount } }"}`
 	}
-	kinds := map[string]string{"query": "a string", "operationName": "a string or null", "variables": "an object or null", "extensions": "an object or null"}
-	for name, want := range kinds {
-		raw, ok := members[name]
+	// Each member's JSON kind, by its first byte: '"' a string, '{' an object.
+	for _, m := range []struct {
+		name     string
+		first    byte
+		nullable bool
+		want     string
+	}{
+		{"query", '"', false, "a string"},
+		{"operationName", '"', true, "a string or null"},
+		{"variables", '{', true, "an object or null"},
+		{"extensions", '{', true, "an object or null"},
+	} {
+		raw, ok := members[m.name]
 		if !ok {
 			continue
 		}
 		v := bytes.TrimSpace(raw)
-		isNull := bytes.Equal(v, []byte("null"))
-		switch name {
-		case "query":
-			if len(v) == 0 || v[0] != '"' {
-				return "query must be " + want
-			}
-		case "operationName":
-			if !isNull && (len(v) == 0 || v[0] != '"') {
-				return "operationName must be " + want
-			}
-		default:
-			if !isNull && (len(v) == 0 || v[0] != '{') {
-				return name + " must be " + want
-			}
+		if m.nullable && bytes.Equal(v, []byte("null")) {
+			continue
+		}
+		if len(v) == 0 || v[0] != m.first {
+			return m.name + " must be " + m.want
 		}
 	}
 	return ""

@@ -60,9 +60,10 @@ func NewHandler(cfg Config) http.Handler {
 
 	mux := http.NewServeMux()
 	// The REST handler installs the request's loaders itself; GraphQL gets them here.
-	mux.Handle("/graphql", keyed(loaders.Middleware(cfg.Store, NewGraphQL(res, cfg.Limits, cfg.Introspection, log))))
+	// One deadline per request, outside the key check, so that the key lookup is bounded too.
+	mux.Handle("/graphql", withDeadline(cfg.Limits.Timeout, keyed(loaders.Middleware(cfg.Store, NewGraphQL(res, cfg.Limits, cfg.Introspection, log)))))
 	if cfg.REST != nil {
-		mux.Handle("/beta/", keyed(withDeadline(cfg.Limits.Timeout, cfg.REST)))
+		mux.Handle("/beta/", withDeadline(cfg.Limits.Timeout, keyed(cfg.REST)))
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -104,8 +105,8 @@ func NewHandler(cfg Config) http.Handler {
 	return metrics.Middleware(metrics.MuxRoute(mux), reqid.Middleware(capInFlight(cfg.MaxInFlight, c.Handler(mux))))
 }
 
-// withDeadline cancels a REST request, and the SQL it runs, after d (the GraphQL handler
-// has its own); the handler answers 503 when its statements were cut short.
+// withDeadline cancels a request, and the SQL it runs, after d (--request-timeout); the
+// APIs answer 503 when their statements were cut short.
 func withDeadline(d time.Duration, next http.Handler) http.Handler {
 	if d <= 0 {
 		d = DefaultGraphQLLimits.Timeout
