@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -85,28 +87,52 @@ func (s *Store) getRow(ctx context.Context, dest any, query string, args ...any)
 	return true, nil
 }
 
-// timed reports a statement's time under the name of the store method that ran it:
-// the caller of selectRows or getRow (or of a helper of theirs in this file).
+// timed reports a statement's time under the name of the store method that ran it: the
+// outermost function of this package on the stack ("HoldersOf", or "ListCount" when a
+// resolver calls it). The name is worked out once per call site (the return addresses of
+// the three frames above selectRows or getRow).
 func (s *Store) timed(start time.Time) {
 	if s.OnStatementDone == nil {
 		return
 	}
 	took := time.Since(start)
-	pcs := make([]uintptr, 8)
-	n := runtime.Callers(2, pcs) // from timed's caller: selectRows or getRow
-	frames := runtime.CallersFrames(pcs[:n])
+	var pcs [8]uintptr
+	n := runtime.Callers(3, pcs[:]) // above timed and selectRows/getRow
+	site := [3]uintptr{pcs[0], pcs[1], pcs[2]}
+	name, ok := statementNames.Load(site)
+	if !ok {
+		name = callerName(pcs[:n])
+		statementNames.Store(site, name)
+	}
+	s.OnStatementDone(name.(string), took)
+}
+
+// statementNames caches the store method of each call site of selectRows and getRow.
+var statementNames sync.Map // [3]uintptr -> string
+
+// dbPackage prefixes the full names of this package's functions ("<module>/db.").
+var dbPackage = func() string {
+	name := runtime.FuncForPC(reflect.ValueOf(NewStore).Pointer()).Name()
+	return name[:strings.LastIndex(name, ".")+1]
+}()
+
+// callerName is the method of the outermost frame of this package among pcs (runtime
+// frames, such as a deferred call's, are passed over).
+func callerName(pcs []uintptr) string {
+	frames := runtime.CallersFrames(pcs)
 	name := "unknown"
 	for {
 		f, more := frames.Next()
-		if !strings.HasSuffix(f.File, "/db/store.go") && !strings.HasPrefix(f.Function, "runtime.") {
+		switch {
+		case strings.HasPrefix(f.Function, dbPackage):
 			name = methodName(f.Function)
-			break
+		case !strings.HasPrefix(f.Function, "runtime."):
+			return name
 		}
 		if !more {
-			break
+			return name
 		}
 	}
-	s.OnStatementDone(name, took)
 }
 
 // methodName keeps the method of a function's full name:
