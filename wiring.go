@@ -47,7 +47,7 @@ type l1Flags struct {
 func (f *l1Flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.rpc, "l1-rpc", os.Getenv("STARKGRAPH_L1_RPC_URL"), "Ethereum JSON-RPC URL: gives L1_HANDLER transactions the hash of the L1 transaction that sent their message (off when empty)")
 	fs.StringVar(&f.core, "l1-core", l1.MainnetCore.Hex(), "the Starknet core contract on L1 (Sepolia: "+l1.SepoliaCore.Hex()+")")
-	fs.Uint64Var(&f.fromBlock, "l1-from-block", 0, "the first L1 block to read on the first run (later runs resume)")
+	fs.Uint64Var(&f.fromBlock, "l1-from-block", 0, "the first L1 block to read on the first run (later runs resume); set it to the core contract's deployment block, or reading starts from Ethereum's genesis")
 	fs.Uint64Var(&f.confirmations, "l1-confirmations", 12, "L1 blocks below the head that are read")
 }
 

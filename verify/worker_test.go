@@ -165,6 +165,16 @@ func TestWorkerOutcomes(t *testing.T) {
 	missing := submit(t, conn, "2.99.0", sources(""))
 	env := submit(t, conn, standinVersion, sources("STANDIN_PRINT_ENV"))
 	noContract := submit(t, conn, standinVersion, map[string]string{"Scarb.toml": "[package]\nname = \"argent\"\n", "src/lib.cairo": "fn main() {}"})
+	sozo := submit(t, conn, standinVersion, sources(""))
+	if _, err := conn.Exec(`UPDATE verification_jobs SET build_tool = 'sozo' WHERE id = $1`, sozo); err != nil {
+		t.Fatal(err)
+	}
+	// A job whose workers died three times (its lease ran out each time) is given up.
+	doomed := submit(t, conn, standinVersion, sources(""))
+	if _, err := conn.Exec(`UPDATE verification_jobs SET status = 5, attempts = 3, lease_until = now() - interval '1 second'
+		WHERE id = $1`, doomed); err != nil {
+		t.Fatal(err)
+	}
 
 	j := waitFinal(t, conn, mismatch, 20*time.Second)
 	if j.Status != db.JobFail || j.Obtained == nil || j.Obtained.Equal(db.MustFelt(fixtureClass)) ||
@@ -199,6 +209,14 @@ func TestWorkerOutcomes(t *testing.T) {
 	j = waitFinal(t, conn, noContract, 20*time.Second)
 	if j.Status != db.JobCompileFailed || !strings.Contains(deref(j.Message), "argent_ArgentAccount.contract_class.json") {
 		t.Errorf("no contract built: got %d %q", j.Status, deref(j.Message))
+	}
+	j = waitFinal(t, conn, sozo, 20*time.Second)
+	if j.Status != db.JobCompileFailed || !strings.Contains(deref(j.Message), "scarb only") {
+		t.Errorf("sozo: got %d %q", j.Status, deref(j.Message))
+	}
+	j = waitFinal(t, conn, doomed, 20*time.Second)
+	if j.Status != db.JobCompileFailed || j.Attempts != 4 || !strings.Contains(deref(j.Message), "gave up after 3 attempts") {
+		t.Errorf("a job whose workers died 3 times: got %d after %d attempts, %q", j.Status, j.Attempts, deref(j.Message))
 	}
 	var verified int
 	if err := conn.Get(&verified, `SELECT count(*) FROM verified_classes`); err != nil || verified != 0 {
