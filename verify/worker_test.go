@@ -348,3 +348,50 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// A worker stopped in good order gives its job back to the queue at once (Submitted),
+// rather than leaving it until its lease runs out.
+func TestStoppedWorkerReleasesItsJob(t *testing.T) {
+	conn := dbtest.New(t)
+	seedClass(t, conn)
+	scarbDir, workDir := installStandin(t), t.TempDir()
+	id := submit(t, conn, standinVersion, sources("STANDIN_SLEEP=30"))
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		Run(ctx, Config{DB: conn, Workers: 1, Lease: time.Minute, Poll: 20 * time.Millisecond, Logger: quietLog(),
+			Toolchains: Toolchains{Dir: scarbDir}, Limits: BuildLimits{Timeout: time.Minute, WorkDir: workDir}})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var status int
+		if err := conn.Get(&status, `SELECT status FROM verification_jobs WHERE id = $1`, id); err != nil {
+			t.Fatal(err)
+		}
+		if status == db.JobProcessing {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the worker never took the job")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the worker did not stop")
+	}
+	var job struct {
+		Status     int     `db:"status"`
+		LeaseToken *string `db:"lease_token"`
+	}
+	if err := conn.Get(&job, `SELECT status, lease_token FROM verification_jobs WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if job.Status != db.JobSubmitted || job.LeaseToken != nil || history(t, conn, id) != "0>5>0" {
+		t.Errorf("after the stop: status %d, lease %v, history %s; want 0, none, 0>5>0", job.Status, job.LeaseToken, history(t, conn, id))
+	}
+	emptyDir(t, workDir)
+}
