@@ -583,6 +583,8 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	adminAddr := fs.String("admin-addr", envOr("STARKGRAPH_INDEX_ADMIN_ADDR", "127.0.0.1:9091"), "admin address for the indexer's /metrics (empty: off)")
 	var l1f l1Flags
 	l1f.register(fs)
+	var figures indexer.FiguresConfig
+	registerFigureFlags(fs, &figures)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -599,7 +601,7 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	ix, err := indexer.New(indexer.Config{
 		RPCURL: *rpcURL, DB: conn, FromBlock: *from, StopAt: *stopAt, MaxReorgDepth: *maxReorg,
-		Concurrency: *concurrency, BatchSize: *batch, Logger: log,
+		Concurrency: *concurrency, BatchSize: *batch, Logger: log, Figures: figures,
 		Progress: term.IsTerminal(int(os.Stderr.Fd())),
 	})
 	if err != nil {

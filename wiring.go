@@ -31,9 +31,20 @@ const analyticsInterval = time.Minute
 // chainFlags choose where `dev` takes its chain from: the simulated node by default, or a
 // real node with --rpc.
 type chainFlags struct {
-	rpc string
-	sim sim.Config
-	l1  l1Flags
+	rpc     string
+	sim     sim.Config
+	l1      l1Flags
+	figures indexer.FiguresConfig
+}
+
+// registerFigureFlags adds the flags naming where `index` and `dev` read staking figures
+// and prices from.
+func registerFigureFlags(fs *flag.FlagSet, f *indexer.FiguresConfig) {
+	fs.StringVar(&f.Staking, "staking-contract", "", "the staking contract figures are read from (default: the chain's; \"off\" for none)")
+	fs.StringVar(&f.MintingCurve, "minting-curve", "", "the staking minting curve (default: the chain's; \"off\" for none)")
+	fs.StringVar(&f.Oracle, "price-oracle", "", "the Pragma oracle USD prices are read from (default: the chain's; \"off\" for none)")
+	fs.StringVar(&f.Prices, "price-feeds", "", "token=PAIR oracle feeds, comma-separated (default: STRK, ETH, WBTC, USDC and USDT on mainnet; \"off\" for none)")
+	fs.Uint64Var(&f.Every, "figures-every", 10, "the most blocks between two readings of staking figures and prices")
 }
 
 // l1Flags configure the L1 follower of `index` and `dev` (off without --l1-rpc).
@@ -73,6 +84,7 @@ func (c *chainFlags) register(fs *flag.FlagSet) {
 	c.sim = sim.Config{Seed: 1, Blocks: 200, BlockTime: 2 * time.Second}
 	c.sim.RegisterFlags(fs)
 	c.l1.register(fs)
+	registerFigureFlags(fs, &c.figures)
 }
 
 // followChain runs the simulated node (unless --rpc names a real one) and the indexer for
@@ -98,7 +110,7 @@ func followChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, c chainFl
 		url = "http://" + ln.Addr().String() + "/rpc/v0_8"
 		log.Info("simulated Starknet node", "url", url, "seed", c.sim.Seed, "block_time", c.sim.BlockTime)
 	}
-	ix, err := indexer.New(indexer.Config{RPCURL: url, DB: conn, StopAt: -1, Logger: log})
+	ix, err := indexer.New(indexer.Config{RPCURL: url, DB: conn, StopAt: -1, Logger: log, Figures: c.figures})
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ type ValidatorRow struct {
 	OperationalAddress Felt   `db:"operational_address"`
 	SelfStake          string `db:"self_stake"`
 	DelegatedStakeSTRK string `db:"delegated_stake_strk"`
+	DelegatedStakeBTC  string `db:"delegated_stake_btc"` // BTC tokens' pools, in the tokens' units
 	RevenueShareBps    int64  `db:"revenue_share_bps"`
 	State              string `db:"state"`
 	StartTime          *int64 `db:"start_time"`
@@ -26,13 +27,13 @@ type ValidatorRow struct {
 }
 
 var validatorColumns = []string{"staker_address", "reward_address", "operational_address", "self_stake",
-	"delegated_stake_strk", "revenue_share_bps", "state", "start_time", "total_delegators", "created_block"}
+	"delegated_stake_strk", "delegated_stake_btc", "revenue_share_bps", "state", "start_time", "total_delegators", "created_block"}
 
 // UpsertValidators writes validator rows.
 func UpsertValidators(ctx context.Context, tx *sqlx.Tx, rows []ValidatorRow) error {
 	vals := make([][]any, len(rows))
 	for i, v := range rows {
-		vals[i] = []any{v.Staker, v.RewardAddress, v.OperationalAddress, v.SelfStake, v.DelegatedStakeSTRK,
+		vals[i] = []any{v.Staker, v.RewardAddress, v.OperationalAddress, v.SelfStake, v.DelegatedStakeSTRK, v.DelegatedStakeBTC,
 			v.RevenueShareBps, v.State, nullInt(v.StartTime), v.TotalDelegators, nullInt(v.CreatedBlock)}
 	}
 	return upsertRows(ctx, tx, "validators", validatorColumns, updateAll(validatorColumns[:1], validatorColumns), vals)
@@ -42,7 +43,8 @@ func UpsertValidators(ctx context.Context, tx *sqlx.Tx, rows []ValidatorRow) err
 func LoadValidators(ctx context.Context, q sqlx.QueryerContext, stakers []Felt) ([]ValidatorRow, error) {
 	var rows []ValidatorRow
 	err := sqlx.SelectContext(ctx, q, &rows, `SELECT staker_address, reward_address, operational_address,
-		self_stake::text AS self_stake, delegated_stake_strk::text AS delegated_stake_strk, revenue_share_bps, state,
+		self_stake::text AS self_stake, delegated_stake_strk::text AS delegated_stake_strk,
+		delegated_stake_btc::text AS delegated_stake_btc, revenue_share_bps, state,
 		start_time, total_delegators, created_block FROM validators WHERE staker_address = ANY($1)`, ByteaKeys(stakers))
 	return rows, err
 }

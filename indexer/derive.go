@@ -24,6 +24,8 @@ type blockData struct {
 	// Implementations holds what the proxies the block deploys or upgrades answered for
 	// their implementation; nil when there are none.
 	Implementations map[starknet.Felt]starknet.Felt
+	// Figures is the reading of chain figures made at this block (figures.go), if any.
+	Figures *chainFigures
 }
 
 // dbf is the storage form of a felt.
@@ -152,11 +154,15 @@ func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal boo
 		return err
 	}
 	if journal {
+		w.journalFigures(batch)
 		if err := w.journal(ctx, int64(last.Number)); err != nil {
 			return err
 		}
 	}
 	if err := w.flush(ctx); err != nil {
+		return err
+	}
+	if err := w.writeFigures(ctx, batch); err != nil {
 		return err
 	}
 	return db.SetIndexerHead(ctx, w.tx, int64(last.Number), dbf(last.Hash))

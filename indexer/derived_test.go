@@ -134,13 +134,21 @@ func TestDerivedTokenState(t *testing.T) {
 		Delegations int64 `db:"delegations"`
 		BadPools    int64 `db:"bad_pools"`
 		BadStakers  int64 `db:"bad_stakers"`
+		BTCPools    int64 `db:"btc_pools"`
+		BadBTC      int64 `db:"bad_btc"`
 	}
-	if err := d.Get(&staking, `SELECT (SELECT count(*) FROM validators) AS validators, (SELECT count(*) FROM pools) AS pools,
+	// STRK pools are v1's, one per staker; WBTC pools come with v2's NewDelegationPool (token
+	// key), and their stake with StakeDelegatedBalanceChanged.
+	if err := d.Get(&staking, `SELECT (SELECT count(*) FROM validators) AS validators,
+		(SELECT count(*) FROM pools WHERE token_address = $1) AS pools,
+		(SELECT count(*) FROM pools WHERE token_address <> $1) AS btc_pools,
+		(SELECT count(*) FROM validators v WHERE v.delegated_stake_btc <> (SELECT coalesce(sum(total_delegated), 0)
+		   FROM pools p WHERE p.staker_address = v.staker_address AND p.token_address <> $1)) AS bad_btc,
 		(SELECT count(*) FROM delegations) AS delegations,
 		(SELECT count(*) FROM pools p WHERE p.total_delegated <> (SELECT coalesce(sum(amount), 0) FROM delegations d WHERE d.pool_contract = p.pool_contract)
 		   OR p.delegator_count <> (SELECT count(*) FROM delegations d WHERE d.pool_contract = p.pool_contract)) AS bad_pools,
 		(SELECT count(*) FROM validators v WHERE v.total_delegators <> (SELECT coalesce(sum(delegator_count), 0) FROM pools p WHERE p.staker_address = v.staker_address)
-		   OR v.self_stake = 0) AS bad_stakers`); err != nil {
+		   OR v.self_stake = 0) AS bad_stakers`, dbf(strkToken)); err != nil {
 		t.Fatal(err)
 	}
 	var overview struct {
@@ -151,7 +159,8 @@ func TestDerivedTokenState(t *testing.T) {
 		!overview.STRK.Equal(dbf(strkToken)) || overview.Contract == nil {
 		t.Errorf("staking_overview: %+v (%v)", overview, err)
 	}
-	if staking.Validators == 0 || staking.Pools != staking.Validators || staking.Delegations == 0 || staking.BadPools > 0 || staking.BadStakers > 0 {
+	if staking.Validators == 0 || staking.Pools != staking.Validators || staking.Delegations == 0 || staking.BadPools > 0 ||
+		staking.BadStakers > 0 || staking.BTCPools == 0 || staking.BadBTC > 0 {
 		t.Errorf("staking rows inconsistent: %+v", staking)
 	}
 	var meta struct {

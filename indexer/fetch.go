@@ -59,6 +59,9 @@ func (ix *Indexer) fetchRange(ctx context.Context, from, to uint64) ([]*blockDat
 	if err := ix.fetchImplementations(ctx, out); err != nil {
 		return nil, err
 	}
+	if err := ix.fetchFigures(ctx, out); err != nil {
+		return nil, err
+	}
 	if err := ix.fetchTokenMeta(ctx, out); err != nil {
 		return nil, err
 	}

@@ -44,6 +44,8 @@ type Config struct {
 	FinalityInterval time.Duration
 	// LockID is the PostgreSQL advisory lock key that elects the one writer.
 	LockID int64
+	// Figures names the contracts staking figures and prices are read from.
+	Figures FiguresConfig
 }
 
 // maxResponseBytes bounds what a node may send in answer to one batch.
@@ -62,6 +64,8 @@ type Indexer struct {
 	lookup  *contractLookup
 	// tokenMeta holds the name, symbol and decimals fetched for tokens.
 	tokenMeta *tokenMetaCache
+	// figures is where chain figures come from, resolved for the node's chain at handshake.
+	figures *figureSources
 
 	chainID, specVersion string
 	head                 int64 // newest written block, -1 when none
@@ -224,7 +228,11 @@ func (ix *Indexer) tryHandshake(ctx context.Context) error {
 		return err
 	}
 	chain := chainID.Hex()
-	ix.specVersion, ix.chainID = spec, chain
+	figures, err := resolveFigures(chain, ix.cfg.Figures)
+	if err != nil {
+		return errUnsupported(err.Error())
+	}
+	ix.specVersion, ix.chainID, ix.figures = spec, chain, figures
 	ix.log.Info("following node", "spec_version", spec, "chain_id", chain)
 	return nil
 }

@@ -16,6 +16,9 @@ import (
 //	NewStaker                keys [sel, staker]        data [reward, operational, self_stake]
 //	StakeBalanceChanged      keys [sel, staker]        data [old_self, old_delegated, new_self, new_delegated]
 //	NewDelegationPool        keys [sel, staker, pool]  data [commission_bps]
+//	  (v2)                   keys [sel, staker, pool, token] data [commission_bps]
+//	StakeOwnBalanceChanged (v2)       keys [sel, staker]        data [old_self, new_self]
+//	StakeDelegatedBalanceChanged (v2) keys [sel, staker, token] data [old_delegated, new_delegated]
 //	NewPoolMember (pool)     keys [sel, member, staker] data [reward, amount]
 //	PoolMemberBalanceChanged (pool) keys [sel, member] data [old_amount, new_amount]
 //
@@ -26,6 +29,8 @@ var (
 	selNewDelegationPool   = starknet.Selector("NewDelegationPool")
 	selNewPoolMember       = starknet.Selector("NewPoolMember")
 	selPoolMemberChanged   = starknet.Selector("PoolMemberBalanceChanged")
+	selStakeOwnChanged     = starknet.Selector("StakeOwnBalanceChanged")
+	selStakeDelegChanged   = starknet.Selector("StakeDelegatedBalanceChanged")
 )
 
 // strkToken is the token delegation pools hold (STRK on mainnet and Sepolia).
@@ -69,6 +74,14 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 	s := w.staking
 	var stakers, pools, dPools, dMembers, pWallets, pTokens []db.Felt
 	var pDays []string
+	// Stake points are kept per token, which is known once the pools are: from the batch's
+	// own NewDelegationPool events, or from the pools table.
+	type pointOf struct {
+		pool, wallet starknet.Felt
+		day          string
+	}
+	var points []pointOf
+	poolToken := map[starknet.Felt]starknet.Felt{}
 	seen := map[string]bool{}
 	once := func(k string) bool {
 		if seen[k] {
@@ -85,12 +98,17 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 					continue
 				}
 				switch e.Keys[0] {
-				case selNewStaker, selStakeBalanceChanged, selNewDelegationPool:
+				case selNewStaker, selStakeBalanceChanged, selNewDelegationPool, selStakeOwnChanged, selStakeDelegChanged:
 					if once("v" + string(e.Keys[1][:])) {
 						stakers = append(stakers, dbf(e.Keys[1]))
 					}
-					if e.Keys[0] == selNewDelegationPool && len(e.Keys) == 3 && once("p"+string(e.Keys[2][:])) {
-						pools = append(pools, dbf(e.Keys[2]))
+					if e.Keys[0] == selNewDelegationPool && len(e.Keys) >= 3 {
+						if once("p" + string(e.Keys[2][:])) {
+							pools = append(pools, dbf(e.Keys[2]))
+						}
+						if len(e.Keys) == 4 {
+							poolToken[e.Keys[2]] = e.Keys[3]
+						}
 					}
 				case selNewPoolMember, selPoolMemberChanged:
 					if once("p" + string(e.FromAddress[:])) {
@@ -99,9 +117,7 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 					if once("d" + string(e.FromAddress[:]) + string(e.Keys[1][:])) {
 						dPools, dMembers = append(dPools, dbf(e.FromAddress)), append(dMembers, dbf(e.Keys[1]))
 					}
-					if once("s" + string(e.Keys[1][:]) + day) {
-						pWallets, pTokens, pDays = append(pWallets, dbf(e.Keys[1])), append(pTokens, dbf(strkToken)), append(pDays, day)
-					}
+					points = append(points, pointOf{e.FromAddress, e.Keys[1], day})
 				}
 			}
 		}
@@ -133,6 +149,17 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 	for i := range more {
 		if s.validators[feltOf(more[i].Staker)] == nil {
 			s.validators[feltOf(more[i].Staker)] = &more[i]
+		}
+	}
+	for _, pt := range points {
+		token := strkToken
+		if t, ok := poolToken[pt.pool]; ok {
+			token = t
+		} else if p := s.pools[pt.pool]; p != nil {
+			token = feltOf(p.Token)
+		}
+		if once("s" + string(pt.wallet[:]) + string(token[:]) + pt.day) {
+			pWallets, pTokens, pDays = append(pWallets, dbf(pt.wallet)), append(pTokens, dbf(token)), append(pDays, pt.day)
 		}
 	}
 	ds, err := db.LoadDelegations(ctx, w.tx, dPools, dMembers)
@@ -177,7 +204,7 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		v := s.validators[staker]
 		if v == nil {
 			block, at := num, ts
-			v = &db.ValidatorRow{Staker: dbf(staker), DelegatedStakeSTRK: "0", State: "active", StartTime: &at, CreatedBlock: &block}
+			v = &db.ValidatorRow{Staker: dbf(staker), DelegatedStakeSTRK: "0", DelegatedStakeBTC: "0", State: "active", StartTime: &at, CreatedBlock: &block}
 			s.validators[staker] = v
 			w.counts["validators"]++
 		}
@@ -192,9 +219,31 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		s.contract, s.lastChangeTs = &from, ts
 		v.SelfStake, v.DelegatedStakeSTRK = dec(e.Data[2]), dec(e.Data[3])
 		s.dirtyValidators[e.Keys[1]] = true
+	case selStakeOwnChanged:
+		v := s.validators[e.Keys[1]]
+		if v == nil || len(e.Keys) != 2 || len(e.Data) != 2 {
+			return
+		}
+		from := e.FromAddress
+		s.contract, s.lastChangeTs = &from, ts
+		v.SelfStake = dec(e.Data[1])
+		s.dirtyValidators[e.Keys[1]] = true
+	case selStakeDelegChanged:
+		v := s.validators[e.Keys[1]]
+		if v == nil || len(e.Keys) != 3 || len(e.Data) != 2 {
+			return
+		}
+		from := e.FromAddress
+		s.contract, s.lastChangeTs = &from, ts
+		if e.Keys[2] == strkToken {
+			v.DelegatedStakeSTRK = dec(e.Data[1])
+		} else {
+			v.DelegatedStakeBTC = dec(e.Data[1])
+		}
+		s.dirtyValidators[e.Keys[1]] = true
 	case selNewDelegationPool:
 		v := s.validators[e.Keys[1]]
-		if v == nil || len(e.Keys) != 3 || len(e.Data) < 1 {
+		if v == nil || (len(e.Keys) != 3 && len(e.Keys) != 4) || len(e.Data) < 1 {
 			return
 		}
 		if bps, ok := e.Data[0].Uint64(); ok && bps <= 10000 {
@@ -204,7 +253,11 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		pool := e.Keys[2]
 		if s.pools[pool] == nil {
 			block := num
-			s.pools[pool] = &db.PoolRow{Pool: dbf(pool), Staker: dbf(e.Keys[1]), Token: dbf(strkToken), TotalDelegated: "0", CreatedBlock: &block}
+			token := strkToken // v1 pools hold STRK; v2 names the token
+			if len(e.Keys) == 4 {
+				token = e.Keys[3]
+			}
+			s.pools[pool] = &db.PoolRow{Pool: dbf(pool), Staker: dbf(e.Keys[1]), Token: dbf(token), TotalDelegated: "0", CreatedBlock: &block}
 			w.counts["pools"]++
 		}
 		s.dirtyPools[pool] = true

@@ -28,6 +28,9 @@ const (
 	clsERC1155               // Sierra ERC-1155
 	clsStaking               // Sierra staking contract
 	clsPool                  // Sierra delegation pool
+	clsMintingCurve          // Sierra staking minting curve
+	clsRewardSupplier        // Sierra staking reward supplier
+	clsOracle                // Sierra Pragma oracle
 	numClasses
 )
 
@@ -35,7 +38,8 @@ const (
 const dappMarker = 0xda
 
 var classNames = [numClasses]string{"fee_token_cairo0", "bridge_cairo0", "account_oz_cairo0", "argent_proxy_cairo0",
-	"argent_account_cairo0", "udc_cairo0", "account_oz", "account_argent", "erc20_oz", "erc721", "erc1155", "staking", "delegation_pool"}
+	"argent_account_cairo0", "udc_cairo0", "account_oz", "account_argent", "erc20_oz", "erc721", "erc1155", "staking", "delegation_pool",
+	"minting_curve", "reward_supplier", "pragma_oracle"}
 
 func isCairo0Class(c int) bool { return c <= clsUDC }
 
@@ -56,8 +60,14 @@ func (w *world) classOfEntity(e entity) felt {
 	switch e.kind {
 	case kindFixed:
 		switch e.idx {
-		case fixedETH, fixedSTRK:
+		case fixedETH, fixedSTRK, fixedUSDC, fixedWBTC:
 			return classHash(clsFeeToken)
+		case fixedMintingCurve:
+			return classHash(clsMintingCurve)
+		case fixedRewardSupplier:
+			return classHash(clsRewardSupplier)
+		case fixedOracle:
+			return classHash(clsOracle)
 		case fixedETHBridge, fixedSTRKBridge:
 			return classHash(clsBridge)
 		case fixedStaking:
@@ -259,10 +269,18 @@ func sierraClassABI(c int) string {
 			sierraFn("claim_rewards", false, tU128, "staker_address", tAddr),
 			sierraFn("staker_info", true, "staking::staking::interface::StakerInfo", "staker_address", tAddr),
 			sierraFn("get_total_stake", true, tU128),
+			sierraFn("set_open_for_delegation", false, tAddr, "token_address", tAddr),
+			sierraFn("contract_parameters_v1", true, "staking::staking::interface::StakingContractInfoV1"),
+			sierraFn("get_current_epoch", true, "core::integer::u64"),
+			sierraFn("get_current_epoch_data", true, "(core::integer::u64, core::integer::u64, core::integer::u32)"),
+			sierraFn("get_current_total_staking_power", true, "(core::integer::u128, core::integer::u128)"),
+			sierraFn("get_active_tokens", true, "core::array::Span::<core::starknet::contract_address::ContractAddress>"),
+			sierraFn("get_total_stake_for_token", true, tU128, "token_address", tAddr),
 		}, []abiEntry{ctor("token_address", tAddr, "min_stake", tU128, "pool_contract_class_hash", "core::starknet::class_hash::ClassHash")}, []abiEntry{
 			sierraEvent(p+"::NewStaker", "staker_address", tAddr, "key", "reward_address", tAddr, "data", "operational_address", tAddr, "data", "self_stake", tU128, "data"),
 			sierraEvent(p+"::StakeBalanceChanged", "staker_address", tAddr, "key", "old_self_stake", tU128, "data", "old_delegated_stake", tU128, "data", "new_self_stake", tU128, "data", "new_delegated_stake", tU128, "data"),
 			sierraEvent(p+"::NewDelegationPool", "staker_address", tAddr, "key", "pool_contract", tAddr, "key", "commission", tU16, "data"),
+			sierraEvent(p+"::StakeDelegatedBalanceChanged", "staker_address", tAddr, "key", "token_address", tAddr, "key", "old_delegated_stake", tU128, "data", "new_delegated_stake", tU128, "data"),
 		}, p+"::Event")
 	case clsPool:
 		p := "staking::pool::pool::Pool"
@@ -277,6 +295,24 @@ func sierraClassABI(c int) string {
 			sierraEvent(p+"::NewPoolMember", "pool_member", tAddr, "key", "staker_address", tAddr, "key", "reward_address", tAddr, "data", "amount", tU128, "data"),
 			sierraEvent(p+"::PoolMemberBalanceChanged", "pool_member", tAddr, "key", "old_delegated_stake", tU128, "data", "new_delegated_stake", tU128, "data"),
 		}, p+"::Event")
+	case clsMintingCurve:
+		p := "staking::minting_curve::minting_curve::MintingCurve"
+		return sierraABI("MintingCurveImpl", "staking::minting_curve::interface::IMintingCurve", []abiEntry{
+			sierraFn("yearly_mint", true, tU128),
+			sierraFn("contract_parameters", true, "staking::minting_curve::interface::MintingCurveContractInfo"),
+			sierraFn("update_total_supply", false, "", "total_supply", tU128),
+		}, []abiEntry{ctor("staking_contract", tAddr, "total_supply", tU128)}, []abiEntry{
+			sierraEvent(p+"::TotalSupplyChanged", "old_total_supply", tU128, "data", "new_total_supply", tU128, "data"),
+		}, p+"::Event")
+	case clsRewardSupplier:
+		return sierraABI("RewardSupplierImpl", "staking::reward_supplier::interface::IRewardSupplier", []abiEntry{
+			sierraFn("calculate_current_epoch_rewards", true, tU128),
+		}, []abiEntry{ctor("minting_curve_contract", tAddr, "staking_contract", tAddr)}, nil,
+			"staking::reward_supplier::reward_supplier::RewardSupplier::Event")
+	case clsOracle:
+		return sierraABI("PragmaOracle", "pragma_lib::abi::IPragmaABI", []abiEntry{
+			sierraFn("get_data_median", true, "pragma_lib::types::PragmaPricesResponse", "data_type", "pragma_lib::types::DataType"),
+		}, nil, nil, "pragma::oracle::oracle::Oracle::Event")
 	}
 	// Generated dapp classes: an ordinary contract, neither token nor account.
 	return sierraABI("CounterImpl", "dapp::ICounter", []abiEntry{

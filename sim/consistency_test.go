@@ -63,7 +63,8 @@ func TestCallsAgreeWithEvents(t *testing.T) {
 			add(key{token, to, id}, amount)
 		}
 	}
-	fee := map[string]bool{fixedAddr[fixedETH].String(): true, fixedAddr[fixedSTRK].String(): true}
+	fee := map[string]bool{fixedAddr[fixedETH].String(): true, fixedAddr[fixedSTRK].String(): true,
+		fixedAddr[fixedUSDC].String(): true, fixedAddr[fixedWBTC].String(): true}
 	for n := uint64(0); n < blocks; n++ {
 		for _, tx := range cl.block(n).Transactions {
 			for _, e := range tx.Receipt.Events {

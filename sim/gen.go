@@ -204,6 +204,7 @@ func (w *world) generate(n, fork, parentFork uint64) *block {
 		g.newAccount(i)
 	}
 	g.staking()
+	g.economy()
 	if n >= 15 && (n-15)%declareEvery == 0 {
 		g.declare((n - 15) / declareEvery)
 	}
@@ -421,6 +422,7 @@ func (g *gen) genesis() {
 		g.deposit(i, false)
 		g.deposit(i, true)
 	}
+	g.mintStablesAndBTC()
 	g.mintERC20s(func(t int) []int {
 		var out []int
 		for i := 0; i < w.cfg.GenesisAccounts; i++ {

@@ -48,6 +48,7 @@ func (c *Chain) newServer() *rpcserver.Server {
 	s.Register("starknet_getClass", c.getClass)
 	s.Register("starknet_getClassHashAt", c.getClassHashAt)
 	s.Register("starknet_call", c.call)
+	s.Register("starknet_getStorageAt", c.getStorageAt)
 	s.Register("starknet_getEvents", c.getEvents)
 	s.Register("starknet_getTransactionByHash", c.txMethod(func(e *enc, b *block, t *tx, _ string) { e.transaction(t, true) }))
 	s.Register("starknet_getTransactionReceipt", c.txMethod(func(e *enc, b *block, t *tx, status string) { e.receipt(t, status, b) }))
@@ -234,7 +235,10 @@ func (w *world) deployBlock(e entity) (uint64, bool) {
 	case kindAccount:
 		return w.accountDeployBlock(int(e.idx)), true
 	case kindPool:
-		return stakerBlock(int(e.idx)), e.idx < numStakers
+		if s := int(e.idx) - numStakers; s >= 0 { // a WBTC pool
+			return btcPoolBlock(s), s < numStakers && hasBTCPool(s)
+		}
+		return stakerBlock(int(e.idx)), true
 	case kindERC20:
 		return 0, e.idx < numERC20
 	case kindERC721:
@@ -311,11 +315,20 @@ func feltsResult(fs []felt) json.RawMessage {
 func u256Result(v u128) json.RawMessage { return feltsResult([]felt{v.felt(), {}}) }
 
 // Token metadata.
-func feeTokenMeta(idx uint32) (name, symbol string) {
-	if idx == fixedETH {
-		return "Ether", "ETH"
+func feeTokenMeta(idx uint32) (name, symbol string, decimals uint64) {
+	switch idx {
+	case fixedETH:
+		return "Ether", "ETH", 18
+	case fixedUSDC:
+		return "USD Coin", "USDC", 6
+	case fixedWBTC:
+		return "Wrapped BTC", "WBTC", 8
 	}
-	return "Starknet Token", "STRK"
+	return "Starknet Token", "STRK", 18
+}
+
+func errInputTooShort(have, need int) error {
+	return rpcserver.ContractError(fmt.Sprintf("Execution failed. Failure reason: 0x496e70757420746f6f2073686f7274 ('Input too short for arguments'); %d calldata felts, %d needed", have, need))
 }
 
 func erc20Meta(t int) (name, symbol string, decimals uint64) {
@@ -358,9 +371,15 @@ func (c *Chain) call(_ context.Context, p json.RawMessage) (any, error) {
 	}
 	need := func(k int) error {
 		if len(args) < k {
-			return rpcserver.ContractError(fmt.Sprintf("Execution failed. Failure reason: 0x496e70757420746f6f2073686f7274 ('Input too short for arguments'); %d calldata felts, %d needed", len(args), k))
+			return errInputTooShort(len(args), k)
 		}
 		return nil
+	}
+	if out, ok, err := c.w.economyCall(e, sel, args, n); ok {
+		if err != nil {
+			return nil, err
+		}
+		return feltsResult(out), nil
 	}
 	holderArg := func(f felt) holder {
 		if f.isZero() {
@@ -386,15 +405,15 @@ func (c *Chain) call(_ context.Context, p json.RawMessage) (any, error) {
 	}
 	token := e
 	switch {
-	case e.kind == kindFixed && (e.idx == fixedETH || e.idx == fixedSTRK):
-		name, symbol := feeTokenMeta(e.idx)
+	case e.kind == kindFixed && (e.idx == fixedETH || e.idx == fixedSTRK || e.idx == fixedUSDC || e.idx == fixedWBTC):
+		name, symbol, decimals := feeTokenMeta(e.idx)
 		switch {
 		case is("name"):
 			return feltsResult([]felt{shortString(name)}), nil
 		case is("symbol"):
 			return feltsResult([]felt{shortString(symbol)}), nil
 		case is("decimals"):
-			return feltsResult([]felt{feltU(18)}), nil
+			return feltsResult([]felt{feltU(decimals)}), nil
 		case is("totalSupply", "total_supply"):
 			return balance(balanceKey{token, zeroHolder, 0}), nil
 		case is("balanceOf", "balance_of"):
@@ -487,4 +506,26 @@ func (c *Chain) call(_ context.Context, p json.RawMessage) (any, error) {
 		}
 	}
 	return nil, rpcserver.ErrEntrypointNotFound
+}
+
+// getStorageAt answers starknet_getStorageAt(contract_address, key, block_id).
+func (c *Chain) getStorageAt(_ context.Context, p json.RawMessage) (any, error) {
+	ps, err := rpcserver.Params(p, []string{"contract_address", "key", "block_id"}, 3)
+	if err != nil {
+		return nil, err
+	}
+	e, n, err := c.contractAt(ps[2], ps[0], "contract_address")
+	if err != nil {
+		return nil, err
+	}
+	var keyText string
+	if json.Unmarshal(ps[1], &keyText) != nil {
+		return nil, rpcserver.InvalidParams("key must be a felt")
+	}
+	canonical, err := rpcserver.CanonicalFelt(keyText)
+	if err != nil {
+		return nil, rpcserver.InvalidParams("key: %v", err)
+	}
+	key, _ := parseFelt(canonical)
+	return c.w.storageAt(e, key, n).String(), nil
 }

@@ -74,7 +74,7 @@ const (
 	kindERC20   = 2 // OpenZeppelin Cairo 1 tokens
 	kindERC721  = 3
 	kindERC1155 = 4
-	kindPool    = 5 // delegation pools, one per staker
+	kindPool    = 5 // delegation pools: index s is staker s's STRK pool, numStakers+s its WBTC pool
 	kindDapp    = 6 // contracts of the classes declared over time, deployed through the UDC
 )
 
@@ -87,6 +87,11 @@ const (
 	fixedSTRKBridge
 	fixedSequencer
 	fixedUDC
+	fixedMintingCurve   // staking's minting curve (yearly mint, L1 total supply)
+	fixedRewardSupplier // staking's reward supplier (named by the staking parameters)
+	fixedOracle         // Pragma price oracle (median spot entries)
+	fixedUSDC           // bridged USDC, 6 decimals
+	fixedWBTC           // bridged WBTC, 8 decimals: the BTC staking token
 	numFixed
 )
 
@@ -114,13 +119,18 @@ type entity struct {
 }
 
 var fixedAddr = [numFixed]felt{
-	fixedETH:        mustFelt("0x49d36570d4e46f48e99674bd3fcc84644ddd6b96f7c741b1562b82f9e004dc7"),
-	fixedSTRK:       mustFelt("0x4718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d"),
-	fixedStaking:    mustFelt("0xca1702e64c81d9a07b86bd2c540188d92a2c73cf5cc0e508d949015e7e84a7"),
-	fixedETHBridge:  mustFelt("0x73314940630fd6dcda0d772d4c972c4e0a9946bef9dabf4ef84eda8ef542b82"),
-	fixedSTRKBridge: mustFelt("0x594c1582459ea03f77deaf9eb7e3917d6994a03c13405ba42867f83d85f085d"),
-	fixedSequencer:  mustFelt("0x1176a1bd84444c89232ec27754698e5d2e7e1a7f1539f12027f28b23ec9f3d8"),
-	fixedUDC:        mustFelt("0x41a78e741e5af2fec34b695679bc6891742439f7afb8484ecd7766661ad02bf"),
+	fixedETH:            mustFelt("0x49d36570d4e46f48e99674bd3fcc84644ddd6b96f7c741b1562b82f9e004dc7"),
+	fixedSTRK:           mustFelt("0x4718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d"),
+	fixedStaking:        mustFelt("0xca1702e64c81d9a07b86bd2c540188d92a2c73cf5cc0e508d949015e7e84a7"),
+	fixedETHBridge:      mustFelt("0x73314940630fd6dcda0d772d4c972c4e0a9946bef9dabf4ef84eda8ef542b82"),
+	fixedSTRKBridge:     mustFelt("0x594c1582459ea03f77deaf9eb7e3917d6994a03c13405ba42867f83d85f085d"),
+	fixedSequencer:      mustFelt("0x1176a1bd84444c89232ec27754698e5d2e7e1a7f1539f12027f28b23ec9f3d8"),
+	fixedUDC:            mustFelt("0x41a78e741e5af2fec34b695679bc6891742439f7afb8484ecd7766661ad02bf"),
+	fixedMintingCurve:   mustFelt("0xca1705e74233131dbcdee7f1b8d2926bf262168c7df339004b3f46015b6984"),
+	fixedRewardSupplier: mustFelt("0x9035556d1ee136e7722ae4e78f92828553a45eed3bc9b2aba90788ec2ca112"),
+	fixedOracle:         mustFelt("0x2a85bd616f912537c50a49a4076db02c00b29b2cdc8a197ce92ed1837fa875b"),
+	fixedUSDC:           mustFelt("0x53c91253bc9682c04929ca02ed00b3e423f6710d2ee7e0d5ebb06f3ecf368a8"),
+	fixedWBTC:           mustFelt("0x3fe2b97c1fd336e750087d68b9b867997fd64a2661ff3ca5a7c771641e8e7ac"),
 }
 
 func mustFelt(s string) felt {

@@ -198,3 +198,28 @@ func parseClass(method string, classHash Felt, raw []byte) (*class.Class, error)
 	}
 	return cl, nil
 }
+
+// StorageCall is a batched starknet_getStorageAt.
+type StorageCall struct {
+	out *Felt
+	e   *BatchElem
+}
+
+// StorageAt adds a read of one storage slot of contract as of block n.
+func (b *MixedBatch) StorageAt(n uint64, contract, key Felt) *StorageCall {
+	r := &StorageCall{}
+	r.e = b.add("starknet_getStorageAt", nil, map[string]any{"contract_address": contract, "key": key,
+		"block_id": map[string]uint64{"block_number": n}}, &r.out)
+	return r
+}
+
+// Result is the slot's value, or this call's error.
+func (r *StorageCall) Result() (Felt, error) {
+	if r.e.Err != nil {
+		return Felt{}, r.e.Err
+	}
+	if r.out == nil {
+		return Felt{}, invalid(r.e.Method, nil, "null result")
+	}
+	return *r.out, nil
+}
