@@ -162,14 +162,44 @@ func Snapshot(ctx context.Context, conn *sqlx.DB, token db.Felt, now time.Time) 
 		"top_26_50": share(25, 50), "top_51_100": share(50, 100), "outside_100": round(outside),
 	}
 
+	depth, err := walletDepth(ctx, conn, token, burn)
+	if err != nil {
+		return err
+	}
 	_, err = conn.ExecContext(ctx, `INSERT INTO holders_snapshots (token_address, computed_at, total_supply,
 			burned_supply, circulating_supply, holder_count, holders_over_1pct, top_n_concentration,
 			concentration_buckets, tier_distribution, wallet_depth_usd, gini_top_10k, token_usd_price)
-		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, $11, t.usd_price FROM tokens t WHERE t.address = $1
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $11, t.usd_price FROM tokens t WHERE t.address = $1
 		ON CONFLICT (token_address, computed_at) DO NOTHING`,
 		token, now.UTC(), total.String(), burned.String(), circulating.String(), holderCount, over1Pct,
-		mustJSON(topN), mustJSON(buckets), mustJSON(tierJSON), gini(largest))
+		mustJSON(topN), mustJSON(buckets), mustJSON(tierJSON), gini(largest), depth)
 	return err
+}
+
+// depthThresholds are the USD values the wallet-depth histogram counts holders above.
+var depthThresholds = []float64{1, 10, 100, 1_000, 10_000, 100_000, 1_000_000}
+
+// walletDepth counts, for each threshold, the holders whose balance is worth at least that
+// many USD at the token's current price; nil (JSON null) when the token has no price.
+func walletDepth(ctx context.Context, conn *sqlx.DB, token db.Felt, burn pq.ByteaArray) (any, error) {
+	var rows []struct {
+		Threshold float64 `db:"usd_threshold"`
+		Count     int64   `db:"wallet_count"`
+	}
+	err := conn.SelectContext(ctx, &rows, `SELECT th AS usd_threshold,
+			count(b.owner_address) FILTER (WHERE b.balance / 10::numeric ^ t.decimals * t.usd_price::numeric >= th) AS wallet_count
+		FROM tokens t CROSS JOIN unnest($3::float8[]) AS th
+		JOIN erc20_balances b ON b.token_address = t.address AND b.balance > 0 AND b.owner_address <> ALL($2)
+		WHERE t.address = $1 AND t.usd_price IS NOT NULL AND t.decimals IS NOT NULL
+		GROUP BY th ORDER BY th`, token, burn, pq.Float64Array(depthThresholds))
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	out := make([]map[string]any, len(rows))
+	for i, r := range rows {
+		out[i] = map[string]any{"usdThreshold": r.Threshold, "walletCount": r.Count}
+	}
+	return mustJSON(out), nil
 }
 
 // gini is the Gini coefficient of the given holdings (0: all equal, 1: one holds all).

@@ -301,10 +301,19 @@ type StakingOverview struct {
 	MintingCurve            float64 `db:"minting_curve"`
 	SecurityLockupSeconds   int64   `db:"security_lockup_seconds"`
 	AverageCommission       float64 `db:"average_commission"`
-	EpochID                 int64   `db:"epoch_id"`
-	EpochStartTime          int64   `db:"epoch_start_time"`
-	EpochDurationSeconds    int64   `db:"epoch_duration_seconds"`
-	LastUpdated             int64   `db:"updated_at"`
+	MintingCDenom           int64   `db:"minting_c_denom"`
+	// YearlyMint follows the minting curve from the stake indexed now (migration 00009).
+	YearlyMint string `db:"yearly_mint"`
+	// BtcShare is the share of rewards that goes to BTC stake.
+	BtcShare   float64  `db:"btc_share"`
+	MaxAprStrk *float64 `db:"max_apr_strk"` // the best delegators' APR, in percent
+	// MinBtcCommissionBps is the lowest commission of a validator with a BTC pool.
+	MinBtcCommissionBps *int64 `db:"min_btc_commission_bps"`
+	EpochID             int64  `db:"epoch_id"`
+	EpochStartingBlock  int64  `db:"epoch_starting_block"`
+	EpochLengthBlocks   int64  `db:"epoch_length_blocks"`
+	FiguresBlock        *int64 `db:"figures_block"`
+	LastUpdated         int64  `db:"updated_at"`
 }
 
 type StakePoint struct {

@@ -119,12 +119,22 @@ func (s *Store) StakingOverview(ctx context.Context) (*StakingOverview, error) {
 			(SELECT count(DISTINCT delegator_address) FROM delegations WHERE amount > 0))::int AS total_delegators,
 		coalesce(o.minting_curve, 0) AS minting_curve,
 		coalesce(o.security_lockup_seconds, 0) AS security_lockup_seconds,
-		(SELECT coalesce(avg(revenue_share_bps), 0) / 100.0 FROM validators WHERE state = 'active')::float8 AS average_commission,
+		-- Commission weighted by stake, in percent.
+		(SELECT coalesce(sum(revenue_share_bps * (self_stake + delegated_stake_strk)) / nullif(sum(self_stake + delegated_stake_strk), 0), 0) / 100.0
+			FROM validators WHERE state = 'active')::float8 AS average_commission,
+		coalesce(o.minting_c_denom, 0) AS minting_c_denom,
+		coalesce(e.yearly_mint, 0)::text AS yearly_mint,
+		e.btc_share::float8 AS btc_share,
+		(SELECT max(pool_apr_strk) FROM validator_economics x JOIN validators v USING (staker_address)
+			WHERE v.state = 'active')::float8 AS max_apr_strk,
+		(SELECT min(v.revenue_share_bps) FROM validators v JOIN pools p ON p.staker_address = v.staker_address
+			WHERE v.state = 'active' AND p.token_address <> coalesce(o.strk_token_address, ''::bytea)) AS min_btc_commission_bps,
 		coalesce(o.epoch_id, 0) AS epoch_id,
-		coalesce(o.epoch_start_time, 0) AS epoch_start_time,
-		coalesce(o.epoch_duration_seconds, 0) AS epoch_duration_seconds,
+		coalesce(o.epoch_starting_block, 0) AS epoch_starting_block,
+		coalesce(o.epoch_length_blocks, 0) AS epoch_length_blocks,
+		o.figures_block,
 		coalesce(o.updated_at, 0) AS updated_at
-		FROM (SELECT 1) one LEFT JOIN staking_overview o ON o.id = 1`)
+		FROM (SELECT 1) one LEFT JOIN staking_overview o ON o.id = 1 CROSS JOIN staking_economy e`)
 	if err != nil {
 		return nil, err
 	}
@@ -216,4 +226,77 @@ func parseBig(s string) *big.Int {
 		return new(big.Int)
 	}
 	return v
+}
+
+// ValidatorEconomics is a validator's rank by total STRK stake and its APRs, in percent
+// (view validator_economics, migration 00009); the APRs are null before the staking
+// figures are known.
+type ValidatorEconomics struct {
+	Staker      Felt     `db:"staker_address"`
+	Rank        int64    `db:"rank"`
+	Apr         *float64 `db:"apr"`           // on its own stake, commission included
+	PoolAprStrk *float64 `db:"pool_apr_strk"` // of its STRK pool's delegators
+}
+
+// ValidatorEconomicsOf reads rank and APRs of validators.
+func (s *Store) ValidatorEconomicsOf(ctx context.Context, stakers []Felt) ([]*ValidatorEconomics, error) {
+	var rows []*ValidatorEconomics
+	err := s.selectRows(ctx, &rows, `SELECT staker_address, rank, apr::float8 AS apr, pool_apr_strk::float8 AS pool_apr_strk
+		FROM validator_economics WHERE staker_address = ANY($1)`, feltList(stakers))
+	return rows, err
+}
+
+// ValidatorOrders are the orders validators can be listed in: by rank (total stake), APR,
+// stake or commission, each with a direction; ties go by rank.
+var ValidatorOrders = map[string]string{
+	"rank":       "x.rank",
+	"apr":        "x.apr",
+	"stake":      "(v.self_stake + v.delegated_stake_strk)",
+	"stake_btc":  "v.delegated_stake_btc",
+	"commission": "v.revenue_share_bps",
+	"delegators": "v.total_delegators",
+}
+
+// ValidatorsBy lists validators in one of ValidatorOrders, ascending or not (rank 1, the
+// largest stake, comes first in ascending order), optionally only those whose address or
+// name contains search.
+func (s *Store) ValidatorsBy(ctx context.Context, order string, asc bool, search string, w Window) ([]*Validator, error) {
+	expr, ok := ValidatorOrders[order]
+	if !ok {
+		return nil, fmt.Errorf("validators: unknown order %q", order)
+	}
+	dir, nulls := "DESC", "NULLS LAST"
+	if asc {
+		dir = "ASC"
+	}
+	var rows []*Validator
+	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT `+validatorCols+` FROM validators v
+		JOIN validator_economics x USING (staker_address)
+		WHERE $1 = '' OR v.name ILIKE '%%' || $1 || '%%' OR encode(v.staker_address, 'hex') LIKE '%%' || lower(ltrim($1, '0x')) || '%%'
+		ORDER BY %s %s %s, x.rank LIMIT %d OFFSET %d`, expr, dir, nulls, w.Limit, w.Offset), search)
+	return rows, err
+}
+
+// CountValidatorsMatching counts the validators ValidatorsBy lists for search.
+func (s *Store) CountValidatorsMatching(ctx context.Context, search string) (int64, error) {
+	var n int64
+	_, err := s.getRow(ctx, &n, `SELECT count(*) FROM validators v
+		WHERE $1 = '' OR v.name ILIKE '%' || $1 || '%' OR encode(v.staker_address, 'hex') LIKE '%' || lower(ltrim($1, '0x')) || '%'`, search)
+	return n, err
+}
+
+// EpochTiming is when the epoch starting at block start began (nil when that block is not
+// indexed) and the mean block time over the newest 100 blocks, in seconds.
+func (s *Store) EpochTiming(ctx context.Context, start int64) (startTime *int64, blockSeconds float64, err error) {
+	var row struct {
+		Start *int64   `db:"start"`
+		Mean  *float64 `db:"mean"`
+	}
+	_, err = s.getRow(ctx, &row, `SELECT (SELECT timestamp FROM blocks WHERE number = $1) AS start,
+		(SELECT (max(timestamp) - min(timestamp))::float8 / nullif(count(*) - 1, 0)
+			FROM (SELECT timestamp FROM blocks ORDER BY number DESC LIMIT 100) b) AS mean`, start)
+	if err != nil || row.Mean == nil {
+		return row.Start, 0, err
+	}
+	return row.Start, *row.Mean, nil
 }

@@ -28,7 +28,14 @@ func (s *Store) ChainTotals(ctx context.Context) (*ChainTotals, error) {
 		coalesce((SELECT count FROM list_counts WHERE name = 'events'), 0) AS events,
 		coalesce((SELECT count FROM list_counts WHERE name = 'contracts'), 0) AS contracts,
 		coalesce((SELECT count FROM list_counts WHERE name = 'classes'), 0) AS classes,
-		coalesce(c.max_tps, 0) AS max_tps, c.max_tps_block_hash, c.tvl_usd
+		coalesce(c.max_tps, 0) AS max_tps, c.max_tps_block_hash,
+		-- TVL: the USD value of what the staking contract and the delegation pools hold, in
+		-- the tokens that have a price.
+		(SELECT sum(b.balance / 10::numeric ^ t.decimals * t.usd_price::numeric)::float8
+			FROM erc20_balances b JOIN tokens t ON t.address = b.token_address
+			WHERE t.usd_price IS NOT NULL AND t.decimals IS NOT NULL AND b.balance > 0
+			AND (b.owner_address = (SELECT staking_contract FROM staking_overview WHERE id = 1)
+				OR b.owner_address IN (SELECT pool_contract FROM pools))) AS tvl_usd
 		FROM (SELECT 1) one LEFT JOIN chain_stats c ON c.id = 1`)
 	if err != nil {
 		return nil, err
@@ -112,4 +119,20 @@ func (s *Store) HoldersOverviewsOf(ctx context.Context, tokens []Felt) ([]*Holde
 		FROM holders_snapshots WHERE token_address = ANY($1)
 		ORDER BY token_address, computed_at DESC`, feltList(tokens))
 	return rows, err
+}
+
+// NewAccounts counts the account contracts deployed in the last ActiveDay seconds of block
+// time and in the ActiveDay seconds before.
+func (s *Store) NewAccounts(ctx context.Context) (current, previous int64, err error) {
+	var row struct {
+		Current  int64 `db:"current"`
+		Previous int64 `db:"previous"`
+	}
+	_, err = s.getRow(ctx, &row, fmt.Sprintf(`WITH head AS (SELECT max(timestamp) AS ts FROM blocks),
+		bounds AS (SELECT (SELECT min(number) FROM blocks, head WHERE timestamp > head.ts - %[1]d) AS cur_from,
+			(SELECT min(number) FROM blocks, head WHERE timestamp > head.ts - 2 * %[1]d) AS prev_from)
+		SELECT (SELECT count(*) FROM contracts c, bounds b WHERE c.type = 'account' AND c.deployed_block >= b.cur_from) AS current,
+			(SELECT count(*) FROM contracts c, bounds b WHERE c.type = 'account'
+				AND c.deployed_block >= b.prev_from AND c.deployed_block < b.cur_from) AS previous`, ActiveDay))
+	return row.Current, row.Previous, err
 }

@@ -45,6 +45,7 @@ type ResolverRoot interface {
 	NftItem() NftItemResolver
 	Pool() PoolResolver
 	Query() QueryResolver
+	StakingOverview() StakingOverviewResolver
 	Token() TokenResolver
 	TokenBalance() TokenBalanceResolver
 	Transaction() TransactionResolver
@@ -398,6 +399,7 @@ type ComplexityRoot struct {
 
 	Pool struct {
 		Address        func(childComplexity int) int
+		Apr            func(childComplexity int) int
 		Delegations    func(childComplexity int, first *int, after *string) int
 		DelegatorCount func(childComplexity int) int
 		Token          func(childComplexity int) int
@@ -427,7 +429,7 @@ type ComplexityRoot struct {
 		Transaction      func(childComplexity int, hash db.Felt) int
 		Transactions     func(childComplexity int, first *int, after *string, filter *model.TransactionFilter, order *model.SortDirection) int
 		Validator        func(childComplexity int, address db.Felt) int
-		Validators       func(childComplexity int, first *int, after *string) int
+		Validators       func(childComplexity int, first *int, after *string, orderBy *model.ValidatorOrder, direction *model.SortDirection, search *string) int
 		VerificationJob  func(childComplexity int, id string) int
 		VerifiedClasses  func(childComplexity int, first *int, after *string) int
 		Wallet           func(childComplexity int, address db.Felt) int
@@ -448,13 +450,20 @@ type ComplexityRoot struct {
 
 	StakingOverview struct {
 		AverageCommission       func(childComplexity int) int
+		BtcRewardShare          func(childComplexity int) int
 		BtcTokenAddress         func(childComplexity int) int
 		EpochDurationSeconds    func(childComplexity int) int
 		EpochID                 func(childComplexity int) int
+		EpochLengthBlocks       func(childComplexity int) int
 		EpochStartTime          func(childComplexity int) int
+		EpochStartingBlock      func(childComplexity int) int
+		FiguresBlock            func(childComplexity int) int
 		LastUpdated             func(childComplexity int) int
+		MaxAprBtc               func(childComplexity int) int
+		MaxAprStrk              func(childComplexity int) int
 		MinimumStake            func(childComplexity int) int
 		MintingCurve            func(childComplexity int) int
+		MintingCurveDenominator func(childComplexity int) int
 		SecurityLockupSeconds   func(childComplexity int) int
 		StakingContract         func(childComplexity int) int
 		StrkTokenAddress        func(childComplexity int) int
@@ -465,6 +474,7 @@ type ComplexityRoot struct {
 		TotalStakeStrk          func(childComplexity int) int
 		TotalSupply             func(childComplexity int) int
 		TotalValidators         func(childComplexity int) int
+		YearlyMint              func(childComplexity int) int
 	}
 
 	Token struct {
@@ -574,6 +584,7 @@ type ComplexityRoot struct {
 
 	Validator struct {
 		Address                func(childComplexity int) int
+		Apr                    func(childComplexity int) int
 		DelegatedStakeBtc      func(childComplexity int) int
 		DelegatedStakeStrk     func(childComplexity int) int
 		ImgSrc                 func(childComplexity int) int
@@ -584,6 +595,7 @@ type ComplexityRoot struct {
 		Name                   func(childComplexity int) int
 		OperationalAddress     func(childComplexity int) int
 		Pools                  func(childComplexity int) int
+		Rank                   func(childComplexity int) int
 		RevenueShare           func(childComplexity int) int
 		RewardAddress          func(childComplexity int) int
 		SelfStake              func(childComplexity int) int
@@ -752,7 +764,7 @@ type NetworkStatsResolver interface {
 	Tps(ctx context.Context, obj *model.NetworkStats) (float64, error)
 
 	ActiveAccounts(ctx context.Context, obj *model.NetworkStats) (string, error)
-	AccountsGrowth(ctx context.Context, obj *model.NetworkStats) (float64, error)
+	AccountsGrowth(ctx context.Context, obj *model.NetworkStats) (int, error)
 	LatestAvgFee(ctx context.Context, obj *model.NetworkStats) ([]*model.AverageFee, error)
 }
 type NftBalanceResolver interface {
@@ -786,6 +798,7 @@ type PoolResolver interface {
 
 	Token(ctx context.Context, obj *db.Pool) (*db.Token, error)
 
+	Apr(ctx context.Context, obj *db.Pool) (*float64, error)
 	Delegations(ctx context.Context, obj *db.Pool, first *int, after *string) (*model.DelegationConnection, error)
 }
 type QueryResolver interface {
@@ -806,13 +819,23 @@ type QueryResolver interface {
 	NftHolders(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error)
 	MetaTransactions(ctx context.Context, first *int, after *string, contractAddress db.Felt) (*model.MetaTransactionConnection, error)
 	Validator(ctx context.Context, address db.Felt) (*db.Validator, error)
-	Validators(ctx context.Context, first *int, after *string) (*model.ValidatorConnection, error)
+	Validators(ctx context.Context, first *int, after *string, orderBy *model.ValidatorOrder, direction *model.SortDirection, search *string) (*model.ValidatorConnection, error)
 	Pool(ctx context.Context, address db.Felt) (*db.Pool, error)
 	StakingOverview(ctx context.Context) (*db.StakingOverview, error)
 	Wallet(ctx context.Context, address db.Felt) (*model.Wallet, error)
 	NetworkStats(ctx context.Context) (*model.NetworkStats, error)
 	IndexerStatus(ctx context.Context) (*db.IndexerStatus, error)
 	VerificationJob(ctx context.Context, id string) (*db.VerificationJob, error)
+}
+type StakingOverviewResolver interface {
+	MintingCurveDenominator(ctx context.Context, obj *db.StakingOverview) (int, error)
+
+	BtcRewardShare(ctx context.Context, obj *db.StakingOverview) (float64, error)
+
+	MaxAprBtc(ctx context.Context, obj *db.StakingOverview) (*float64, error)
+
+	EpochStartTime(ctx context.Context, obj *db.StakingOverview) (int, error)
+	EpochDurationSeconds(ctx context.Context, obj *db.StakingOverview) (float64, error)
 }
 type TokenResolver interface {
 	Contract(ctx context.Context, obj *db.Token) (*db.Contract, error)
@@ -866,6 +889,8 @@ type ValidatorResolver interface {
 	RevenueShare(ctx context.Context, obj *db.Validator) (float64, error)
 
 	Pools(ctx context.Context, obj *db.Validator) ([]*db.Pool, error)
+	Rank(ctx context.Context, obj *db.Validator) (int, error)
+	Apr(ctx context.Context, obj *db.Validator) (*float64, error)
 }
 type VerificationJobResolver interface {
 	StatusDescription(ctx context.Context, obj *db.VerificationJob) (string, error)
@@ -2393,6 +2418,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Pool.Address(childComplexity), true
+	case "Pool.apr":
+		if e.ComplexityRoot.Pool.Apr == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.Apr(childComplexity), true
 	case "Pool.delegations":
 		if e.ComplexityRoot.Pool.Delegations == nil {
 			break
@@ -2651,7 +2682,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Validators(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Validators(childComplexity, args["first"].(*int), args["after"].(*string), args["orderBy"].(*model.ValidatorOrder), args["direction"].(*model.SortDirection), args["search"].(*string)), true
 	case "Query.verificationJob":
 		if e.ComplexityRoot.Query.VerificationJob == nil {
 			break
@@ -2736,6 +2767,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StakingOverview.AverageCommission(childComplexity), true
+	case "StakingOverview.btcRewardShare":
+		if e.ComplexityRoot.StakingOverview.BtcRewardShare == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOverview.BtcRewardShare(childComplexity), true
 	case "StakingOverview.btcTokenAddress":
 		if e.ComplexityRoot.StakingOverview.BtcTokenAddress == nil {
 			break
@@ -2754,18 +2791,48 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StakingOverview.EpochID(childComplexity), true
+	case "StakingOverview.epochLengthBlocks":
+		if e.ComplexityRoot.StakingOverview.EpochLengthBlocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOverview.EpochLengthBlocks(childComplexity), true
 	case "StakingOverview.epochStartTime":
 		if e.ComplexityRoot.StakingOverview.EpochStartTime == nil {
 			break
 		}
 
 		return e.ComplexityRoot.StakingOverview.EpochStartTime(childComplexity), true
+	case "StakingOverview.epochStartingBlock":
+		if e.ComplexityRoot.StakingOverview.EpochStartingBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOverview.EpochStartingBlock(childComplexity), true
+	case "StakingOverview.figuresBlock":
+		if e.ComplexityRoot.StakingOverview.FiguresBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOverview.FiguresBlock(childComplexity), true
 	case "StakingOverview.lastUpdated":
 		if e.ComplexityRoot.StakingOverview.LastUpdated == nil {
 			break
 		}
 
 		return e.ComplexityRoot.StakingOverview.LastUpdated(childComplexity), true
+	case "StakingOverview.maxAprBtc":
+		if e.ComplexityRoot.StakingOverview.MaxAprBtc == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOverview.MaxAprBtc(childComplexity), true
+	case "StakingOverview.maxAprStrk":
+		if e.ComplexityRoot.StakingOverview.MaxAprStrk == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOverview.MaxAprStrk(childComplexity), true
 	case "StakingOverview.minimumStake":
 		if e.ComplexityRoot.StakingOverview.MinimumStake == nil {
 			break
@@ -2778,6 +2845,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StakingOverview.MintingCurve(childComplexity), true
+	case "StakingOverview.mintingCurveDenominator":
+		if e.ComplexityRoot.StakingOverview.MintingCurveDenominator == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOverview.MintingCurveDenominator(childComplexity), true
 	case "StakingOverview.securityLockupSeconds":
 		if e.ComplexityRoot.StakingOverview.SecurityLockupSeconds == nil {
 			break
@@ -2838,6 +2911,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StakingOverview.TotalValidators(childComplexity), true
+	case "StakingOverview.yearlyMint":
+		if e.ComplexityRoot.StakingOverview.YearlyMint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOverview.YearlyMint(childComplexity), true
 
 	case "Token.address":
 		if e.ComplexityRoot.Token.Address == nil {
@@ -3332,6 +3411,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Validator.Address(childComplexity), true
+	case "Validator.apr":
+		if e.ComplexityRoot.Validator.Apr == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Validator.Apr(childComplexity), true
 	case "Validator.delegatedStakeBtc":
 		if e.ComplexityRoot.Validator.DelegatedStakeBtc == nil {
 			break
@@ -3392,6 +3477,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Validator.Pools(childComplexity), true
+	case "Validator.rank":
+		if e.ComplexityRoot.Validator.Rank == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Validator.Rank(childComplexity), true
 	case "Validator.revenueShare":
 		if e.ComplexityRoot.Validator.RevenueShare == nil {
 			break
@@ -3909,6 +4000,15 @@ enum SortDirection {
   DESC
 }
 
+enum ValidatorOrder {
+  RANK
+  APR
+  STAKE
+  STAKE_BTC
+  COMMISSION
+  DELEGATORS
+}
+
 enum TokenStandard {
   ERC20
   ERC721
@@ -3992,8 +4092,8 @@ type Query {
   metaTransactions(first: Int = 25, after: String, contractAddress: Address): MetaTransactionConnection!
 
   validator(address: Address!): Validator
-  "Validators by total stake."
-  validators(first: Int = 25, after: String): ValidatorConnection!
+  "Validators, by rank (the largest total stake first) unless told otherwise."
+  validators(first: Int = 25, after: String, orderBy: ValidatorOrder = RANK, direction: SortDirection = ASC, search: String): ValidatorConnection!
   pool(address: Address!): Pool
   stakingOverview: StakingOverview!
 
@@ -4380,6 +4480,10 @@ type Validator {
   livenessTotalEpochs: Int!
   livenessLastEpoch: Int
   pools: [Pool!]!
+  "1 for the largest total STRK stake (own plus delegated); ties go by address."
+  rank: Int!
+  "APR of the validator's own stake in percent, with the commission its pools pay it; null before the staking figures are read."
+  apr: Float
 }
 
 type Pool {
@@ -4389,6 +4493,8 @@ type Pool {
   token: Token
   totalDelegated: BigInt!
   delegatorCount: Int!
+  "APR of the pool's delegators in percent, after commission; for a BTC pool, in USD terms (null without prices)."
+  apr: Float
   "Delegators by amount, largest first."
   delegations(first: Int = 25, after: String): DelegationConnection!
 }
@@ -4422,12 +4528,29 @@ type StakingOverview {
   totalPendingUnstakeBtc: BigInt!
   totalValidators: Int!
   totalDelegators: Int!
+  "The minting curve's c, in units of mintingCurveDenominator (160 of 10000: 1.6%)."
   mintingCurve: Float!
+  mintingCurveDenominator: Int!
+  "STRK minted per year: mintingCurve / denominator * sqrt(total STRK stake * totalSupply), in base units."
+  yearlyMint: BigInt!
+  "The share of rewards that goes to BTC stake (0.25 once there is any, else 0)."
+  btcRewardShare: Float!
+  "The best APR a delegator of STRK can get, in percent; null before the staking figures are read."
+  maxAprStrk: Float
+  "The best APR a delegator of BTC can get, in USD terms, in percent; null without BTC stake or prices."
+  maxAprBtc: Float
   securityLockupSeconds: Int!
+  "Commission weighted by stake, in percent."
   averageCommission: Float!
   epochId: Int!
+  epochStartingBlock: Int!
+  epochLengthBlocks: Int!
+  "Unix seconds; 0 when the epoch's first block is not indexed."
   epochStartTime: Int!
-  epochDurationSeconds: Int!
+  "The epoch's length in blocks times the mean block time of the newest 100 blocks."
+  epochDurationSeconds: Float!
+  "The block the staking figures were last read at."
+  figuresBlock: Int
   "Unix milliseconds."
   lastUpdated: Int!
 }
@@ -4474,8 +4597,8 @@ type NetworkStats {
   tpsAtBlockHash: Felt
   "Distinct senders in the last 24 hours of blocks."
   activeAccounts: BigInt!
-  "activeAccounts compared with the 24 hours before, in percent."
-  accountsGrowth: Float!
+  "Accounts deployed in the last 24 hours of blocks minus those deployed in the 24 hours before."
+  accountsGrowth: Int!
   "Average actual fee of the last 100 blocks' transactions, per fee unit."
   latestAvgFee: [AverageFee!]!
   totalTvlUsd: Float
@@ -5345,6 +5468,8 @@ func (ec *executionContext) childFields_Pool(ctx context.Context, field graphql.
 		return ec.fieldContext_Pool_totalDelegated(ctx, field)
 	case "delegatorCount":
 		return ec.fieldContext_Pool_delegatorCount(ctx, field)
+	case "apr":
+		return ec.fieldContext_Pool_apr(ctx, field)
 	case "delegations":
 		return ec.fieldContext_Pool_delegations(ctx, field)
 	}
@@ -5403,16 +5528,32 @@ func (ec *executionContext) childFields_StakingOverview(ctx context.Context, fie
 		return ec.fieldContext_StakingOverview_totalDelegators(ctx, field)
 	case "mintingCurve":
 		return ec.fieldContext_StakingOverview_mintingCurve(ctx, field)
+	case "mintingCurveDenominator":
+		return ec.fieldContext_StakingOverview_mintingCurveDenominator(ctx, field)
+	case "yearlyMint":
+		return ec.fieldContext_StakingOverview_yearlyMint(ctx, field)
+	case "btcRewardShare":
+		return ec.fieldContext_StakingOverview_btcRewardShare(ctx, field)
+	case "maxAprStrk":
+		return ec.fieldContext_StakingOverview_maxAprStrk(ctx, field)
+	case "maxAprBtc":
+		return ec.fieldContext_StakingOverview_maxAprBtc(ctx, field)
 	case "securityLockupSeconds":
 		return ec.fieldContext_StakingOverview_securityLockupSeconds(ctx, field)
 	case "averageCommission":
 		return ec.fieldContext_StakingOverview_averageCommission(ctx, field)
 	case "epochId":
 		return ec.fieldContext_StakingOverview_epochId(ctx, field)
+	case "epochStartingBlock":
+		return ec.fieldContext_StakingOverview_epochStartingBlock(ctx, field)
+	case "epochLengthBlocks":
+		return ec.fieldContext_StakingOverview_epochLengthBlocks(ctx, field)
 	case "epochStartTime":
 		return ec.fieldContext_StakingOverview_epochStartTime(ctx, field)
 	case "epochDurationSeconds":
 		return ec.fieldContext_StakingOverview_epochDurationSeconds(ctx, field)
+	case "figuresBlock":
+		return ec.fieldContext_StakingOverview_figuresBlock(ctx, field)
 	case "lastUpdated":
 		return ec.fieldContext_StakingOverview_lastUpdated(ctx, field)
 	}
@@ -5675,6 +5816,10 @@ func (ec *executionContext) childFields_Validator(ctx context.Context, field gra
 		return ec.fieldContext_Validator_livenessLastEpoch(ctx, field)
 	case "pools":
 		return ec.fieldContext_Validator_pools(ctx, field)
+	case "rank":
+		return ec.fieldContext_Validator_rank(ctx, field)
+	case "apr":
+		return ec.fieldContext_Validator_apr(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Validator", field.Name)
 }
@@ -6578,6 +6723,30 @@ func (ec *executionContext) field_Query_validators_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*model.ValidatorOrder, error) {
+			return ec.unmarshalOValidatorOrder2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValidatorOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "direction",
+		func(ctx context.Context, v any) (*model.SortDirection, error) {
+			return ec.unmarshalOSortDirection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐSortDirection(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["direction"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg4
 	return args, nil
 }
 
@@ -10990,15 +11159,15 @@ func (ec *executionContext) _NetworkStats_accountsGrowth(ctx context.Context, fi
 			return ec.Resolvers.NetworkStats().AccountsGrowth(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
-			return ec.marshalNFloat2float64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_NetworkStats_accountsGrowth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NetworkStats", field, true, true, "Float")
+	return graphql.NewScalarFieldContext("NetworkStats", field, true, true, "Int")
 }
 
 func (ec *executionContext) _NetworkStats_latestAvgFee(ctx context.Context, field graphql.CollectedField, obj *model.NetworkStats) (ret graphql.Marshaler) {
@@ -12982,6 +13151,29 @@ func (ec *executionContext) fieldContext_Pool_delegatorCount(_ context.Context, 
 	return graphql.NewScalarFieldContext("Pool", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Pool_apr(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_apr(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Pool().Apr(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_apr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pool", field, true, true, "Float")
+}
+
 func (ec *executionContext) _Pool_delegations(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13784,7 +13976,7 @@ func (ec *executionContext) _Query_validators(ctx context.Context, field graphql
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Validators(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Validators(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["orderBy"].(*model.ValidatorOrder), fc.Args["direction"].(*model.SortDirection), fc.Args["search"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ValidatorConnection) graphql.Marshaler {
@@ -14559,6 +14751,121 @@ func (ec *executionContext) fieldContext_StakingOverview_mintingCurve(_ context.
 	return graphql.NewScalarFieldContext("StakingOverview", field, false, false, "Float")
 }
 
+func (ec *executionContext) _StakingOverview_mintingCurveDenominator(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOverview_mintingCurveDenominator(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StakingOverview().MintingCurveDenominator(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOverview_mintingCurveDenominator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOverview", field, true, true, "Int")
+}
+
+func (ec *executionContext) _StakingOverview_yearlyMint(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOverview_yearlyMint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.YearlyMint, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOverview_yearlyMint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOverview", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _StakingOverview_btcRewardShare(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOverview_btcRewardShare(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StakingOverview().BtcRewardShare(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOverview_btcRewardShare(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOverview", field, true, true, "Float")
+}
+
+func (ec *executionContext) _StakingOverview_maxAprStrk(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOverview_maxAprStrk(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxAprStrk, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOverview_maxAprStrk(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOverview", field, false, false, "Float")
+}
+
+func (ec *executionContext) _StakingOverview_maxAprBtc(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOverview_maxAprBtc(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StakingOverview().MaxAprBtc(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOverview_maxAprBtc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOverview", field, true, true, "Float")
+}
+
 func (ec *executionContext) _StakingOverview_securityLockupSeconds(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14628,16 +14935,16 @@ func (ec *executionContext) fieldContext_StakingOverview_epochId(_ context.Conte
 	return graphql.NewScalarFieldContext("StakingOverview", field, false, false, "Int")
 }
 
-func (ec *executionContext) _StakingOverview_epochStartTime(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
+func (ec *executionContext) _StakingOverview_epochStartingBlock(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StakingOverview_epochStartTime(ctx, field)
+			return ec.fieldContext_StakingOverview_epochStartingBlock(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.EpochStartTime, nil
+			return obj.EpochStartingBlock, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
@@ -14647,8 +14954,54 @@ func (ec *executionContext) _StakingOverview_epochStartTime(ctx context.Context,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_StakingOverview_epochStartTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_StakingOverview_epochStartingBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StakingOverview", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StakingOverview_epochLengthBlocks(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOverview_epochLengthBlocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EpochLengthBlocks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOverview_epochLengthBlocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOverview", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StakingOverview_epochStartTime(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOverview_epochStartTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StakingOverview().EpochStartTime(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOverview_epochStartTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOverview", field, true, true, "Int")
 }
 
 func (ec *executionContext) _StakingOverview_epochDurationSeconds(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
@@ -14660,17 +15013,40 @@ func (ec *executionContext) _StakingOverview_epochDurationSeconds(ctx context.Co
 			return ec.fieldContext_StakingOverview_epochDurationSeconds(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.EpochDurationSeconds, nil
+			return ec.Resolvers.StakingOverview().EpochDurationSeconds(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_StakingOverview_epochDurationSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOverview", field, true, true, "Float")
+}
+
+func (ec *executionContext) _StakingOverview_figuresBlock(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOverview_figuresBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FiguresBlock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOverview_figuresBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StakingOverview", field, false, false, "Int")
 }
 
@@ -17208,6 +17584,52 @@ func (ec *executionContext) fieldContext_Validator_pools(_ context.Context, fiel
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Validator_rank(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Validator_rank(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Validator().Rank(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Validator_rank(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Validator", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Validator_apr(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Validator_apr(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Validator().Apr(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Validator_apr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Validator", field, true, true, "Float")
 }
 
 func (ec *executionContext) _ValidatorConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ValidatorConnection) (ret graphql.Marshaler) {
@@ -22159,6 +22581,12 @@ func (ec *executionContext) _Pool(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "apr":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Pool_apr(ctx, field, obj)
+				})
 		case "delegations":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -22481,92 +22909,137 @@ func (ec *executionContext) _StakingOverview(ctx context.Context, sel ast.Select
 		case "stakingContract":
 			out.Values[i] = ec._StakingOverview_stakingContract(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "strkTokenAddress":
 			out.Values[i] = ec._StakingOverview_strkTokenAddress(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "btcTokenAddress":
 			out.Values[i] = ec._StakingOverview_btcTokenAddress(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "totalSupply":
 			out.Values[i] = ec._StakingOverview_totalSupply(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "minimumStake":
 			out.Values[i] = ec._StakingOverview_minimumStake(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "totalStakeStrk":
 			out.Values[i] = ec._StakingOverview_totalStakeStrk(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "totalStakeBtc":
 			out.Values[i] = ec._StakingOverview_totalStakeBtc(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "totalPendingUnstakeStrk":
 			out.Values[i] = ec._StakingOverview_totalPendingUnstakeStrk(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "totalPendingUnstakeBtc":
 			out.Values[i] = ec._StakingOverview_totalPendingUnstakeBtc(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "totalValidators":
 			out.Values[i] = ec._StakingOverview_totalValidators(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "totalDelegators":
 			out.Values[i] = ec._StakingOverview_totalDelegators(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "mintingCurve":
 			out.Values[i] = ec._StakingOverview_mintingCurve(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "mintingCurveDenominator":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StakingOverview_mintingCurveDenominator(ctx, field, obj)
+				})
+		case "yearlyMint":
+			out.Values[i] = ec._StakingOverview_yearlyMint(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "btcRewardShare":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StakingOverview_btcRewardShare(ctx, field, obj)
+				})
+		case "maxAprStrk":
+			out.Values[i] = ec._StakingOverview_maxAprStrk(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxAprBtc":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StakingOverview_maxAprBtc(ctx, field, obj)
+				})
 		case "securityLockupSeconds":
 			out.Values[i] = ec._StakingOverview_securityLockupSeconds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "averageCommission":
 			out.Values[i] = ec._StakingOverview_averageCommission(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "epochId":
 			out.Values[i] = ec._StakingOverview_epochId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "epochStartingBlock":
+			out.Values[i] = ec._StakingOverview_epochStartingBlock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "epochLengthBlocks":
+			out.Values[i] = ec._StakingOverview_epochLengthBlocks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "epochStartTime":
-			out.Values[i] = ec._StakingOverview_epochStartTime(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StakingOverview_epochStartTime(ctx, field, obj)
+				})
 		case "epochDurationSeconds":
-			out.Values[i] = ec._StakingOverview_epochDurationSeconds(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StakingOverview_epochDurationSeconds(ctx, field, obj)
+				})
+		case "figuresBlock":
+			out.Values[i] = ec._StakingOverview_figuresBlock(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "lastUpdated":
 			out.Values[i] = ec._StakingOverview_lastUpdated(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -23379,6 +23852,18 @@ func (ec *executionContext) _Validator(ctx context.Context, sel ast.SelectionSet
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Validator_pools(ctx, field, obj)
+				})
+		case "rank":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Validator_rank(ctx, field, obj)
+				})
+		case "apr":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Validator_apr(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -25795,6 +26280,22 @@ func (ec *executionContext) marshalOValidator2ᚖgithubᚗcomᚋstarkgraphᚋsta
 		return graphql.Null
 	}
 	return ec._Validator(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOValidatorOrder2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValidatorOrder(ctx context.Context, v any) (*model.ValidatorOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.ValidatorOrder)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOValidatorOrder2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValidatorOrder(ctx context.Context, sel ast.SelectionSet, v *model.ValidatorOrder) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOVerificationJob2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐVerificationJob(ctx context.Context, sel ast.SelectionSet, v *db.VerificationJob) graphql.Marshaler {

@@ -37,16 +37,18 @@ type Loaders struct {
 	BlockTxs        *dataloader.Loader[PageKey[int64], []*db.Transaction]
 	TxEvents        *dataloader.Loader[PageKey[db.TxKey], []*db.Event]
 
-	NftItem            *dataloader.Loader[db.NftKey, *db.NftItem]
-	NftItemBalance     *dataloader.Loader[db.NftKey, *db.NftBalance]          // owner, or largest holder
-	NftItemEvents      *dataloader.Loader[PageKey[db.NftKey], []*db.NftEvent] // newest first
-	NftItemEventCount  *dataloader.Loader[db.NftKey, int64]                   // capped
-	OwnedNfts          *dataloader.Loader[PageKey[db.OwnedNftKey], []*db.NftBalance]
-	OwnedNftCount      *dataloader.Loader[db.OwnedNftKey, int64] // capped
-	TxMetaTransaction  *dataloader.Loader[db.TxKey, *db.MetaTransaction]
-	Validator          *dataloader.Loader[string, *db.Validator] // by staker address
-	Pool               *dataloader.Loader[string, *db.Pool]      // by pool contract
-	ValidatorPools     *dataloader.Loader[string, []*db.Pool]    // by staker address
+	NftItem           *dataloader.Loader[db.NftKey, *db.NftItem]
+	NftItemBalance    *dataloader.Loader[db.NftKey, *db.NftBalance]          // owner, or largest holder
+	NftItemEvents     *dataloader.Loader[PageKey[db.NftKey], []*db.NftEvent] // newest first
+	NftItemEventCount *dataloader.Loader[db.NftKey, int64]                   // capped
+	OwnedNfts         *dataloader.Loader[PageKey[db.OwnedNftKey], []*db.NftBalance]
+	OwnedNftCount     *dataloader.Loader[db.OwnedNftKey, int64] // capped
+	TxMetaTransaction *dataloader.Loader[db.TxKey, *db.MetaTransaction]
+	Validator         *dataloader.Loader[string, *db.Validator] // by staker address
+	Pool              *dataloader.Loader[string, *db.Pool]      // by pool contract
+	// ValidatorEconomics holds rank and APRs, by staker.
+	ValidatorEconomics *dataloader.Loader[string, *db.ValidatorEconomics]
+	ValidatorPools     *dataloader.Loader[string, []*db.Pool] // by staker address
 	PoolDelegations    *dataloader.Loader[PageKey[string], []*db.Delegation]
 	Positions          *dataloader.Loader[string, []*db.StakedPosition] // by delegator
 	StakeHistory       *dataloader.Loader[StakeHistoryKey, []*db.StakePoint]
@@ -104,6 +106,7 @@ func New(store *db.Store) *Loaders {
 		}),
 		Validator:          one(byFelt(store.ValidatorsByAddress), func(v *db.Validator) string { return string(v.StakerAddress) }),
 		Pool:               one(byFelt(store.PoolsByAddress), func(p *db.Pool) string { return string(p.Address) }),
+		ValidatorEconomics: one(byFelt(store.ValidatorEconomicsOf), func(e *db.ValidatorEconomics) string { return string(e.Staker) }),
 		ValidatorPools:     many(byFelt(store.PoolsOfValidators), func(p *db.Pool) string { return string(p.StakerAddress) }),
 		PoolDelegations:    paged(byFeltPaged(store.DelegationsOfPools), func(d *db.Delegation) string { return string(d.PoolAddress) }),
 		Positions:          many(byFelt(store.PositionsOf), func(p *db.StakedPosition) string { return string(p.DelegatorAddress) }),

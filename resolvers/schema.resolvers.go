@@ -265,12 +265,9 @@ func (r *networkStatsResolver) ActiveAccounts(ctx context.Context, obj *model.Ne
 	return strconv.FormatInt(n, 10), err
 }
 
-func (r *networkStatsResolver) AccountsGrowth(ctx context.Context, obj *model.NetworkStats) (float64, error) {
-	cur, prev, err := r.Store.ActiveSenders(ctx, true)
-	if err != nil || prev == 0 {
-		return 0, err
-	}
-	return round2(float64(cur-prev) * 100 / float64(prev)), nil
+func (r *networkStatsResolver) AccountsGrowth(ctx context.Context, obj *model.NetworkStats) (int, error) {
+	cur, prev, err := r.Store.NewAccounts(ctx)
+	return int(cur - prev), err
 }
 
 func (r *networkStatsResolver) LatestAvgFee(ctx context.Context, obj *model.NetworkStats) ([]*model.AverageFee, error) {
@@ -366,6 +363,10 @@ func (r *poolResolver) Validator(ctx context.Context, obj *db.Pool) (*db.Validat
 
 func (r *poolResolver) Token(ctx context.Context, obj *db.Pool) (*db.Token, error) {
 	return loaders.For(ctx).Token.Load(ctx, string(obj.TokenAddress))()
+}
+
+func (r *poolResolver) Apr(ctx context.Context, obj *db.Pool) (*float64, error) {
+	return r.poolAPR(ctx, obj)
 }
 
 func (r *poolResolver) Delegations(ctx context.Context, obj *db.Pool, first *int, after *string) (*model.DelegationConnection, error) {
@@ -610,11 +611,13 @@ func (r *queryResolver) Validator(ctx context.Context, address db.Felt) (*db.Val
 	return r.Store.ValidatorByAddress(ctx, address)
 }
 
-func (r *queryResolver) Validators(ctx context.Context, first *int, after *string) (*model.ValidatorConnection, error) {
+func (r *queryResolver) Validators(ctx context.Context, first *int, after *string, orderBy *model.ValidatorOrder, direction *model.SortDirection, search *string) (*model.ValidatorConnection, error) {
 	pg, err := fetchPage(first, after, listSpec[*db.Validator]{
-		name:  "validators",
-		fetch: func(w db.Window) ([]*db.Validator, error) { return r.Store.Validators(ctx, w) },
-		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountValidators(ctx) }),
+		name: "validators",
+		fetch: func(w db.Window) ([]*db.Validator, error) {
+			return r.Store.ValidatorsBy(ctx, validatorOrder(orderBy), direction == nil || *direction == model.SortDirectionAsc, strings.TrimSpace(deref(search)), w)
+		},
+		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountValidatorsMatching(ctx, strings.TrimSpace(deref(search))) }),
 	}, func(c string, v *db.Validator) *model.ValidatorEdge { return &model.ValidatorEdge{Cursor: c, Node: v} })
 	if err != nil {
 		return nil, err
@@ -652,6 +655,34 @@ func (r *queryResolver) VerificationJob(ctx context.Context, id string) (*db.Ver
 		return nil, err
 	}
 	return r.Store.VerificationJobByID(ctx, canonical)
+}
+
+func (r *stakingOverviewResolver) MintingCurveDenominator(ctx context.Context, obj *db.StakingOverview) (int, error) {
+	return int(obj.MintingCDenom), nil
+}
+
+func (r *stakingOverviewResolver) BtcRewardShare(ctx context.Context, obj *db.StakingOverview) (float64, error) {
+	return obj.BtcShare, nil
+}
+
+func (r *stakingOverviewResolver) MaxAprBtc(ctx context.Context, obj *db.StakingOverview) (*float64, error) {
+	if obj.MinBtcCommissionBps == nil {
+		return nil, nil
+	}
+	return r.btcPoolAPR(ctx, obj, *obj.MinBtcCommissionBps)
+}
+
+func (r *stakingOverviewResolver) EpochStartTime(ctx context.Context, obj *db.StakingOverview) (int, error) {
+	start, _, err := r.Store.EpochTiming(ctx, obj.EpochStartingBlock)
+	if err != nil || start == nil {
+		return 0, err
+	}
+	return int(*start), nil
+}
+
+func (r *stakingOverviewResolver) EpochDurationSeconds(ctx context.Context, obj *db.StakingOverview) (float64, error) {
+	_, blockSeconds, err := r.Store.EpochTiming(ctx, obj.EpochStartingBlock)
+	return round2(blockSeconds * float64(obj.EpochLengthBlocks)), err
 }
 
 func (r *tokenResolver) Contract(ctx context.Context, obj *db.Token) (*db.Contract, error) {
@@ -843,6 +874,22 @@ func (r *validatorResolver) Pools(ctx context.Context, obj *db.Validator) ([]*db
 	return nonNil(pools), err
 }
 
+func (r *validatorResolver) Rank(ctx context.Context, obj *db.Validator) (int, error) {
+	e, err := loaders.For(ctx).ValidatorEconomics.Load(ctx, string(obj.StakerAddress))()
+	if err != nil || e == nil {
+		return 0, err
+	}
+	return int(e.Rank), nil
+}
+
+func (r *validatorResolver) Apr(ctx context.Context, obj *db.Validator) (*float64, error) {
+	e, err := loaders.For(ctx).ValidatorEconomics.Load(ctx, string(obj.StakerAddress))()
+	if err != nil || e == nil {
+		return nil, err
+	}
+	return roundPtr(e.Apr), nil
+}
+
 func (r *verificationJobResolver) StatusDescription(ctx context.Context, obj *db.VerificationJob) (string, error) {
 	return verificationStatus(obj.Status), nil
 }
@@ -960,6 +1007,10 @@ func (r *Resolver) Pool() graph.PoolResolver { return &poolResolver{r} }
 
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 
+func (r *Resolver) StakingOverview() graph.StakingOverviewResolver {
+	return &stakingOverviewResolver{r}
+}
+
 func (r *Resolver) Token() graph.TokenResolver { return &tokenResolver{r} }
 
 func (r *Resolver) TokenBalance() graph.TokenBalanceResolver { return &tokenBalanceResolver{r} }
@@ -993,6 +1044,7 @@ type (
 	nftItemResolver         struct{ *Resolver }
 	poolResolver            struct{ *Resolver }
 	queryResolver           struct{ *Resolver }
+	stakingOverviewResolver struct{ *Resolver }
 	tokenResolver           struct{ *Resolver }
 	tokenBalanceResolver    struct{ *Resolver }
 	transactionResolver     struct{ *Resolver }

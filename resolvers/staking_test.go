@@ -2,6 +2,7 @@ package resolvers_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -205,9 +206,9 @@ func TestStakingOverview(t *testing.T) {
 	if o.TotalValidators != 3 || o.TotalDelegators != 2 {
 		t.Errorf("counts: got %d validators, %d delegators", o.TotalValidators, o.TotalDelegators)
 	}
-	// Active validators charge 5% and 10%.
-	if o.AverageCommission != 7.5 || o.LastUpdated != 1751284800123 {
-		t.Errorf("average commission %v (want 7.5), lastUpdated %d", o.AverageCommission, o.LastUpdated)
+	// Active validators charge 5% on 150 STRK and 10% on 300, weighted by stake: 8.33%.
+	if math.Abs(o.AverageCommission-(5*150+10*300)/450.0) > 1e-9 || o.LastUpdated != 1751284800123 {
+		t.Errorf("average commission %v (want 8.33), lastUpdated %d", o.AverageCommission, o.LastUpdated)
 	}
 }
 

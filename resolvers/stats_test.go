@@ -144,7 +144,26 @@ func seedActivity(s *gqlServer) {
 		}
 	}
 	s.exec(`INSERT INTO list_counts (name, count) VALUES ('blocks', 5), ('transactions', 7), ('events', 11), ('contracts', 3), ('classes', 2)`)
-	s.exec(`UPDATE chain_stats SET max_tps = 12.5, max_tps_block_hash = '\x0abc', tvl_usd = 1000000`)
+	s.exec(`UPDATE chain_stats SET max_tps = 12.5, max_tps_block_hash = '\x0abc'`)
+	// New accounts: one in block 1 (the day before), two in the last day (blocks 3 and 5);
+	// and a contract of another type, not counted.
+	for i, b := range []int{1, 3, 5, 5} {
+		typ := "account"
+		if i == 3 {
+			typ = "erc20"
+		}
+		s.exec(`INSERT INTO contracts (address, class_hash, type, deployed_block) VALUES ($1, '\x0c', $2, $3)`,
+			db.FeltFromUint64(uint64(0xacc0+i)), typ, b)
+	}
+	// TVL: the staking contract holds 400,000 of a token priced 2 USD and a pool 100,000;
+	// an unpriced token and a balance elsewhere do not count.
+	s.exec(`INSERT INTO staking_overview (id, staking_contract) VALUES (1, '\x05a4')`)
+	s.exec(`INSERT INTO validators (staker_address) VALUES ('\x0901')`)
+	s.exec(`INSERT INTO pools (pool_contract, staker_address, token_address) VALUES ('\x0900', '\x0901', '\x07a0')`)
+	s.exec(`INSERT INTO tokens (address, standard, decimals, total_supply, usd_price) VALUES ('\x07a0', 'erc20', 18, 0, 2), ('\x07a1', 'erc20', 18, 0, NULL)`)
+	s.exec(`INSERT INTO erc20_balances (token_address, owner_address, balance, last_transfer_block, last_transfer_time) VALUES
+		('\x07a0', '\x05a4', 400000000000000000000000, 1, 0), ('\x07a0', '\x0900', 100000000000000000000000, 1, 0),
+		('\x07a1', '\x05a4', 5000000000000000000000000, 1, 0), ('\x07a0', '\x0abc', 7000000000000000000000000, 1, 0)`)
 }
 
 const networkStatsDoc = `{ networkStats { blocksCount transactionsCount eventsCount contractsCount classesCount
@@ -183,9 +202,9 @@ func TestNetworkStats(t *testing.T) {
 	if st.MaxRecordedTps != 12.5 || st.TpsAtBlockHash == nil || *st.TpsAtBlockHash != "0xabc" || st.TotalTvlUsd == nil || *st.TotalTvlUsd != 1e6 {
 		t.Errorf("chain_stats: got %+v", st)
 	}
-	// Last day: a, c, d, e. The day before: a, b. Growth (4-2)/2.
-	if st.ActiveAccounts != "4" || st.AccountsGrowth != 100 {
-		t.Errorf("active accounts %s (want 4), growth %v (want 100)", st.ActiveAccounts, st.AccountsGrowth)
+	// Last day: a, c, d, e sent. Accounts deployed: 2 in the last day, 1 the day before.
+	if st.ActiveAccounts != "4" || st.AccountsGrowth != 1 {
+		t.Errorf("active accounts %s (want 4), growth %v (want 1)", st.ActiveAccounts, st.AccountsGrowth)
 	}
 	// FRI: (10+20+20)/3 = 16.67 -> 17; WEI: (1000+2000+100+300)/4 = 850.
 	if fmt.Sprint(st.LatestAvgFee) != "[{FRI 17} {WEI 850}]" {
@@ -206,7 +225,7 @@ func TestNetworkStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if full.Tps != 2 || full.ActiveAccounts != "4" || full.AccountsGrowth != 100 || len(full.LatestAvgFee) != 2 || full.BlocksCount != "5" {
+	if full.Tps != 2 || full.ActiveAccounts != "4" || full.AccountsGrowth != 1 || len(full.LatestAvgFee) != 2 || full.BlocksCount != "5" {
 		t.Errorf("FullNetworkStats: got %+v", full)
 	}
 }

@@ -43,7 +43,7 @@ func statsOp(ctx context.Context, s *server, _ *args, _ *http.Request) (any, err
 		BlocksCount: st.BlocksCount, ContractsCount: st.ContractsCount, ClassesCount: st.ClassesCount,
 		TransactionsCount: st.TransactionsCount, TpsAtBlockHash: hexOrEmpty(st.TpsAtBlockHash),
 		Tps: formatFloat(st.Tps), MaxRecordedTps: formatFloat(st.MaxRecordedTps),
-		ActiveAccounts: st.ActiveAccounts, AccountsGrowth: formatFloat(st.AccountsGrowth),
+		ActiveAccounts: st.ActiveAccounts, AccountsGrowth: strconv.Itoa(st.AccountsGrowth),
 		LatestAvgFee: []averageFee{}, TotalTvl: tvl{Value: "0", Unit: "USD"},
 	}
 	for _, f := range st.LatestAvgFee {

@@ -2,9 +2,10 @@ package rest
 
 import (
 	"context"
+	"math"
 	"math/big"
 	"net/http"
-	"time"
+	"strconv"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
@@ -69,11 +70,25 @@ func stakingOverviewOp(ctx context.Context, s *server, _ *args, _ *http.Request)
 	if err != nil {
 		return nil, err
 	}
+	// The reference gives rates in basis points (maxAPRStrk 668 for 6.68%, mintingCurve 160
+	// for c = 1.6%); GraphQL gives percent.
 	out := stakingOverview{
 		TotalSupply: ov.TotalSupply, TotalValidators: ov.TotalValidators, TotalDelegators: ov.TotalDelegators,
-		MintingCurve: ov.MintingCurve, SecurityLockup: ov.SecurityLockupSeconds, MinimumStake: ov.MinimumStake,
-		AverageCommission: ov.AverageCommission, TotalStakeStrk: ov.TotalStakeStrk, TotalStakeBtc: ov.TotalStakeBtc,
+		SecurityLockup: ov.SecurityLockupSeconds, MinimumStake: ov.MinimumStake,
+		AverageCommission: bps(ov.AverageCommission), TotalStakeStrk: ov.TotalStakeStrk, TotalStakeBtc: ov.TotalStakeBtc,
 		TotalPendingUnstakeBtc: ov.TotalPendingUnstakeBtc, TotalPendingUnstakeStrk: ov.TotalPendingUnstakeStrk,
+	}
+	if ov.MintingCDenom > 0 {
+		out.MintingCurve = math.Round(ov.MintingCurve / float64(ov.MintingCDenom) * 10000)
+	}
+	if ov.MaxAprStrk != nil {
+		out.MaxAPRStrk = bps(*ov.MaxAprStrk)
+	}
+	sr := s.res.StakingOverview()
+	if btcAPR, err := sr.MaxAprBtc(ctx, ov); err != nil {
+		return nil, err
+	} else if btcAPR != nil {
+		out.MaxAPRBtc = bps(*btcAPR)
 	}
 	if out.TokenInfoStrk, err = s.tokenInfo(ctx, ov.StrkTokenAddress); err != nil {
 		return nil, err
@@ -81,13 +96,26 @@ func stakingOverviewOp(ctx context.Context, s *server, _ *args, _ *http.Request)
 	if out.TokenInfoBtc, err = s.tokenInfo(ctx, ov.BtcTokenAddress); err != nil {
 		return nil, err
 	}
-	if ov.EpochDurationSeconds > 0 {
-		elapsed := float64(time.Now().Unix() - ov.EpochStartTime)
-		progress := min(max(elapsed/float64(ov.EpochDurationSeconds)*100, 0), 100)
-		out.EpochData = &epochData{
-			ID: ov.EpochID, NextID: ov.EpochID + 1, Progress: progress,
-			EstimatedEndTimestamp: float64(ov.EpochStartTime + ov.EpochDurationSeconds),
-			DurationSeconds:       float64(ov.EpochDurationSeconds),
+	if ov.EpochLengthBlocks > 0 {
+		start, err := sr.EpochStartTime(ctx, ov)
+		if err != nil {
+			return nil, err
+		}
+		duration, err := sr.EpochDurationSeconds(ctx, ov)
+		if err != nil {
+			return nil, err
+		}
+		if start > 0 && duration > 0 {
+			// Progress in blocks: the epoch ends after its length, however long blocks take.
+			head, err := s.res.Store.LatestBlock(ctx)
+			if err != nil || head == nil {
+				return nil, err
+			}
+			progress := min(max(float64(head.Number-ov.EpochStartingBlock+1)/float64(ov.EpochLengthBlocks)*100, 0), 100)
+			out.EpochData = &epochData{
+				ID: ov.EpochID, NextID: ov.EpochID + 1, Progress: math.Round(progress*100) / 100,
+				EstimatedEndTimestamp: float64(start) + duration, DurationSeconds: duration,
+			}
 		}
 	}
 	return stakingOverviewBody{Overview: out, LastUpdated: ov.LastUpdated}, nil
@@ -266,13 +294,23 @@ func (s *server) validatorRowInfo(ctx context.Context, v *db.Validator, ov *db.S
 		Address: addr(address), Name: v.Name, ImgSrc: v.ImgSrc, IsVerified: v.IsVerified, StakerState: stakerStates[v.StakerState],
 		TotalStakeStrk: strk, TotalStakeBtc: btc, TotalSelfStake: v.SelfStake,
 		TotalDelegatedStakeStrk: v.DelegatedStakeStrk, TotalDelegatedStakeBtc: v.DelegatedStakeBtc,
-		TotalDelegators: v.TotalDelegators, RevenueShare: share, Rank: "0",
+		TotalDelegators: v.TotalDelegators, RevenueShare: share,
 		WithdrawalTime: v.WithdrawalTime, UnstakingTime: v.UnstakeTime, StakerAddress: addr(v.StakerAddress),
 		LivenessAttestedEpochs: ptr(v.LivenessAttestedEpochs), LivenessTotalEpochs: ptr(v.LivenessTotalEpochs),
 		LivenessLastEpoch: v.LivenessLastEpoch, PoolInfos: []poolInfo{},
 	}
 	if out.StakerState == "" {
 		out.StakerState = "active"
+	}
+	rank, err := vr.Rank(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	out.Rank = strconv.Itoa(rank)
+	if apr, err := vr.Apr(ctx, v); err != nil {
+		return nil, err
+	} else if apr != nil {
+		out.AprStrk = bps(*apr)
 	}
 	if v.StartTime != nil {
 		out.StartTime = *v.StartTime
@@ -293,6 +331,13 @@ func (s *server) validatorRowInfo(ctx context.Context, v *db.Validator, ov *db.S
 		info, err := s.tokenInfo(ctx, p.TokenAddress)
 		if err != nil {
 			return nil, err
+		}
+		if ov != nil && !p.TokenAddress.Equal(ov.StrkTokenAddress) {
+			if apr, err := s.res.Pool().Apr(ctx, p); err != nil {
+				return nil, err
+			} else if apr != nil {
+				out.AprBtc = bps(*apr) // the delegators' APR of its BTC pool
+			}
 		}
 		out.PoolInfos = append(out.PoolInfos, poolInfo{TokenAddress: addr(p.TokenAddress), PoolContract: addr(p.Address), TokenInfo: info, RewardAddress: addrOrNil(v.RewardAddress)})
 	}
@@ -340,4 +385,41 @@ func stakeOverTimeOp(ctx context.Context, s *server, a *args, _ *http.Request) (
 		out = append(out, stakePoint{Date: p.Date, TotalStakeChangeStrk: p.TotalStakeChangeStrk, TotalStakeChangeBtc: p.TotalStakeChangeBtc, TotalStakeStrk: p.TotalStakeStrk, TotalStakeBtc: p.TotalStakeBtc})
 	}
 	return out, nil
+}
+
+// bps turns a rate in percent into the reference's basis points.
+func bps(percent float64) float64 { return math.Round(percent * 100) }
+
+// validatorSorts maps listValidators' sortBy to GraphQL orders.
+var validatorSorts = map[string]model.ValidatorOrder{
+	"rank": model.ValidatorOrderRank, "apr": model.ValidatorOrderApr, "stake": model.ValidatorOrderStake,
+	"stakestrk": model.ValidatorOrderStake, "stakebtc": model.ValidatorOrderStakeBtc, // enums arrive lower-cased
+	"delegators": model.ValidatorOrderDelegators, "commission": model.ValidatorOrderCommission,
+}
+
+// listValidatorsOp answers GET /beta/staking/validators: validators as ValidatorRowInfo, a
+// page at a time.
+func listValidatorsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	pg := pageOf(a)
+	order := validatorSorts[a.str("sortBy")]
+	dir := model.SortDirectionAsc
+	if a.str("sortOrder") == "desc" {
+		dir = model.SortDirectionDesc
+	}
+	search := a.str("search")
+	conn, err := s.res.Query().Validators(ctx, &pg.first, pg.after, &order, &dir, &search)
+	if err != nil {
+		return nil, err
+	}
+	ov, err := s.res.Query().StakingOverview(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.ValidatorEdge) (validatorRowInfo, error) {
+		row, err := s.validatorRowInfo(ctx, e.Node, ov)
+		if err != nil || row == nil {
+			return validatorRowInfo{}, err
+		}
+		return *row, nil
+	})
 }

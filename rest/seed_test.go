@@ -161,12 +161,12 @@ func seed(t testing.TB, conn *sqlx.DB) {
 		exec(`INSERT INTO stake_points (wallet_address, day, token_address, change, total, block_number) VALUES ($1, $2, $3, 1000, $4, 1)`,
 			account(0), day, strkAddr, 5000-1000*d)
 	}
-	exec(`INSERT INTO staking_overview (strk_token_address, minimum_stake, total_supply, minting_curve, security_lockup_seconds,
-		epoch_id, epoch_start_time, epoch_duration_seconds, updated_at)
-		VALUES ($1, 20000000000000000000000, 10000000000, 160, 604800, 3940, $2, 2494, 1758543761802)`, strkAddr, time.Now().Unix()-100)
+	exec(`INSERT INTO staking_overview (strk_token_address, minimum_stake, total_supply, minting_curve, minting_c_denom,
+		security_lockup_seconds, epoch_id, epoch_starting_block, epoch_length_blocks, updated_at)
+		VALUES ($1, 20000000000000000000000, 10000000000, 160, 10000, 604800, 3940, $2, 30, 1758543761802)`, strkAddr, nBlocks-20)
 
 	exec(`INSERT INTO verification_jobs (id, class_hash, status, name, files) VALUES ($1, $2, 4, 'duck', '{"src/lib.cairo": "mod duck;"}')`, jobID, accountClass)
-	exec(`UPDATE chain_stats SET max_tps = 992, max_tps_block_hash = $1, tvl_usd = 566494214`, blockHash(7))
+	exec(`UPDATE chain_stats SET max_tps = 992, max_tps_block_hash = $1, tvl_usd = NULL`, blockHash(7))
 	exec(`UPDATE indexer_state SET head_block = $1, head_hash = $2, node_head = $1, chain_id = 'SN_SEPOLIA', updated_at = now()`, nBlocks, blockHash(nBlocks))
 	exec(`INSERT INTO list_counts (name, count) VALUES ('blocks', $1), ('transactions', $2), ('events', $2), ('classes', 3),
 		('verified_classes', 1), ('contracts', $3), ('contracts:account', $4), ('contracts:erc20', 2), ('contracts:erc721', 1),

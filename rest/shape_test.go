@@ -33,6 +33,7 @@ var sampleRequests = map[string]string{
 	"listBlocks":               "/beta/blocks",
 	"listClasses":              "/beta/classes",
 	"getStakingOverview":       "/beta/staking/overview",
+	"listValidators":           "/beta/staking/validators",
 	"getNetworkStats":          "/beta/stats",
 	"getWalletStakeOverTime":   "/beta/staking/wallet-info/stake-over-time?address=" + account(0).Hex(),
 	"listVerifiedClasses":      "/beta/classes/verified",

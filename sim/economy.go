@@ -23,15 +23,15 @@ import (
 //   - Pragma oracle: get_data_median(SpotEntry(pair)) for STRK/USD, ETH/USD, BTC/USD,
 //     WBTC/USD and USDC/USD, 8 decimals, walking over time.
 const (
-	epochLength       = 30   // blocks per staking epoch
-	mintingCNum       = 160  // the minting curve's c, in c_denom units (1.6%)
+	epochLength       = 30  // blocks per staking epoch
+	mintingCNum       = 160 // the minting curve's c, in c_denom units (1.6%)
 	mintingCDenom     = 10000
 	supplyUpdateEvery = 500 // the L1 total supply grows this often
 	btcPoolEvery      = 3
-	btcPeriod         = 9          // a WBTC pool takes a delegation this often
-	btcMembers        = 4          // members per WBTC pool; later delegations top them up
-	btcMaxDelegations = 40         // per pool, so members never run out of WBTC
-	btcDelegation     = 5_000_000  // 0.05 WBTC
+	btcPeriod         = 9           // a WBTC pool takes a delegation this often
+	btcMembers        = 4           // members per WBTC pool; later delegations top them up
+	btcMaxDelegations = 40          // per pool, so members never run out of WBTC
+	btcDelegation     = 5_000_000   // 0.05 WBTC
 	btcGenesisMint    = 100_000_000 // 1 WBTC to every genesis account
 	exitWaitSeconds   = 7 * 24 * 3600
 	oracleDecimals    = 8
@@ -54,9 +54,9 @@ func l1TotalSupply(n uint64) u128 {
 	return l1SupplyBase.add(mulU(l1SupplyStep.lo, n/supplyUpdateEvery)) // the step fits 64 bits
 }
 
-func hasBTCPool(s int) bool         { return s%btcPoolEvery == 0 }
-func btcPoolBlock(s int) uint64      { return stakerBlock(s) + 1 }
-func btcPool(s int) entity           { return entity{kindPool, uint32(numStakers + s)} }
+func hasBTCPool(s int) bool     { return s%btcPoolEvery == 0 }
+func btcPoolBlock(s int) uint64 { return stakerBlock(s) + 1 }
+func btcPool(s int) entity      { return entity{kindPool, uint32(numStakers + s)} }
 func (w *world) btcMember(s int, j uint64) int {
 	return int(mix64(w.seed^uint64(s)<<24^j^0xb7c) % uint64(w.cfg.GenesisAccounts))
 }
@@ -99,17 +99,18 @@ var oraclePairs = map[felt]float64{
 	shortString("USDC/USD"): 1,
 }
 
-// oraclePrice is the median price of pair at block n, with oracleDecimals decimals; 0 for
-// a pair the oracle does not know. Prices walk slowly (a period of 600 blocks) with a
-// faster ripple; USDC stays within a tenth of a percent of a dollar.
-func oraclePrice(pair felt, n uint64) uint64 {
+// oraclePrice is the median price of pair at block n on fork, with oracleDecimals
+// decimals; 0 for a pair the oracle does not know. Prices walk slowly (a period of 600
+// blocks) with a faster ripple, and a reorg moves them (0.5% per fork id), so that reorgs
+// change figures; USDC stays within a tenth of a percent of a dollar.
+func oraclePrice(pair felt, n, fork uint64) uint64 {
 	base, ok := oraclePairs[pair]
 	if !ok {
 		return 0
 	}
 	phase := float64(pair[3]%1000) / 1000 * 2 * math.Pi
 	x := float64(n)
-	swing := 0.08*math.Sin(2*math.Pi*x/600+phase) + 0.02*math.Sin(2*math.Pi*x/57+phase)
+	swing := 0.08*math.Sin(2*math.Pi*x/600+phase) + 0.02*math.Sin(2*math.Pi*x/57+phase) + 0.005*float64(fork%8)
 	if pair == shortString("USDC/USD") {
 		swing /= 80
 	}
@@ -132,7 +133,7 @@ func feltOfBig(v *big.Int) felt {
 
 // economyCall answers the views of the staking contract, the minting curve and the oracle
 // at block n; ok is false for anything else.
-func (w *world) economyCall(e entity, sel felt, args []felt, n uint64) (out []felt, ok bool, err error) {
+func (w *world) economyCall(e entity, sel felt, args []felt, n, fork uint64) (out []felt, ok bool, err error) {
 	if e.kind != kindFixed {
 		return nil, false, nil
 	}
@@ -180,7 +181,7 @@ func (w *world) economyCall(e entity, sel felt, args []felt, n uint64) (out []fe
 			if len(args) < 2 {
 				return nil, true, errInputTooShort(len(args), 2)
 			}
-			price := oraclePrice(args[1], n)
+			price := oraclePrice(args[1], n, fork)
 			if args[0] != (felt{}) || price == 0 { // only spot entries of known pairs
 				return []felt{{}, {}, {}, {}, feltU(1)}, true, nil
 			}

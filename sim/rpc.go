@@ -375,7 +375,10 @@ func (c *Chain) call(_ context.Context, p json.RawMessage) (any, error) {
 		}
 		return nil
 	}
-	if out, ok, err := c.w.economyCall(e, sel, args, n); ok {
+	c.mu.RLock()
+	fork := c.forkOf(n)
+	c.mu.RUnlock()
+	if out, ok, err := c.w.economyCall(e, sel, args, n, fork); ok {
 		if err != nil {
 			return nil, err
 		}

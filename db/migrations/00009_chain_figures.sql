@@ -27,6 +27,15 @@ CREATE TABLE token_prices (
 );
 CREATE INDEX token_prices_block ON token_prices (block_number);
 
+-- isqrt is the integer square root (floor), as the minting curve computes it. numeric sqrt
+-- keeps about 16 significant digits, too few for 10^50-sized products: one Newton step
+-- from it is exact to within one, which the last step corrects. Divisions are div(), the
+-- exact integer quotient: numeric "/" rounds large quotients to a few digits.
+CREATE FUNCTION isqrt(n numeric) RETURNS numeric IMMUTABLE STRICT LANGUAGE sql AS
+    'SELECT CASE WHEN n < 1 THEN 0 WHEN s * s > n THEN s - 1 WHEN (s + 1) * (s + 1) <= n THEN s + 1 ELSE s END
+     FROM (SELECT CASE WHEN n < 1 THEN 0 ELSE div(s0 + div(n, s0), 2) END AS s
+           FROM (SELECT greatest(trunc(sqrt(n)), 1) AS s0) a) b';
+
 CREATE VIEW staking_economy AS
 WITH o AS (SELECT * FROM staking_overview WHERE id = 1),
 t AS (SELECT coalesce(sum(self_stake + delegated_stake_strk), 0) AS strk,
@@ -34,7 +43,7 @@ t AS (SELECT coalesce(sum(self_stake + delegated_stake_strk), 0) AS strk,
       FROM validators WHERE state = 'active'),
 y AS (SELECT t.strk, t.btc,
              CASE WHEN o.minting_c_denom > 0 AND t.strk > 0 AND o.total_supply > 0
-                  THEN trunc(o.minting_curve::numeric * sqrt(t.strk * o.total_supply) / o.minting_c_denom)
+                  THEN div(o.minting_curve::numeric * isqrt(t.strk * o.total_supply), o.minting_c_denom)
              END AS yearly_mint,
              -- Staking v2 gives BTC stake a quarter of the rewards once there is any.
              CASE WHEN t.btc > 0 THEN 0.25 ELSE 0 END AS btc_share
@@ -74,6 +83,7 @@ DROP TRIGGER tokens_market_cap ON tokens;
 DROP FUNCTION tokens_market_cap();
 DROP VIEW validator_economics;
 DROP VIEW staking_economy;
+DROP FUNCTION isqrt(numeric);
 DROP TABLE token_prices;
 ALTER TABLE staking_overview DROP COLUMN minting_curve_contract, DROP COLUMN reward_supplier,
     DROP COLUMN minting_c_denom, DROP COLUMN epoch_starting_block, DROP COLUMN epoch_length_blocks,

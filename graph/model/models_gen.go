@@ -106,8 +106,8 @@ type NetworkStats struct {
 	TpsAtBlockHash db.Felt `json:"tpsAtBlockHash,omitempty"`
 	// Distinct senders in the last 24 hours of blocks.
 	ActiveAccounts string `json:"activeAccounts"`
-	// activeAccounts compared with the 24 hours before, in percent.
-	AccountsGrowth float64 `json:"accountsGrowth"`
+	// Accounts deployed in the last 24 hours of blocks minus those deployed in the 24 hours before.
+	AccountsGrowth int `json:"accountsGrowth"`
 	// Average actual fee of the last 100 blocks' transactions, per fee unit.
 	LatestAvgFee []*AverageFee `json:"latestAvgFee"`
 	TotalTvlUsd  *float64      `json:"totalTvlUsd,omitempty"`
@@ -623,6 +623,69 @@ func (e *TransactionType) UnmarshalJSON(b []byte) error {
 }
 
 func (e TransactionType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ValidatorOrder string
+
+const (
+	ValidatorOrderRank       ValidatorOrder = "RANK"
+	ValidatorOrderApr        ValidatorOrder = "APR"
+	ValidatorOrderStake      ValidatorOrder = "STAKE"
+	ValidatorOrderStakeBtc   ValidatorOrder = "STAKE_BTC"
+	ValidatorOrderCommission ValidatorOrder = "COMMISSION"
+	ValidatorOrderDelegators ValidatorOrder = "DELEGATORS"
+)
+
+var AllValidatorOrder = []ValidatorOrder{
+	ValidatorOrderRank,
+	ValidatorOrderApr,
+	ValidatorOrderStake,
+	ValidatorOrderStakeBtc,
+	ValidatorOrderCommission,
+	ValidatorOrderDelegators,
+}
+
+func (e ValidatorOrder) IsValid() bool {
+	switch e {
+	case ValidatorOrderRank, ValidatorOrderApr, ValidatorOrderStake, ValidatorOrderStakeBtc, ValidatorOrderCommission, ValidatorOrderDelegators:
+		return true
+	}
+	return false
+}
+
+func (e ValidatorOrder) String() string {
+	return string(e)
+}
+
+func (e *ValidatorOrder) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ValidatorOrder(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ValidatorOrder", str)
+	}
+	return nil
+}
+
+func (e ValidatorOrder) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ValidatorOrder) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ValidatorOrder) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

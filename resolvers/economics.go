@@ -1,0 +1,94 @@
+package resolvers
+
+import (
+	"context"
+	"math"
+	"math/big"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/loaders"
+)
+
+// The APRs of staking (see migration 00009 for the STRK side, computed in SQL so that lists
+// can be sorted by them). A BTC pool's delegators are paid in STRK for BTC, so their APR
+// needs both prices: btcRewardShare * yearlyMint * (1 - commission) STRK a year, in USD,
+// over the USD value of all BTC stake.
+
+var validatorOrders = map[model.ValidatorOrder]string{
+	model.ValidatorOrderRank: "rank", model.ValidatorOrderApr: "apr", model.ValidatorOrderStake: "stake",
+	model.ValidatorOrderStakeBtc: "stake_btc", model.ValidatorOrderCommission: "commission",
+	model.ValidatorOrderDelegators: "delegators",
+}
+
+func validatorOrder(o *model.ValidatorOrder) string {
+	if o == nil {
+		return "rank"
+	}
+	return validatorOrders[*o]
+}
+
+func roundPtr(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	r := round2(*v)
+	return &r
+}
+
+// poolAPR is the delegators' APR of a pool.
+func (r *Resolver) poolAPR(ctx context.Context, p *db.Pool) (*float64, error) {
+	ov, err := r.Store.StakingOverview(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ov.StrkTokenAddress == nil || p.TokenAddress.Equal(ov.StrkTokenAddress) {
+		e, err := loaders.For(ctx).ValidatorEconomics.Load(ctx, string(p.StakerAddress))()
+		if err != nil || e == nil {
+			return nil, err
+		}
+		return roundPtr(e.PoolAprStrk), nil
+	}
+	v, err := loaders.For(ctx).Validator.Load(ctx, string(p.StakerAddress))()
+	if err != nil || v == nil {
+		return nil, err
+	}
+	return r.btcPoolAPR(ctx, ov, int64(v.RevenueShareBps))
+}
+
+// btcPoolAPR is the APR of a BTC pool with the given commission, in USD terms; nil without
+// BTC stake, a yearly mint or the prices of STRK and the BTC token.
+func (r *Resolver) btcPoolAPR(ctx context.Context, ov *db.StakingOverview, commissionBps int64) (*float64, error) {
+	if ov.BtcTokenAddress == nil || ov.StrkTokenAddress == nil || ov.BtcShare == 0 {
+		return nil, nil
+	}
+	strk, err := loaders.For(ctx).Token.Load(ctx, string(ov.StrkTokenAddress))()
+	if err != nil {
+		return nil, err
+	}
+	btc, err := loaders.For(ctx).Token.Load(ctx, string(ov.BtcTokenAddress))()
+	if err != nil {
+		return nil, err
+	}
+	return roundPtr(BTCPoolAPR(ov.YearlyMint, ov.TotalStakeBtc, ov.BtcShare, commissionBps, strk, btc)), nil
+}
+
+// BTCPoolAPR computes a BTC pool's APR in percent from the yearly mint (STRK base units),
+// the total BTC stake (the BTC token's base units), the BTC share of rewards, the pool's
+// commission and the two tokens (for their prices and decimals).
+func BTCPoolAPR(yearlyMint, totalStakeBtc string, btcShare float64, commissionBps int64, strk, btc *db.Token) *float64 {
+	if strk == nil || btc == nil || strk.UsdPrice == nil || btc.UsdPrice == nil || strk.Decimals == nil || btc.Decimals == nil {
+		return nil
+	}
+	mint, ok1 := new(big.Float).SetString(yearlyMint)
+	stake, ok2 := new(big.Float).SetString(totalStakeBtc)
+	if !ok1 || !ok2 || stake.Sign() == 0 {
+		return nil
+	}
+	m, _ := mint.Float64()
+	s, _ := stake.Float64()
+	rewardsUsd := btcShare * m / math.Pow10(*strk.Decimals) * (1 - float64(commissionBps)/10000) * *strk.UsdPrice
+	stakeUsd := s / math.Pow10(*btc.Decimals) * *btc.UsdPrice
+	apr := 100 * rewardsUsd / stakeUsd
+	return &apr
+}
