@@ -312,8 +312,13 @@ type StakingOverview struct {
 	EpochID             int64  `db:"epoch_id"`
 	EpochStartingBlock  int64  `db:"epoch_starting_block"`
 	EpochLengthBlocks   int64  `db:"epoch_length_blocks"`
-	FiguresBlock        *int64 `db:"figures_block"`
-	LastUpdated         int64  `db:"updated_at"`
+	// EpochStartUnix is the timestamp of the epoch's first block, nil when not indexed.
+	EpochStartUnix *int64 `db:"epoch_start_time"`
+	// MeanBlockSeconds is the mean block time of the newest 100 blocks.
+	MeanBlockSeconds *float64 `db:"mean_block_seconds"`
+	HeadBlock        *int64   `db:"head_block"`
+	FiguresBlock     *int64   `db:"figures_block"`
+	LastUpdated      int64    `db:"updated_at"`
 }
 
 type StakePoint struct {

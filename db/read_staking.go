@@ -34,20 +34,6 @@ func (s *Store) ValidatorByAddress(ctx context.Context, addr Felt) (*Validator, 
 	return &v, nil
 }
 
-// Validators lists validators by total STRK stake (own plus delegated), largest first;
-// offset windows (the list is short).
-func (s *Store) Validators(ctx context.Context, w Window) ([]*Validator, error) {
-	var rows []*Validator
-	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT `+validatorCols+` FROM validators v
-		ORDER BY (v.self_stake + v.delegated_stake_strk) DESC, v.staker_address LIMIT %d OFFSET %d`, w.Limit, w.Offset))
-	return rows, err
-}
-
-// CountValidators is the maintained total ('validators').
-func (s *Store) CountValidators(ctx context.Context) (int64, error) {
-	return s.ListCount(ctx, "validators")
-}
-
 const poolCols = `p.pool_contract, p.staker_address, p.token_address, p.total_delegated::text, p.delegator_count`
 
 // PoolsByAddress returns the pools among pool contract addresses.
@@ -132,6 +118,10 @@ func (s *Store) StakingOverview(ctx context.Context) (*StakingOverview, error) {
 		coalesce(o.epoch_id, 0) AS epoch_id,
 		coalesce(o.epoch_starting_block, 0) AS epoch_starting_block,
 		coalesce(o.epoch_length_blocks, 0) AS epoch_length_blocks,
+		(SELECT timestamp FROM blocks WHERE number = o.epoch_starting_block) AS epoch_start_time,
+		(SELECT (max(timestamp) - min(timestamp))::float8 / nullif(count(*) - 1, 0)
+			FROM (SELECT timestamp FROM blocks ORDER BY number DESC LIMIT 100) b) AS mean_block_seconds,
+		(SELECT max(number) FROM blocks) AS head_block,
 		o.figures_block,
 		coalesce(o.updated_at, 0) AS updated_at
 		FROM (SELECT 1) one LEFT JOIN staking_overview o ON o.id = 1 CROSS JOIN staking_economy e`)
@@ -272,31 +262,19 @@ func (s *Store) ValidatorsBy(ctx context.Context, order string, asc bool, search
 	var rows []*Validator
 	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT `+validatorCols+` FROM validators v
 		JOIN validator_economics x USING (staker_address)
-		WHERE $1 = '' OR v.name ILIKE '%%' || $1 || '%%' OR encode(v.staker_address, 'hex') LIKE '%%' || lower(ltrim($1, '0x')) || '%%'
-		ORDER BY %s %s %s, x.rank LIMIT %d OFFSET %d`, expr, dir, nulls, w.Limit, w.Offset), search)
+		WHERE %s
+		ORDER BY %s %s %s, x.rank LIMIT %d OFFSET %d`, validatorSearch, expr, dir, nulls, w.Limit, w.Offset), search)
 	return rows, err
 }
+
+// validatorSearch keeps the validators whose name or address ($1, hex, 0x optional)
+// contains $1; an empty $1 keeps all.
+const validatorSearch = `($1 = '' OR v.name ILIKE '%' || $1 || '%'
+	OR encode(v.staker_address, 'hex') LIKE '%' || lower(regexp_replace($1, '^0[xX]', '')) || '%')`
 
 // CountValidatorsMatching counts the validators ValidatorsBy lists for search.
 func (s *Store) CountValidatorsMatching(ctx context.Context, search string) (int64, error) {
 	var n int64
-	_, err := s.getRow(ctx, &n, `SELECT count(*) FROM validators v
-		WHERE $1 = '' OR v.name ILIKE '%' || $1 || '%' OR encode(v.staker_address, 'hex') LIKE '%' || lower(ltrim($1, '0x')) || '%'`, search)
+	_, err := s.getRow(ctx, &n, `SELECT count(*) FROM validators v WHERE `+validatorSearch, search)
 	return n, err
-}
-
-// EpochTiming is when the epoch starting at block start began (nil when that block is not
-// indexed) and the mean block time over the newest 100 blocks, in seconds.
-func (s *Store) EpochTiming(ctx context.Context, start int64) (startTime *int64, blockSeconds float64, err error) {
-	var row struct {
-		Start *int64   `db:"start"`
-		Mean  *float64 `db:"mean"`
-	}
-	_, err = s.getRow(ctx, &row, `SELECT (SELECT timestamp FROM blocks WHERE number = $1) AS start,
-		(SELECT (max(timestamp) - min(timestamp))::float8 / nullif(count(*) - 1, 0)
-			FROM (SELECT timestamp FROM blocks ORDER BY number DESC LIMIT 100) b) AS mean`, start)
-	if err != nil || row.Mean == nil {
-		return row.Start, 0, err
-	}
-	return row.Start, *row.Mean, nil
 }

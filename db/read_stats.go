@@ -85,28 +85,19 @@ func (s *Store) RecentFeeAverages(ctx context.Context) ([]*FeeAverage, error) {
 const ActiveDay = 24 * 60 * 60
 
 // ActiveSenders counts the distinct senders of the transactions in the blocks of the last
-// day of block time (up to the newest block's timestamp), and, when withPrevious, in the
-// day before that. Each count stops at CountCap.
-func (s *Store) ActiveSenders(ctx context.Context, withPrevious bool) (current, previous int64, err error) {
-	prev := "0::bigint"
-	if withPrevious {
-		prev = fmt.Sprintf(`(SELECT count(*) FROM (SELECT DISTINCT t.sender_address FROM transactions t, bounds b
-			WHERE t.block_number >= b.prev_from AND t.block_number < coalesce(b.cur_from, b.prev_from)
-			AND t.sender_address IS NOT NULL LIMIT %d) x)`, CountCap)
-	}
-	var row struct {
-		Current  int64 `db:"current"`
-		Previous int64 `db:"previous"`
-	}
-	_, err = s.getRow(ctx, &row, fmt.Sprintf(`WITH head AS (SELECT max(timestamp) AS ts FROM blocks),
-		bounds AS (
-			SELECT (SELECT min(number) FROM blocks, head WHERE timestamp > head.ts - %[1]d) AS cur_from,
-				(SELECT min(number) FROM blocks, head WHERE timestamp > head.ts - 2 * %[1]d) AS prev_from)
-		SELECT (SELECT count(*) FROM (SELECT DISTINCT t.sender_address FROM transactions t, bounds b
-				WHERE t.block_number >= b.cur_from AND t.sender_address IS NOT NULL LIMIT %[2]d) x) AS current,
-			%[3]s AS previous`, ActiveDay, CountCap, prev))
-	return row.Current, row.Previous, err
+// day of block time (up to the newest block's timestamp); the count stops at CountCap.
+func (s *Store) ActiveSenders(ctx context.Context) (int64, error) {
+	var n int64
+	_, err := s.getRow(ctx, &n, dayBounds+fmt.Sprintf(`SELECT count(*) FROM (SELECT DISTINCT t.sender_address
+		FROM transactions t, bounds b WHERE t.block_number >= b.cur_from AND t.sender_address IS NOT NULL LIMIT %d) x`, CountCap))
+	return n, err
 }
+
+// dayBounds names, as bounds(cur_from, prev_from), the first blocks of the last ActiveDay
+// of block time and of the ActiveDay before it.
+var dayBounds = fmt.Sprintf(`WITH head AS (SELECT max(timestamp) AS ts FROM blocks),
+	bounds AS (SELECT (SELECT min(number) FROM blocks, head WHERE timestamp > head.ts - %[1]d) AS cur_from,
+		(SELECT min(number) FROM blocks, head WHERE timestamp > head.ts - 2 * %[1]d) AS prev_from) `, ActiveDay)
 
 const holdersOverviewCols = `token_address, computed_at, total_supply::text, burned_supply::text,
 	circulating_supply::text, holder_count, holders_over_1pct, top_n_concentration, concentration_buckets,
@@ -128,11 +119,9 @@ func (s *Store) NewAccounts(ctx context.Context) (current, previous int64, err e
 		Current  int64 `db:"current"`
 		Previous int64 `db:"previous"`
 	}
-	_, err = s.getRow(ctx, &row, fmt.Sprintf(`WITH head AS (SELECT max(timestamp) AS ts FROM blocks),
-		bounds AS (SELECT (SELECT min(number) FROM blocks, head WHERE timestamp > head.ts - %[1]d) AS cur_from,
-			(SELECT min(number) FROM blocks, head WHERE timestamp > head.ts - 2 * %[1]d) AS prev_from)
-		SELECT (SELECT count(*) FROM contracts c, bounds b WHERE c.type = 'account' AND c.deployed_block >= b.cur_from) AS current,
-			(SELECT count(*) FROM contracts c, bounds b WHERE c.type = 'account'
-				AND c.deployed_block >= b.prev_from AND c.deployed_block < b.cur_from) AS previous`, ActiveDay))
+	_, err = s.getRow(ctx, &row, dayBounds+`SELECT
+		(SELECT count(*) FROM contracts c, bounds b WHERE c.type = 'account' AND c.deployed_block >= b.cur_from) AS current,
+		(SELECT count(*) FROM contracts c, bounds b WHERE c.type = 'account'
+			AND c.deployed_block >= b.prev_from AND c.deployed_block < b.cur_from) AS previous`)
 	return row.Current, row.Previous, err
 }

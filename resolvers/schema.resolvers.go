@@ -261,7 +261,7 @@ func (r *networkStatsResolver) Tps(ctx context.Context, obj *model.NetworkStats)
 }
 
 func (r *networkStatsResolver) ActiveAccounts(ctx context.Context, obj *model.NetworkStats) (string, error) {
-	n, _, err := r.Store.ActiveSenders(ctx, false)
+	n, err := r.Store.ActiveSenders(ctx)
 	return strconv.FormatInt(n, 10), err
 }
 
@@ -673,16 +673,17 @@ func (r *stakingOverviewResolver) MaxAprBtc(ctx context.Context, obj *db.Staking
 }
 
 func (r *stakingOverviewResolver) EpochStartTime(ctx context.Context, obj *db.StakingOverview) (int, error) {
-	start, _, err := r.Store.EpochTiming(ctx, obj.EpochStartingBlock)
-	if err != nil || start == nil {
-		return 0, err
+	if obj.EpochStartUnix == nil {
+		return 0, nil
 	}
-	return int(*start), nil
+	return int(*obj.EpochStartUnix), nil
 }
 
 func (r *stakingOverviewResolver) EpochDurationSeconds(ctx context.Context, obj *db.StakingOverview) (float64, error) {
-	_, blockSeconds, err := r.Store.EpochTiming(ctx, obj.EpochStartingBlock)
-	return round2(blockSeconds * float64(obj.EpochLengthBlocks)), err
+	if obj.MeanBlockSeconds == nil {
+		return 0, nil
+	}
+	return round2(*obj.MeanBlockSeconds * float64(obj.EpochLengthBlocks)), nil
 }
 
 func (r *tokenResolver) Contract(ctx context.Context, obj *db.Token) (*db.Contract, error) {

@@ -3,6 +3,7 @@ package resolvers_test
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -350,5 +351,51 @@ func TestWalletActivityAndBalances(t *testing.T) {
 	resp, _ := s.query(`{ wallet(address: "0x1") { activity(fromBlock: -1) { totalCount } } }`, nil)
 	if len(resp.Errors) == 0 || resp.Errors[0].Extensions["argument"] != "fromBlock" {
 		t.Errorf("negative fromBlock: got %+v", resp.Errors)
+	}
+}
+
+// TestValidatorOrdersAndSearch: validators sort by each key in both directions (rank 1 is
+// the largest stake: Two 300, One 150, Three 10), and search matches a name part or an
+// address written with or without 0x.
+func TestValidatorOrdersAndSearch(t *testing.T) {
+	s := newGQLServer(t)
+	seedStaking(s)
+	names := func(args string) []string {
+		t.Helper()
+		var out struct {
+			Validators struct {
+				TotalCount int
+				Edges      []struct {
+					Node struct {
+						Name string
+						Rank int
+					}
+				}
+			}
+		}
+		s.mustQuery(`{ validators(`+args+`) { totalCount edges { node { name rank } } } }`, nil, &out)
+		var got []string
+		for _, e := range out.Validators.Edges {
+			got = append(got, fmt.Sprintf("%s#%d", e.Node.Name, e.Node.Rank))
+		}
+		if out.Validators.TotalCount != len(got) {
+			t.Errorf("%s: totalCount %d for %d rows", args, out.Validators.TotalCount, len(got))
+		}
+		return got
+	}
+	for args, want := range map[string]string{
+		`first: 5`:                  "Two#1 One#2 Three#3",
+		`first: 5, direction: DESC`: "Three#3 One#2 Two#1",
+		`first: 5, orderBy: COMMISSION, direction: DESC`: "Two#1 One#2 Three#3",
+		`first: 5, orderBy: COMMISSION`:                  "Three#3 One#2 Two#1",
+		`first: 5, orderBy: STAKE_BTC, direction: DESC`:  "One#2 Two#1 Three#3",
+		`first: 5, search: "hre"`:                        "Three#3",
+		`first: 5, search: "0x1002"`:                     "Two#1",
+		`first: 5, search: "1001"`:                       "One#2",
+		`first: 5, search: "nobody"`:                     "",
+	} {
+		if got := strings.Join(names(args), " "); got != want {
+			t.Errorf("validators(%s): %q, want %q", args, got, want)
+		}
 	}
 }

@@ -105,13 +105,9 @@ func stakingOverviewOp(ctx context.Context, s *server, _ *args, _ *http.Request)
 		if err != nil {
 			return nil, err
 		}
-		if start > 0 && duration > 0 {
+		if start > 0 && duration > 0 && ov.HeadBlock != nil {
 			// Progress in blocks: the epoch ends after its length, however long blocks take.
-			head, err := s.res.Store.LatestBlock(ctx)
-			if err != nil || head == nil {
-				return nil, err
-			}
-			progress := min(max(float64(head.Number-ov.EpochStartingBlock+1)/float64(ov.EpochLengthBlocks)*100, 0), 100)
+			progress := min(max(float64(*ov.HeadBlock-ov.EpochStartingBlock+1)/float64(ov.EpochLengthBlocks)*100, 0), 100)
 			out.EpochData = &epochData{
 				ID: ov.EpochID, NextID: ov.EpochID + 1, Progress: math.Round(progress*100) / 100,
 				EstimatedEndTimestamp: float64(start) + duration, DurationSeconds: duration,
