@@ -46,6 +46,9 @@ type Loaders struct {
 	TxMetaTransaction *dataloader.Loader[db.TxKey, *db.MetaTransaction]
 	Validator         *dataloader.Loader[string, *db.Validator] // by staker address
 	Pool              *dataloader.Loader[string, *db.Pool]      // by pool contract
+	// StakingOverview is the one staking overview row (key: struct{}{}), read once per
+	// request however many pools and rows ask for it.
+	StakingOverview *dataloader.Loader[struct{}, *db.StakingOverview]
 	// ValidatorEconomics holds rank and APRs, by staker.
 	ValidatorEconomics *dataloader.Loader[string, *db.ValidatorEconomics]
 	ValidatorPools     *dataloader.Loader[string, []*db.Pool] // by staker address
@@ -104,8 +107,12 @@ func New(store *db.Store) *Loaders {
 		TxMetaTransaction: one(store.MetaTransactionsOfTxs, func(m *db.MetaTransaction) db.TxKey {
 			return db.TxKey{Block: m.BlockNumber, Index: m.Index}
 		}),
-		Validator:          one(byFelt(store.ValidatorsByAddress), func(v *db.Validator) string { return string(v.StakerAddress) }),
-		Pool:               one(byFelt(store.PoolsByAddress), func(p *db.Pool) string { return string(p.Address) }),
+		Validator: one(byFelt(store.ValidatorsByAddress), func(v *db.Validator) string { return string(v.StakerAddress) }),
+		Pool:      one(byFelt(store.PoolsByAddress), func(p *db.Pool) string { return string(p.Address) }),
+		StakingOverview: one(func(ctx context.Context, _ []struct{}) ([]*db.StakingOverview, error) {
+			ov, err := store.StakingOverview(ctx)
+			return []*db.StakingOverview{ov}, err
+		}, func(*db.StakingOverview) struct{} { return struct{}{} }),
 		ValidatorEconomics: one(byFelt(store.ValidatorEconomicsOf), func(e *db.ValidatorEconomics) string { return string(e.Staker) }),
 		ValidatorPools:     many(byFelt(store.PoolsOfValidators), func(p *db.Pool) string { return string(p.StakerAddress) }),
 		PoolDelegations:    paged(byFeltPaged(store.DelegationsOfPools), func(d *db.Delegation) string { return string(d.PoolAddress) }),

@@ -38,7 +38,7 @@ func roundPtr(v *float64) *float64 {
 
 // poolAPR is the delegators' APR of a pool.
 func (r *Resolver) poolAPR(ctx context.Context, p *db.Pool) (*float64, error) {
-	ov, err := r.Store.StakingOverview(ctx)
+	ov, err := loaders.For(ctx).StakingOverview.Load(ctx, struct{}{})()
 	if err != nil {
 		return nil, err
 	}

@@ -630,7 +630,7 @@ func (r *queryResolver) Pool(ctx context.Context, address db.Felt) (*db.Pool, er
 }
 
 func (r *queryResolver) StakingOverview(ctx context.Context) (*db.StakingOverview, error) {
-	return r.Store.StakingOverview(ctx)
+	return loaders.For(ctx).StakingOverview.Load(ctx, struct{}{})()
 }
 
 func (r *queryResolver) Wallet(ctx context.Context, address db.Felt) (*model.Wallet, error) {

@@ -57,9 +57,9 @@ func seedStaking(s *gqlServer) {
 
 const validatorsDoc = `query($first: Int!) {
   validators(first: $first) { totalCount edges { node {
-    address name stakerState totalStakeStrk totalStakeBtc revenueShare selfStake
+    address name stakerState totalStakeStrk totalStakeBtc revenueShare selfStake rank apr
     pools {
-      address tokenAddress token { symbol } totalDelegated delegatorCount validator { name }
+      address tokenAddress token { symbol } totalDelegated delegatorCount validator { name } apr
       delegations(first: 1) {
         totalCount pageInfo { hasNextPage }
         edges { node { delegatorAddress amount delegator { address class { isAccount } } pool { address } } }
@@ -140,9 +140,10 @@ func TestValidatorsPoolsDelegationsAreLinked(t *testing.T) {
 	for _, first := range []int{1, 10} {
 		before := s.store.Statements()
 		s.mustQuery(validatorsDoc, map[string]any{"first": first}, &out)
-		// validators, total, pools, tokens, validator, delegations, contracts, classes, pool.
-		if n := s.store.Statements() - before; n > 9 {
-			t.Errorf("validators(first: %d) with pools and delegations took %d statements, want at most 9", first, n)
+		// validators, total, pools, tokens, validator, delegations, contracts, classes, pool;
+		// rank and APRs: validator economics, and the staking overview once, not per pool.
+		if n := s.store.Statements() - before; n > 11 {
+			t.Errorf("validators(first: %d) with pools, delegations and APRs took %d statements, want at most 11", first, n)
 		}
 	}
 }
