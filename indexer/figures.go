@@ -110,6 +110,7 @@ func resolveFigures(chainID string, cfg FiguresConfig) (*figureSources, error) {
 		prices = def.Prices
 	}
 	if prices != "off" && src.oracle != nil {
+		seen := map[starknet.Felt]bool{}
 		for _, item := range strings.Split(prices, ",") {
 			token, pair, ok := strings.Cut(strings.TrimSpace(item), "=")
 			if item == "" {
@@ -119,6 +120,10 @@ func resolveFigures(chainID string, cfg FiguresConfig) (*figureSources, error) {
 			if !ok || err != nil || pair == "" || len(pair) > 31 {
 				return nil, fmt.Errorf("--price-feeds: %q is not token=PAIR (0x4718...=STRK/USD)", item)
 			}
+			if seen[f] {
+				return nil, fmt.Errorf("--price-feeds: token %s has two feeds", token)
+			}
+			seen[f] = true
 			src.feeds = append(src.feeds, priceFeed{f, pair})
 		}
 	}
@@ -170,92 +175,116 @@ var (
 	l1TotalSupplySlot   = starknet.Selector("l1_total_supply")
 )
 
-// fetchFigures reads the figures at the blocks of the batch that want them, and hangs each
-// reading on its block.
+// fetchFigures reads the figures at the blocks of the batch that want them, in one JSON-RPC
+// exchange, and hangs each reading on its block. A failed exchange fails the fetch, which is
+// retried.
 func (ix *Indexer) fetchFigures(ctx context.Context, blocks []*blockData) error {
 	if ix.figures == nil {
 		return nil
 	}
+	var b rpc.MixedBatch
+	var readings []*figureCalls
 	for _, bd := range blocks {
 		if ix.figures.wantsFigures(bd) {
-			if err := ix.readFigures(ctx, bd); err != nil {
-				return err
-			}
+			readings = append(readings, ix.figures.addCalls(&b, bd))
 		}
+	}
+	if len(readings) == 0 {
+		return nil
+	}
+	if err := ix.node.Send(ctx, &b); err != nil {
+		return fmt.Errorf("figures of blocks %d-%d: %w", blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number, err)
+	}
+	for _, r := range readings {
+		fig, err := r.read(ix.figures)
+		if err != nil {
+			return fmt.Errorf("figures at block %d: %w", r.bd.Block.Number, err)
+		}
+		r.bd.Figures = fig
 	}
 	return nil
 }
 
-// readFigures reads the figures at one block. Calls a contract does not answer leave their
-// figures out; a failed exchange fails the fetch, which is retried.
-func (ix *Indexer) readFigures(ctx context.Context, bd *blockData) error {
-	src := ix.figures
+// figureCalls are the calls of one reading, at one block.
+type figureCalls struct {
+	bd                                                 *blockData
+	paramsV1, params0, epochData, epoch, tokens, curve *rpc.CallCall
+	supply                                             *rpc.StorageCall
+	prices                                             []*rpc.CallCall // one per feed
+}
+
+// addCalls adds the calls of a reading at block bd to b.
+func (src *figureSources) addCalls(b *rpc.MixedBatch, bd *blockData) *figureCalls {
 	n := bd.Block.Number
-	var b rpc.MixedBatch
-	var paramsV1, params0, epochData, epoch, tokens, curve *rpc.CallCall
-	var supply *rpc.StorageCall
+	c := &figureCalls{bd: bd, prices: make([]*rpc.CallCall, len(src.feeds))}
 	if src.staking != nil {
-		paramsV1 = b.Call(n, *src.staking, selContractParamsV1, nil)
-		params0 = b.Call(n, *src.staking, selContractParams, nil)
-		epochData = b.Call(n, *src.staking, selEpochData, nil)
-		epoch = b.Call(n, *src.staking, selCurrentEpoch, nil)
-		tokens = b.Call(n, *src.staking, selActiveTokens, nil)
+		c.paramsV1 = b.Call(n, *src.staking, selContractParamsV1, nil)
+		c.params0 = b.Call(n, *src.staking, selContractParams, nil)
+		c.epochData = b.Call(n, *src.staking, selEpochData, nil)
+		c.epoch = b.Call(n, *src.staking, selCurrentEpoch, nil)
+		c.tokens = b.Call(n, *src.staking, selActiveTokens, nil)
 	}
 	if src.mintingCurve != nil {
-		curve = b.Call(n, *src.mintingCurve, selContractParams, nil)
-		supply = b.StorageAt(n, *src.mintingCurve, l1TotalSupplySlot)
+		c.curve = b.Call(n, *src.mintingCurve, selContractParams, nil)
+		c.supply = b.StorageAt(n, *src.mintingCurve, l1TotalSupplySlot)
 	}
-	prices := make([]*rpc.CallCall, len(src.feeds))
 	for i, f := range src.feeds {
 		pair, _ := starknet.EncodeShortString(f.pair)
-		prices[i] = b.Call(n, *src.oracle, selDataMedian, []starknet.Felt{{}, pair}) // SpotEntry(pair)
+		c.prices[i] = b.Call(n, *src.oracle, selDataMedian, []starknet.Felt{{}, pair}) // SpotEntry(pair)
 	}
-	if err := ix.node.Send(ctx, &b); err != nil {
-		return fmt.Errorf("figures at block %d: %w", n, err)
+	return c
+}
+
+// answered is a call's result when the contract answered it with at least least felts; a
+// call a contract does not answer (or that was not made) is not an error.
+func answered(c *rpc.CallCall, least int) ([]starknet.Felt, bool, error) {
+	if c == nil {
+		return nil, false, nil
 	}
-	answered := func(c *rpc.CallCall, least int) ([]starknet.Felt, bool, error) {
-		if c == nil {
-			return nil, false, nil
-		}
-		out, err := c.Result()
-		switch {
-		case err != nil && unanswerable(err):
-			return nil, false, nil
-		case err != nil:
-			return nil, false, err
-		}
-		return out, len(out) >= least, nil
+	out, err := c.Result()
+	switch {
+	case err != nil && unanswerable(err):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
 	}
+	return out, len(out) >= least, nil
+}
+
+// read makes the reading from the answers; nil when nothing was answered. Calls a contract
+// does not answer leave their figures out.
+func (c *figureCalls) read(src *figureSources) (*chainFigures, error) {
+	n := c.bd.Block.Number
 	fig := &chainFigures{Block: n}
 	st := &db.StakingFigures{Block: int64(n)}
 	anyStaking := false
 	// contract_parameters_v1 and v0's contract_parameters agree on the fields read here:
 	// min_stake, token_address, ..., reward_supplier, exit_wait_window.
-	p, ok, err := answered(paramsV1, 6)
+	p, ok, err := answered(c.paramsV1, 6)
 	if err == nil && !ok {
-		p, ok, err = answered(params0, 6)
+		p, ok, err = answered(c.params0, 6)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if ok {
 		anyStaking = true
 		st.MinimumStake, st.StrkToken, st.RewardSupplier = decPtr(p[0]), dbf(p[1]), dbf(p[4])
 		st.ExitWaitSeconds = intPtr(p[5])
 	}
-	if e, ok, err := answered(epochData, 3); err != nil {
-		return err
+	if e, ok, err := answered(c.epochData, 3); err != nil {
+		return nil, err
 	} else if ok {
 		anyStaking = true
 		st.EpochID, st.EpochStartingBlock, st.EpochLengthBlocks = intPtr(e[0]), intPtr(e[1]), intPtr(e[2])
-	} else if e, ok, err := answered(epoch, 1); err != nil {
-		return err
+	} else if e, ok, err := answered(c.epoch, 1); err != nil {
+		return nil, err
 	} else if ok {
 		anyStaking = true
 		st.EpochID = intPtr(e[0])
 	}
-	if t, ok, err := answered(tokens, 1); err != nil {
-		return err
+	if t, ok, err := answered(c.tokens, 1); err != nil {
+		return nil, err
 	} else if ok {
 		if count, fits := t[0].Uint64(); fits && int(count) <= len(t)-1 {
 			for _, a := range t[1 : 1+count] {
@@ -266,29 +295,29 @@ func (ix *Indexer) readFigures(ctx context.Context, bd *blockData) error {
 			}
 		}
 	}
-	if c, ok, err := answered(curve, 2); err != nil {
-		return err
+	if cp, ok, err := answered(c.curve, 2); err != nil {
+		return nil, err
 	} else if ok {
 		anyStaking = true
-		st.MintingCurveContract, st.MintingCNum, st.MintingCDenom = dbf(*src.mintingCurve), intPtr(c[0]), intPtr(c[1])
+		st.MintingCurveContract, st.MintingCNum, st.MintingCDenom = dbf(*src.mintingCurve), intPtr(cp[0]), intPtr(cp[1])
 	}
-	if supply != nil {
-		v, err := supply.Result()
+	if c.supply != nil {
+		v, err := c.supply.Result()
 		switch {
 		case err == nil && !v.IsZero():
 			st.L1TotalSupply = decPtr(v)
 		case err != nil && !unanswerable(err):
-			return err
+			return nil, err
 		}
 	}
 	if anyStaking {
 		st.StakingContract = dbfp(src.staking)
 		fig.Staking = st
 	}
-	for i, c := range prices {
-		out, ok, err := answered(c, 2)
+	for i, pc := range c.prices {
+		out, ok, err := answered(pc, 2)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		dec, fits := uint64(0), false
 		if ok {
@@ -300,10 +329,10 @@ func (ix *Indexer) readFigures(ctx context.Context, bd *blockData) error {
 		fig.Prices = append(fig.Prices, db.TokenPrice{Token: dbf(src.feeds[i].token), Pair: src.feeds[i].pair,
 			Price: out[0].Decimal(), Decimals: int(dec)})
 	}
-	if fig.Staking != nil || len(fig.Prices) > 0 {
-		bd.Figures = fig
+	if fig.Staking == nil && len(fig.Prices) == 0 {
+		return nil, nil
 	}
-	return nil
+	return fig, nil
 }
 
 func decPtr(f starknet.Felt) *string {

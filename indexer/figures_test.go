@@ -153,3 +153,29 @@ func TestReorgRollsFiguresBack(t *testing.T) {
 		t.Fatal("after the reorg the figures differ from a fresh index of the winning chain")
 	}
 }
+
+// TestResolveFigures: the chain's defaults apply to what is not set, "off" turns a source
+// off, and a malformed or repeated feed is refused.
+func TestResolveFigures(t *testing.T) {
+	mainnet := "0x534e5f4d41494e" // SN_MAIN
+	src, err := resolveFigures(mainnet, FiguresConfig{})
+	if err != nil || src.staking == nil || src.oracle == nil || len(src.feeds) != 5 || src.every != 10 {
+		t.Fatalf("mainnet defaults: %+v %v", src, err)
+	}
+	src, err = resolveFigures(mainnet, FiguresConfig{Oracle: "off", MintingCurve: "0x12", Every: 3})
+	if err != nil || src.oracle != nil || len(src.feeds) != 0 || src.mintingCurve == nil || *src.mintingCurve != starknet.MustFelt("0x12") || src.every != 3 {
+		t.Fatalf("overrides: %+v %v", src, err)
+	}
+	if src, err := resolveFigures("0x1234", FiguresConfig{}); err != nil || src.staking != nil || len(src.feeds) != 0 {
+		t.Fatalf("an unknown chain has no defaults: %+v %v", src, err)
+	}
+	for _, bad := range []FiguresConfig{
+		{Staking: "0xzz"},
+		{Prices: "0x1"},
+		{Prices: "0x1=STRK/USD,0x01=ETH/USD"},
+	} {
+		if _, err := resolveFigures(mainnet, bad); err == nil {
+			t.Errorf("%+v: accepted", bad)
+		}
+	}
+}
