@@ -204,19 +204,18 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 		if gqlErr.Err != nil {
 			var inner *gqlerror.Error
 			var storeErr *db.StoreError
-			switch {
-			case errors.As(gqlErr.Err, &inner) && inner != gqlErr:
+			if errors.As(gqlErr.Err, &inner) && inner != gqlErr {
 				out := *inner
 				out.Path, out.Locations = gqlErr.Path, gqlErr.Locations
 				return &out
-			case db.TimedOut(gqlErr.Err) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-				return timeoutError(ctx, gqlErr.Path)
-			case db.Unavailable(gqlErr.Err):
-				log.Warn("graphql: database unavailable", "request_id", reqid.From(ctx), "err", gqlErr.Err)
-				markUnavailable(ctx, "5")
-				return &gqlerror.Error{Message: "the database is unavailable; retry in a few seconds", Path: gqlErr.Path,
-					Extensions: map[string]any{"code": "UNAVAILABLE"}}
-			case errors.As(gqlErr.Err, &storeErr):
+			}
+			if f, ok := db.RetryableFault(ctx, gqlErr.Err); ok {
+				if f == db.UnavailableFault {
+					log.Warn("graphql: database unavailable", "request_id", reqid.From(ctx), "err", gqlErr.Err)
+				}
+				return faultError(ctx, f, gqlErr.Path)
+			}
+			if errors.As(gqlErr.Err, &storeErr) {
 				return internalError(ctx, log, gqlErr.Err, gqlErr.Path)
 			}
 		}
@@ -230,10 +229,11 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 	}
 }
 
-func timeoutError(ctx context.Context, path ast.Path) *gqlerror.Error {
-	markUnavailable(ctx, "1")
-	return &gqlerror.Error{Message: "the request took longer than the server allows (--request-timeout); ask for less or retry",
-		Path: path, Extensions: map[string]any{"code": "TIMEOUT"}}
+// faultError is the GraphQL error of a retryable fault; the answer becomes a 503 with its
+// Retry-After.
+func faultError(ctx context.Context, f db.Fault, path ast.Path) *gqlerror.Error {
+	markUnavailable(ctx, f.RetryAfter)
+	return &gqlerror.Error{Message: f.Message, Path: path, Extensions: map[string]any{"code": f.Code}}
 }
 
 func internalError(ctx context.Context, log *slog.Logger, err error, path ast.Path) *gqlerror.Error {
@@ -282,7 +282,7 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 		w.Header().Set("Retry-After", "1")
 		w.Header().Del("Content-Length")
 		w.ResponseWriter.WriteHeader(http.StatusServiceUnavailable)
-		body, _ := json.Marshal(map[string]any{"errors": []*gqlerror.Error{timeoutError(w.ctx, nil)}})
+		body, _ := json.Marshal(map[string]any{"errors": []*gqlerror.Error{faultError(w.ctx, db.TimeoutFault, nil)}})
 		_, err := w.ResponseWriter.Write(body)
 		return len(b), err
 	}

@@ -45,3 +45,30 @@ func TimedOut(err error) bool {
 	var pqErr *pq.Error
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &pqErr) && pqErr.Code == "57014")
 }
+
+// Fault is how both APIs answer an error that is not the client's and that retrying can
+// cure: a 503 with Retry-After, a code and a message.
+type Fault struct {
+	Code       string // TIMEOUT or UNAVAILABLE (GraphQL extensions.code)
+	RetryAfter string // seconds
+	Message    string
+}
+
+var (
+	// TimeoutFault answers a request that ran out of its time (its SQL cancelled with it).
+	TimeoutFault = Fault{"TIMEOUT", "1", "the request took longer than the server allows (--request-timeout); ask for less or retry"}
+	// UnavailableFault answers a request the database could not serve.
+	UnavailableFault = Fault{"UNAVAILABLE", "5", "the database is unavailable; retry in a few seconds"}
+)
+
+// RetryableFault classifies err, met while serving a request with context ctx: a timeout,
+// an unavailable database, or neither (ok false: an internal error).
+func RetryableFault(ctx context.Context, err error) (f Fault, ok bool) {
+	switch {
+	case TimedOut(err) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return TimeoutFault, true
+	case Unavailable(err):
+		return UnavailableFault, true
+	}
+	return Fault{}, false
+}

@@ -110,15 +110,10 @@ func (s *server) serve(rt route) http.Handler {
 // shows only the request id, under which the cause is logged.
 func (s *server) fault(w http.ResponseWriter, r *http.Request, op string, err error) (int, string) {
 	id := reqid.From(r.Context())
-	switch {
-	case db.TimedOut(err) || errors.Is(r.Context().Err(), context.DeadlineExceeded):
-		s.log.WarnContext(r.Context(), "rest: request timed out", "op", op, "request_id", id, "err", err)
-		w.Header().Set("Retry-After", "1")
-		return http.StatusServiceUnavailable, "the request took longer than the server allows (--request-timeout); ask for less or retry"
-	case db.Unavailable(err):
-		s.log.WarnContext(r.Context(), "rest: database unavailable", "op", op, "request_id", id, "err", err)
-		w.Header().Set("Retry-After", "5")
-		return http.StatusServiceUnavailable, "the database is unavailable; retry in a few seconds"
+	if f, ok := db.RetryableFault(r.Context(), err); ok {
+		s.log.WarnContext(r.Context(), "rest: retryable fault", "code", f.Code, "op", op, "request_id", id, "err", err)
+		w.Header().Set("Retry-After", f.RetryAfter)
+		return http.StatusServiceUnavailable, f.Message
 	}
 	s.log.ErrorContext(r.Context(), "rest: operation failed", "op", op, "request_id", id, "err", err)
 	return http.StatusInternalServerError, "internal error (request id " + id + ")"
