@@ -229,7 +229,7 @@ func (r *metaTransactionResolver) Transaction(ctx context.Context, obj *db.MetaT
 }
 
 func (r *mutationResolver) SubmitVerification(ctx context.Context, input model.VerificationInput) (*model.VerificationSubmission, error) {
-	job, err := newVerificationJob(input)
+	job, err := CheckVerification(input)
 	if err != nil {
 		return nil, err
 	}

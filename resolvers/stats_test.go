@@ -315,7 +315,7 @@ func TestSubmitVerificationAndPoll(t *testing.T) {
 			Job             *job
 		}
 	}
-	s.mustQuery(submit, map[string]any{"hash": deployed.Hex(), "files": files, "tool": "scarb"}, &out)
+	s.mustQuery(submit, map[string]any{"hash": deployed.Hex(), "files": files, "tool": "Scarb"}, &out)
 	if out.SubmitVerification.AlreadyVerified || out.SubmitVerification.Job == nil || out.SubmitVerification.Class.Hash != class.Padded() {
 		t.Fatalf("submission: got %+v", out.SubmitVerification)
 	}
@@ -325,12 +325,13 @@ func TestSubmitVerificationAndPoll(t *testing.T) {
 		!rfc3339.MatchString(j.CreatedAt) || !rfc3339.MatchString(j.UpdatedAt) {
 		t.Errorf("a contract address resolves to its class; new job: got %+v", j)
 	}
-	var raw, pkg string
-	if err := s.db.QueryRow(`SELECT files::text, package_name FROM verification_jobs WHERE id = $1`, j.ID).Scan(&raw, &pkg); err != nil {
+	var raw, pkg, tool string
+	if err := s.db.QueryRow(`SELECT files::text, package_name, build_tool FROM verification_jobs WHERE id = $1`, j.ID).Scan(&raw, &pkg, &tool); err != nil {
 		t.Fatal(err)
 	}
-	if pkg != "counter" || !regexp.MustCompile(`"Scarb.toml": "\[package\]"`).MatchString(raw) {
-		t.Errorf("stored job: package %q, files %s", pkg, raw)
+	// Build tools are matched in any case and stored as the worker knows them.
+	if pkg != "counter" || tool != "scarb" || !regexp.MustCompile(`"Scarb.toml": "\[package\]"`).MatchString(raw) {
+		t.Errorf("stored job: package %q, tool %q, files %s", pkg, tool, raw)
 	}
 
 	var polled struct{ VerificationJob *job }

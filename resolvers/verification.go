@@ -28,9 +28,10 @@ func verificationStatus(status int) string {
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// newVerificationJob checks a submission and turns it into a store row (without the class,
-// which the caller resolves). The rules are verify's, named with this API's argument names.
-func newVerificationJob(in model.VerificationInput) (db.NewVerificationJob, error) {
+// CheckVerification checks a submission and turns it into a store row (without the class,
+// which the caller resolves), filling the contract file when none is named. The rules are
+// verify's, named with this API's argument names; REST names them back (rest/ops_verify.go).
+func CheckVerification(in model.VerificationInput) (db.NewVerificationJob, error) {
 	job := db.NewVerificationJob{
 		Name: in.Name, CompilerVersion: in.CompilerVersion, ScarbVersion: in.ScarbVersion,
 		DojoVersion: in.DojoVersion, ProjectDirPath: in.ProjectDirPath, PackageName: in.PackageName,
@@ -67,10 +68,40 @@ func newVerificationJob(in model.VerificationInput) (db.NewVerificationJob, erro
 	if p := verify.CheckFiles("files", job.Files, deref(in.ProjectDirPath)); p != nil {
 		return job, badInput(p.Field, p.Reason)
 	}
-	if _, ok := job.Files[in.ContractFile]; !ok {
+	// Build tools are matched in any case; the worker knows them in lower case.
+	if job.BuildTool != nil {
+		tool := strings.ToLower(*job.BuildTool)
+		job.BuildTool = &tool
+	}
+	if in.ContractFile == "" {
+		if job.ContractFile = defaultContractFile(job.Files); job.ContractFile == "" {
+			return job, badInput("contractFile", "missing, and files hold no .cairo file")
+		}
+	} else if _, ok := job.Files[in.ContractFile]; !ok {
 		return job, badInput("contractFile", fmt.Sprintf("%q is not among files", truncate(in.ContractFile, 80)))
 	}
 	return job, nil
+}
+
+// defaultContractFile is the contract file of a submission that names none: the first
+// lib.cairo in path order, else the first Cairo file; "" when there is none.
+func defaultContractFile(files map[string]string) string {
+	var paths []string
+	for p := range files {
+		if strings.HasSuffix(p, ".cairo") {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if strings.HasSuffix(p, "lib.cairo") {
+			return p
+		}
+	}
+	if len(paths) > 0 {
+		return paths[0]
+	}
+	return ""
 }
 
 func deref(s *string) string {

@@ -9,6 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 var pathParam = regexp.MustCompile(`\{(\w+)\}`)
@@ -182,6 +185,13 @@ func FuzzVerifyBody(f *testing.F) {
 		if err == nil {
 			err = sub.validate()
 		}
+		var job db.NewVerificationJob
+		if err == nil {
+			// What the mutation checks next, with its errors named as REST names them.
+			if job, err = resolvers.CheckVerification(sub.input(db.MustFelt("0x1"))); err != nil {
+				err = formError(err) // all its errors are argument errors
+			}
+		}
 		if err != nil {
 			var ae *apiError
 			if !errors.As(err, &ae) || ae.status >= 500 {
@@ -192,8 +202,8 @@ func FuzzVerifyBody(f *testing.F) {
 			}
 			return
 		}
-		if _, ok := sub.Files[sub.ContractFile]; !ok {
-			t.Fatalf("accepted contract file %q is not among the files", sub.ContractFile)
+		if _, ok := job.Files[job.ContractFile]; !ok {
+			t.Fatalf("accepted contract file %q is not among the files", job.ContractFile)
 		}
 	})
 }

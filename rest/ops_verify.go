@@ -9,8 +9,8 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -56,25 +56,9 @@ func submitVerificationOp(ctx context.Context, s *server, a *args, r *http.Reque
 	if err := sub.validate(); err != nil {
 		return nil, err
 	}
-	files, _ := json.Marshal(sub.Files)
-	input := model.VerificationInput{
-		ClassHash: a.felt("hash"), Name: sub.Name, CompilerVersion: sub.CompilerVersion, PackageName: sub.PackageName,
-		ContractFile: sub.ContractFile, License: sub.License, Files: db.JSON(files),
-		ScarbVersion: optional(sub.ScarbVersion), DojoVersion: optional(sub.DojoVersion),
-		ProjectDirPath: optional(sub.ProjectDirPath), BuildTool: optional(sub.BuildTool),
-	}
-	res, err := s.res.Mutation().SubmitVerification(ctx, input)
-	if arg, ok := resolvers.IsBadInput(err); ok {
-		// The form was checked above: what is left is the hash (not on chain, Cairo 0).
-		msg := err.Error()
-		var ge *gqlerror.Error
-		if errors.As(err, &ge) {
-			msg = ge.Message
-		}
-		if arg == "classHash" {
-			return nil, badRequest("hash: %s", strings.TrimPrefix(msg, "classHash "))
-		}
-		return nil, badRequest("body: %s", msg)
+	res, err := s.res.Mutation().SubmitVerification(ctx, sub.input(a.felt("hash")))
+	if bad := formError(err); bad != nil {
+		return nil, bad
 	}
 	if err != nil {
 		return nil, err
@@ -213,8 +197,11 @@ func uploadName(part *multipart.Part) string {
 	return params["filename"]
 }
 
-// validate checks the form, naming the field that is wrong, and fills the contract file
-// when the client left it out (the package's lib.cairo, or the first Cairo file).
+// validate checks what must be checked before the form becomes a VerificationInput: the
+// required fields, in the reference's words, and the files, whose invalid UTF-8 the JSON
+// encoding of the input would silently replace. The rest is checked by the resolver
+// (resolvers.CheckVerification), whose errors name GraphQL arguments that restField turns
+// back into form fields.
 func (sub *verifySubmission) validate() error {
 	for _, f := range []struct{ name, value string }{
 		{"compiler_version", sub.CompilerVersion}, {"scarb_version", sub.ScarbVersion},
@@ -224,53 +211,55 @@ func (sub *verifySubmission) validate() error {
 			return badRequest("%s: required field is missing or empty", f.name)
 		}
 	}
-	license := ""
-	if sub.License != nil {
-		license = *sub.License
-	}
-	for _, f := range []struct{ name, value string }{
-		{"compiler_version", sub.CompilerVersion}, {"scarb_version", sub.ScarbVersion}, {"name", sub.Name},
-		{"package_name", sub.PackageName}, {"license", license}, {"build_tool", sub.BuildTool},
-		{"dojo_version", sub.DojoVersion}, {"contract_file", sub.ContractFile},
-	} {
-		if p := verify.CheckText(f.name, f.value); p != nil {
-			return badRequest("%s", p.Error())
-		}
-	}
-	if p := verify.CheckBuildTool("build_tool", sub.BuildTool); p != nil {
-		return badRequest("%s", p.Error())
-	}
-	sub.BuildTool = strings.ToLower(sub.BuildTool)
 	if p := verify.CheckProjectDir("project_dir_path", sub.ProjectDirPath); p != nil {
 		return badRequest("%s", p.Error())
 	}
 	if p := verify.CheckFiles("files", sub.Files, sub.ProjectDirPath); p != nil {
 		return badRequest("%s", p.Error())
 	}
-	if sub.ContractFile == "" {
-		paths := make([]string, 0, len(sub.Files))
-		for p := range sub.Files {
-			if strings.HasSuffix(p, ".cairo") {
-				paths = append(paths, p)
-			}
-		}
-		sort.Strings(paths)
-		for _, p := range paths {
-			if strings.HasSuffix(p, "lib.cairo") {
-				sub.ContractFile = p
-				break
-			}
-		}
-		if sub.ContractFile == "" && len(paths) > 0 {
-			sub.ContractFile = paths[0]
-		}
-		if sub.ContractFile == "" {
-			return badRequest("contract_file: missing, and files hold no .cairo file")
-		}
-	} else if _, ok := sub.Files[sub.ContractFile]; !ok {
-		return badRequest("contract_file: %q is not among files", short(sub.ContractFile))
-	}
 	return nil
+}
+
+// input is the submission as the resolvers take it.
+func (sub *verifySubmission) input(hash db.Felt) model.VerificationInput {
+	files, _ := json.Marshal(sub.Files)
+	return model.VerificationInput{
+		ClassHash: hash, Name: sub.Name, CompilerVersion: sub.CompilerVersion, PackageName: sub.PackageName,
+		ContractFile: sub.ContractFile, License: sub.License, Files: db.JSON(files),
+		ScarbVersion: optional(sub.ScarbVersion), DojoVersion: optional(sub.DojoVersion),
+		ProjectDirPath: optional(sub.ProjectDirPath), BuildTool: optional(sub.BuildTool),
+	}
+}
+
+// formError is a 400 naming the form field when err is the resolver's argument error.
+func formError(err error) error {
+	arg, ok := resolvers.IsBadInput(err)
+	if !ok {
+		return nil
+	}
+	msg := err.Error()
+	var ge *gqlerror.Error
+	if errors.As(err, &ge) {
+		msg = ge.Message
+	}
+	return badRequest("%s: %s", restField(arg), strings.TrimPrefix(msg, arg+" "))
+}
+
+// restField is the form field (or path parameter) of a GraphQL argument of the
+// verification input: compilerVersion -> compiler_version, classHash -> hash.
+func restField(arg string) string {
+	if arg == "classHash" {
+		return "hash"
+	}
+	var b strings.Builder
+	for _, r := range arg {
+		if unicode.IsUpper(r) {
+			b.WriteByte('_')
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // verifyJob is the answer of GET /beta/class-verify/job/{job}. status: 0 Submitted,
