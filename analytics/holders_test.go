@@ -82,6 +82,35 @@ func TestSnapshotOfAVerifiedToken(t *testing.T) {
 	if !o.ComputedTime.Equal(now) {
 		t.Errorf("computed at %v", o.ComputedTime)
 	}
+	if o.WalletDepthUsd != nil {
+		t.Errorf("wallet depth without a price: %s, want null", o.WalletDepthUsd)
+	}
+
+	// Priced at 3 USD (whole units): the whale holds 1,500 USD, each small holder 12; the
+	// burned balance does not count.
+	mustExec(`UPDATE tokens SET decimals = 0, usd_price = 3 WHERE address = $1`, eth)
+	if err := RefreshAll(ctx, conn, now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = store.HoldersOverviewsOf(ctx, []db.Felt{eth}); err != nil || len(got) != 1 {
+		t.Fatalf("%d snapshots, %v", len(got), err)
+	}
+	var depth []struct {
+		UsdThreshold float64
+		WalletCount  int64
+	}
+	if err := json.Unmarshal(got[0].WalletDepthUsd, &depth); err != nil {
+		t.Fatalf("wallet depth %s: %v", got[0].WalletDepthUsd, err)
+	}
+	want := map[float64]int64{1: 101, 10: 101, 100: 1, 1000: 1, 10000: 0, 100000: 0, 1000000: 0}
+	if len(depth) != len(want) {
+		t.Fatalf("wallet depth %+v", depth)
+	}
+	for _, d := range depth {
+		if want[d.UsdThreshold] != d.WalletCount {
+			t.Errorf("wallets over %v USD: %d, want %d", d.UsdThreshold, d.WalletCount, want[d.UsdThreshold])
+		}
+	}
 }
 
 func TestGini(t *testing.T) {
