@@ -36,6 +36,15 @@ var (
 // strkToken is the token delegation pools hold (STRK on mainnet and Sepolia).
 var strkToken = starknet.MustFelt("0x4718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d")
 
+// newPoolToken is the token of the pool a NewDelegationPool event opens: v1 pools hold
+// STRK; v2 names the token in the last key.
+func newPoolToken(keys []starknet.Felt) starknet.Felt {
+	if len(keys) == 4 {
+		return keys[3]
+	}
+	return strkToken
+}
+
 type stakePointKey struct {
 	wallet, token starknet.Felt
 	day           string
@@ -106,9 +115,7 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 						if once("p" + string(e.Keys[2][:])) {
 							pools = append(pools, dbf(e.Keys[2]))
 						}
-						if len(e.Keys) == 4 {
-							poolToken[e.Keys[2]] = e.Keys[3]
-						}
+						poolToken[e.Keys[2]] = newPoolToken(e.Keys)
 					}
 				case selNewPoolMember, selPoolMemberChanged:
 					if once("p" + string(e.FromAddress[:])) {
@@ -117,7 +124,9 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 					if once("d" + string(e.FromAddress[:]) + string(e.Keys[1][:])) {
 						dPools, dMembers = append(dPools, dbf(e.FromAddress)), append(dMembers, dbf(e.Keys[1]))
 					}
-					points = append(points, pointOf{e.FromAddress, e.Keys[1], day})
+					if once("pt" + string(e.FromAddress[:]) + string(e.Keys[1][:]) + day) {
+						points = append(points, pointOf{e.FromAddress, e.Keys[1], day})
+					}
 				}
 			}
 		}
@@ -253,11 +262,7 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		pool := e.Keys[2]
 		if s.pools[pool] == nil {
 			block := num
-			token := strkToken // v1 pools hold STRK; v2 names the token
-			if len(e.Keys) == 4 {
-				token = e.Keys[3]
-			}
-			s.pools[pool] = &db.PoolRow{Pool: dbf(pool), Staker: dbf(e.Keys[1]), Token: dbf(token), TotalDelegated: "0", CreatedBlock: &block}
+			s.pools[pool] = &db.PoolRow{Pool: dbf(pool), Staker: dbf(e.Keys[1]), Token: dbf(newPoolToken(e.Keys)), TotalDelegated: "0", CreatedBlock: &block}
 			w.counts["pools"]++
 		}
 		s.dirtyPools[pool] = true
