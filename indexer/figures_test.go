@@ -101,6 +101,40 @@ func TestFiguresFromTheChain(t *testing.T) {
 		t.Fatalf("rank %d, %d validators have more stake (%v)", v.Rank, larger, err)
 	}
 
+	// Own stake, whether v1's StakeBalanceChanged or v2's StakeOwnBalanceChanged reported
+	// it: the STRK each staker has sent the staking contract, read from the Transfer events.
+	var v2Events int64
+	if err := d.Get(&v2Events, `SELECT count(*) FROM events WHERE key0 = $1`, dbf(starknet.Selector("StakeOwnBalanceChanged"))); err != nil || v2Events == 0 {
+		t.Fatalf("%d StakeOwnBalanceChanged events indexed (%v): the v2 path is not exercised", v2Events, err)
+	}
+	var sent []struct {
+		Staker db.Felt      `db:"staker_address"`
+		Self   string       `db:"self_stake"`
+		Data   db.FeltArray `db:"data"`
+	}
+	if err := d.Select(&sent, `SELECT v.staker_address, v.self_stake::text, e.data FROM validators v
+		JOIN events e ON e.from_address = $1 AND e.key0 = $2 AND e.data[1] = v.staker_address AND e.data[2] = $3`,
+		dbf(starknet.MustFelt(strk)), dbf(starknet.Selector("Transfer")), dbf(starknet.MustFelt(staking))); err != nil {
+		t.Fatal(err)
+	}
+	ownStake, recorded := map[string]*big.Int{}, map[string]string{}
+	for _, r := range sent {
+		k := r.Staker.Hex()
+		if ownStake[k] == nil {
+			ownStake[k] = new(big.Int)
+		}
+		ownStake[k].Add(ownStake[k], r.Data[2].Big())
+		recorded[k] = r.Self
+	}
+	if len(ownStake) < 5 {
+		t.Fatalf("only %d stakers sent STRK to the staking contract", len(ownStake))
+	}
+	for k, want := range ownStake {
+		if recorded[k] != want.String() {
+			t.Errorf("staker %s: self_stake %s, its transfers to the staking contract sum to %s", k, recorded[k], want)
+		}
+	}
+
 	// A price at a block: the oracle's median at block 290, as the chain answers it then.
 	pair, _ := starknet.EncodeShortString("STRK/USD")
 	out, err := node.Call(ctx, starknet.MustFelt(oracle), starknet.Selector("get_data_median"), []starknet.Felt{{}, pair}, rpc.AtNumber(290))

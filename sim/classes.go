@@ -280,6 +280,7 @@ func sierraClassABI(c int) string {
 			sierraEvent(p+"::NewStaker", "staker_address", tAddr, "key", "reward_address", tAddr, "data", "operational_address", tAddr, "data", "self_stake", tU128, "data"),
 			sierraEvent(p+"::StakeBalanceChanged", "staker_address", tAddr, "key", "old_self_stake", tU128, "data", "old_delegated_stake", tU128, "data", "new_self_stake", tU128, "data", "new_delegated_stake", tU128, "data"),
 			sierraEvent(p+"::NewDelegationPool", "staker_address", tAddr, "key", "pool_contract", tAddr, "key", "commission", tU16, "data"),
+			sierraEvent(p+"::StakeOwnBalanceChanged", "staker_address", tAddr, "key", "old_self_stake", tU128, "data", "new_self_stake", tU128, "data"),
 			sierraEvent(p+"::StakeDelegatedBalanceChanged", "staker_address", tAddr, "key", "token_address", tAddr, "key", "old_delegated_stake", tU128, "data", "new_delegated_stake", tU128, "data"),
 		}, p+"::Event")
 	case clsPool:

@@ -239,6 +239,7 @@ func TestStateAndClasses(t *testing.T) {
 	c := New(Config{Seed: 13, Blocks: blocks})
 	cl := serveChain(t, c)
 	seenDeployAccount, seenDeclare, seenPool, seenMeta, seenMulti0, seenMulti1, seenUDC := 0, 0, 0, 0, 0, 0, 0
+	seenV2Own, seenV2Deleg := 0, 0
 	staking := map[string][2]string{} // staker -> last (self, delegated)
 	stakingEvents := map[string]int{}
 	for n := uint64(0); n < blocks; n++ {
@@ -326,12 +327,32 @@ func TestStateAndClasses(t *testing.T) {
 						t.Errorf("StakeBalanceChanged for %s starts at %v, last ended at %v", e.Keys[1], e.Data[:2], prev)
 					}
 					staking[e.Keys[1]] = [2]string{e.Data[2], e.Data[3]}
+				case selector("StakeOwnBalanceChanged").String():
+					seenV2Own++
+					prev := staking[e.Keys[1]]
+					if prev[0] != e.Data[0] {
+						t.Errorf("StakeOwnBalanceChanged for %s starts at %s, own stake was %s", e.Keys[1], e.Data[0], prev[0])
+					}
+					staking[e.Keys[1]] = [2]string{e.Data[1], prev[1]}
+				case selector("StakeDelegatedBalanceChanged").String():
+					if e.Keys[2] != fixedAddr[fixedSTRK].String() {
+						continue
+					}
+					seenV2Deleg++
+					prev := staking[e.Keys[1]]
+					if prev[1] != e.Data[0] {
+						t.Errorf("StakeDelegatedBalanceChanged for %s starts at %s, STRK delegation was %s", e.Keys[1], e.Data[0], prev[1])
+					}
+					staking[e.Keys[1]] = [2]string{prev[0], e.Data[1]}
 				}
 			}
 		}
 	}
 	if seenUDC == 0 {
 		t.Error("no UDC deployments")
+	}
+	if seenV2Own == 0 || seenV2Deleg == 0 {
+		t.Errorf("staking v2: %d StakeOwnBalanceChanged, %d STRK StakeDelegatedBalanceChanged", seenV2Own, seenV2Deleg)
 	}
 	if seenDeployAccount == 0 || seenDeclare == 0 || seenPool == 0 || seenMeta == 0 || seenMulti0 == 0 || seenMulti1 == 0 || len(stakingEvents) != 5 {
 		t.Errorf("missing kinds: deploy_account %d declare %d pools %d meta %d multicall c0 %d c1 %d staking events %v",

@@ -78,7 +78,10 @@
 // and the staking events documented at (*gen).staking, modelled on
 // starkware-libs/starknet-staking v1: NewStaker, StakeBalanceChanged,
 // NewDelegationPool (staking contract), NewPoolMember, PoolMemberBalanceChanged
-// (pool). Keys[0] is always sn_keccak of the event name. The fee Transfer is the
+// (pool). Stakers with a WBTC pool run on v2, which reports the two kinds of stake apart:
+// StakeOwnBalanceChanged keys=[sel, staker] data=[old_self, new_self] on increase_stake,
+// StakeDelegatedBalanceChanged keys=[sel, staker, token] data=[old, new] on delegation.
+// Keys[0] is always sn_keccak of the event name. The fee Transfer is the
 // last event of each receipt, as on chain.
 //
 // # Calls

@@ -111,6 +111,7 @@ var (
 	selDepositHandled   = selector("deposit_handled")
 	selNewStaker        = selector("NewStaker")
 	selStakeBalance     = selector("StakeBalanceChanged")
+	selStakeOwnBalance  = selector("StakeOwnBalanceChanged")
 	selNewPool          = selector("NewDelegationPool")
 	selNewPoolMember    = selector("NewPoolMember")
 	selPoolMemberChange = selector("PoolMemberBalanceChanged")
@@ -584,7 +585,11 @@ func (g *gen) staking() {
 			}, func(t *tx) {
 				g.legacyTransfer(t, strk, accountHolder(member), holderOf(pool), amount)
 				g.legacyTransfer(t, strk, holderOf(pool), holderOf(staking), amount)
-				t.events = append(t.events, event{stakingAddr, []felt{selStakeBalance, stakerAddr}, []felt{self.felt(), oldDeleg.felt(), self.felt(), newDeleg.felt()}})
+				if hasBTCPool(s) {
+					t.events = append(t.events, event{stakingAddr, []felt{selDelegatedBal, stakerAddr, w.addr(strk)}, []felt{oldDeleg.felt(), newDeleg.felt()}})
+				} else {
+					t.events = append(t.events, event{stakingAddr, []felt{selStakeBalance, stakerAddr}, []felt{self.felt(), oldDeleg.felt(), self.felt(), newDeleg.felt()}})
+				}
 				if k <= m {
 					t.events = append(t.events, event{poolAddr, []felt{selNewPoolMember, memberAddr, stakerAddr}, []felt{memberAddr, amount.felt()}})
 				}
@@ -597,6 +602,10 @@ func (g *gen) staking() {
 			amount := increaseAmount()
 			g.invoke(acct, []call{{stakingAddr, fnIncreaseStake, []felt{stakerAddr, amount.felt()}}}, func(t *tx) {
 				g.legacyTransfer(t, strk, accountHolder(acct), holderOf(staking), amount)
+				if hasBTCPool(s) { // stakers with a BTC pool run on staking v2: one event per kind of stake
+					t.events = append(t.events, event{stakingAddr, []felt{selStakeOwnBalance, stakerAddr}, []felt{oldSelf.felt(), newSelf.felt()}})
+					return
+				}
 				t.events = append(t.events, event{stakingAddr, []felt{selStakeBalance, stakerAddr}, []felt{oldSelf.felt(), deleg.felt(), newSelf.felt(), deleg.felt()}})
 			})
 		}
