@@ -103,12 +103,15 @@ func followChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, c chainFl
 		if err != nil {
 			return fmt.Errorf("simulated node: %w", err)
 		}
-		srv := &http.Server{Handler: chain.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: chain.Handlers(), ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Close()
 		go chain.Run(ctx)
 		url = "http://" + ln.Addr().String() + "/rpc/v0_8"
-		log.Info("simulated Starknet node", "url", url, "seed", c.sim.Seed, "block_time", c.sim.BlockTime)
+		if c.l1.rpc == "" { // the simulated chain's deposits come from its own L1
+			c.l1.rpc = "http://" + ln.Addr().String() + sim.L1Path
+		}
+		log.Info("simulated Starknet node", "url", url, "seed", c.sim.Seed, "block_time", c.sim.BlockTime, "l1_url", c.l1.rpc)
 	}
 	ix, err := indexer.New(indexer.Config{RPCURL: url, DB: conn, StopAt: -1, Logger: log, Figures: c.figures})
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/starkgraph/starkgraph/indexer"
 	"github.com/starkgraph/starkgraph/l1"
 	"github.com/starkgraph/starkgraph/replay"
+	"github.com/starkgraph/starkgraph/sim"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -192,6 +193,12 @@ func indexFixture(t *testing.T, conn *sqlx.DB, dir string) {
 // follow runs the follower until it has read the fake node's 10 blocks.
 func follow(t *testing.T, conn *sqlx.DB, node *httptest.Server) {
 	t.Helper()
+	followTo(t, conn, node, 10)
+}
+
+// followTo runs the follower until it has read the node's blocks up to head.
+func followTo(t *testing.T, conn *sqlx.DB, node *httptest.Server, head int64) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
@@ -204,7 +211,7 @@ func follow(t *testing.T, conn *sqlx.DB, node *httptest.Server) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok && next == 11 {
+		if ok && next == head+1 {
 			break
 		}
 		if ctx.Err() != nil {
@@ -266,4 +273,104 @@ func TestL1TransactionHashOfL1Handler(t *testing.T) {
 	if err := conn.Get(&n, `SELECT count(*) FROM transactions WHERE l1_transaction_hash IS NOT NULL`); err != nil || n != 1 {
 		t.Errorf("%d transactions have an L1 hash (%v), want 1", n, err)
 	}
+}
+
+// The simulated chain's L1 node logs the message of every deposit its L2 chain consumes:
+// indexed and followed, every L1_HANDLER transaction gets a distinct L1 hash. The
+// simulator computes message hashes its own way; the follower's must agree.
+func TestSimulatedL1(t *testing.T) {
+	chain := sim.New(sim.Config{Seed: 3, Blocks: 40, TxPerBlock: 4})
+	l2 := httptest.NewServer(chain.Handler())
+	defer l2.Close()
+	conn := dbtest.New(t)
+	ix, err := indexer.New(indexer.Config{RPCURL: l2.URL, DB: conn, StopAt: 39, PollInterval: 20 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := ix.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l1node := httptest.NewServer(chain.L1Handler())
+	defer l1node.Close()
+	var l1Head hexutil.Uint64
+	if err := postJSON(l1node.URL, `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`, &l1Head); err != nil || l1Head <= 39 {
+		t.Fatalf("L1 head %d (%v): it should run ahead of the L2 head 39", l1Head, err)
+	}
+	followTo(t, conn, l1node, int64(l1Head))
+	var got struct {
+		Handlers int64 `db:"handlers"`
+		Missing  int64 `db:"missing"`
+		Distinct int64 `db:"distinct_l1"`
+	}
+	if err := conn.Get(&got, `SELECT count(*) AS handlers, count(*) FILTER (WHERE l1_transaction_hash IS NULL) AS missing,
+		count(DISTINCT l1_transaction_hash) AS distinct_l1 FROM transactions WHERE type = 'L1_HANDLER'`); err != nil {
+		t.Fatal(err)
+	}
+	if got.Handlers < 200 || got.Missing != 0 || got.Distinct != got.Handlers {
+		t.Fatalf("L1 handlers: %+v; want every one with its own L1 hash", got)
+	}
+	// Messages sent on L1 for L2 blocks not produced yet wait for them.
+	var waiting int64
+	if err := conn.Get(&waiting, `SELECT count(*) FROM l1_messages m WHERE NOT EXISTS
+		(SELECT 1 FROM transactions t WHERE t.message_hash = m.message_hash)`); err != nil || waiting == 0 {
+		t.Errorf("%d L1 messages wait for their L2 block (%v); the L1 head runs ahead", waiting, err)
+	}
+}
+
+// The L1 node answers bad filters with JSON-RPC errors, not with logs.
+func TestSimulatedL1Filters(t *testing.T) {
+	chain := sim.New(sim.Config{Seed: 3, Blocks: 10})
+	node := httptest.NewServer(chain.L1Handler())
+	defer node.Close()
+	for _, tc := range []struct {
+		filter string
+		logs   int // -1: an error
+	}{
+		{`{"fromBlock":"0x1","toBlock":"0x1"}`, 2},
+		{`{"fromBlock":"0x0","toBlock":"0x0","address":"` + strings.ToUpper(l1.MainnetCore.Hex()[2:]) + `"}`, -1},
+		{`{"fromBlock":"0x1","toBlock":"0x1","address":"` + l1.MainnetCore.Hex() + `"}`, 2},
+		{`{"fromBlock":"0x1","toBlock":"0x1","address":"0x0000000000000000000000000000000000000001"}`, 0},
+		{`{"fromBlock":"0x1","toBlock":"0x1","topics":[["` + l1.LogMessageToL2Topic.Hex() + `"]]}`, 2},
+		{`{"fromBlock":"0x1","toBlock":"0x1","topics":["0x01"]}`, -1},
+		{`{"fromBlock":"0x1","toBlock":"0x1","topics":[null,"0x` + strings.Repeat("0", 64) + `"]}`, 0},
+		{`{"fromBlock":"0x0","toBlock":"0xffffff"}`, -1},
+		{`{"fromBlock":"one"}`, -1},
+		{`{"fromBlock":"0x5","toBlock":"0x1"}`, 0},
+	} {
+		var logs []json.RawMessage
+		err := postJSON(node.URL, `{"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[`+tc.filter+`]}`, &logs)
+		if tc.logs < 0 {
+			if err == nil {
+				t.Errorf("%s: %d logs, want an error", tc.filter, len(logs))
+			}
+			continue
+		}
+		if err != nil || len(logs) != tc.logs {
+			t.Errorf("%s: %d logs (%v), want %d", tc.filter, len(logs), err, tc.logs)
+		}
+	}
+}
+
+// postJSON sends one JSON-RPC request and decodes its result.
+func postJSON(url, body string, result any) error {
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return err
+	}
+	if out.Error != nil {
+		return fmt.Errorf("%s", out.Error.Message)
+	}
+	return json.Unmarshal(out.Result, result)
 }

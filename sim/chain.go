@@ -198,7 +198,8 @@ func (c *Chain) Run(ctx context.Context) {
 	}
 }
 
-// Serve runs the simulated node on addr until ctx is cancelled (see Run).
+// Serve runs the simulated node on addr until ctx is cancelled (see Run), with its
+// Ethereum node on L1Path.
 func Serve(ctx context.Context, cfg Config, addr string, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -212,8 +213,8 @@ func Serve(ctx context.Context, cfg Config, addr string, logger *slog.Logger) er
 	}
 	head, _ := c.Head()
 	logger.Info("simulated Starknet node", "url", "http://"+ln.Addr().String()+"/rpc/v0_8", "seed", cfg.Seed, "head", head,
-		"block_time", cfg.BlockTime, "reorg_every", cfg.ReorgEvery)
-	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		"block_time", cfg.BlockTime, "reorg_every", cfg.ReorgEvery, "l1_url", "http://"+ln.Addr().String()+L1Path)
+	srv := &http.Server{Handler: c.Handlers(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	runCtx, stop := context.WithCancel(ctx)

@@ -353,20 +353,20 @@ func (g *gen) ozTransfer(t *tx, token entity, from, to holder, amount u128) {
 
 func accountHolder(i int) holder { return holderOf(entity{kindAccount, uint32(i)}) }
 
-// deposit is a StarkGate-style L1_HANDLER minting a fee token to recipient.
+// deposit is a StarkGate-style L1_HANDLER minting a fee token to recipient: it consumes
+// the message the simulated L1 sent (depositMessage).
 func (g *gen) deposit(recipient int, strk bool) {
-	bridge, token, l1, amount := entity{kindFixed, fixedETHBridge}, entity{kindFixed, fixedETH}, l1BridgeETH, ethDeposit
+	bridge, token, amount := entity{kindFixed, fixedETHBridge}, entity{kindFixed, fixedETH}, ethDeposit
 	if strk {
-		bridge, token, l1, amount = entity{kindFixed, fixedSTRKBridge}, entity{kindFixed, fixedSTRK}, l1BridgeSTRK, strkDeposit
+		bridge, token, amount = entity{kindFixed, fixedSTRKBridge}, entity{kindFixed, fixedSTRK}, strkDeposit
 	}
+	msg := g.w.depositMessage(recipient, strk)
 	t := g.newTx(txL1Handler, 0, g.w.addr(bridge))
-	t.entryPoint = fnHandleDeposit
-	l1Sender := hash3(g.w.seed, uint64(recipient), 0xe1)
-	l1Sender = felt{0, l1Sender[1] & 0xffffffff, l1Sender[2], l1Sender[3]} // a 160-bit L1 address
+	t.entryPoint = msg.selector
+	t.nonce = msg.nonce
+	t.calldata = append([]felt{msg.from}, msg.payload...) // an L1 handler's calldata starts with the L1 sender
+	t.msgHash = msg.hash()
 	rcpt := g.w.account(recipient)
-	t.calldata = []felt{l1, l1Sender, rcpt, amount.felt(), {}}
-	t.msgHash = hash3(g.w.seed^0x3e55, t.hash[3], t.hash[2])
-	t.msgHash[0] |= 1 << 62 // message hashes are keccak256 values, often above 2^251
 	t.l1Gas = 15000 + g.rng.Uint64N(5000)
 	t.l1Data = 128 + g.rng.Uint64N(256)
 	g.legacyTransfer(t, token, zeroHolder, accountHolder(recipient), amount)
