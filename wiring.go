@@ -53,6 +53,7 @@ type l1Flags struct {
 	core          string
 	fromBlock     uint64
 	confirmations uint64
+	poll          time.Duration // how often a caught-up follower looks again; 0: l1's default
 }
 
 func (f *l1Flags) register(fs *flag.FlagSet) {
@@ -72,7 +73,7 @@ func (f l1Flags) start(ctx context.Context, log *slog.Logger, conn *sqlx.DB) err
 	}
 	go func() {
 		if err := l1.Run(ctx, l1.Config{RPCURL: f.rpc, Core: common.HexToAddress(f.core), FromBlock: f.fromBlock,
-			Confirmations: f.confirmations, DB: conn, Logger: log}); err != nil {
+			Confirmations: f.confirmations, Poll: f.poll, DB: conn, Logger: log}); err != nil {
 			log.Error("L1 follower stopped", "err", err)
 		}
 	}()
@@ -108,8 +109,8 @@ func followChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, c chainFl
 		defer srv.Close()
 		go chain.Run(ctx)
 		url = "http://" + ln.Addr().String() + "/rpc/v0_8"
-		if c.l1.rpc == "" { // the simulated chain's deposits come from its own L1
-			c.l1.rpc = "http://" + ln.Addr().String() + sim.L1Path
+		if c.l1.rpc == "" { // the simulated chain's deposits come from its own L1, read once per block
+			c.l1.rpc, c.l1.poll = "http://"+ln.Addr().String()+sim.L1Path, c.sim.BlockTime
 		}
 		log.Info("simulated Starknet node", "url", url, "seed", c.sim.Seed, "block_time", c.sim.BlockTime, "l1_url", c.l1.rpc)
 	}

@@ -71,15 +71,11 @@ func (s *Store) TransactionsByHash(ctx context.Context, hashes []Felt) ([]*Trans
 
 // TransactionsByKey returns the transactions at the given positions.
 func (s *Store) TransactionsByKey(ctx context.Context, keys []TxKey) ([]*Transaction, error) {
-	blocks := make([]int64, len(keys))
-	idx := make([]int64, len(keys))
-	for i, k := range keys {
-		blocks[i], idx[i] = k.Block, int64(k.Index)
-	}
+	blocks, idx := txKeyArrays(keys)
 	var rows []*Transaction
 	err := s.selectRows(ctx, &rows, `SELECT `+txCols+` FROM transactions t
 		JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON t.block_number = k.b AND t.tx_index = k.i`,
-		pq.Array(blocks), pq.Array(idx))
+		blocks, idx)
 	return rows, err
 }
 
@@ -144,16 +140,12 @@ func (s *Store) CountTransactions(ctx context.Context, f TxFilter) (int64, error
 
 // CallsByTx returns the decoded calls of the given transactions, in call order.
 func (s *Store) CallsByTx(ctx context.Context, keys []TxKey) ([]*Call, error) {
-	blocks := make([]int64, len(keys))
-	idx := make([]int64, len(keys))
-	for i, k := range keys {
-		blocks[i], idx[i] = k.Block, int64(k.Index)
-	}
+	blocks, idx := txKeyArrays(keys)
 	var rows []*Call
 	err := s.selectRows(ctx, &rows, `SELECT c.block_number, c.tx_index, c.call_index, c.contract_address,
 		c.selector, c.entrypoint, c.entrypoint_type, c.call_type, c.class_hash, c.calldata, c.inputs, c.outputs
 		FROM calls c JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON c.block_number = k.b AND c.tx_index = k.i
-		ORDER BY c.block_number, c.tx_index, c.call_index`, pq.Array(blocks), pq.Array(idx))
+		ORDER BY c.block_number, c.tx_index, c.call_index`, blocks, idx)
 	return rows, err
 }
 
@@ -229,16 +221,21 @@ func (s *Store) TransactionsOfBlocks(ctx context.Context, blocks []int64, limit,
 // EventsOfTxs lists, for each transaction, limit of its events after offset, in receipt
 // order: the batched form of Transaction.events.
 func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, limit, offset int) ([]*Event, error) {
-	blocks := make([]int64, len(keys))
-	idx := make([]int64, len(keys))
-	for i, k := range keys {
-		blocks[i], idx[i] = k.Block, int64(k.Index)
-	}
+	blocks, idx := txKeyArrays(keys)
 	var rows []*Event
 	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bigint[], $2::int[]) AS k(b, i)
 		CROSS JOIN LATERAL (SELECT `+eventCols+` FROM events e
 			JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index
 			WHERE e.block_number = k.b AND e.tx_index = k.i
-			ORDER BY e.event_index LIMIT $3 OFFSET $4) x`, pq.Array(blocks), pq.Array(idx), limit, offset)
+			ORDER BY e.event_index LIMIT $3 OFFSET $4) x`, blocks, idx, limit, offset)
 	return rows, err
+}
+
+// txKeyArrays passes transaction keys as two array parameters (blocks, indexes).
+func txKeyArrays(keys []TxKey) (blocks, idx pq.Int64Array) {
+	blocks, idx = make(pq.Int64Array, len(keys)), make(pq.Int64Array, len(keys))
+	for i, k := range keys {
+		blocks[i], idx[i] = k.Block, int64(k.Index)
+	}
+	return blocks, idx
 }

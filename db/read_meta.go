@@ -3,8 +3,6 @@ package db
 import (
 	"context"
 	"fmt"
-
-	"github.com/lib/pq"
 )
 
 // Reads of meta-transactions (SNIP-9 outside executions).
@@ -42,15 +40,11 @@ func (s *Store) CountMetaTransactions(ctx context.Context, contract Felt) (int64
 // MetaTransactionsOfTxs returns, for each transaction that runs an outside execution, its
 // first one (the lowest call index).
 func (s *Store) MetaTransactionsOfTxs(ctx context.Context, keys []TxKey) ([]*MetaTransaction, error) {
-	blocks := make([]int64, len(keys))
-	idx := make([]int64, len(keys))
-	for i, k := range keys {
-		blocks[i], idx[i] = k.Block, int64(k.Index)
-	}
+	blocks, idx := txKeyArrays(keys)
 	var rows []*MetaTransaction
 	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT DISTINCT ON (m.block_number, m.tx_index) %s%s
 		JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON m.block_number = k.b AND m.tx_index = k.i
 		ORDER BY m.block_number, m.tx_index, m.call_index`, metaTxCols, metaTxFrom),
-		pq.Array(blocks), pq.Array(idx))
+		blocks, idx)
 	return rows, err
 }

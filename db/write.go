@@ -190,6 +190,27 @@ func (n *NFTEventRow) values() []any {
 		n.TokenID, n.FromAddress, n.ToAddress, n.Quantity, n.Type, n.TransactionHash, n.Timestamp}
 }
 
+// TokenTransferRow is one ERC-20 transfer.
+type TokenTransferRow struct {
+	BlockNumber     int64
+	TxIndex         int
+	EventIndex      int
+	TokenAddress    Felt
+	FromAddress     Felt
+	ToAddress       Felt
+	Amount          string // decimal
+	TransactionHash Felt
+	Timestamp       int64
+}
+
+var tokenTransferColumns = []string{"block_number", "tx_index", "event_index", "token_address",
+	"from_address", "to_address", "amount", "transaction_hash", "timestamp"}
+
+func (t *TokenTransferRow) values() []any {
+	return []any{t.BlockNumber, int64(t.TxIndex), int64(t.EventIndex), t.TokenAddress, t.FromAddress,
+		t.ToAddress, t.Amount, t.TransactionHash, t.Timestamp}
+}
+
 // MetaTransactionRow is one outside execution.
 type MetaTransactionRow struct {
 	BlockNumber     int64
@@ -218,6 +239,7 @@ type ChainRows struct {
 	Calls            []CallRow
 	Events           []EventRow
 	NFTEvents        []NFTEventRow
+	TokenTransfers   []TokenTransferRow
 	MetaTransactions []MetaTransactionRow
 }
 
@@ -236,6 +258,9 @@ func InsertChainRows(ctx context.Context, tx *sqlx.Tx, r *ChainRows) error {
 		return err
 	}
 	if err := copyRows(ctx, tx, "nft_events", nftEventColumns, len(r.NFTEvents), func(i int) []any { return r.NFTEvents[i].values() }); err != nil {
+		return err
+	}
+	if err := copyRows(ctx, tx, "token_transfers", tokenTransferColumns, len(r.TokenTransfers), func(i int) []any { return r.TokenTransfers[i].values() }); err != nil {
 		return err
 	}
 	return copyRows(ctx, tx, "meta_transactions", metaTransactionColumns, len(r.MetaTransactions), func(i int) []any { return r.MetaTransactions[i].values() })
@@ -292,6 +317,7 @@ func InsertChainRowsOneByOne(ctx context.Context, tx *sqlx.Tx, r *ChainRows) err
 		{"calls", callColumns, len(r.Calls), func(i int) []any { return r.Calls[i].values() }},
 		{"events", eventColumns, len(r.Events), func(i int) []any { return r.Events[i].values() }},
 		{"nft_events", nftEventColumns, len(r.NFTEvents), func(i int) []any { return r.NFTEvents[i].values() }},
+		{"token_transfers", tokenTransferColumns, len(r.TokenTransfers), func(i int) []any { return r.TokenTransfers[i].values() }},
 		{"meta_transactions", metaTransactionColumns, len(r.MetaTransactions), func(i int) []any { return r.MetaTransactions[i].values() }},
 	}
 	for _, t := range tables {

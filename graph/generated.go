@@ -48,6 +48,7 @@ type ResolverRoot interface {
 	StakingOverview() StakingOverviewResolver
 	Token() TokenResolver
 	TokenBalance() TokenBalanceResolver
+	TokenTransfer() TokenTransferResolver
 	Transaction() TransactionResolver
 	Validator() ValidatorResolver
 	VerificationJob() VerificationJobResolver
@@ -425,6 +426,7 @@ type ComplexityRoot struct {
 		Pool             func(childComplexity int, address db.Felt) int
 		StakingOverview  func(childComplexity int) int
 		Token            func(childComplexity int, address db.Felt) int
+		TokenTransfers   func(childComplexity int, first *int, after *string, token db.Felt, wallet db.Felt) int
 		Tokens           func(childComplexity int, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder) int
 		Transaction      func(childComplexity int, hash db.Felt) int
 		Transactions     func(childComplexity int, first *int, after *string, filter *model.TransactionFilter, order *model.SortDirection) int
@@ -526,6 +528,31 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	TokenTransfer struct {
+		Amount          func(childComplexity int) int
+		BlockNumber     func(childComplexity int) int
+		EventIndex      func(childComplexity int) int
+		FromAddress     func(childComplexity int) int
+		Timestamp       func(childComplexity int) int
+		ToAddress       func(childComplexity int) int
+		Token           func(childComplexity int) int
+		TokenAddress    func(childComplexity int) int
+		Transaction     func(childComplexity int) int
+		TransactionHash func(childComplexity int) int
+		UsdValue        func(childComplexity int) int
+	}
+
+	TokenTransferConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	TokenTransferEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Transaction struct {
 		ActualFee           func(childComplexity int) int
 		ActualFeeUnit       func(childComplexity int) int
@@ -567,6 +594,7 @@ type ComplexityRoot struct {
 		Status              func(childComplexity int) int
 		Timestamp           func(childComplexity int) int
 		Tip                 func(childComplexity int) int
+		TokenTransfers      func(childComplexity int) int
 		Type                func(childComplexity int) int
 		Version             func(childComplexity int) int
 	}
@@ -815,6 +843,7 @@ type QueryResolver interface {
 	Token(ctx context.Context, address db.Felt) (*db.Token, error)
 	Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder) (*model.TokenConnection, error)
 	NftItems(ctx context.Context, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) (*model.NftItemConnection, error)
+	TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt) (*model.TokenTransferConnection, error)
 	NftEvents(ctx context.Context, first *int, after *string, contractAddress db.Felt, tokenID *string) (*model.NftEventConnection, error)
 	NftHolders(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error)
 	MetaTransactions(ctx context.Context, first *int, after *string, contractAddress db.Felt) (*model.MetaTransactionConnection, error)
@@ -852,6 +881,13 @@ type TokenBalanceResolver interface {
 
 	Owner(ctx context.Context, obj *db.TokenBalance) (*db.Contract, error)
 }
+type TokenTransferResolver interface {
+	Transaction(ctx context.Context, obj *db.TokenTransfer) (*db.Transaction, error)
+
+	Token(ctx context.Context, obj *db.TokenTransfer) (*db.Token, error)
+
+	UsdValue(ctx context.Context, obj *db.TokenTransfer) (*float64, error)
+}
 type TransactionResolver interface {
 	BlockHash(ctx context.Context, obj *db.Transaction) (db.Felt, error)
 	Block(ctx context.Context, obj *db.Transaction) (*db.Block, error)
@@ -879,6 +915,7 @@ type TransactionResolver interface {
 	ContractAlias(ctx context.Context, obj *db.Transaction) (*string, error)
 	ClassAlias(ctx context.Context, obj *db.Transaction) (*string, error)
 	MetaTransaction(ctx context.Context, obj *db.Transaction) (*db.MetaTransaction, error)
+	TokenTransfers(ctx context.Context, obj *db.Transaction) ([]*db.TokenTransfer, error)
 }
 type ValidatorResolver interface {
 	Address(ctx context.Context, obj *db.Validator) (db.Felt, error)
@@ -2628,6 +2665,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Token(childComplexity, args["address"].(db.Felt)), true
+	case "Query.tokenTransfers":
+		if e.ComplexityRoot.Query.TokenTransfers == nil {
+			break
+		}
+
+		args, err := ec.field_Query_tokenTransfers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TokenTransfers(childComplexity, args["first"].(*int), args["after"].(*string), args["token"].(db.Felt), args["wallet"].(db.Felt)), true
 	case "Query.tokens":
 		if e.ComplexityRoot.Query.Tokens == nil {
 			break
@@ -3115,6 +3163,105 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TokenHolderEdge.Node(childComplexity), true
 
+	case "TokenTransfer.amount":
+		if e.ComplexityRoot.TokenTransfer.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.Amount(childComplexity), true
+	case "TokenTransfer.blockNumber":
+		if e.ComplexityRoot.TokenTransfer.BlockNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.BlockNumber(childComplexity), true
+	case "TokenTransfer.eventIndex":
+		if e.ComplexityRoot.TokenTransfer.EventIndex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.EventIndex(childComplexity), true
+	case "TokenTransfer.fromAddress":
+		if e.ComplexityRoot.TokenTransfer.FromAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.FromAddress(childComplexity), true
+	case "TokenTransfer.timestamp":
+		if e.ComplexityRoot.TokenTransfer.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.Timestamp(childComplexity), true
+	case "TokenTransfer.toAddress":
+		if e.ComplexityRoot.TokenTransfer.ToAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.ToAddress(childComplexity), true
+	case "TokenTransfer.token":
+		if e.ComplexityRoot.TokenTransfer.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.Token(childComplexity), true
+	case "TokenTransfer.tokenAddress":
+		if e.ComplexityRoot.TokenTransfer.TokenAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.TokenAddress(childComplexity), true
+	case "TokenTransfer.transaction":
+		if e.ComplexityRoot.TokenTransfer.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.Transaction(childComplexity), true
+	case "TokenTransfer.transactionHash":
+		if e.ComplexityRoot.TokenTransfer.TransactionHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.TransactionHash(childComplexity), true
+	case "TokenTransfer.usdValue":
+		if e.ComplexityRoot.TokenTransfer.UsdValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.UsdValue(childComplexity), true
+
+	case "TokenTransferConnection.edges":
+		if e.ComplexityRoot.TokenTransferConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransferConnection.Edges(childComplexity), true
+	case "TokenTransferConnection.pageInfo":
+		if e.ComplexityRoot.TokenTransferConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransferConnection.PageInfo(childComplexity), true
+	case "TokenTransferConnection.totalCount":
+		if e.ComplexityRoot.TokenTransferConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransferConnection.TotalCount(childComplexity), true
+
+	case "TokenTransferEdge.cursor":
+		if e.ComplexityRoot.TokenTransferEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransferEdge.Cursor(childComplexity), true
+	case "TokenTransferEdge.node":
+		if e.ComplexityRoot.TokenTransferEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransferEdge.Node(childComplexity), true
+
 	case "Transaction.actualFee":
 		if e.ComplexityRoot.Transaction.ActualFee == nil {
 			break
@@ -3360,6 +3507,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Transaction.Tip(childComplexity), true
+	case "Transaction.tokenTransfers":
+		if e.ComplexityRoot.Transaction.TokenTransfers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.TokenTransfers(childComplexity), true
 	case "Transaction.type":
 		if e.ComplexityRoot.Transaction.Type == nil {
 			break
@@ -4083,6 +4236,8 @@ type Query {
 
   "NFT items of a collection, of an owner, or both."
   nftItems(first: Int = 25, after: String, contractAddress: Address, ownerAddress: Address): NftItemConnection!
+  "ERC-20 transfers, newest first: of one token, of one wallet (sent or received), or both."
+  tokenTransfers(first: Int = 25, after: String, token: Address, wallet: Address): TokenTransferConnection!
   "NFT transfers, mints and burns, newest first."
   nftEvents(first: Int = 25, after: String, contractAddress: Address, tokenId: BigInt): NftEventConnection!
   "Owners of a collection's items (or of one item), by balance."
@@ -4219,6 +4374,8 @@ type Transaction {
   classAlias: String
   "The outside execution this transaction ran, if it is a meta-transaction."
   metaTransaction: MetaTransaction
+  "The ERC-20 transfers of its events, fee transfer included, in receipt order."
+  tokenTransfers: [TokenTransfer!]!
 }
 
 type Call {
@@ -4417,6 +4574,24 @@ type NftBalance {
   ownerAddressAlias: String
   item: NftItem
   collection: Token
+}
+
+"An ERC-20 transfer: a Transfer event of an ERC-20 token (mints come from 0x0, burns go to it)."
+type TokenTransfer {
+  blockNumber: Int!
+  transactionHash: Felt!
+  transaction: Transaction!
+  "Position of the Transfer event in the transaction's receipt."
+  eventIndex: Int!
+  timestamp: Int!
+  tokenAddress: Address!
+  token: Token
+  fromAddress: Address!
+  toAddress: Address!
+  "In the token's smallest unit."
+  amount: BigInt!
+  "USD value at the price of the transfer's block: the newest oracle reading at or before it. Null for tokens without a price feed or decimals, and before the first reading."
+  usdValue: Float
 }
 
 type NftEvent {
@@ -4732,6 +4907,15 @@ type NftItemConnection {
 type NftItemEdge {
   cursor: String!
   node: NftItem!
+}
+type TokenTransferConnection {
+  edges: [TokenTransferEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+type TokenTransferEdge {
+  cursor: String!
+  node: TokenTransfer!
 }
 type NftEventConnection {
   edges: [NftEventEdge!]!
@@ -5658,6 +5842,56 @@ func (ec *executionContext) childFields_TokenHolderEdge(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type TokenHolderEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_TokenTransfer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "blockNumber":
+		return ec.fieldContext_TokenTransfer_blockNumber(ctx, field)
+	case "transactionHash":
+		return ec.fieldContext_TokenTransfer_transactionHash(ctx, field)
+	case "transaction":
+		return ec.fieldContext_TokenTransfer_transaction(ctx, field)
+	case "eventIndex":
+		return ec.fieldContext_TokenTransfer_eventIndex(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_TokenTransfer_timestamp(ctx, field)
+	case "tokenAddress":
+		return ec.fieldContext_TokenTransfer_tokenAddress(ctx, field)
+	case "token":
+		return ec.fieldContext_TokenTransfer_token(ctx, field)
+	case "fromAddress":
+		return ec.fieldContext_TokenTransfer_fromAddress(ctx, field)
+	case "toAddress":
+		return ec.fieldContext_TokenTransfer_toAddress(ctx, field)
+	case "amount":
+		return ec.fieldContext_TokenTransfer_amount(ctx, field)
+	case "usdValue":
+		return ec.fieldContext_TokenTransfer_usdValue(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TokenTransfer", field.Name)
+}
+
+func (ec *executionContext) childFields_TokenTransferConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_TokenTransferConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TokenTransferConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_TokenTransferConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TokenTransferConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TokenTransferEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TokenTransferEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TokenTransferEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TokenTransferEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Transaction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hash":
@@ -5744,6 +5978,8 @@ func (ec *executionContext) childFields_Transaction(ctx context.Context, field g
 		return ec.fieldContext_Transaction_classAlias(ctx, field)
 	case "metaTransaction":
 		return ec.fieldContext_Transaction_metaTransaction(ctx, field)
+	case "tokenTransfers":
+		return ec.fieldContext_Transaction_tokenTransfers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Transaction", field.Name)
 }
@@ -6583,6 +6819,44 @@ func (ec *executionContext) field_Query_pool_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["address"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_tokenTransfers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "wallet",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["wallet"] = arg3
 	return args, nil
 }
 
@@ -13790,6 +14064,50 @@ func (ec *executionContext) fieldContext_Query_nftItems(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_tokenTransfers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_tokenTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TokenTransfers(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["token"].(db.Felt), fc.Args["wallet"].(db.Felt))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenTransferConnection) graphql.Marshaler {
+			return ec.marshalNTokenTransferConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenTransferConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_tokenTransfers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TokenTransferConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_tokenTransfers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_nftEvents(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15897,6 +16215,419 @@ func (ec *executionContext) fieldContext_TokenHolderEdge_node(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _TokenTransfer_blockNumber(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransfer_blockNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransfer_blockNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransfer", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TokenTransfer_transactionHash(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransfer_transactionHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TransactionHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNFelt2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransfer_transactionHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransfer", field, false, false, "Felt")
+}
+
+func (ec *executionContext) _TokenTransfer_transaction(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransfer_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TokenTransfer().Transaction(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Transaction) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTransaction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransfer_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenTransfer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenTransfer_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransfer_eventIndex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventIndex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransfer_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransfer", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TokenTransfer_timestamp(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransfer_timestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransfer_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransfer", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TokenTransfer_tokenAddress(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransfer_tokenAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokenAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransfer_tokenAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransfer", field, false, false, "Address")
+}
+
+func (ec *executionContext) _TokenTransfer_token(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransfer_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TokenTransfer().Token(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Token) graphql.Marshaler {
+			return ec.marshalOToken2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐToken(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransfer_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenTransfer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Token(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenTransfer_fromAddress(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransfer_fromAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FromAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransfer_fromAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransfer", field, false, false, "Address")
+}
+
+func (ec *executionContext) _TokenTransfer_toAddress(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransfer_toAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ToAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransfer_toAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransfer", field, false, false, "Address")
+}
+
+func (ec *executionContext) _TokenTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransfer_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransfer", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _TokenTransfer_usdValue(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransfer_usdValue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TokenTransfer().UsdValue(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransfer_usdValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransfer", field, true, true, "Float")
+}
+
+func (ec *executionContext) _TokenTransferConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TokenTransferConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransferConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TokenTransferEdge) graphql.Marshaler {
+			return ec.marshalNTokenTransferEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenTransferEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransferConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenTransferConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TokenTransferEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenTransferConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TokenTransferConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransferConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransferConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenTransferConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TokenTransferConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TokenTransferConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransferConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransferConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransferConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TokenTransferEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TokenTransferEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransferEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransferEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransferEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _TokenTransferEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TokenTransferEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransferEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.TokenTransfer) graphql.Marshaler {
+			return ec.marshalNTokenTransfer2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenTransfer(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransferEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenTransferEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TokenTransfer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Transaction_hash(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16924,6 +17655,38 @@ func (ec *executionContext) fieldContext_Transaction_metaTransaction(_ context.C
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_MetaTransaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_tokenTransfers(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_tokenTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().TokenTransfers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.TokenTransfer) graphql.Marshaler {
+			return ec.marshalNTokenTransfer2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenTransferᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_tokenTransfers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TokenTransfer(ctx, field)
 		},
 	}
 	return fc, nil
@@ -22707,6 +23470,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_nftItems(ctx, field)
 				})
+		case "tokenTransfers":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_tokenTransfers(ctx, field)
+				})
 		case "nftEvents":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -23389,6 +24158,173 @@ func (ec *executionContext) _TokenHolderEdge(ctx context.Context, sel ast.Select
 	return out
 }
 
+var tokenTransferImplementors = []string{"TokenTransfer"}
+
+func (ec *executionContext) _TokenTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.TokenTransfer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenTransferImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TokenTransfer")
+		case "blockNumber":
+			out.Values[i] = ec._TokenTransfer_blockNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transactionHash":
+			out.Values[i] = ec._TokenTransfer_transactionHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transaction":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TokenTransfer_transaction(ctx, field, obj)
+				})
+		case "eventIndex":
+			out.Values[i] = ec._TokenTransfer_eventIndex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timestamp":
+			out.Values[i] = ec._TokenTransfer_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tokenAddress":
+			out.Values[i] = ec._TokenTransfer_tokenAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "token":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TokenTransfer_token(ctx, field, obj)
+				})
+		case "fromAddress":
+			out.Values[i] = ec._TokenTransfer_fromAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "toAddress":
+			out.Values[i] = ec._TokenTransfer_toAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "amount":
+			out.Values[i] = ec._TokenTransfer_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "usdValue":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TokenTransfer_usdValue(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var tokenTransferConnectionImplementors = []string{"TokenTransferConnection"}
+
+func (ec *executionContext) _TokenTransferConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TokenTransferConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenTransferConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TokenTransferConnection")
+		case "edges":
+			out.Values[i] = ec._TokenTransferConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TokenTransferConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._TokenTransferConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var tokenTransferEdgeImplementors = []string{"TokenTransferEdge"}
+
+func (ec *executionContext) _TokenTransferEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TokenTransferEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenTransferEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TokenTransferEdge")
+		case "cursor":
+			out.Values[i] = ec._TokenTransferEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TokenTransferEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var transactionImplementors = []string{"Transaction"}
 
 func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionSet, obj *db.Transaction) graphql.Marshaler {
@@ -23628,6 +24564,12 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Transaction_metaTransaction(ctx, field, obj)
+				})
+		case "tokenTransfers":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_tokenTransfers(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -25582,6 +26524,62 @@ func (ec *executionContext) unmarshalNTokenStandard2githubᚗcomᚋstarkgraphᚋ
 
 func (ec *executionContext) marshalNTokenStandard2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenStandard(ctx context.Context, sel ast.SelectionSet, v model.TokenStandard) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNTokenTransfer2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenTransferᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.TokenTransfer) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTokenTransfer2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenTransfer(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTokenTransfer2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenTransfer(ctx context.Context, sel ast.SelectionSet, v *db.TokenTransfer) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TokenTransfer!")
+		return graphql.Null
+	}
+	return ec._TokenTransfer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTokenTransferConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenTransferConnection(ctx context.Context, sel ast.SelectionSet, v *model.TokenTransferConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TokenTransferConnection!")
+		return graphql.Null
+	}
+	return ec._TokenTransferConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTokenTransferEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenTransferEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TokenTransferEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTokenTransferEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenTransferEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTokenTransferEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenTransferEdge(ctx context.Context, sel ast.SelectionSet, v *model.TokenTransferEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TokenTransferEdge!")
+		return graphql.Null
+	}
+	return ec._TokenTransferEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTransaction2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTransaction(ctx context.Context, sel ast.SelectionSet, v *db.Transaction) graphql.Marshaler {

@@ -45,6 +45,27 @@ func TestDerivedTokenState(t *testing.T) {
 		}
 	}
 
+	// Every ERC-20 balance is what its owner received minus what it sent in token_transfers,
+	// and every Transfer event the indexer read as ERC-20 has its row.
+	var moved struct {
+		Balances  int64 `db:"balances"`
+		Checked   int64 `db:"checked"`
+		Transfers int64 `db:"transfers"`
+	}
+	if err := d.Get(&moved, `SELECT count(*) FILTER (WHERE b.balance <> (
+			SELECT coalesce(sum(CASE WHEN x.to_address = b.owner_address THEN x.amount ELSE 0 END), 0)
+			     - coalesce(sum(CASE WHEN x.from_address = b.owner_address THEN x.amount ELSE 0 END), 0)
+			FROM token_transfers x WHERE x.token_address = b.token_address
+			  AND (x.to_address = b.owner_address OR x.from_address = b.owner_address))) AS balances,
+		count(*) AS checked, (SELECT sum(transfer_count) FROM tokens WHERE standard = 'erc20')
+		  - (SELECT count(*) FROM token_transfers) AS transfers
+		FROM erc20_balances b`); err != nil {
+		t.Fatal(err)
+	}
+	if moved.Balances != 0 || moved.Transfers != 0 || moved.Checked < 100 {
+		t.Errorf("token_transfers disagree with the balances or the transfer counts: %+v", moved)
+	}
+
 	// NFT owners and ERC-1155 balances, as the node answers owner_of and balance_of.
 	var items []struct {
 		Contract db.Felt `db:"contract_address"`

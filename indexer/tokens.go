@@ -45,6 +45,11 @@ func (w *batchWriter) applyMove(num, ts int64, txIndex, eventIndex int, txHash, 
 		tok.TotalSupply = &supply
 	}
 	if m.Standard == "erc20" {
+		w.rows.TokenTransfers = append(w.rows.TokenTransfers, db.TokenTransferRow{
+			BlockNumber: num, TxIndex: txIndex, EventIndex: eventIndex, TokenAddress: dbf(contract),
+			FromAddress: dbf(m.From), ToAddress: dbf(m.To), Amount: m.Amount.String(), TransactionHash: dbf(txHash), Timestamp: ts,
+		})
+		w.counts["token_transfers"]++
 		w.addERC20(tok, contract, m.From, new(big.Int).Neg(m.Amount), num, ts)
 		w.addERC20(tok, contract, m.To, m.Amount, num, ts)
 		return

@@ -56,6 +56,8 @@ type Loaders struct {
 	Positions          *dataloader.Loader[string, []*db.StakedPosition] // by delegator
 	StakeHistory       *dataloader.Loader[StakeHistoryKey, []*db.StakePoint]
 	TokenHoldersReport *dataloader.Loader[string, *db.HoldersOverview] // newest snapshot
+	TxTransfers        *dataloader.Loader[db.TxKey, []*db.TokenTransfer]
+	PriceAt            *dataloader.Loader[db.PriceKey, *db.PriceAt] // nil: no reading yet
 }
 
 // StakeHistoryKey asks for a wallet's stake points over a window (a PostgreSQL interval
@@ -119,6 +121,12 @@ func New(store *db.Store) *Loaders {
 		Positions:          many(byFelt(store.PositionsOf), func(p *db.StakedPosition) string { return string(p.DelegatorAddress) }),
 		StakeHistory:       stakeHistory(store),
 		TokenHoldersReport: one(byFelt(store.HoldersOverviewsOf), func(h *db.HoldersOverview) string { return string(h.TokenAddress) }),
+		TxTransfers: many(store.TransfersOfTxs, func(t *db.TokenTransfer) db.TxKey {
+			return db.TxKey{Block: t.BlockNumber, Index: t.TxIndex}
+		}),
+		PriceAt: one(store.PricesAt, func(p *db.PriceAt) db.PriceKey {
+			return db.PriceKey{Token: string(db.Normalize(p.Token)), Block: p.Block}
+		}),
 	}
 }
 

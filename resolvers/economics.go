@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/big"
 
@@ -91,4 +92,28 @@ func BTCPoolAPR(yearlyMint, totalStakeBtc string, btcShare float64, commissionBp
 	stakeUsd := s / math.Pow10(*btc.Decimals) * *btc.UsdPrice
 	apr := 100 * rewardsUsd / stakeUsd
 	return &apr
+}
+
+// transferUsdValue is amount / 10^token decimals * price / 10^feed decimals, at the newest
+// price reading at or before the transfer's block.
+func transferUsdValue(ctx context.Context, t *db.TokenTransfer) (*float64, error) {
+	l := loaders.For(ctx)
+	tokenThunk := l.Token.Load(ctx, string(t.TokenAddress))
+	priceThunk := l.PriceAt.Load(ctx, db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber})
+	token, err := tokenThunk()
+	if err != nil {
+		return nil, err
+	}
+	price, err := priceThunk()
+	if err != nil || price == nil || token == nil || token.Decimals == nil {
+		return nil, err
+	}
+	amount, ok1 := new(big.Float).SetString(t.Amount)
+	p, ok2 := new(big.Float).SetString(price.Price)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("transfer %d/%d/%d: unreadable amount %q or price %q", t.BlockNumber, t.TxIndex, t.EventIndex, t.Amount, price.Price)
+	}
+	v, _ := amount.Mul(amount, p).Float64()
+	v /= math.Pow10(int(*token.Decimals) + price.Decimals)
+	return &v, nil
 }

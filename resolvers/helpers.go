@@ -1,5 +1,13 @@
 package resolvers
 
+import (
+	"context"
+	"fmt"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/loaders"
+)
+
 // displayStatus maps the node's status values to the strings the explorer shows.
 func displayStatus(raw string) string {
 	switch raw {
@@ -42,4 +50,14 @@ func blockKey(block *int64) int64 {
 		return -1
 	}
 	return *block
+}
+
+// transactionOf loads the transaction a row points to (what names the row in the error):
+// the foreign keys make a missing one an inconsistency, not a null.
+func transactionOf(ctx context.Context, block int64, index int, what string) (*db.Transaction, error) {
+	t, err := loaders.For(ctx).Transaction.Load(ctx, db.TxKey{Block: block, Index: index})()
+	if err == nil && t == nil {
+		return nil, fmt.Errorf("transaction %d/%d of %s is not indexed", block, index, what)
+	}
+	return t, err
 }

@@ -221,11 +221,7 @@ func (r *indexerStatusResolver) UpdatedAt(ctx context.Context, obj *db.IndexerSt
 }
 
 func (r *metaTransactionResolver) Transaction(ctx context.Context, obj *db.MetaTransaction) (*db.Transaction, error) {
-	t, err := loaders.For(ctx).Transaction.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.Index})()
-	if err == nil && t == nil {
-		return nil, fmt.Errorf("transaction %d/%d of a meta-transaction is not indexed", obj.BlockNumber, obj.Index)
-	}
-	return t, err
+	return transactionOf(ctx, obj.BlockNumber, obj.Index, "a meta-transaction")
 }
 
 func (r *mutationResolver) SubmitVerification(ctx context.Context, input model.VerificationInput) (*model.VerificationSubmission, error) {
@@ -303,11 +299,7 @@ func (r *nftBalanceResolver) Collection(ctx context.Context, obj *db.NftBalance)
 }
 
 func (r *nftEventResolver) Transaction(ctx context.Context, obj *db.NftEvent) (*db.Transaction, error) {
-	t, err := loaders.For(ctx).Transaction.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.TxIndex})()
-	if err == nil && t == nil {
-		return nil, fmt.Errorf("transaction %d/%d of an NFT event is not indexed", obj.BlockNumber, obj.TxIndex)
-	}
-	return t, err
+	return transactionOf(ctx, obj.BlockNumber, obj.TxIndex, "an NFT event")
 }
 
 func (r *nftEventResolver) Collection(ctx context.Context, obj *db.NftEvent) (*db.Token, error) {
@@ -559,6 +551,22 @@ func (r *queryResolver) NftItems(ctx context.Context, first *int, after *string,
 	return &model.NftItemConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
+func (r *queryResolver) TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt) (*model.TokenTransferConnection, error) {
+	f := db.TokenTransferFilter{Token: token, Wallet: wallet}
+	pg, err := fetchPage(first, after, listSpec[*db.TokenTransfer]{
+		name: "token_transfers", keyWidth: 3,
+		keyOf: func(t *db.TokenTransfer) []any { return []any{t.BlockNumber, t.TxIndex, t.EventIndex} },
+		fetch: func(w db.Window) ([]*db.TokenTransfer, error) { return r.Store.TokenTransfers(ctx, f, w) },
+		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountTokenTransfers(ctx, f) }),
+	}, func(c string, t *db.TokenTransfer) *model.TokenTransferEdge {
+		return &model.TokenTransferEdge{Cursor: c, Node: t}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.TokenTransferConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
+}
+
 func (r *queryResolver) NftEvents(ctx context.Context, first *int, after *string, contractAddress db.Felt, tokenID *string) (*model.NftEventConnection, error) {
 	f := db.NftEventFilter{Contract: contractAddress, TokenID: tokenID}
 	if tokenID != nil && contractAddress == nil {
@@ -734,6 +742,18 @@ func (r *tokenBalanceResolver) Owner(ctx context.Context, obj *db.TokenBalance) 
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.OwnerAddress))()
 }
 
+func (r *tokenTransferResolver) Transaction(ctx context.Context, obj *db.TokenTransfer) (*db.Transaction, error) {
+	return transactionOf(ctx, obj.BlockNumber, obj.TxIndex, "a token transfer")
+}
+
+func (r *tokenTransferResolver) Token(ctx context.Context, obj *db.TokenTransfer) (*db.Token, error) {
+	return loaders.For(ctx).Token.Load(ctx, string(obj.TokenAddress))()
+}
+
+func (r *tokenTransferResolver) UsdValue(ctx context.Context, obj *db.TokenTransfer) (*float64, error) {
+	return transferUsdValue(ctx, obj)
+}
+
 func (r *transactionResolver) BlockHash(ctx context.Context, obj *db.Transaction) (db.Felt, error) {
 	b, err := loaders.For(ctx).Block.Load(ctx, obj.BlockNumber)()
 	if err != nil || b == nil {
@@ -852,6 +872,10 @@ func (r *transactionResolver) ClassAlias(ctx context.Context, obj *db.Transactio
 
 func (r *transactionResolver) MetaTransaction(ctx context.Context, obj *db.Transaction) (*db.MetaTransaction, error) {
 	return loaders.For(ctx).TxMetaTransaction.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.Index})()
+}
+
+func (r *transactionResolver) TokenTransfers(ctx context.Context, obj *db.Transaction) ([]*db.TokenTransfer, error) {
+	return loaders.For(ctx).TxTransfers.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.Index})()
 }
 
 func (r *validatorResolver) Address(ctx context.Context, obj *db.Validator) (db.Felt, error) {
@@ -1016,6 +1040,8 @@ func (r *Resolver) Token() graph.TokenResolver { return &tokenResolver{r} }
 
 func (r *Resolver) TokenBalance() graph.TokenBalanceResolver { return &tokenBalanceResolver{r} }
 
+func (r *Resolver) TokenTransfer() graph.TokenTransferResolver { return &tokenTransferResolver{r} }
+
 func (r *Resolver) Transaction() graph.TransactionResolver { return &transactionResolver{r} }
 
 func (r *Resolver) Validator() graph.ValidatorResolver { return &validatorResolver{r} }
@@ -1048,6 +1074,7 @@ type (
 	stakingOverviewResolver struct{ *Resolver }
 	tokenResolver           struct{ *Resolver }
 	tokenBalanceResolver    struct{ *Resolver }
+	tokenTransferResolver   struct{ *Resolver }
 	transactionResolver     struct{ *Resolver }
 	validatorResolver       struct{ *Resolver }
 	verificationJobResolver struct{ *Resolver }

@@ -113,9 +113,9 @@ const maxL1Range = 10_000
 // logFilter is eth_getLogs' parameter. Address and each topic position are one value or
 // a list of alternatives; null matches anything.
 type logFilter struct {
-	FromBlock string          `json:"fromBlock"`
-	ToBlock   string          `json:"toBlock"`
-	Address   json.RawMessage `json:"address"`
+	FromBlock string            `json:"fromBlock"`
+	ToBlock   string            `json:"toBlock"`
+	Address   json.RawMessage   `json:"address"`
 	Topics    []json.RawMessage `json:"topics"`
 	BlockHash *string           `json:"blockHash"`
 }

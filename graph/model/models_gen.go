@@ -183,6 +183,17 @@ type TokenHolderEdge struct {
 	Node   *db.TokenBalance `json:"node"`
 }
 
+type TokenTransferConnection struct {
+	Edges      []*TokenTransferEdge `json:"edges"`
+	PageInfo   *PageInfo            `json:"pageInfo"`
+	TotalCount int                  `json:"totalCount"`
+}
+
+type TokenTransferEdge struct {
+	Cursor string            `json:"cursor"`
+	Node   *db.TokenTransfer `json:"node"`
+}
+
 type TransactionConnection struct {
 	Edges      []*TransactionEdge `json:"edges"`
 	PageInfo   *PageInfo          `json:"pageInfo"`
