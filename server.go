@@ -9,6 +9,7 @@
 //	starkgraph sim          the simulated Starknet node alone
 //	starkgraph replay DIR   serve a fixture set as a JSON-RPC node
 //	starkgraph verify-worker  class-verification workers alone, against DATABASE_URL
+//	starkgraph bench        the APIs measured against their own SQL, on a database built from the simulator
 package main
 
 import (
@@ -62,6 +63,7 @@ func commands() []command {
 		{"keys", "manage API keys: create --plan NAME [--label TEXT] | list | revoke ID | usage KEY", runKeys},
 		{"sim", "serve the simulated Starknet node: --addr ADDR [--seed N] [--blocks N] [--block-time D]", runSim},
 		{"replay", "serve a fixture set as a JSON-RPC node: replay DIR --addr ADDR", runReplay},
+		{"bench", "measure the APIs against their own SQL: [--txs N] [--concurrency C] [--duration D]", runBench},
 		{"verify-worker", "run class-verification workers against DATABASE_URL: [--verify-workers N] [--scarb-dir DIR]", runVerifyWorker},
 	}
 }

@@ -1,0 +1,270 @@
+// Package bench measures the APIs the way a client sees them, against a baseline measured
+// in the same run: each workload (a /beta route or a GraphQL document, with values picked
+// from the data) runs at a fixed concurrency for a fixed time over HTTP with an API key,
+// and then the SQL that one of its requests executes runs through the driver alone at the
+// same concurrency. The ratio of the two is what the service adds to its SQL.
+//
+// The database comes from the simulated chain through the real indexer (Build); a second
+// run over the same database reuses it.
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/starkgraph/starkgraph/analytics"
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/indexer"
+	"github.com/starkgraph/starkgraph/sim"
+)
+
+// TxPerBlock is the simulated chain's mean of ordinary transactions per block.
+const TxPerBlock = 200
+
+// Build indexes the simulated chain (seed 1) until the database holds about txs
+// transactions, then computes holders analytics. A database that already holds them is
+// left as it is.
+func Build(ctx context.Context, log *slog.Logger, conn *sqlx.DB, txs int) error {
+	blocks := uint64(max(txs/TxPerBlock, 2))
+	if head, _, ok, err := db.IndexedHead(ctx, conn); err != nil {
+		return err
+	} else if ok && uint64(head)+1 >= blocks {
+		log.Info("bench: reusing the indexed chain", "head", head)
+		return nil
+	}
+	chain := sim.New(sim.Config{Seed: 1, Blocks: blocks, TxPerBlock: TxPerBlock})
+	node := httptest.NewServer(chain.Handler())
+	defer node.Close()
+	log.Info("bench: indexing the simulated chain", "blocks", blocks, "transactions", txs)
+	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: int64(blocks - 1), Logger: log})
+	if err != nil {
+		return err
+	}
+	if err := ix.Run(ctx); err != nil {
+		return err
+	}
+	return analytics.RefreshAll(ctx, conn, time.Now())
+}
+
+// Workload is one kind of request.
+type Workload struct {
+	Name string
+	Path string // /beta/... or /graphql
+	Body string // a GraphQL request (POST); empty for REST (GET)
+}
+
+// strk is the STRK token, whose holders the token workloads read.
+const strk = "0x04718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d"
+
+// Workloads are the benchmark's requests, with a transaction, a block and a contract
+// picked from the data.
+func Workloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
+	var pick struct {
+		Tx       db.Felt `db:"tx"`
+		Block    int64   `db:"block"`
+		Contract db.Felt `db:"contract"`
+	}
+	if err := conn.GetContext(ctx, &pick, `SELECT
+		(SELECT hash FROM transactions ORDER BY block_number DESC, tx_index DESC LIMIT 1 OFFSET 50) AS tx,
+		(SELECT max(number) - 5 FROM blocks) AS block,
+		(SELECT sender_address FROM transactions WHERE sender_address IS NOT NULL ORDER BY block_number DESC LIMIT 1) AS contract`); err != nil {
+		return nil, fmt.Errorf("bench: pick values (is the database indexed?): %w", err)
+	}
+	gql := func(doc string) string {
+		return fmt.Sprintf(`{"query":%q}`, strings.Join(strings.Fields(doc), " "))
+	}
+	return []Workload{
+		{Name: "/beta/blocks page 1", Path: "/beta/blocks?ps=25"},
+		{Name: "/beta/txns page 1", Path: "/beta/txns?ps=25"},
+		{Name: "/beta/txns/{hash}", Path: "/beta/txns/" + pick.Tx.Padded()},
+		{Name: "/beta/contracts/{address}", Path: "/beta/contracts/" + pick.Contract.Padded()},
+		{Name: "/beta/tokens/{STRK}/holders", Path: "/beta/tokens/" + strk + "/holders"},
+		{Name: "/beta/stats", Path: "/beta/stats"},
+		{Name: "/beta/staking/validators", Path: "/beta/staking/validators"},
+		{Name: "GraphQL latest 25 blocks", Path: "/graphql", Body: gql(`{ blocks(first: 25) { edges { node { number hash timestamp txnCount } } } }`)},
+		{Name: "GraphQL blocks with totalCount", Path: "/graphql", Body: gql(`{ blocks(first: 25) { totalCount edges { node { number hash } } } }`)},
+		{Name: "GraphQL 25 txs with their block", Path: "/graphql", Body: gql(`{ transactions(first: 25) { edges { node { hash type actualFee block { number timestamp } } } } }`)},
+		{Name: "GraphQL token -> 25 holders -> contract -> class", Path: "/graphql", Body: gql(`{ token(address: "` + strk + `") {
+			symbol holders(first: 25) { edges { node { balance owner { address classHash class { hash isAccount } } } } } } }`)},
+		{Name: "GraphQL block -> txs -> transfers", Path: "/graphql", Body: gql(fmt.Sprintf(`{ block(number: %d) {
+			transactions(first: 25) { edges { node { hash tokenTransfers { amount usdValue token { symbol } } } } } } }`, pick.Block))},
+	}, nil
+}
+
+// Statement is one SQL statement a request ran.
+type Statement struct {
+	Query string
+	Args  []any
+}
+
+// Capture runs each workload once through handler (served over a store whose OnQuery hook
+// appends to *record) and returns the statements each one ran.
+func Capture(handler http.Handler, record *[]Statement, mu *sync.Mutex, workloads []Workload) ([][]Statement, error) {
+	out := make([][]Statement, len(workloads))
+	for i, w := range workloads {
+		mu.Lock()
+		*record = nil
+		mu.Unlock()
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, newRequest(context.Background(), "http://bench", w, ""))
+		if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), `"errors"`) {
+			return nil, fmt.Errorf("bench: %s answered %d: %.300s", w.Name, rec.Code, rec.Body.String())
+		}
+		mu.Lock()
+		out[i] = append([]Statement(nil), (*record)...)
+		mu.Unlock()
+	}
+	return out, nil
+}
+
+func newRequest(ctx context.Context, base string, w Workload, key string) *http.Request {
+	var r *http.Request
+	if w.Body == "" {
+		r, _ = http.NewRequestWithContext(ctx, http.MethodGet, base+w.Path, nil)
+	} else {
+		r, _ = http.NewRequestWithContext(ctx, http.MethodPost, base+w.Path, strings.NewReader(w.Body))
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		r.Header.Set("x-api-key", key)
+	}
+	r.Header.Set("Accept-Encoding", "gzip") // as browsers and most clients ask
+	return r
+}
+
+// Measure is what one load run saw.
+type Measure struct {
+	Requests  int           `json:"requests"`
+	Errors    int           `json:"errors"`
+	PerSecond float64       `json:"reqPerSecond"`
+	P50       time.Duration `json:"p50Nanos"`
+	P99       time.Duration `json:"p99Nanos"`
+	// FirstError is the first failure's text, when there were failures.
+	FirstError string `json:"firstError,omitempty"`
+}
+
+// Load calls do from concurrency goroutines, each starting its next call when the last
+// one ends, for d.
+func Load(ctx context.Context, concurrency int, d time.Duration, do func(context.Context) error) Measure {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var (
+		mu      sync.Mutex
+		lat     []time.Duration
+		errs    atomic.Int64
+		first   atomic.Value
+		wg      sync.WaitGroup
+		started = time.Now()
+	)
+	for i := 0; i < concurrency; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				err := do(ctx)
+				if ctx.Err() != nil { // cut by the end of the run: not a measurement
+					break
+				}
+				if err != nil {
+					errs.Add(1)
+					first.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(started)
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	m := Measure{Requests: len(lat), Errors: int(errs.Load()), PerSecond: float64(len(lat)) / elapsed.Seconds()}
+	if e, ok := first.Load().(string); ok {
+		m.FirstError = e
+	}
+	if len(lat) > 0 {
+		m.P50, m.P99 = lat[len(lat)*50/100], lat[min(len(lat)*99/100, len(lat)-1)]
+	}
+	return m
+}
+
+// HTTPLoad measures a workload against a running server.
+func HTTPLoad(ctx context.Context, base, key string, w Workload, concurrency int, d time.Duration) Measure {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency, MaxConnsPerHost: concurrency,
+		DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext}}
+	defer client.CloseIdleConnections()
+	return Load(ctx, concurrency, d, func(ctx context.Context) error {
+		resp, err := client.Do(newRequest(ctx, base, w, key))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+			return fmt.Errorf("status %d: %s", resp.StatusCode, body)
+		}
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			return err
+		}
+		return nil
+	})
+}
+
+// SQLLoad measures the raw-SQL baseline: the statements of one request, one after the
+// other, every row read, through pool.
+func SQLLoad(ctx context.Context, pool *sql.DB, stmts []Statement, concurrency int, d time.Duration) Measure {
+	return Load(ctx, concurrency, d, func(ctx context.Context) error {
+		for _, s := range stmts {
+			rows, err := pool.QueryContext(ctx, s.Query, s.Args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Result is one workload's line of the report.
+type Result struct {
+	Workload   string  `json:"workload"`
+	Service    Measure `json:"service"`
+	Statements int     `json:"sqlStatementsPerRequest"`
+	Baseline   Measure `json:"rawSQL"`
+	Ratio      float64 `json:"ratio"` // service req/s over raw-SQL req/s
+}
+
+// Markdown renders results as the README's table.
+func Markdown(results []Result) string {
+	var b strings.Builder
+	b.WriteString("| workload | req/s | p50 | p99 | SQL statements | raw SQL req/s | ratio |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range results {
+		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %d | %.0f | %.2f |\n", r.Workload, r.Service.PerSecond,
+			ms(r.Service.P50), ms(r.Service.P99), r.Statements, r.Baseline.PerSecond, r.Ratio)
+	}
+	return b.String()
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }

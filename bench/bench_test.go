@@ -1,0 +1,82 @@
+package bench_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/starkgraph/starkgraph/api"
+	"github.com/starkgraph/starkgraph/bench"
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/resolvers"
+	"github.com/starkgraph/starkgraph/rest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// The benchmark's machinery on a small chain: the database is built once and then reused,
+// every workload answers, its SQL is captured and replays on its own, and the report has a
+// line per workload with both measurements.
+func TestBenchOnASmallChain(t *testing.T) {
+	conn := dbtest.New(t)
+	ctx := context.Background()
+	log := slog.New(slog.DiscardHandler)
+	if err := bench.Build(ctx, log, conn, 2000); err != nil {
+		t.Fatal(err)
+	}
+	var txs int64
+	if err := conn.Get(&txs, `SELECT count(*) FROM transactions`); err != nil || txs < 1500 {
+		t.Fatalf("%d transactions built (%v), want about 2000", txs, err)
+	}
+	if err := bench.Build(ctx, log, conn, 2000); err != nil { // the cache: nothing to index
+		t.Fatal(err)
+	}
+	var again int64
+	if err := conn.Get(&again, `SELECT count(*) FROM transactions`); err != nil || again != txs {
+		t.Fatalf("a second build changed the database: %d transactions, then %d", txs, again)
+	}
+
+	workloads, err := bench.Workloads(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu       sync.Mutex
+		captured []bench.Statement
+	)
+	store := db.NewStore(conn)
+	store.OnQuery = func(q string, args []any) {
+		mu.Lock()
+		captured = append(captured, bench.Statement{Query: q, Args: args})
+		mu.Unlock()
+	}
+	handler := api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits,
+		REST: rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{Logger: log})})
+	statements, err := bench.Capture(handler, &captured, &mu, workloads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handler)
+	defer srv.Close()
+	var results []bench.Result
+	for i, w := range workloads {
+		if len(statements[i]) == 0 {
+			t.Fatalf("%s ran no SQL", w.Name)
+		}
+		service := bench.HTTPLoad(ctx, srv.URL, "", w, 2, 150*time.Millisecond)
+		baseline := bench.SQLLoad(ctx, conn.DB, statements[i], 2, 150*time.Millisecond)
+		if service.Requests == 0 || service.Errors > 0 || baseline.Requests == 0 || baseline.Errors > 0 || service.P99 < service.P50 {
+			t.Errorf("%s: service %+v, raw SQL %+v", w.Name, service, baseline)
+		}
+		results = append(results, bench.Result{Workload: w.Name, Service: service, Statements: len(statements[i]), Baseline: baseline})
+	}
+	table := bench.Markdown(results)
+	if lines := strings.Count(table, "\n"); lines != len(workloads)+2 {
+		t.Errorf("the table has %d lines for %d workloads:\n%s", lines, len(workloads), table)
+	}
+}

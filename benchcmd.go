@@ -1,0 +1,161 @@
+// `starkgraph bench`: the API measured over HTTP against its own SQL run alone (see
+// package bench).
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/starkgraph/starkgraph/api"
+	"github.com/starkgraph/starkgraph/auth"
+	"github.com/starkgraph/starkgraph/bench"
+	"github.com/starkgraph/starkgraph/db"
+)
+
+func runBench(ctx context.Context, log *slog.Logger, args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	txs := fs.Int("txs", 1_000_000, "transactions in the benchmark database (built once from the simulated chain, then reused)")
+	concurrency := fs.Int("concurrency", 20, "clients at once")
+	duration := fs.Duration("duration", 10*time.Second, "time per workload, for the service and again for its raw SQL")
+	dataDir := fs.String("data-dir", envOr("STARKGRAPH_DATA_DIR", ".starkgraph"), "where the private PostgreSQL cluster lives (its database bench_<txs> is the cache)")
+	out := fs.String("out", "bench/results", "directory for the results (JSON and Markdown)")
+	var sf serverFlags
+	sf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *txs < 1000 || *concurrency < 1 || *duration <= 0 {
+		return fmt.Errorf("--txs must be at least 1000, --concurrency and --duration positive")
+	}
+
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		cluster, _, err := startLocalPostgres(ctx, log, filepath.Join(*dataDir, "pgdata"))
+		if err != nil {
+			return err
+		}
+		defer func() { _ = cluster.Stop(context.WithoutCancel(ctx)) }()
+		name := fmt.Sprintf("bench_%d", *txs)
+		if err := cluster.CreateDatabase(ctx, name); err != nil {
+			return err
+		}
+		url = cluster.URL(name)
+	}
+	conn, err := openDB(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := db.Migrate(ctx, conn.DB); err != nil {
+		return err
+	}
+	if err := bench.Build(ctx, log, conn, *txs); err != nil {
+		return err
+	}
+	workloads, err := bench.Workloads(ctx, conn)
+	if err != nil {
+		return err
+	}
+
+	// The SQL of one request of each workload, captured through the same handler without keys.
+	var (
+		mu       sync.Mutex
+		captured []bench.Statement
+	)
+	store := db.NewStore(conn)
+	store.OnQuery = func(q string, args []any) {
+		mu.Lock()
+		captured = append(captured, bench.Statement{Query: q, Args: args})
+		mu.Unlock()
+	}
+	statements, err := bench.Capture(api.NewHandler(api.Config{Store: store, Limits: sf.graphQLLimits(), REST: restHandler(store)}),
+		&captured, &mu, workloads)
+	if err != nil {
+		return err
+	}
+
+	// The service as it runs in production: serveAPI with its flags' defaults, keys and all.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	sf.addr, sf.adminAddr = ln.Addr().String(), ""
+	ln.Close()
+	// Keys are checked and usage counted as for any client; the plan only never says no
+	// (GraphQL requests are charged their cost, which would exhaust even dev's bucket).
+	keys := auth.NewStore(conn)
+	if err := keys.UpsertPlan(ctx, auth.Plan{Name: "bench", RatePerSecond: 1e9, Burst: 1e9}); err != nil {
+		return err
+	}
+	key, _, err := keys.CreateKey(ctx, "bench", "bench")
+	if err != nil {
+		return err
+	}
+	serveCtx, stopServe := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- serveAPI(serveCtx, slog.New(slog.DiscardHandler), conn, url, sf, "") }()
+	defer func() { stopServe(); <-served }()
+	base := "http://" + sf.addr
+	if err := waitReady(ctx, base); err != nil {
+		return err
+	}
+	raw, err := openReadPool(ctx, url, *concurrency, sf.timeout)
+	if err != nil {
+		return err
+	}
+	defer raw.Close()
+
+	var results []bench.Result
+	for i, w := range workloads {
+		service := bench.HTTPLoad(ctx, base, key, w, *concurrency, *duration)
+		baseline := bench.SQLLoad(ctx, raw.DB, statements[i], *concurrency, *duration)
+		r := bench.Result{Workload: w.Name, Service: service, Statements: len(statements[i]), Baseline: baseline}
+		if baseline.PerSecond > 0 {
+			r.Ratio = service.PerSecond / baseline.PerSecond
+		}
+		if service.Errors > 0 || baseline.Errors > 0 {
+			log.Warn("bench: requests failed", "workload", w.Name, "service_errors", service.Errors, "sql_errors", baseline.Errors,
+				"first", service.FirstError+baseline.FirstError)
+		}
+		log.Info("bench", "workload", w.Name, "req_per_s", int(service.PerSecond), "p99", service.P99, "raw_sql_per_s", int(baseline.PerSecond))
+		results = append(results, r)
+	}
+	table := bench.Markdown(results)
+	fmt.Print(table)
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	stamp := time.Now().UTC().Format("20060102-150405")
+	report, _ := json.MarshalIndent(map[string]any{"txs": *txs, "concurrency": *concurrency, "duration": duration.String(),
+		"at": time.Now().UTC().Format(time.RFC3339), "results": results}, "", "  ")
+	if err := os.WriteFile(filepath.Join(*out, stamp+".json"), report, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(*out, stamp+".md"), []byte(table), 0o644)
+}
+
+// waitReady polls /readyz until the server answers 200.
+func waitReady(ctx context.Context, base string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/readyz", nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("bench: the server at %s did not become ready", base)
+}
