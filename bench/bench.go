@@ -157,10 +157,9 @@ type Measure struct {
 }
 
 // Load calls do from concurrency goroutines, each starting its next call when the last
-// one ends, for d.
+// one ends, until d has passed; calls under way then are waited for and counted, so every
+// goroutine completes at least one.
 func Load(ctx context.Context, concurrency int, d time.Duration, do func(context.Context) error) Measure {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
 	var (
 		mu      sync.Mutex
 		lat     []time.Duration
@@ -174,15 +173,14 @@ func Load(ctx context.Context, concurrency int, d time.Duration, do func(context
 		go func() {
 			defer wg.Done()
 			var mine []time.Duration
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && (len(mine) == 0 || time.Since(started) < d) {
 				t0 := time.Now()
-				err := do(ctx)
-				if ctx.Err() != nil { // cut by the end of the run: not a measurement
-					break
-				}
-				if err != nil {
+				if err := do(ctx); err != nil {
 					errs.Add(1)
 					first.CompareAndSwap(nil, err.Error())
+					if time.Since(started) >= d {
+						break
+					}
 					continue
 				}
 				mine = append(mine, time.Since(t0))
