@@ -51,14 +51,11 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		}
 		url = cluster.URL(name)
 	}
-	conn, err := openDB(ctx, url)
+	conn, err := openMigrated(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := db.Migrate(ctx, conn.DB); err != nil {
-		return err
-	}
 	if err := bench.Build(ctx, log, conn, *txs); err != nil {
 		return err
 	}

@@ -285,13 +285,35 @@ func withStatementTimeout(dsn string, d time.Duration) string {
 	return dsn + " statement_timeout=" + ms
 }
 
-// openDatabaseURL connects to DATABASE_URL, which serve, index, migrate and keys require.
-func openDatabaseURL(ctx context.Context) (*sqlx.DB, error) {
+// databaseURL is DATABASE_URL, which serve, index, migrate and keys require.
+func databaseURL() (string, error) {
 	url := os.Getenv("DATABASE_URL")
 	if url == "" {
-		return nil, errors.New("DATABASE_URL is not set (for example postgres://user:pass@localhost:5432/starkgraph?sslmode=disable)")
+		return "", errors.New("DATABASE_URL is not set (for example postgres://user:pass@localhost:5432/starkgraph?sslmode=disable)")
+	}
+	return url, nil
+}
+
+// openDatabaseURL connects to DATABASE_URL.
+func openDatabaseURL(ctx context.Context) (*sqlx.DB, error) {
+	url, err := databaseURL()
+	if err != nil {
+		return nil, err
 	}
 	return openDB(ctx, url)
+}
+
+// openMigrated connects to url and applies the migrations.
+func openMigrated(ctx context.Context, url string) (*sqlx.DB, error) {
+	conn, err := openDB(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, conn.DB); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
 }
 
 func runMigrate(ctx context.Context, log *slog.Logger, args []string) error {
@@ -299,14 +321,15 @@ func runMigrate(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	conn, err := openDatabaseURL(ctx)
+	url, err := databaseURL()
+	if err != nil {
+		return err
+	}
+	conn, err := openMigrated(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := db.Migrate(ctx, conn.DB); err != nil {
-		return err
-	}
 	log.Info("migrations applied")
 	return nil
 }
@@ -541,14 +564,11 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 		// The private cluster trusts local connections: its URL holds no secret to hide.
 		banner = fmt.Sprintf("  database:   DATABASE_URL='%s' (for serve, keys, index)\n", url)
 	}
-	conn, err := openDB(ctx, url)
+	conn, err := openMigrated(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := db.Migrate(ctx, conn.DB); err != nil {
-		return err
-	}
 	key, err := auth.DevKey(ctx, auth.NewStore(conn), *devKey)
 	if err != nil {
 		return fmt.Errorf("development key: %w", err)
@@ -593,14 +613,15 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	if *rpcURL == "" {
 		return errors.New("--rpc URL is required (or STARKNET_RPC_URL)")
 	}
-	conn, err := openDatabaseURL(ctx)
+	url, err := databaseURL()
+	if err != nil {
+		return err
+	}
+	conn, err := openMigrated(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := db.Migrate(ctx, conn.DB); err != nil {
-		return err
-	}
 	ix, err := indexer.New(indexer.Config{
 		RPCURL: *rpcURL, DB: conn, FromBlock: *from, StopAt: *stopAt, MaxReorgDepth: *maxReorg,
 		Concurrency: *concurrency, BatchSize: *batch, Logger: log, Figures: figures,
