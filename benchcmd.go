@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/starkgraph/starkgraph/api"
@@ -65,18 +64,8 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 
 	// The SQL of one request of each workload, captured through the same handler without keys.
-	var (
-		mu       sync.Mutex
-		captured []bench.Statement
-	)
 	store := db.NewStore(conn)
-	store.OnQuery = func(q string, args []any) {
-		mu.Lock()
-		captured = append(captured, bench.Statement{Query: q, Args: args})
-		mu.Unlock()
-	}
-	statements, err := bench.Capture(api.NewHandler(api.Config{Store: store, Limits: sf.graphQLLimits(), REST: restHandler(store)}),
-		&captured, &mu, workloads)
+	statements, err := bench.Capture(store, api.NewHandler(api.Config{Store: store, Limits: sf.graphQLLimits(), REST: restHandler(store)}), workloads)
 	if err != nil {
 		return err
 	}

@@ -110,13 +110,23 @@ type Statement struct {
 	Args  []any
 }
 
-// Capture runs each workload once through handler (served over a store whose OnQuery hook
-// appends to *record) and returns the statements each one ran.
-func Capture(handler http.Handler, record *[]Statement, mu *sync.Mutex, workloads []Workload) ([][]Statement, error) {
+// Capture runs each workload once through handler, which must read through store, and
+// returns the statements each one ran (recorded by the store's OnQuery hook, which it sets).
+func Capture(store *db.Store, handler http.Handler, workloads []Workload) ([][]Statement, error) {
+	var (
+		mu  sync.Mutex
+		ran []Statement
+	)
+	store.OnQuery = func(q string, args []any) {
+		mu.Lock()
+		ran = append(ran, Statement{Query: q, Args: args})
+		mu.Unlock()
+	}
+	defer func() { store.OnQuery = nil }()
 	out := make([][]Statement, len(workloads))
 	for i, w := range workloads {
 		mu.Lock()
-		*record = nil
+		ran = nil
 		mu.Unlock()
 		rec := httptest.NewRecorder()
 		handler.ServeHTTP(rec, newRequest(context.Background(), "http://bench", w, ""))
@@ -124,7 +134,7 @@ func Capture(handler http.Handler, record *[]Statement, mu *sync.Mutex, workload
 			return nil, fmt.Errorf("bench: %s answered %d: %.300s", w.Name, rec.Code, rec.Body.String())
 		}
 		mu.Lock()
-		out[i] = append([]Statement(nil), (*record)...)
+		out[i] = ran
 		mu.Unlock()
 	}
 	return out, nil

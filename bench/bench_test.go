@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -45,19 +44,10 @@ func TestBenchOnASmallChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var (
-		mu       sync.Mutex
-		captured []bench.Statement
-	)
 	store := db.NewStore(conn)
-	store.OnQuery = func(q string, args []any) {
-		mu.Lock()
-		captured = append(captured, bench.Statement{Query: q, Args: args})
-		mu.Unlock()
-	}
 	handler := api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits,
 		REST: rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{Logger: log})})
-	statements, err := bench.Capture(handler, &captured, &mu, workloads)
+	statements, err := bench.Capture(store, handler, workloads)
 	if err != nil {
 		t.Fatal(err)
 	}
