@@ -22,7 +22,7 @@ import (
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
-	"github.com/starkgraph/starkgraph/indexer"
+	"github.com/starkgraph/starkgraph/indexer/indexertest"
 	"github.com/starkgraph/starkgraph/sim"
 )
 
@@ -51,16 +51,9 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	chain := sim.New(sim.Config{Seed: 7, Blocks: 12})
 	node := httptest.NewServer(chain.Handler())
 	defer node.Close()
-	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: 10, PollInterval: 50 * time.Millisecond,
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Run(t, conn, node.URL, 0, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := ix.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
 	// Keys are required, as on dev: the page must send the development key itself.
 	keys := auth.NewStore(conn)
 	devKey, err := auth.DevKey(ctx, keys, "")

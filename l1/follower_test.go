@@ -22,7 +22,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
-	"github.com/starkgraph/starkgraph/indexer"
+	"github.com/starkgraph/starkgraph/indexer/indexertest"
 	"github.com/starkgraph/starkgraph/l1"
 	"github.com/starkgraph/starkgraph/replay"
 	"github.com/starkgraph/starkgraph/sim"
@@ -178,16 +178,7 @@ func indexFixture(t *testing.T, conn *sqlx.DB, dir string) {
 	}
 	node := httptest.NewServer(set)
 	defer node.Close()
-	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, FromBlock: fixtureBlock, StopAt: fixtureBlock,
-		PollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := ix.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Run(t, conn, node.URL, fixtureBlock, fixtureBlock)
 }
 
 // follow runs the follower until it has read the fake node's 10 blocks.
@@ -283,15 +274,7 @@ func TestSimulatedL1(t *testing.T) {
 	l2 := httptest.NewServer(chain.Handler())
 	defer l2.Close()
 	conn := dbtest.New(t)
-	ix, err := indexer.New(indexer.Config{RPCURL: l2.URL, DB: conn, StopAt: 39, PollInterval: 20 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := ix.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Run(t, conn, l2.URL, 0, 39)
 	l1node := httptest.NewServer(chain.L1Handler())
 	defer l1node.Close()
 	var l1Head hexutil.Uint64

@@ -2,10 +2,8 @@ package verify_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -16,7 +14,7 @@ import (
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
-	"github.com/starkgraph/starkgraph/indexer"
+	"github.com/starkgraph/starkgraph/indexer/indexertest"
 	"github.com/starkgraph/starkgraph/replay"
 	"github.com/starkgraph/starkgraph/resolvers"
 	"github.com/starkgraph/starkgraph/rest"
@@ -38,16 +36,7 @@ func TestVerificationOnReplayedChain(t *testing.T) {
 	node := httptest.NewServer(set)
 	defer node.Close()
 	conn := dbtest.New(t)
-	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, FromBlock: 56377, StopAt: 56379, PollInterval: 50 * time.Millisecond,
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := ix.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Run(t, conn, node.URL, 56377, 56379)
 
 	store := db.NewStore(conn)
 	srv := httptest.NewServer(api.NewHandler(api.Config{
