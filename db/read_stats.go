@@ -69,15 +69,14 @@ type FeeAverage struct {
 }
 
 // RecentFeeAverages averages the actual fees of the newest StatsWindow blocks'
-// transactions per fee unit (WEI, FRI), rounded to an integer.
+// transactions per fee unit (WEI, FRI), rounded to an integer, from the blocks' fee sums.
 func (s *Store) RecentFeeAverages(ctx context.Context) ([]*FeeAverage, error) {
 	var rows []*FeeAverage
-	// The newest blocks first, then their transactions by key: a plan that reads
-	// StatsWindow blocks' rows whatever the planner guesses of the window's size.
-	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT t.actual_fee_unit AS unit, round(avg(t.actual_fee))::text AS avg_fee
-		FROM (SELECT number FROM blocks ORDER BY number DESC LIMIT %d) b
-		JOIN LATERAL (SELECT actual_fee_unit, actual_fee FROM transactions WHERE block_number = b.number) t ON true
-		GROUP BY t.actual_fee_unit ORDER BY t.actual_fee_unit`, StatsWindow))
+	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT u.unit, round(u.fees / u.txs)::text AS avg_fee
+		FROM (SELECT sum(fees_wei) AS wei, sum(fee_txs_wei) AS txs_wei, sum(fees_fri) AS fri, sum(fee_txs_fri) AS txs_fri
+			FROM (SELECT fees_wei, fee_txs_wei, fees_fri, fee_txs_fri FROM blocks ORDER BY number DESC LIMIT %d) b) s
+		CROSS JOIN LATERAL (VALUES ('FRI', s.fri, s.txs_fri), ('WEI', s.wei, s.txs_wei)) AS u(unit, fees, txs)
+		WHERE u.txs > 0 ORDER BY u.unit`, StatsWindow))
 	return rows, err
 }
 

@@ -35,18 +35,21 @@ type BlockRow struct {
 	TxCount           int
 	EventCount        int
 	MessageCount      int
+	// Actual fees of the block's transactions per unit (decimal sums), and how many paid in each.
+	FeesWei, FeesFri     string
+	FeeTxsWei, FeeTxsFri int
 }
 
 var blockColumns = []string{"number", "hash", "parent_hash", "timestamp", "status", "state_root",
 	"sequencer_address", "starknet_version", "l1_da_mode", "l1_gas_price_wei", "l1_gas_price_fri",
 	"l1_data_gas_price_wei", "l1_data_gas_price_fri", "l2_gas_price_wei", "l2_gas_price_fri",
-	"tx_count", "event_count", "message_count"}
+	"tx_count", "event_count", "message_count", "fees_wei", "fee_txs_wei", "fees_fri", "fee_txs_fri"}
 
 func (b *BlockRow) values() []any {
 	return []any{b.Number, b.Hash, b.ParentHash, b.Timestamp, b.Status, b.StateRoot,
 		b.SequencerAddress, b.StarknetVersion, text(b.L1DAMode), text(b.L1GasPriceWei), text(b.L1GasPriceFri),
 		text(b.L1DataGasPriceWei), text(b.L1DataGasPriceFri), text(b.L2GasPriceWei), text(b.L2GasPriceFri),
-		int64(b.TxCount), int64(b.EventCount), int64(b.MessageCount)}
+		int64(b.TxCount), int64(b.EventCount), int64(b.MessageCount), orZero(b.FeesWei), int64(b.FeeTxsWei), orZero(b.FeesFri), int64(b.FeeTxsFri)}
 }
 
 // TransactionRow is one row of transactions.
@@ -291,6 +294,14 @@ func copyRows(ctx context.Context, tx *sqlx.Tx, table string, columns []string, 
 func text(s string) any {
 	if s == "" {
 		return nil
+	}
+	return s
+}
+
+// orZero is a NOT NULL numeric value: "" is 0.
+func orZero(s string) string {
+	if s == "" {
+		return "0"
 	}
 	return s
 }

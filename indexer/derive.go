@@ -369,10 +369,16 @@ func (w *batchWriter) apply(bd *blockData) {
 	w.applyStateDiff(bd)
 
 	eventCount, messageCount := 0, 0
+	fees := map[string]*big.Int{"WEI": new(big.Int), "FRI": new(big.Int)} // by fee unit
+	feeTxs := map[string]int{}
 	for i := range b.Transactions {
 		t := &b.Transactions[i]
 		eventCount += len(t.Receipt.Events)
 		messageCount += len(t.Receipt.MessagesSent)
+		if sum := fees[t.Receipt.ActualFee.Unit]; sum != nil {
+			sum.Add(sum, t.Receipt.ActualFee.Amount.Big())
+			feeTxs[t.Receipt.ActualFee.Unit]++
+		}
 		w.applyTransaction(num, ts, i, t)
 	}
 	row := db.BlockRow{
@@ -382,6 +388,7 @@ func (w *batchWriter) apply(bd *blockData) {
 		L1GasPriceWei: dec(b.L1GasPrice.PriceInWei), L1GasPriceFri: dec(b.L1GasPrice.PriceInFri),
 		L1DataGasPriceWei: dec(b.L1DataGasPrice.PriceInWei), L1DataGasPriceFri: dec(b.L1DataGasPrice.PriceInFri),
 		TxCount: len(b.Transactions), EventCount: eventCount, MessageCount: messageCount,
+		FeesWei: fees["WEI"].String(), FeeTxsWei: feeTxs["WEI"], FeesFri: fees["FRI"].String(), FeeTxsFri: feeTxs["FRI"],
 	}
 	if b.L2GasPrice != nil {
 		row.L2GasPriceWei, row.L2GasPriceFri = dec(b.L2GasPrice.PriceInWei), dec(b.L2GasPrice.PriceInFri)

@@ -66,6 +66,21 @@ func TestDerivedTokenState(t *testing.T) {
 		t.Errorf("token_transfers disagree with the balances or the transfer counts: %+v", moved)
 	}
 
+	// Each block's fee sums per unit are its transactions' fees.
+	var badFees, feeBlocks int64
+	if err := d.QueryRow(`SELECT count(*) FILTER (WHERE (b.fees_wei, b.fee_txs_wei, b.fees_fri, b.fee_txs_fri) IS DISTINCT FROM
+			(t.fees_wei, t.txs_wei, t.fees_fri, t.txs_fri)),
+		count(*) FILTER (WHERE b.fee_txs_wei > 0 AND b.fee_txs_fri > 0)
+		FROM blocks b CROSS JOIN LATERAL (SELECT
+			coalesce(sum(actual_fee) FILTER (WHERE actual_fee_unit = 'WEI'), 0) AS fees_wei, count(*) FILTER (WHERE actual_fee_unit = 'WEI') AS txs_wei,
+			coalesce(sum(actual_fee) FILTER (WHERE actual_fee_unit = 'FRI'), 0) AS fees_fri, count(*) FILTER (WHERE actual_fee_unit = 'FRI') AS txs_fri
+			FROM transactions t WHERE t.block_number = b.number) t`).Scan(&badFees, &feeBlocks); err != nil {
+		t.Fatal(err)
+	}
+	if badFees != 0 || feeBlocks == 0 {
+		t.Errorf("%d blocks' fee sums disagree with their transactions (%d blocks have fees in both units)", badFees, feeBlocks)
+	}
+
 	// NFT owners and ERC-1155 balances, as the node answers owner_of and balance_of.
 	var items []struct {
 		Contract db.Felt `db:"contract_address"`

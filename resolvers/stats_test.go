@@ -135,8 +135,16 @@ func seedActivity(s *gqlServer) {
 	}
 	for i, b := range blocks {
 		n := i + 1
-		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status, tx_count) VALUES ($1, $2, $3, $4, 'ACCEPTED_ON_L2', $5)`,
-			n, db.FeltFromUint64(uint64(0xb00+n)), db.FeltFromUint64(uint64(0xb00+n-1)), b.ts, b.txCount)
+		// The block's fee sum over its transactions' fees, in its one unit, as the indexer keeps it.
+		sum := 0
+		for _, f := range b.fees {
+			sum += f
+		}
+		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status, tx_count, fees_wei, fee_txs_wei, fees_fri, fee_txs_fri)
+			VALUES ($1, $2, $3, $4, 'ACCEPTED_ON_L2', $5,
+				CASE WHEN $6 = 'WEI' THEN $7 ELSE 0 END, CASE WHEN $6 = 'WEI' THEN $8 ELSE 0 END,
+				CASE WHEN $6 = 'FRI' THEN $7 ELSE 0 END, CASE WHEN $6 = 'FRI' THEN $8 ELSE 0 END)`,
+			n, db.FeltFromUint64(uint64(0xb00+n)), db.FeltFromUint64(uint64(0xb00+n-1)), b.ts, b.txCount, b.unit, sum, len(b.fees))
 		for j, sender := range b.senders {
 			s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_address, actual_fee, actual_fee_unit, execution_status, finality_status)
 				VALUES ($1, $2, $3, 'INVOKE', 3, $4, $5, $6, $7, 'SUCCEEDED', 'ACCEPTED_ON_L2')`,

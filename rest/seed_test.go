@@ -67,8 +67,8 @@ func seed(t testing.TB, conn *sqlx.DB) {
 			status = "ACCEPTED_ON_L2"
 		}
 		exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status, state_root, sequencer_address,
-			starknet_version, l1_gas_price_wei, l1_gas_price_fri, tx_count, event_count, message_count)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, '0.13.5', 1000000000, 5000000000000, 2, 2, 0)`,
+			starknet_version, l1_gas_price_wei, l1_gas_price_fri, tx_count, event_count, message_count, fees_wei, fee_txs_wei)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, '0.13.5', 1000000000, 5000000000000, 2, 2, 0, 2 * 48912831549305, 2)`, // its 2 transactions below
 			n, blockHash(n), blockHash(n-1), baseTime+int64(n)*10, status, db.FeltFromUint64(uint64(0x5000+n)), db.MustFelt("0x5e9"))
 	}
 	exec(`INSERT INTO classes (hash, kind, cairo_version, version, is_account, declared_block, declared_tx_hash, declared_at)
