@@ -36,6 +36,15 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	if *txs < 1000 || *concurrency < 1 || *duration <= 0 {
 		return fmt.Errorf("--txs must be at least 1000, --concurrency and --duration positive")
 	}
+	var listenFlag error
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "addr" || f.Name == "admin-addr" {
+			listenFlag = fmt.Errorf("--%s: bench serves on a free local port of its own", f.Name)
+		}
+	})
+	if listenFlag != nil {
+		return listenFlag
+	}
 
 	url := os.Getenv("DATABASE_URL")
 	if url == "" {

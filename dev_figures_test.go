@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -331,11 +332,8 @@ func at(doc any, path string) any {
 		case map[string]any:
 			doc = v[step]
 		case []any:
-			i := 0
-			for _, c := range step {
-				i = i*10 + int(c-'0')
-			}
-			if i >= len(v) {
+			i, err := strconv.Atoi(step)
+			if err != nil || i >= len(v) {
 				return nil
 			}
 			doc = v[i]
