@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/starkgraph/starkgraph/api"
@@ -28,6 +30,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	duration := fs.Duration("duration", 10*time.Second, "time per workload, for the service and again for its raw SQL")
 	dataDir := fs.String("data-dir", envOr("STARKGRAPH_DATA_DIR", ".starkgraph"), "where the private PostgreSQL cluster lives (its database bench_<txs> is the cache)")
 	out := fs.String("out", "bench/results", "directory for the results (JSON and Markdown)")
+	only := fs.String("only", "", "run only the workloads whose name contains this text (e.g. stats)")
 	var sf serverFlags
 	sf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -70,6 +73,10 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	workloads, err := bench.Workloads(ctx, conn)
 	if err != nil {
 		return err
+	}
+	workloads = slices.DeleteFunc(workloads, func(w bench.Workload) bool { return !strings.Contains(w.Name, *only) })
+	if len(workloads) == 0 {
+		return fmt.Errorf("--only %q: no workload's name contains it", *only)
 	}
 
 	// The SQL of one request of each workload, captured through the same handler without keys.

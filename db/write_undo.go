@@ -38,6 +38,8 @@ var journaledTables = []struct {
 	{"list_counts", journaled{[]string{"name"}, []string{"text"}}},
 	{"chain_stats", journaled{[]string{"id"}, []string{"smallint"}}},
 	{"staking_overview", journaled{[]string{"id"}, []string{"smallint"}}},
+	{"sender_last_blocks", journaled{[]string{"sender_address"}, []string{"bytea"}}},
+	{"active_sender_blocks", journaled{[]string{"block_number"}, []string{"bigint"}}},
 }
 
 func journalFor(table string) (journaled, bool) {
@@ -50,7 +52,7 @@ func journalFor(table string) (journaled, bool) {
 }
 
 // JournalEntry names rows of one journaled table: one array per key column, pq.ByteaArray
-// for bytea and pq.StringArray for text, numeric, date and smallint.
+// for bytea and pq.StringArray for text, numeric, date and smallint, pq.Int64Array for bigint.
 type JournalEntry struct {
 	Table string
 	Keys  []any
@@ -145,7 +147,8 @@ FROM undo_target u WHERE u.tbl = '%s' AND u.old IS NOT NULL %s`, t.name, t.name,
 	if _, err := tx.ExecContext(ctx, `DELETE FROM blocks WHERE number > $1`, ancestor); err != nil {
 		return fmt.Errorf("undo: delete blocks: %w", err)
 	}
-	return nil
+	// The figures of the newest blocks are not journaled: they follow from the rows.
+	return RefreshChainStats(ctx, tx)
 }
 
 // PruneJournal forgets the undo entries of blocks below keepFrom: they are deeper than any

@@ -39,7 +39,6 @@ type ResolverRoot interface {
 	IndexerStatus() IndexerStatusResolver
 	MetaTransaction() MetaTransactionResolver
 	Mutation() MutationResolver
-	NetworkStats() NetworkStatsResolver
 	NftBalance() NftBalanceResolver
 	NftEvent() NftEventResolver
 	NftItem() NftItemResolver
@@ -787,13 +786,6 @@ type MetaTransactionResolver interface {
 }
 type MutationResolver interface {
 	SubmitVerification(ctx context.Context, input model.VerificationInput) (*model.VerificationSubmission, error)
-}
-type NetworkStatsResolver interface {
-	Tps(ctx context.Context, obj *model.NetworkStats) (float64, error)
-
-	ActiveAccounts(ctx context.Context, obj *model.NetworkStats) (string, error)
-	AccountsGrowth(ctx context.Context, obj *model.NetworkStats) (int, error)
-	LatestAvgFee(ctx context.Context, obj *model.NetworkStats) ([]*model.AverageFee, error)
 }
 type NftBalanceResolver interface {
 	Owner(ctx context.Context, obj *db.NftBalance) (*db.Contract, error)
@@ -11338,7 +11330,7 @@ func (ec *executionContext) _NetworkStats_tps(ctx context.Context, field graphql
 			return ec.fieldContext_NetworkStats_tps(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NetworkStats().Tps(ctx, obj)
+			return obj.Tps, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
@@ -11349,7 +11341,7 @@ func (ec *executionContext) _NetworkStats_tps(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_NetworkStats_tps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NetworkStats", field, true, true, "Float")
+	return graphql.NewScalarFieldContext("NetworkStats", field, false, false, "Float")
 }
 
 func (ec *executionContext) _NetworkStats_maxRecordedTps(ctx context.Context, field graphql.CollectedField, obj *model.NetworkStats) (ret graphql.Marshaler) {
@@ -11407,7 +11399,7 @@ func (ec *executionContext) _NetworkStats_activeAccounts(ctx context.Context, fi
 			return ec.fieldContext_NetworkStats_activeAccounts(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NetworkStats().ActiveAccounts(ctx, obj)
+			return obj.ActiveAccounts, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -11418,7 +11410,7 @@ func (ec *executionContext) _NetworkStats_activeAccounts(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_NetworkStats_activeAccounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NetworkStats", field, true, true, "BigInt")
+	return graphql.NewScalarFieldContext("NetworkStats", field, false, false, "BigInt")
 }
 
 func (ec *executionContext) _NetworkStats_accountsGrowth(ctx context.Context, field graphql.CollectedField, obj *model.NetworkStats) (ret graphql.Marshaler) {
@@ -11430,7 +11422,7 @@ func (ec *executionContext) _NetworkStats_accountsGrowth(ctx context.Context, fi
 			return ec.fieldContext_NetworkStats_accountsGrowth(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NetworkStats().AccountsGrowth(ctx, obj)
+			return obj.AccountsGrowth, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
@@ -11441,7 +11433,7 @@ func (ec *executionContext) _NetworkStats_accountsGrowth(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_NetworkStats_accountsGrowth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NetworkStats", field, true, true, "Int")
+	return graphql.NewScalarFieldContext("NetworkStats", field, false, false, "Int")
 }
 
 func (ec *executionContext) _NetworkStats_latestAvgFee(ctx context.Context, field graphql.CollectedField, obj *model.NetworkStats) (ret graphql.Marshaler) {
@@ -11453,7 +11445,7 @@ func (ec *executionContext) _NetworkStats_latestAvgFee(ctx context.Context, fiel
 			return ec.fieldContext_NetworkStats_latestAvgFee(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NetworkStats().LatestAvgFee(ctx, obj)
+			return obj.LatestAvgFee, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.AverageFee) graphql.Marshaler {
@@ -11467,8 +11459,8 @@ func (ec *executionContext) fieldContext_NetworkStats_latestAvgFee(_ context.Con
 	fc = &graphql.FieldContext{
 		Object:     "NetworkStats",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_AverageFee(ctx, field)
 		},
@@ -22584,66 +22576,62 @@ func (ec *executionContext) _NetworkStats(ctx context.Context, sel ast.Selection
 		case "blocksCount":
 			out.Values[i] = ec._NetworkStats_blocksCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "transactionsCount":
 			out.Values[i] = ec._NetworkStats_transactionsCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "eventsCount":
 			out.Values[i] = ec._NetworkStats_eventsCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "contractsCount":
 			out.Values[i] = ec._NetworkStats_contractsCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "classesCount":
 			out.Values[i] = ec._NetworkStats_classesCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "tps":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._NetworkStats_tps(ctx, field, obj)
-				})
+			out.Values[i] = ec._NetworkStats_tps(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "maxRecordedTps":
 			out.Values[i] = ec._NetworkStats_maxRecordedTps(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "tpsAtBlockHash":
 			out.Values[i] = ec._NetworkStats_tpsAtBlockHash(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "activeAccounts":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._NetworkStats_activeAccounts(ctx, field, obj)
-				})
+			out.Values[i] = ec._NetworkStats_activeAccounts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "accountsGrowth":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._NetworkStats_accountsGrowth(ctx, field, obj)
-				})
+			out.Values[i] = ec._NetworkStats_accountsGrowth(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "latestAvgFee":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._NetworkStats_latestAvgFee(ctx, field, obj)
-				})
+			out.Values[i] = ec._NetworkStats_latestAvgFee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "totalTvlUsd":
 			out.Values[i] = ec._NetworkStats_totalTvlUsd(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

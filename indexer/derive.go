@@ -96,6 +96,7 @@ type batchWriter struct {
 	counts         map[string]int64
 	rows           db.ChainRows
 	staking        *staking
+	activity       *senderActivity
 	journalEntries []db.JournalEntry
 
 	// Transactions per second between consecutive blocks, for chain_stats.max_tps.
@@ -153,6 +154,9 @@ func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal boo
 	if err := db.MatchL1Messages(ctx, w.tx, int64(batch[0].Block.Number), int64(last.Number)); err != nil {
 		return err
 	}
+	if err := w.prepareSenderActivity(ctx, batch, journal); err != nil {
+		return err
+	}
 	if journal {
 		w.journalFigures(batch)
 		if err := w.journal(ctx, int64(last.Number)); err != nil {
@@ -163,6 +167,9 @@ func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal boo
 		return err
 	}
 	if err := w.writeFigures(ctx, batch); err != nil {
+		return err
+	}
+	if err := db.RefreshChainStats(ctx, w.tx); err != nil {
 		return err
 	}
 	return db.SetIndexerHead(ctx, w.tx, int64(last.Number), dbf(last.Hash))

@@ -135,6 +135,9 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	if err := w.flushStaking(ctx); err != nil {
 		return err
 	}
+	if err := w.writeSenderActivity(ctx); err != nil {
+		return err
+	}
 	if w.maxTPSBlock != nil {
 		if err := db.SetMaxTPS(ctx, w.tx, w.maxTPS, w.maxTPSBlock); err != nil {
 			return err

@@ -71,6 +71,42 @@ func checkConsistent(t *testing.T, d *sqlx.DB) {
 	if c.MaxBlock != nil && (c.Head == nil || *c.Head != *c.MaxBlock) {
 		t.Fatalf("indexer_state head %v, newest block %d", c.Head, *c.MaxBlock)
 	}
+	checkSenderActivity(t, d)
+}
+
+// checkSenderActivity asserts that the sender activity tables hold, for every sender, its
+// newest block, and for every block the number of senders whose newest block it is, as
+// recomputed from the transactions.
+func checkSenderActivity(t *testing.T, d *sqlx.DB) {
+	t.Helper()
+	var wrong []string
+	err := d.Select(&wrong, `WITH want AS (SELECT sender_address, max(block_number) AS block_number
+			FROM transactions WHERE sender_address IS NOT NULL GROUP BY 1),
+		want_counts AS (SELECT block_number, count(*)::int AS senders FROM want GROUP BY 1)
+		(SELECT 'sender ' || coalesce(encode(w.sender_address, 'hex'), encode(s.sender_address, 'hex'))
+			FROM want w FULL JOIN sender_last_blocks s USING (sender_address)
+			WHERE w.block_number IS DISTINCT FROM s.block_number LIMIT 5)
+		UNION ALL
+		(SELECT 'block ' || coalesce(w.block_number, a.block_number) || ': ' || coalesce(a.senders, 0) || ' senders, want ' || coalesce(w.senders, 0)
+			FROM want_counts w FULL JOIN active_sender_blocks a USING (block_number)
+			WHERE w.senders IS DISTINCT FROM a.senders LIMIT 5)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wrong) > 0 {
+		t.Fatalf("sender activity differs from the transactions: %v", wrong)
+	}
+	// The figure kept in chain_stats is the distinct senders of the last day of block time.
+	var kept, want int64
+	err = d.QueryRow(`SELECT active_accounts, (SELECT count(DISTINCT sender_address) FROM transactions
+		WHERE block_number >= (SELECT min(number) FROM blocks WHERE timestamp > (SELECT max(timestamp) FROM blocks) - 86400))
+		FROM chain_stats`).Scan(&kept, &want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept != want {
+		t.Fatalf("chain_stats.active_accounts %d, distinct senders of the last day %d", kept, want)
+	}
 }
 
 func TestCrashSafety(t *testing.T) {

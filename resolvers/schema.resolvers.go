@@ -248,36 +248,6 @@ func (r *mutationResolver) SubmitVerification(ctx context.Context, input model.V
 	return &model.VerificationSubmission{Job: queued, Class: class}, nil
 }
 
-func (r *networkStatsResolver) Tps(ctx context.Context, obj *model.NetworkStats) (float64, error) {
-	txs, seconds, err := r.Store.RecentThroughput(ctx)
-	if err != nil || seconds <= 0 {
-		return 0, err
-	}
-	return round2(float64(txs) / float64(seconds)), nil
-}
-
-func (r *networkStatsResolver) ActiveAccounts(ctx context.Context, obj *model.NetworkStats) (string, error) {
-	n, err := r.Store.ActiveSenders(ctx)
-	return strconv.FormatInt(n, 10), err
-}
-
-func (r *networkStatsResolver) AccountsGrowth(ctx context.Context, obj *model.NetworkStats) (int, error) {
-	cur, prev, err := r.Store.NewAccounts(ctx)
-	return int(cur - prev), err
-}
-
-func (r *networkStatsResolver) LatestAvgFee(ctx context.Context, obj *model.NetworkStats) ([]*model.AverageFee, error) {
-	rows, err := r.Store.RecentFeeAverages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := []*model.AverageFee{}
-	for _, f := range rows {
-		out = append(out, &model.AverageFee{Unit: f.Unit, AvgFee: f.AvgFee})
-	}
-	return out, nil
-}
-
 func (r *nftBalanceResolver) Owner(ctx context.Context, obj *db.NftBalance) (*db.Contract, error) {
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.OwnerAddress))()
 }
@@ -1020,8 +990,6 @@ func (r *Resolver) MetaTransaction() graph.MetaTransactionResolver {
 
 func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{r} }
 
-func (r *Resolver) NetworkStats() graph.NetworkStatsResolver { return &networkStatsResolver{r} }
-
 func (r *Resolver) NftBalance() graph.NftBalanceResolver { return &nftBalanceResolver{r} }
 
 func (r *Resolver) NftEvent() graph.NftEventResolver { return &nftEventResolver{r} }
@@ -1065,7 +1033,6 @@ type (
 	indexerStatusResolver   struct{ *Resolver }
 	metaTransactionResolver struct{ *Resolver }
 	mutationResolver        struct{ *Resolver }
-	networkStatsResolver    struct{ *Resolver }
 	nftBalanceResolver      struct{ *Resolver }
 	nftEventResolver        struct{ *Resolver }
 	nftItemResolver         struct{ *Resolver }

@@ -1,7 +1,6 @@
 package resolvers
 
 import (
-	"context"
 	"math"
 	"strconv"
 
@@ -9,11 +8,11 @@ import (
 	"github.com/starkgraph/starkgraph/graph/model"
 )
 
-// networkStats builds the part of NetworkStats that comes from maintained counters; the
-// fields that scan recent blocks have resolvers of their own.
+// networkStats builds NetworkStats from the chain_stats row, which the indexer keeps with
+// every batch of blocks: nothing here scans recent blocks per request.
 func networkStats(t *db.ChainTotals) *model.NetworkStats {
 	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
-	return &model.NetworkStats{
+	stats := &model.NetworkStats{
 		BlocksCount:       itoa(t.Blocks),
 		TransactionsCount: itoa(t.Transactions),
 		EventsCount:       itoa(t.Events),
@@ -22,32 +21,23 @@ func networkStats(t *db.ChainTotals) *model.NetworkStats {
 		MaxRecordedTps:    t.MaxTps,
 		TpsAtBlockHash:    t.MaxTpsBlockHash,
 		TotalTvlUsd:       t.TvlUsd,
+		ActiveAccounts:    itoa(t.ActiveAccounts),
+		AccountsGrowth:    int(t.NewAccounts - t.NewAccountsPrevious),
 		LatestAvgFee:      []*model.AverageFee{},
 	}
-}
-
-// FullNetworkStats returns NetworkStats with every field filled, for callers outside a
-// GraphQL operation (the REST handler): Query.networkStats leaves tps, activeAccounts,
-// accountsGrowth and latestAvgFee to their field resolvers.
-func (r *Resolver) FullNetworkStats(ctx context.Context) (*model.NetworkStats, error) {
-	stats, err := r.Query().NetworkStats(ctx)
-	if err != nil {
-		return nil, err
+	if t.RecentSeconds > 0 {
+		stats.Tps = round2(float64(t.RecentTxs) / float64(t.RecentSeconds))
 	}
-	f := r.NetworkStats()
-	if stats.Tps, err = f.Tps(ctx, stats); err != nil {
-		return nil, err
+	// Units in alphabetical order, as before: FRI, then WEI.
+	for _, f := range []struct {
+		unit string
+		avg  *string
+	}{{"FRI", t.AvgFeeFri}, {"WEI", t.AvgFeeWei}} {
+		if f.avg != nil {
+			stats.LatestAvgFee = append(stats.LatestAvgFee, &model.AverageFee{Unit: f.unit, AvgFee: *f.avg})
+		}
 	}
-	if stats.ActiveAccounts, err = f.ActiveAccounts(ctx, stats); err != nil {
-		return nil, err
-	}
-	if stats.AccountsGrowth, err = f.AccountsGrowth(ctx, stats); err != nil {
-		return nil, err
-	}
-	if stats.LatestAvgFee, err = f.LatestAvgFee(ctx, stats); err != nil {
-		return nil, err
-	}
-	return stats, nil
+	return stats
 }
 
 // round2 keeps two decimals: rates are shown, not computed with.

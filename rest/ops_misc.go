@@ -35,7 +35,7 @@ type tvl struct {
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 func statsOp(ctx context.Context, s *server, _ *args, _ *http.Request) (any, error) {
-	st, err := s.res.FullNetworkStats(ctx)
+	st, err := s.res.Query().NetworkStats(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -166,12 +166,17 @@ func seed(t testing.TB, conn *sqlx.DB) {
 		VALUES ($1, 20000000000000000000000, 10000000000, 160, 10000, 604800, 3940, $2, 30, 1758543761802)`, strkAddr, nBlocks-20)
 
 	exec(`INSERT INTO verification_jobs (id, class_hash, status, name, files) VALUES ($1, $2, 4, 'duck', '{"src/lib.cairo": "mod duck;"}')`, jobID, accountClass)
-	exec(`UPDATE chain_stats SET max_tps = 992, max_tps_block_hash = $1, tvl_usd = NULL`, blockHash(7))
+	exec(`UPDATE chain_stats SET max_tps = 992, max_tps_block_hash = $1`, blockHash(7))
 	exec(`UPDATE indexer_state SET head_block = $1, head_hash = $2, node_head = $1, chain_id = 'SN_SEPOLIA', updated_at = now()`, nBlocks, blockHash(nBlocks))
 	exec(`INSERT INTO list_counts (name, count) VALUES ('blocks', $1), ('transactions', $2), ('events', $2), ('classes', 3),
 		('verified_classes', 1), ('contracts', $3), ('contracts:account', $4), ('contracts:erc20', 2), ('contracts:erc721', 1),
 		('tokens:erc20', 2), ('tokens:erc721', 1), ('meta_transactions', 3), ('validators', 1), ('delegators', 1)`,
 		nBlocks, 2*nBlocks, nAccounts+3, nAccounts)
+	// The sender activity and the recent figures, as the indexer keeps them with each block.
+	exec(`INSERT INTO sender_last_blocks SELECT sender_address, max(block_number) FROM transactions
+		WHERE sender_address IS NOT NULL GROUP BY 1`)
+	exec(`INSERT INTO active_sender_blocks SELECT block_number, count(*) FROM sender_last_blocks GROUP BY 1`)
+	exec(`SELECT refresh_chain_stats()`)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
