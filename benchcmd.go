@@ -13,9 +13,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/auth"
@@ -31,6 +33,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	dataDir := fs.String("data-dir", envOr("STARKGRAPH_DATA_DIR", ".starkgraph"), "where the private PostgreSQL cluster lives (its database bench_<txs> is the cache)")
 	out := fs.String("out", "bench/results", "directory for the results (JSON and Markdown)")
 	only := fs.String("only", "", "run only the workloads whose name contains this text (e.g. stats)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the service's process, taken while it serves the workloads, to this file")
 	var sf serverFlags
 	sf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -119,7 +122,12 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 
 	var results []bench.Result
 	for i, w := range workloads {
+		stopProfile, err := startCPUProfile(*cpuProfile, w.Name)
+		if err != nil {
+			return err
+		}
 		service := bench.HTTPLoad(ctx, base, key, w, *concurrency, *duration)
+		stopProfile()
 		baseline := bench.SQLLoad(ctx, raw.DB, statements[i], *concurrency, *duration)
 		r := bench.Result{Workload: w.Name, Service: service, Statements: len(statements[i]), Baseline: baseline}
 		if baseline.PerSecond > 0 {
@@ -160,4 +168,27 @@ func waitReady(ctx context.Context, base string) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("bench: the server at %s did not become ready", base)
+}
+
+// startCPUProfile profiles the process (the service and the load generator) while one
+// workload runs, into file with the workload's name added; no file: nothing.
+func startCPUProfile(file, workload string) (stop func(), err error) {
+	if file == "" {
+		return func() {}, nil
+	}
+	name := strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return '-'
+	}, workload)
+	f, err := os.Create(strings.TrimSuffix(file, filepath.Ext(file)) + "-" + name + filepath.Ext(file))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -336,6 +336,9 @@ type IndexerStatus struct {
 	ChainID     *string   `db:"chain_id"`
 	SpecVersion *string   `db:"spec_version"`
 	UpdatedTime time.Time `db:"updated_at"`
+	// ReplicaLagSeconds is how far the replica serving the read is behind its primary: 0
+	// when it has replayed all it received, nil when the read came from a primary.
+	ReplicaLagSeconds *float64 `db:"replica_lag_seconds"`
 }
 
 type VerificationJob struct {

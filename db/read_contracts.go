@@ -190,10 +190,17 @@ func (s *Store) AliasesOf(ctx context.Context, addrs []Felt) ([]*Alias, error) {
 }
 
 // IndexerStatus reads where the indexer and the node are.
+// replicaLag is null on a primary; on a streaming replica, 0 when it has replayed all the
+// WAL it received, else the age of the last transaction it replayed (the standard measure:
+// an idle primary sends nothing, so an age alone would grow while nothing is missing).
+const replicaLag = `CASE WHEN NOT pg_is_in_recovery() THEN NULL
+	WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+	ELSE extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8 END`
+
 func (s *Store) IndexerStatus(ctx context.Context) (*IndexerStatus, error) {
 	var st IndexerStatus
-	ok, err := s.getRow(ctx, &st, `SELECT head_block, head_hash, node_head, chain_id, spec_version, updated_at
-		FROM indexer_state WHERE id = 1`)
+	ok, err := s.getRow(ctx, &st, `SELECT head_block, head_hash, node_head, chain_id, spec_version, updated_at,
+		`+replicaLag+` AS replica_lag_seconds FROM indexer_state WHERE id = 1`)
 	if !ok {
 		return &IndexerStatus{}, err
 	}

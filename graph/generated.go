@@ -248,13 +248,14 @@ type ComplexityRoot struct {
 	}
 
 	IndexerStatus struct {
-		ChainID     func(childComplexity int) int
-		HeadBlock   func(childComplexity int) int
-		HeadHash    func(childComplexity int) int
-		Lag         func(childComplexity int) int
-		NodeHead    func(childComplexity int) int
-		SpecVersion func(childComplexity int) int
-		UpdatedAt   func(childComplexity int) int
+		ChainID           func(childComplexity int) int
+		HeadBlock         func(childComplexity int) int
+		HeadHash          func(childComplexity int) int
+		Lag               func(childComplexity int) int
+		NodeHead          func(childComplexity int) int
+		ReplicaLagSeconds func(childComplexity int) int
+		SpecVersion       func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
 	}
 
 	MetaTransaction struct {
@@ -1833,6 +1834,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.IndexerStatus.NodeHead(childComplexity), true
+	case "IndexerStatus.replicaLagSeconds":
+		if e.ComplexityRoot.IndexerStatus.ReplicaLagSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IndexerStatus.ReplicaLagSeconds(childComplexity), true
 	case "IndexerStatus.specVersion":
 		if e.ComplexityRoot.IndexerStatus.SpecVersion == nil {
 			break
@@ -4787,6 +4794,11 @@ type IndexerStatus {
   chainId: String
   specVersion: String
   updatedAt: String!
+  """
+  Seconds the database replica serving this API is behind its primary (0 when it has
+  replayed everything it received); null when reads go to the primary.
+  """
+  replicaLagSeconds: Float
 }
 
 type VerificationJob {
@@ -5354,6 +5366,8 @@ func (ec *executionContext) childFields_IndexerStatus(ctx context.Context, field
 		return ec.fieldContext_IndexerStatus_specVersion(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_IndexerStatus_updatedAt(ctx, field)
+	case "replicaLagSeconds":
+		return ec.fieldContext_IndexerStatus_replicaLagSeconds(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type IndexerStatus", field.Name)
 }
@@ -10825,6 +10839,29 @@ func (ec *executionContext) _IndexerStatus_updatedAt(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_IndexerStatus_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("IndexerStatus", field, true, true, "String")
+}
+
+func (ec *executionContext) _IndexerStatus_replicaLagSeconds(ctx context.Context, field graphql.CollectedField, obj *db.IndexerStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_IndexerStatus_replicaLagSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReplicaLagSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_IndexerStatus_replicaLagSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IndexerStatus", field, false, false, "Float")
 }
 
 func (ec *executionContext) _MetaTransaction_hash(ctx context.Context, field graphql.CollectedField, obj *db.MetaTransaction) (ret graphql.Marshaler) {
@@ -22352,6 +22389,11 @@ func (ec *executionContext) _IndexerStatus(ctx context.Context, sel ast.Selectio
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._IndexerStatus_updatedAt(ctx, field, obj)
 				})
+		case "replicaLagSeconds":
+			out.Values[i] = ec._IndexerStatus_replicaLagSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

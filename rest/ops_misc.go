@@ -68,12 +68,15 @@ type apiStatusBody struct {
 }
 
 // apiStatus of one API. lagSeconds is the time since the indexer last heard from the node
-// (it polls every few seconds when healthy); lagBlocks is how many blocks the node is ahead.
+// (it polls every few seconds when healthy); lagBlocks is how many blocks the node is ahead;
+// replicaLagSeconds is how far the database replica the API reads is behind its primary
+// (null when it reads the primary).
 type apiStatus struct {
-	Status     string `json:"status" enum:"ok,lagging,down"`
-	LagSeconds *int64 `json:"lagSeconds"`
-	LagBlocks  *int   `json:"lagBlocks"`
-	HeadBlock  *int64 `json:"headBlock"`
+	Status            string   `json:"status" enum:"ok,lagging,down"`
+	LagSeconds        *int64   `json:"lagSeconds"`
+	LagBlocks         *int     `json:"lagBlocks"`
+	HeadBlock         *int64   `json:"headBlock"`
+	ReplicaLagSeconds *float64 `json:"replicaLagSeconds"`
 }
 
 // Thresholds of api-status.
@@ -94,11 +97,16 @@ func apiStatusOp(ctx context.Context, s *server, _ *args, _ *http.Request) (any,
 	}
 	now := time.Now()
 	lag := max(now.Sub(st.UpdatedTime), 0)
-	status := apiStatus{Status: "ok", HeadBlock: st.HeadBlock, LagBlocks: lagBlocks, LagSeconds: ptr(int64(lag / time.Second))}
+	status := apiStatus{Status: "ok", HeadBlock: st.HeadBlock, LagBlocks: lagBlocks, LagSeconds: ptr(int64(lag / time.Second)),
+		ReplicaLagSeconds: st.ReplicaLagSeconds}
+	replicaLag := time.Duration(0)
+	if st.ReplicaLagSeconds != nil {
+		replicaLag = time.Duration(*st.ReplicaLagSeconds * float64(time.Second))
+	}
 	switch {
 	case st.HeadBlock == nil || lag > downAfter:
 		status.Status = "down"
-	case lag > laggingAfter || (lagBlocks != nil && *lagBlocks > laggingBlocks):
+	case lag > laggingAfter || replicaLag > laggingAfter || (lagBlocks != nil && *lagBlocks > laggingBlocks):
 		status.Status = "lagging"
 	}
 	return apiStatusBody{Apis: map[string]apiStatus{"rest": status, "graphql": status}, Timestamp: now.Unix()}, nil

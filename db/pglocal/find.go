@@ -65,3 +65,25 @@ func majorOf(binDir string) float64 {
 	}
 	return v
 }
+
+// programPath finds a PostgreSQL program: in binDir, where the server programs are, or,
+// for client programs an installation may keep apart from them (pg_basebackup when only
+// initdb, pg_ctl and postgres were put on PATH), in the Debian directories, newest first,
+// then on PATH. Not found, it is binDir's path, for the error to name.
+func programPath(binDir, program string) string {
+	inBin := filepath.Join(binDir, program)
+	if _, err := os.Stat(inBin); err == nil {
+		return inBin
+	}
+	dirs, _ := filepath.Glob(debianInstallGlob)
+	sort.Slice(dirs, func(i, j int) bool { return majorOf(dirs[i]) > majorOf(dirs[j]) })
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, program)); err == nil {
+			return filepath.Join(dir, program)
+		}
+	}
+	if path, err := exec.LookPath(program); err == nil {
+		return path
+	}
+	return inBin
+}

@@ -367,7 +367,7 @@ func logTail(path string) string {
 
 // run runs one of the server programs, as the server user when we are root.
 func (c *Cluster) run(ctx context.Context, program string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, filepath.Join(c.binDir, program), args...)
+	cmd := exec.CommandContext(ctx, programPath(c.binDir, program), args...)
 	cmd.Dir = "/" // our working directory may be closed to the server user
 	cmd.Env = serverEnv()
 	var out bytes.Buffer
@@ -484,4 +484,27 @@ func Kill(dataDir string) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return fmt.Errorf("PostgreSQL (pid %d) in %s did not exit after SIGQUIT", pidFile.pid, dataDir)
+}
+
+// BaseBackup copies the running cluster into dataDir, which must hold nothing yet, as a
+// streaming replica of it (pg_basebackup -R: standby.signal and primary_conninfo are
+// written). Started with Start, the copy follows this cluster read-only. The cluster must
+// run without Options.Fast, whose minimal WAL cannot feed a replica.
+func (c *Cluster) BaseBackup(ctx context.Context, dataDir string) error {
+	dataDir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return err
+	}
+	if err := mkdirReachable(filepath.Dir(dataDir)); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dataDir, 0o700); err != nil {
+		return err
+	}
+	if err := c.owner.chown(dataDir); err != nil {
+		return fmt.Errorf("give %s to the OS user %s: %w", dataDir, serverUser, err)
+	}
+	_, err = c.run(ctx, "pg_basebackup", "-D", dataDir, "-R", "-X", "stream", "-c", "fast",
+		"-h", c.socketDir, "-p", strconv.Itoa(c.port), "-U", superuser)
+	return err
 }
