@@ -33,6 +33,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	dataDir := fs.String("data-dir", envOr("STARKGRAPH_DATA_DIR", ".starkgraph"), "where the private PostgreSQL cluster lives (its database bench_<txs> is the cache)")
 	out := fs.String("out", "bench/results", "directory for the results (JSON and Markdown)")
 	only := fs.String("only", "", "run only the workloads whose name contains this text (e.g. stats)")
+	postgraphile := fs.String("postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (README: Performance)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the service's process, taken while it serves the workloads, to this file")
 	var sf serverFlags
 	sf.register(fs)
@@ -132,6 +133,16 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		r := bench.Result{Workload: w.Name, Service: service, Statements: len(statements[i]), Baseline: baseline}
 		if baseline.PerSecond > 0 {
 			r.Ratio = service.PerSecond / baseline.PerSecond
+		}
+		if *postgraphile != "" && w.PostGraphile != "" {
+			pg := bench.HTTPLoad(ctx, strings.TrimSuffix(*postgraphile, "/"), "", bench.Workload{Path: "/graphql", Body: w.PostGraphile}, *concurrency, *duration)
+			r.PostGraphile = &pg
+			if pg.PerSecond > 0 {
+				r.PostGraphileRatio = service.PerSecond / pg.PerSecond
+			}
+			if pg.Errors > 0 {
+				log.Warn("bench: PostGraphile requests failed", "workload", w.Name, "errors", pg.Errors, "first", pg.FirstError)
+			}
 		}
 		if service.Errors > 0 || baseline.Errors > 0 {
 			log.Warn("bench: requests failed", "workload", w.Name, "service_errors", service.Errors, "sql_errors", baseline.Errors,

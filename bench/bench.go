@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -64,6 +65,10 @@ type Workload struct {
 	Name string
 	Path string // /beta/... or /graphql
 	Body string // a GraphQL request (POST); empty for REST (GET)
+	// PostGraphile is the same request to PostGraphile v5 (amber preset, no smart tags)
+	// over the same database, the second baseline; empty where it has no equivalent (it
+	// infers relations from foreign keys only, and holders and classes are not linked so).
+	PostGraphile string
 }
 
 // strk is the STRK token, whose holders the token workloads read.
@@ -94,9 +99,12 @@ func Workloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 		{Name: "/beta/tokens/{STRK}/holders", Path: "/beta/tokens/" + strk + "/holders"},
 		{Name: "/beta/stats", Path: "/beta/stats"},
 		{Name: "/beta/staking/validators", Path: "/beta/staking/validators"},
-		{Name: "GraphQL latest 25 blocks", Path: "/graphql", Body: gql(`{ blocks(first: 25) { edges { node { number hash timestamp txnCount } } } }`)},
-		{Name: "GraphQL blocks with totalCount", Path: "/graphql", Body: gql(`{ blocks(first: 25) { totalCount edges { node { number hash } } } }`)},
-		{Name: "GraphQL 25 txs with their block", Path: "/graphql", Body: gql(`{ transactions(first: 25) { edges { node { hash type actualFee block { number timestamp } } } } }`)},
+		{Name: "GraphQL latest 25 blocks", Path: "/graphql", Body: gql(`{ blocks(first: 25) { edges { node { number hash timestamp txnCount } } } }`),
+			PostGraphile: gql(`{ allBlocks(first: 25, orderBy: NUMBER_DESC) { edges { node { number hash timestamp txCount } } } }`)},
+		{Name: "GraphQL blocks with totalCount", Path: "/graphql", Body: gql(`{ blocks(first: 25) { totalCount edges { node { number hash } } } }`),
+			PostGraphile: gql(`{ allBlocks(first: 25, orderBy: NUMBER_DESC) { totalCount edges { node { number hash } } } }`)},
+		{Name: "GraphQL 25 txs with their block", Path: "/graphql", Body: gql(`{ transactions(first: 25) { edges { node { hash type actualFee block { number timestamp } } } } }`),
+			PostGraphile: gql(`{ allTransactions(first: 25, orderBy: PRIMARY_KEY_DESC) { edges { node { hash type actualFee blockByBlockNumber { number timestamp } } } } }`)},
 		{Name: "GraphQL token -> 25 holders -> contract -> class", Path: "/graphql", Body: gql(`{ token(address: "` + strk + `") {
 			symbol holders(first: 25) { edges { node { balance owner { address classHash class { hash isAccount } } } } } } }`)},
 		{Name: "GraphQL block -> txs -> transfers", Path: "/graphql", Body: gql(fmt.Sprintf(`{ block(number: %d) {
@@ -262,15 +270,36 @@ type Result struct {
 	Statements int     `json:"sqlStatementsPerRequest"`
 	Baseline   Measure `json:"rawSQL"`
 	Ratio      float64 `json:"ratio"` // service req/s over raw-SQL req/s
+	// PostGraphile is the same request to PostGraphile, when the run had one and the
+	// workload an equivalent; PostGraphileRatio is the service's req/s over its.
+	PostGraphile      *Measure `json:"postgraphile,omitempty"`
+	PostGraphileRatio float64  `json:"postgraphileRatio,omitempty"`
 }
 
-// Markdown renders results as the README's table.
+// Markdown renders results as the README's table, with PostGraphile's columns when a
+// result has them.
 func Markdown(results []Result) string {
+	withPG := slices.ContainsFunc(results, func(r Result) bool { return r.PostGraphile != nil })
 	var b strings.Builder
-	b.WriteString("| workload | req/s | p50 | p99 | SQL statements | raw SQL req/s | ratio |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| workload | req/s | p50 | p99 | SQL statements | raw SQL req/s | ratio |")
+	if withPG {
+		b.WriteString(" PostGraphile req/s | PostGraphile p99 | ratio to PostGraphile |")
+	}
+	b.WriteString("\n|---|---|---|---|---|---|---|")
+	if withPG {
+		b.WriteString("---|---|---|")
+	}
+	b.WriteString("\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %d | %.0f | %.2f |\n", r.Workload, r.Service.PerSecond,
+		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %d | %.0f | %.2f |", r.Workload, r.Service.PerSecond,
 			ms(r.Service.P50), ms(r.Service.P99), r.Statements, r.Baseline.PerSecond, r.Ratio)
+		switch {
+		case r.PostGraphile != nil:
+			fmt.Fprintf(&b, " %.0f | %s | %.2f |", r.PostGraphile.PerSecond, ms(r.PostGraphile.P99), r.PostGraphileRatio)
+		case withPG:
+			b.WriteString(" - | - | - |")
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

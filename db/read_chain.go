@@ -48,13 +48,32 @@ func (s *Store) Blocks(ctx context.Context, w Window) ([]*Block, error) {
 	return rows, err
 }
 
-const txCols = `t.block_number, t.tx_index, t.hash, t.type, t.version, t.timestamp, t.sender_address,
+// txListCols are the columns of a transaction but its payload (calldata, constructor
+// calldata, signature, paymaster data, account deployment data): lists read these, as
+// their items rarely show the payload, whose felt arrays are most of a row's bytes and of
+// the time spent scanning it. Transaction.PayloadLoaded says which form a row has; the
+// payload of a listed transaction comes through TxPayloads when asked for.
+const txListCols = `t.block_number, t.tx_index, t.hash, t.type, t.version, t.timestamp, t.sender_address,
 	t.contract_address, t.class_hash, t.entry_point_selector, t.nonce::text, t.max_fee::text,
 	t.tip::text, t.resource_bounds, t.actual_fee::text, t.actual_fee_unit, t.execution_status,
-	t.finality_status, t.revert_reason, t.calldata, t.constructor_calldata, t.signature,
-	t.compiled_class_hash, t.contract_address_salt, t.paymaster_data, t.account_deployment_data,
+	t.finality_status, t.revert_reason, t.compiled_class_hash, t.contract_address_salt,
 	t.nonce_da_mode, t.fee_da_mode, t.message_hash, t.l1_transaction_hash, t.execution_resources,
 	t.event_count, t.partial_calls_parsing`
+
+// txCols are every column of a transaction, for lookups of single transactions.
+const txCols = txListCols + `, ` + txPayloadCols + `, true AS payload_loaded`
+
+const txPayloadCols = `t.calldata, t.constructor_calldata, t.signature, t.paymaster_data, t.account_deployment_data`
+
+// TxPayloads reads the payload of the transactions at the given positions.
+func (s *Store) TxPayloads(ctx context.Context, keys []TxKey) ([]*TxPayload, error) {
+	blocks, idx := txKeyArrays(keys)
+	var rows []*TxPayload
+	err := s.selectRows(ctx, &rows, `SELECT t.block_number, t.tx_index, `+txPayloadCols+` FROM transactions t
+		JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON t.block_number = k.b AND t.tx_index = k.i`,
+		blocks, idx)
+	return rows, err
+}
 
 // TxKey names a transaction by its position.
 type TxKey struct {
@@ -124,7 +143,7 @@ func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Windo
 	where, tail, kargs := w.keyset([]string{"t.block_number", "t.tx_index"}, desc, len(args)+1)
 	args = append(args, kargs...)
 	var rows []*Transaction
-	err := s.selectRows(ctx, &rows, `SELECT `+txCols+` FROM transactions t`+and(append(conds, where)...)+tail, args...)
+	err := s.selectRows(ctx, &rows, `SELECT `+txListCols+` FROM transactions t`+and(append(conds, where)...)+tail, args...)
 	return rows, err
 }
 
@@ -213,7 +232,7 @@ func (s *Store) CountEvents(ctx context.Context, f EventsFilter) (int64, error) 
 func (s *Store) TransactionsOfBlocks(ctx context.Context, blocks []int64, limit, offset int) ([]*Transaction, error) {
 	var rows []*Transaction
 	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bigint[]) AS k(b)
-		CROSS JOIN LATERAL (SELECT `+txCols+` FROM transactions t WHERE t.block_number = k.b
+		CROSS JOIN LATERAL (SELECT `+txListCols+` FROM transactions t WHERE t.block_number = k.b
 			ORDER BY t.tx_index LIMIT $2 OFFSET $3) x`, pq.Array(blocks), limit, offset)
 	return rows, err
 }

@@ -57,6 +57,7 @@ type Loaders struct {
 	StakeHistory       *dataloader.Loader[StakeHistoryKey, []*db.StakePoint]
 	TokenHoldersReport *dataloader.Loader[string, *db.HoldersOverview] // newest snapshot
 	TxTransfers        *dataloader.Loader[db.TxKey, []*db.TokenTransfer]
+	TxPayload          *dataloader.Loader[db.TxKey, *db.TxPayload]
 	PriceAt            *dataloader.Loader[db.PriceKey, *db.PriceAt] // nil: no reading yet
 }
 
@@ -124,6 +125,7 @@ func New(store *db.Store) *Loaders {
 		TxTransfers: many(store.TransfersOfTxs, func(t *db.TokenTransfer) db.TxKey {
 			return db.TxKey{Block: t.BlockNumber, Index: t.TxIndex}
 		}),
+		TxPayload: one(store.TxPayloads, func(p *db.TxPayload) db.TxKey { return db.TxKey{Block: p.BlockNumber, Index: p.Index} }),
 		PriceAt: one(store.PricesAt, func(p *db.PriceAt) db.PriceKey {
 			return db.PriceKey{Token: string(db.Normalize(p.Token)), Block: p.Block}
 		}),

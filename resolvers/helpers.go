@@ -61,3 +61,21 @@ func transactionOf(ctx context.Context, block int64, index int, what string) (*d
 	}
 	return t, err
 }
+
+// payloadOf returns a transaction's payload: the row's own when it was read whole, else
+// through the request's loader (lists read transactions without it), batched for the page.
+func payloadOf(ctx context.Context, tx *db.Transaction) (*db.TxPayload, error) {
+	if tx.PayloadLoaded {
+		return &db.TxPayload{BlockNumber: tx.BlockNumber, Index: tx.Index, Calldata: tx.Calldata,
+			ConstructorCalldata: tx.ConstructorCalldata, Signature: tx.Signature,
+			PaymasterData: tx.PaymasterData, AccountDeploymentData: tx.AccountDeploymentData}, nil
+	}
+	p, err := loaders.For(ctx).TxPayload.Load(ctx, db.TxKey{Block: tx.BlockNumber, Index: tx.Index})()
+	if err != nil {
+		return &db.TxPayload{}, err
+	}
+	if p == nil { // the transaction went with a reorg since the list was read
+		return &db.TxPayload{}, nil
+	}
+	return p, nil
+}

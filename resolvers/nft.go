@@ -21,7 +21,7 @@ func ownedNfts(ctx context.Context, owner db.Felt, first *int, after *string, co
 		key.Contract, key.ByContract = string(db.Normalize(contract)), true
 	}
 	l := loaders.For(ctx)
-	pg, err := fetchPage(first, after, listSpec[*db.NftBalance]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.NftBalance]{
 		name: "nfts.owned",
 		load: loadWithTotal(ctx, l.OwnedNfts, l.OwnedNftCount, key),
 	}, newNftBalanceEdge)

@@ -162,14 +162,15 @@ type connPage[E any] struct {
 	total int // 0 when the spec does not count
 }
 
-// fetchPage reads first/after, fetches the window the spec describes and its total (rows
-// first: a failed fetch counts nothing), and wraps each row of the page in its edge.
-func fetchPage[T, E any](first *int, after *string, l listSpec[T], edge func(cursor string, node T) E) (*connPage[E], error) {
+// fetchPage reads first/after, fetches the window the spec describes and, when the client
+// selected totalCount, its total (rows first: a failed fetch counts nothing), and wraps
+// each row of the page in its edge.
+func fetchPage[T, E any](ctx context.Context, first *int, after *string, l listSpec[T], edge func(cursor string, node T) E) (*connPage[E], error) {
 	p, err := newPager(l.name, first, after, l.keyWidth)
 	if err != nil {
 		return nil, err
 	}
-	rowsOf, countOf := func() ([]T, error) { return l.fetch(p.window) }, l.count
+	rowsOf, countOf := func() ([]T, error) { return l.fetch(p.window) }, ifWanted(ctx, l.count)
 	if l.load != nil {
 		rowsOf, countOf = l.load(p.window)
 	}
@@ -194,7 +195,7 @@ func fetchPage[T, E any](first *int, after *string, l listSpec[T], edge func(cur
 }
 
 // ifWanted is count when the client selected totalCount, else nil: a total costs a
-// statement, so lists that are cheap to page but dear to count only count on request.
+// statement, which a page does not need (it reads one row more to know if another follows).
 func ifWanted(ctx context.Context, count func() (int64, error)) func() (int64, error) {
 	if !wants(ctx, "totalCount") {
 		return nil

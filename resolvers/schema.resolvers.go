@@ -30,7 +30,7 @@ func (r *blockResolver) Parent(ctx context.Context, obj *db.Block) (*db.Block, e
 }
 
 func (r *blockResolver) Transactions(ctx context.Context, obj *db.Block, first *int, after *string) (*model.TransactionConnection, error) {
-	pg, err := fetchPage(first, after, listSpec[*db.Transaction]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Transaction]{
 		name: "block.transactions",
 		fetch: func(w db.Window) ([]*db.Transaction, error) {
 			return loaders.For(ctx).BlockTxs.Load(ctx, pageKey(obj.Number, w))()
@@ -75,7 +75,7 @@ func (r *classResolver) Verified(ctx context.Context, obj *db.Class) (*db.Verifi
 }
 
 func (r *classResolver) Contracts(ctx context.Context, obj *db.Class, first *int, after *string) (*model.ContractConnection, error) {
-	pg, err := fetchPage(first, after, listSpec[*db.Contract]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Contract]{
 		name: "class.contracts",
 		fetch: func(w db.Window) ([]*db.Contract, error) {
 			return loaders.For(ctx).ClassContracts.Load(ctx, pageKey(string(obj.Hash), w))()
@@ -305,7 +305,7 @@ func (r *nftItemResolver) Balance(ctx context.Context, obj *db.NftItem) (*db.Nft
 
 func (r *nftItemResolver) Events(ctx context.Context, obj *db.NftItem, first *int, after *string) (*model.NftEventConnection, error) {
 	l := loaders.For(ctx)
-	pg, err := fetchPage(first, after, listSpec[*db.NftEvent]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.NftEvent]{
 		name: "nft_item.events",
 		load: loadWithTotal(ctx, l.NftItemEvents, l.NftItemEventCount, itemKey(obj.ContractAddress, obj.TokenID)),
 	}, newNftEventEdge)
@@ -332,7 +332,7 @@ func (r *poolResolver) Apr(ctx context.Context, obj *db.Pool) (*float64, error) 
 }
 
 func (r *poolResolver) Delegations(ctx context.Context, obj *db.Pool, first *int, after *string) (*model.DelegationConnection, error) {
-	pg, err := fetchPage(first, after, listSpec[*db.Delegation]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Delegation]{
 		name: "pool.delegations",
 		fetch: func(w db.Window) ([]*db.Delegation, error) {
 			return loaders.For(ctx).PoolDelegations.Load(ctx, pageKey(string(obj.Address), w))()
@@ -360,7 +360,7 @@ func (r *queryResolver) Block(ctx context.Context, number *int, hash db.Felt) (*
 }
 
 func (r *queryResolver) Blocks(ctx context.Context, first *int, after *string) (*model.BlockConnection, error) {
-	pg, err := fetchPage(first, after, listSpec[*db.Block]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Block]{
 		name: "blocks", keyWidth: 1,
 		keyOf: func(b *db.Block) []any { return []any{b.Number} },
 		fetch: func(w db.Window) ([]*db.Block, error) { return r.Store.Blocks(ctx, w) },
@@ -393,7 +393,7 @@ func (r *queryResolver) Transactions(ctx context.Context, first *int, after *str
 		}
 	}
 	desc := order == nil || *order == model.SortDirectionDesc
-	pg, err := fetchPage(first, after, listSpec[*db.Transaction]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Transaction]{
 		name: transactionListName(desc), keyWidth: 2,
 		keyOf: func(t *db.Transaction) []any { return []any{t.BlockNumber, t.Index} },
 		fetch: func(w db.Window) ([]*db.Transaction, error) { return r.Store.Transactions(ctx, f, desc, w) },
@@ -418,7 +418,7 @@ func (r *queryResolver) Events(ctx context.Context, first *int, after *string, f
 			f.ToBlock = &v
 		}
 	}
-	pg, err := fetchPage(first, after, listSpec[*db.Event]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Event]{
 		name: "events", keyWidth: 3,
 		keyOf: func(e *db.Event) []any { return []any{e.BlockNumber, e.TxIndex, e.Index} },
 		fetch: func(w db.Window) ([]*db.Event, error) { return r.Store.Events(ctx, f, true, w) },
@@ -439,7 +439,7 @@ func (r *queryResolver) Contracts(ctx context.Context, first *int, after *string
 	if typeArg != nil {
 		typ = strings.ToLower(string(*typeArg))
 	}
-	pg, err := fetchPage(first, after, listSpec[*db.Contract]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Contract]{
 		name: "contracts:" + typ, keyWidth: 2,
 		keyOf: func(c *db.Contract) []any { return []any{blockKey(c.BlockNumber), c.Address} },
 		fetch: func(w db.Window) ([]*db.Contract, error) { return r.Store.Contracts(ctx, typ, nil, w) },
@@ -456,7 +456,7 @@ func (r *queryResolver) Class(ctx context.Context, hash db.Felt) (*db.Class, err
 }
 
 func (r *queryResolver) Classes(ctx context.Context, first *int, after *string) (*model.ClassConnection, error) {
-	pg, err := fetchPage(first, after, listSpec[*db.Class]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Class]{
 		name: "classes", keyWidth: 2,
 		keyOf: func(c *db.Class) []any { return []any{blockKey(c.BlockNumber), c.Hash} },
 		fetch: func(w db.Window) ([]*db.Class, error) { return r.Store.Classes(ctx, w) },
@@ -469,7 +469,7 @@ func (r *queryResolver) Classes(ctx context.Context, first *int, after *string) 
 }
 
 func (r *queryResolver) VerifiedClasses(ctx context.Context, first *int, after *string) (*model.VerifiedClassConnection, error) {
-	pg, err := fetchPage(first, after, listSpec[*db.VerifiedClass]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.VerifiedClass]{
 		name: "verified_classes", keyWidth: 2,
 		keyOf: func(v *db.VerifiedClass) []any { return []any{v.VerifiedTimestamp, v.ClassHash} },
 		fetch: func(w db.Window) ([]*db.VerifiedClass, error) { return r.Store.VerifiedClasses(ctx, w) },
@@ -495,7 +495,7 @@ func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string, s
 	if orderBy != nil {
 		by = strings.ToLower(string(*orderBy))
 	}
-	pg, err := fetchPage(first, after, listSpec[*db.Token]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Token]{
 		name: "tokens:" + std + ":" + by, keyWidth: 2,
 		keyOf: func(t *db.Token) []any { return []any{db.TokenSortKey(t, by), t.Address} },
 		fetch: func(w db.Window) ([]*db.Token, error) { return r.Store.Tokens(ctx, std, by, w) },
@@ -509,11 +509,11 @@ func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string, s
 
 func (r *queryResolver) NftItems(ctx context.Context, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) (*model.NftItemConnection, error) {
 	f := db.NftItemFilter{Contract: contractAddress, Owner: ownerAddress}
-	pg, err := fetchPage(first, after, listSpec[*db.NftItem]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.NftItem]{
 		name: "nft_items", keyWidth: 2,
 		keyOf: func(i *db.NftItem) []any { return []any{i.ContractAddress, i.TokenID} },
 		fetch: func(w db.Window) ([]*db.NftItem, error) { return r.Store.NftItems(ctx, f, w) },
-		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountNftItems(ctx, f) }),
+		count: func() (int64, error) { return r.Store.CountNftItems(ctx, f) },
 	}, func(c string, i *db.NftItem) *model.NftItemEdge { return &model.NftItemEdge{Cursor: c, Node: i} })
 	if err != nil {
 		return nil, err
@@ -523,11 +523,11 @@ func (r *queryResolver) NftItems(ctx context.Context, first *int, after *string,
 
 func (r *queryResolver) TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt) (*model.TokenTransferConnection, error) {
 	f := db.TokenTransferFilter{Token: token, Wallet: wallet}
-	pg, err := fetchPage(first, after, listSpec[*db.TokenTransfer]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.TokenTransfer]{
 		name: "token_transfers", keyWidth: 3,
 		keyOf: func(t *db.TokenTransfer) []any { return []any{t.BlockNumber, t.TxIndex, t.EventIndex} },
 		fetch: func(w db.Window) ([]*db.TokenTransfer, error) { return r.Store.TokenTransfers(ctx, f, w) },
-		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountTokenTransfers(ctx, f) }),
+		count: func() (int64, error) { return r.Store.CountTokenTransfers(ctx, f) },
 	}, func(c string, t *db.TokenTransfer) *model.TokenTransferEdge {
 		return &model.TokenTransferEdge{Cursor: c, Node: t}
 	})
@@ -542,11 +542,11 @@ func (r *queryResolver) NftEvents(ctx context.Context, first *int, after *string
 	if tokenID != nil && contractAddress == nil {
 		return nil, badInput("tokenId", "needs contractAddress")
 	}
-	pg, err := fetchPage(first, after, listSpec[*db.NftEvent]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.NftEvent]{
 		name: "nft_events", keyWidth: 4,
 		keyOf: func(e *db.NftEvent) []any { return []any{e.BlockNumber, e.TxIndex, e.EventIndex, e.SubIndex} },
 		fetch: func(w db.Window) ([]*db.NftEvent, error) { return r.Store.NftEvents(ctx, f, w) },
-		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountNftEvents(ctx, f) }),
+		count: func() (int64, error) { return r.Store.CountNftEvents(ctx, f) },
 	}, newNftEventEdge)
 	if err != nil {
 		return nil, err
@@ -555,12 +555,12 @@ func (r *queryResolver) NftEvents(ctx context.Context, first *int, after *string
 }
 
 func (r *queryResolver) NftHolders(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error) {
-	pg, err := fetchPage(first, after, listSpec[*db.NftBalance]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.NftBalance]{
 		name: "nft_holders",
 		fetch: func(w db.Window) ([]*db.NftBalance, error) {
 			return r.Store.NftHolders(ctx, contractAddress, tokenID, w)
 		},
-		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountNftHolders(ctx, contractAddress, tokenID) }),
+		count: func() (int64, error) { return r.Store.CountNftHolders(ctx, contractAddress, tokenID) },
 	}, newNftBalanceEdge)
 	if err != nil {
 		return nil, err
@@ -569,13 +569,13 @@ func (r *queryResolver) NftHolders(ctx context.Context, contractAddress db.Felt,
 }
 
 func (r *queryResolver) MetaTransactions(ctx context.Context, first *int, after *string, contractAddress db.Felt) (*model.MetaTransactionConnection, error) {
-	pg, err := fetchPage(first, after, listSpec[*db.MetaTransaction]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.MetaTransaction]{
 		name: "meta_transactions", keyWidth: 3,
 		keyOf: func(m *db.MetaTransaction) []any { return []any{m.BlockNumber, m.Index, m.CallIndex} },
 		fetch: func(w db.Window) ([]*db.MetaTransaction, error) {
 			return r.Store.MetaTransactions(ctx, contractAddress, w)
 		},
-		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountMetaTransactions(ctx, contractAddress) }),
+		count: func() (int64, error) { return r.Store.CountMetaTransactions(ctx, contractAddress) },
 	}, func(c string, m *db.MetaTransaction) *model.MetaTransactionEdge {
 		return &model.MetaTransactionEdge{Cursor: c, Node: m}
 	})
@@ -590,12 +590,12 @@ func (r *queryResolver) Validator(ctx context.Context, address db.Felt) (*db.Val
 }
 
 func (r *queryResolver) Validators(ctx context.Context, first *int, after *string, orderBy *model.ValidatorOrder, direction *model.SortDirection, search *string) (*model.ValidatorConnection, error) {
-	pg, err := fetchPage(first, after, listSpec[*db.Validator]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Validator]{
 		name: "validators",
 		fetch: func(w db.Window) ([]*db.Validator, error) {
 			return r.Store.ValidatorsBy(ctx, validatorOrder(orderBy), direction == nil || *direction == model.SortDirectionAsc, strings.TrimSpace(deref(search)), w)
 		},
-		count: ifWanted(ctx, func() (int64, error) { return r.Store.CountValidatorsMatching(ctx, strings.TrimSpace(deref(search))) }),
+		count: func() (int64, error) { return r.Store.CountValidatorsMatching(ctx, strings.TrimSpace(deref(search))) },
 	}, func(c string, v *db.Validator) *model.ValidatorEdge { return &model.ValidatorEdge{Cursor: c, Node: v} })
 	if err != nil {
 		return nil, err
@@ -681,7 +681,7 @@ func (r *tokenResolver) HolderCount(ctx context.Context, obj *db.Token) (string,
 }
 
 func (r *tokenResolver) Holders(ctx context.Context, obj *db.Token, first *int, after *string) (*model.TokenHolderConnection, error) {
-	pg, err := fetchPage(first, after, listSpec[*db.TokenBalance]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.TokenBalance]{
 		name: "token.holders",
 		fetch: func(w db.Window) ([]*db.TokenBalance, error) {
 			return loaders.For(ctx).Holders.Load(ctx, pageKey(string(obj.Address), w))()
@@ -790,15 +790,18 @@ func (r *transactionResolver) GasPriceFri(ctx context.Context, obj *db.Transacti
 }
 
 func (r *transactionResolver) Calldata(ctx context.Context, obj *db.Transaction) ([]db.Felt, error) {
-	return nonNil(obj.Calldata), nil
+	p, err := payloadOf(ctx, obj)
+	return nonNil(p.Calldata), err
 }
 
 func (r *transactionResolver) ConstructorCalldata(ctx context.Context, obj *db.Transaction) ([]db.Felt, error) {
-	return obj.ConstructorCalldata, nil
+	p, err := payloadOf(ctx, obj)
+	return p.ConstructorCalldata, err
 }
 
 func (r *transactionResolver) Signature(ctx context.Context, obj *db.Transaction) ([]db.Felt, error) {
-	return nonNil(obj.Signature), nil
+	p, err := payloadOf(ctx, obj)
+	return nonNil(p.Signature), err
 }
 
 func (r *transactionResolver) Calls(ctx context.Context, obj *db.Transaction) ([]*db.Call, error) {
@@ -807,7 +810,7 @@ func (r *transactionResolver) Calls(ctx context.Context, obj *db.Transaction) ([
 }
 
 func (r *transactionResolver) Events(ctx context.Context, obj *db.Transaction, first *int, after *string) (*model.EventConnection, error) {
-	pg, err := fetchPage(first, after, listSpec[*db.Event]{
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Event]{
 		name: "transaction.events",
 		fetch: func(w db.Window) ([]*db.Event, error) {
 			return loaders.For(ctx).TxEvents.Load(ctx, pageKey(db.TxKey{Block: obj.BlockNumber, Index: obj.Index}, w))()

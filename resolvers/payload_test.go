@@ -1,0 +1,79 @@
+package resolvers_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/lib/pq"
+
+	"github.com/starkgraph/starkgraph/db"
+)
+
+// Lists read transactions without their payload (calldata, constructor calldata,
+// signature); asked for, the payload of a whole page comes in one more statement, and is
+// the same as a lookup of each transaction by hash returns.
+func TestListedTransactionsPayload(t *testing.T) {
+	s := newGQLServer(t)
+	for b := range 3 {
+		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES ($1, $2, $3, 100, 'ACCEPTED_ON_L2')`,
+			b, db.FeltFromUint64(uint64(0xb0+b)), db.FeltFromUint64(uint64(0xaf+b)))
+		for i := range 4 {
+			n := uint64(10*b + i)
+			calldata := pq.ByteaArray{db.FeltFromUint64(n), db.FeltFromUint64(n + 1), db.FeltFromUint64(0xca11)}
+			signature := pq.ByteaArray{db.FeltFromUint64(0x5160 + n)}
+			var ctor any // DEPLOY_ACCOUNT carries constructor calldata, the others none
+			typ := "INVOKE"
+			if i == 3 {
+				typ, ctor = "DEPLOY_ACCOUNT", pq.ByteaArray{db.FeltFromUint64(0xc7 + n)}
+			}
+			s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, actual_fee, actual_fee_unit,
+				execution_status, finality_status, calldata, signature, constructor_calldata)
+				VALUES ($1, $2, $3, $4, 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2', $5, $6, $7)`,
+				b, i, db.FeltFromUint64(0x7000+n), typ, calldata, signature, ctor)
+		}
+	}
+	s.exec(`INSERT INTO list_counts (name, count) VALUES ('blocks', 3), ('transactions', 12)`)
+
+	type tx struct {
+		Hash                string   `json:"hash"`
+		Calldata            []string `json:"calldata"`
+		Signature           []string `json:"signature"`
+		ConstructorCalldata []string `json:"constructorCalldata"`
+	}
+	const fields = `hash calldata signature constructorCalldata`
+	var list struct {
+		Transactions struct{ Edges []struct{ Node tx } }
+	}
+	before := s.store.Statements()
+	s.mustQuery(`{ transactions(first: 12) { edges { node { `+fields+` } } } }`, nil, &list)
+	if n := s.store.Statements() - before; n != 2 {
+		t.Errorf("12 transactions with their payload took %d statements, want 2 (the page, the payloads; no total)", n)
+	}
+	if len(list.Transactions.Edges) != 12 {
+		t.Fatalf("%d transactions listed, want 12", len(list.Transactions.Edges))
+	}
+	var nested struct {
+		Blocks struct {
+			Edges []struct {
+				Node struct{ Transactions struct{ Edges []struct{ Node tx } } }
+			}
+		}
+	}
+	s.mustQuery(`{ blocks(first: 3) { edges { node { transactions(first: 4) { edges { node { `+fields+` } } } } } } }`, nil, &nested)
+	inBlocks := map[string]string{}
+	for _, b := range nested.Blocks.Edges {
+		for _, e := range b.Node.Transactions.Edges {
+			inBlocks[e.Node.Hash] = fmt.Sprint(e.Node)
+		}
+	}
+	for _, e := range list.Transactions.Edges {
+		var one struct{ Transaction tx }
+		s.mustQuery(`query($h: Felt!) { transaction(hash: $h) { `+fields+` } }`, map[string]any{"h": e.Node.Hash}, &one)
+		if fmt.Sprint(one.Transaction) != fmt.Sprint(e.Node) || inBlocks[e.Node.Hash] != fmt.Sprint(e.Node) {
+			t.Errorf("payload differs: listed %v, in its block %v, by hash %v", e.Node, inBlocks[e.Node.Hash], one.Transaction)
+		}
+		if len(e.Node.Calldata) != 3 || len(e.Node.Signature) != 1 {
+			t.Errorf("listed %s without its payload: %+v", e.Node.Hash, e.Node)
+		}
+	}
+}
