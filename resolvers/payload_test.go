@@ -55,7 +55,9 @@ func TestListedTransactionsPayload(t *testing.T) {
 	var nested struct {
 		Blocks struct {
 			Edges []struct {
-				Node struct{ Transactions struct{ Edges []struct{ Node tx } } }
+				Node struct {
+					Transactions struct{ Edges []struct{ Node tx } }
+				}
 			}
 		}
 	}
