@@ -114,11 +114,11 @@ func (s *Store) NftHolders(ctx context.Context, contract Felt, tokenID *string, 
 			ORDER BY b.balance DESC, b.owner_address DESC`+tail, contract, *tokenID)
 		return rows, err
 	}
-	err := s.selectRows(ctx, &rows, `SELECT b.contract_address, min(b.token_id)::text AS token_id,
-			b.owner_address, sum(b.balance)::text AS balance, max(b.last_transfer_time) AS last_transfer_time
-		FROM nft_balances b WHERE b.contract_address = $1 AND b.balance > 0
-		GROUP BY b.contract_address, b.owner_address
-		ORDER BY sum(b.balance) DESC, b.owner_address DESC`+tail, contract)
+	// A collection's holders, from the totals the indexer keeps per owner (nft_holders).
+	err := s.selectRows(ctx, &rows, `SELECT h.contract_address, h.token_id::text AS token_id,
+			h.owner_address, h.held::text AS balance, h.last_transfer_time
+		FROM nft_holders h WHERE h.contract_address = $1
+		ORDER BY h.held DESC, h.owner_address DESC`+tail, contract)
 	return rows, err
 }
 
@@ -127,7 +127,7 @@ func (s *Store) CountNftHolders(ctx context.Context, contract Felt, tokenID *str
 	if tokenID != nil {
 		return s.cappedCount(ctx, "nft_balances WHERE contract_address = $1 AND token_id = $2::numeric AND balance > 0", contract, *tokenID)
 	}
-	return s.cappedCount(ctx, "(SELECT DISTINCT owner_address FROM nft_balances WHERE contract_address = $1 AND balance > 0) owners", contract)
+	return s.cappedCount(ctx, "nft_holders WHERE contract_address = $1", contract)
 }
 
 // OwnedNftKey asks for the NFTs of an owner (storage-form felts as strings), of every

@@ -431,3 +431,27 @@ func BlockTimestamp(ctx context.Context, q sqlx.QueryerContext, number int64) (i
 	}
 	return ts, err == nil, err
 }
+
+// RefreshNFTHolders recomputes the nft_holders rows of the given (collection, owner) pairs
+// from nft_balances, after the batch's balances are written: a pair that holds nothing any
+// more loses its row.
+func RefreshNFTHolders(ctx context.Context, tx *sqlx.Tx, contracts, owners []Felt) error {
+	if len(contracts) == 0 {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `WITH k AS (SELECT * FROM unnest($1::bytea[], $2::bytea[]) AS k(c, o)),
+		agg AS (SELECT k.c, k.o, a.token_id, a.held, a.t FROM k CROSS JOIN LATERAL (
+			SELECT min(b.token_id) AS token_id, sum(b.balance) AS held, max(b.last_transfer_time) AS t
+			FROM nft_balances b WHERE b.owner_address = k.o AND b.contract_address = k.c AND b.balance > 0) a),
+		gone AS (DELETE FROM nft_holders h USING agg
+			WHERE h.contract_address = agg.c AND h.owner_address = agg.o AND agg.held IS NULL)
+		INSERT INTO nft_holders (contract_address, owner_address, token_id, held, last_transfer_time)
+		SELECT c, o, token_id, held, t FROM agg WHERE held IS NOT NULL
+		ON CONFLICT (contract_address, owner_address) DO UPDATE SET token_id = EXCLUDED.token_id,
+			held = EXCLUDED.held, last_transfer_time = EXCLUDED.last_transfer_time`,
+		ByteaKeys(contracts), ByteaKeys(owners))
+	if err != nil {
+		return fmt.Errorf("nft holders: %w", err)
+	}
+	return nil
+}

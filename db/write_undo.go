@@ -31,6 +31,7 @@ var journaledTables = []struct {
 	{"erc20_balances", journaled{[]string{"token_address", "owner_address"}, []string{"bytea", "bytea"}}},
 	{"nft_items", journaled{[]string{"contract_address", "token_id"}, []string{"bytea", "numeric"}}},
 	{"nft_balances", journaled{[]string{"contract_address", "token_id", "owner_address"}, []string{"bytea", "numeric", "bytea"}}},
+	{"nft_holders", journaled{[]string{"contract_address", "owner_address"}, []string{"bytea", "bytea"}}},
 	{"validators", journaled{[]string{"staker_address"}, []string{"bytea"}}},
 	{"pools", journaled{[]string{"pool_contract"}, []string{"bytea"}}},
 	{"delegations", journaled{[]string{"pool_contract", "delegator_address"}, []string{"bytea", "bytea"}}},

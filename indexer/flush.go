@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/starknet"
 )
 
 // Writing a batch's changed rows back, after journaling their old images when the batch
@@ -49,6 +50,8 @@ func (w *batchWriter) journal(ctx context.Context, block int64) error {
 			cs, ids, os = append(cs, dbf(k.contract)), append(ids, k.id), append(os, dbf(k.owner))
 		}
 		w.journalAdd("nft_balances", db.ByteaKeys(cs), stringArray(ids), db.ByteaKeys(os))
+		hc, ho := w.nftHolderPairs()
+		w.journalAdd("nft_holders", db.ByteaKeys(hc), db.ByteaKeys(ho))
 	}
 	w.journalStaking()
 	if w.maxTPSBlock != nil {
@@ -132,6 +135,10 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	if err := db.UpsertNFTBalances(ctx, w.tx, nbals); err != nil {
 		return err
 	}
+	holderC, holderO := w.nftHolderPairs()
+	if err := db.RefreshNFTHolders(ctx, w.tx, holderC, holderO); err != nil {
+		return err
+	}
 	if err := w.flushStaking(ctx); err != nil {
 		return err
 	}
@@ -144,4 +151,18 @@ func (w *batchWriter) flush(ctx context.Context) error {
 		}
 	}
 	return db.AddListCounts(ctx, w.tx, w.counts)
+}
+
+// nftHolderPairs lists the (collection, owner) pairs whose balances the batch changed, once
+// each, as two key columns.
+func (w *batchWriter) nftHolderPairs() (contracts, owners []db.Felt) {
+	seen := map[[2]starknet.Felt]bool{}
+	for k := range w.dirtyNFTBals {
+		p := [2]starknet.Felt{k.contract, k.owner}
+		if !seen[p] {
+			seen[p] = true
+			contracts, owners = append(contracts, dbf(k.contract)), append(owners, dbf(k.owner))
+		}
+	}
+	return contracts, owners
 }

@@ -72,6 +72,26 @@ func checkConsistent(t *testing.T, d *sqlx.DB) {
 		t.Fatalf("indexer_state head %v, newest block %d", c.Head, *c.MaxBlock)
 	}
 	checkSenderActivity(t, d)
+	checkNFTHolders(t, d)
+}
+
+// checkNFTHolders asserts that nft_holders holds, for every (collection, owner) pair with
+// positive balances, their sum, smallest token and latest transfer time, and nothing else.
+func checkNFTHolders(t *testing.T, d *sqlx.DB) {
+	t.Helper()
+	var wrong []string
+	err := d.Select(&wrong, `WITH want AS (SELECT contract_address, owner_address, min(token_id) AS token_id,
+			sum(balance) AS held, max(last_transfer_time) AS last_transfer_time
+			FROM nft_balances WHERE balance > 0 GROUP BY 1, 2)
+		SELECT coalesce(w::text, '-') || ' kept as ' || coalesce(h::text, '-')
+		FROM want w FULL JOIN nft_holders h USING (contract_address, owner_address)
+		WHERE (w.token_id, w.held, w.last_transfer_time) IS DISTINCT FROM (h.token_id, h.held, h.last_transfer_time) LIMIT 5`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wrong) > 0 {
+		t.Fatalf("nft_holders differs from nft_balances: %v", wrong)
+	}
 }
 
 // checkSenderActivity asserts that the sender activity tables hold, for every sender, its

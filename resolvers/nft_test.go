@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
 )
 
 // NFT fixtures: an ERC-721 collection of `items` items (item i owned by one of three
@@ -50,6 +51,7 @@ func seedNFTs(s *gqlServer, items int) {
 		VALUES (3, 0, 0, 0, $1, 7, $2, $3, 5, 'Mint', $5, 1700000030), (3, 0, 0, 1, $1, 7, $2, $4, 3, 'Mint', $5, 1700000030)`,
 		gems, burnAddr, nftOwner(0), nftOwner(1), blockTxKey(3))
 	s.exec(`INSERT INTO list_counts (name, count) VALUES ('nft_items', $1), ('nft_events', $2)`, items+1, 2*items+2)
+	dbtest.DeriveAsIndexer(s.t, s.db)
 }
 
 type nftItemNode struct {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
 )
 
 func TestMetaTransactionsAndTheirTransactions(t *testing.T) {
@@ -148,9 +149,6 @@ func seedActivity(s *gqlServer) {
 				n, j, db.FeltFromUint64(uint64(0x1000*n+j)), b.ts, db.MustFelt(sender), b.fees[j], b.unit)
 		}
 	}
-	// Each sender's newest block and the per-block counts of them, as the indexer keeps them.
-	s.exec(`INSERT INTO sender_last_blocks SELECT sender_address, max(block_number) FROM transactions GROUP BY 1`)
-	s.exec(`INSERT INTO active_sender_blocks SELECT block_number, count(*) FROM sender_last_blocks GROUP BY 1`)
 	s.exec(`INSERT INTO list_counts (name, count) VALUES ('blocks', 5), ('transactions', 7), ('events', 11), ('contracts', 3), ('classes', 2)`)
 	s.exec(`UPDATE chain_stats SET max_tps = 12.5, max_tps_block_hash = '\x0abc'`)
 	// New accounts: one in block 1 (the day before), two in the last day (blocks 3 and 5);
@@ -172,8 +170,7 @@ func seedActivity(s *gqlServer) {
 	s.exec(`INSERT INTO erc20_balances (token_address, owner_address, balance, last_transfer_block, last_transfer_time) VALUES
 		('\x07a0', '\x05a4', 400000000000000000000000, 1, 0), ('\x07a0', '\x0900', 100000000000000000000000, 1, 0),
 		('\x07a1', '\x05a4', 5000000000000000000000000, 1, 0), ('\x07a0', '\x0abc', 7000000000000000000000000, 1, 0)`)
-	// What the indexer does after writing blocks.
-	s.exec(`SELECT refresh_chain_stats()`)
+	dbtest.DeriveAsIndexer(s.t, s.db)
 }
 
 const networkStatsDoc = `{ networkStats { blocksCount transactionsCount eventsCount contractsCount classesCount

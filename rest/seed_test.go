@@ -8,6 +8,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
 )
 
 // The test chain: 30 blocks (1-20 accepted on L1, 21-30 on L2) of two INVOKE transactions
@@ -172,11 +173,7 @@ func seed(t testing.TB, conn *sqlx.DB) {
 		('verified_classes', 1), ('contracts', $3), ('contracts:account', $4), ('contracts:erc20', 2), ('contracts:erc721', 1),
 		('tokens:erc20', 2), ('tokens:erc721', 1), ('meta_transactions', 3), ('validators', 1), ('delegators', 1)`,
 		nBlocks, 2*nBlocks, nAccounts+3, nAccounts)
-	// The sender activity and the recent figures, as the indexer keeps them with each block.
-	exec(`INSERT INTO sender_last_blocks SELECT sender_address, max(block_number) FROM transactions
-		WHERE sender_address IS NOT NULL GROUP BY 1`)
-	exec(`INSERT INTO active_sender_blocks SELECT block_number, count(*) FROM sender_last_blocks GROUP BY 1`)
-	exec(`SELECT refresh_chain_stats()`)
+	dbtest.DeriveAsIndexer(t, tx)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
