@@ -111,7 +111,7 @@ func (s *Store) StakingOverview(ctx context.Context) (*StakingOverview, error) {
 		coalesce(o.minting_c_denom, 0) AS minting_c_denom,
 		coalesce(e.yearly_mint, 0)::text AS yearly_mint,
 		e.btc_share::float8 AS btc_share,
-		(SELECT max(pool_apr_strk) FROM validator_economics x JOIN validators v USING (staker_address)
+		(SELECT max(pool_apr_strk) FROM validator_figures x JOIN validators v USING (staker_address)
 			WHERE v.state = 'active')::float8 AS max_apr_strk,
 		(SELECT min(v.revenue_share_bps) FROM validators v JOIN pools p ON p.staker_address = v.staker_address
 			WHERE v.state = 'active' AND p.token_address <> coalesce(o.strk_token_address, ''::bytea)) AS min_btc_commission_bps,
@@ -124,7 +124,7 @@ func (s *Store) StakingOverview(ctx context.Context) (*StakingOverview, error) {
 		(SELECT max(number) FROM blocks) AS head_block,
 		o.figures_block,
 		coalesce(o.updated_at, 0) AS updated_at
-		FROM (SELECT 1) one LEFT JOIN staking_overview o ON o.id = 1 CROSS JOIN staking_economy e`)
+		FROM (SELECT 1) one LEFT JOIN staking_overview o ON o.id = 1 LEFT JOIN staking_figures e ON e.id = 1`)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func parseBig(s string) *big.Int {
 }
 
 // ValidatorEconomics is a validator's rank by total STRK stake and its APRs, in percent
-// (view validator_economics, migration 00009); the APRs are null before the staking
+// (kept in validator_figures from the view validator_economics, migrations 00009 and 00015); the APRs are null before the staking
 // figures are known.
 type ValidatorEconomics struct {
 	Staker      Felt     `db:"staker_address"`
@@ -232,7 +232,7 @@ type ValidatorEconomics struct {
 func (s *Store) ValidatorEconomicsOf(ctx context.Context, stakers []Felt) ([]*ValidatorEconomics, error) {
 	var rows []*ValidatorEconomics
 	err := s.selectRows(ctx, &rows, `SELECT staker_address, rank, apr::float8 AS apr, pool_apr_strk::float8 AS pool_apr_strk
-		FROM validator_economics WHERE staker_address = ANY($1)`, feltList(stakers))
+		FROM validator_figures WHERE staker_address = ANY($1)`, feltList(stakers))
 	return rows, err
 }
 
@@ -261,7 +261,7 @@ func (s *Store) ValidatorsBy(ctx context.Context, order string, asc bool, search
 	}
 	var rows []*Validator
 	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT `+validatorCols+` FROM validators v
-		JOIN validator_economics x USING (staker_address)
+		JOIN validator_figures x USING (staker_address)
 		WHERE %s
 		ORDER BY %s %s %s, x.rank LIMIT %d OFFSET %d`, validatorSearch, expr, dir, nulls, w.Limit, w.Offset), search)
 	return rows, err

@@ -7,12 +7,13 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// RefreshChainStats recomputes the figures of the newest blocks kept in chain_stats
-// (migration 00013) from the rows written so far in tx: the indexer calls it after every
-// batch of blocks, and UndoAbove after a reorg.
-func RefreshChainStats(ctx context.Context, tx *sqlx.Tx) error {
-	if _, err := tx.ExecContext(ctx, `SELECT refresh_chain_stats()`); err != nil {
-		return fmt.Errorf("refresh chain stats: %w", err)
+// RefreshFigures recomputes, from the rows written so far in tx, the figures kept for
+// reads: those of the newest blocks in chain_stats (migration 00013) and the staking
+// figures (migration 00015). The indexer calls it after every batch of blocks, and
+// UndoAbove after a reorg; neither set is journaled.
+func RefreshFigures(ctx context.Context, tx *sqlx.Tx) error {
+	if _, err := tx.ExecContext(ctx, `SELECT refresh_chain_stats(), refresh_staking_figures()`); err != nil {
+		return fmt.Errorf("refresh figures: %w", err)
 	}
 	return nil
 }

@@ -149,7 +149,7 @@ FROM undo_target u WHERE u.tbl = '%s' AND u.old IS NOT NULL %s`, t.name, t.name,
 		return fmt.Errorf("undo: delete blocks: %w", err)
 	}
 	// The figures of the newest blocks are not journaled: they follow from the rows.
-	return RefreshChainStats(ctx, tx)
+	return RefreshFigures(ctx, tx)
 }
 
 // PruneJournal forgets the undo entries of blocks below keepFrom: they are deeper than any

@@ -169,7 +169,7 @@ func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal boo
 	if err := w.writeFigures(ctx, batch); err != nil {
 		return err
 	}
-	if err := db.RefreshChainStats(ctx, w.tx); err != nil {
+	if err := db.RefreshFigures(ctx, w.tx); err != nil {
 		return err
 	}
 	return db.SetIndexerHead(ctx, w.tx, int64(last.Number), dbf(last.Hash))

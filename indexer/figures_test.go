@@ -59,7 +59,7 @@ func TestFiguresFromTheChain(t *testing.T) {
 		BaseAPR  float64 `db:"base_apr_strk"`
 		StakeBTC string  `db:"total_stake_btc"`
 	}
-	if err := d.Get(&econ, `SELECT yearly_mint::text, btc_share::float8, base_apr_strk::float8, total_stake_btc::text FROM staking_economy`); err != nil {
+	if err := d.Get(&econ, `SELECT yearly_mint::text, btc_share::float8, base_apr_strk::float8, total_stake_btc::text FROM staking_figures`); err != nil {
 		t.Fatal(err)
 	}
 	if econ.Mint != want.String() {
@@ -85,7 +85,7 @@ func TestFiguresFromTheChain(t *testing.T) {
 		Rank   int64   `db:"rank"`
 	}
 	if err := d.Get(&v, `SELECT v.staker_address, v.self_stake::text, v.delegated_stake_strk::text, v.delegated_stake_btc::text,
-		v.revenue_share_bps, x.apr::float8, x.rank FROM validators v JOIN validator_economics x USING (staker_address)
+		v.revenue_share_bps, x.apr::float8, x.rank FROM validators v JOIN validator_figures x USING (staker_address)
 		WHERE v.delegated_stake_btc > 0 ORDER BY x.rank LIMIT 1`); err != nil {
 		t.Fatal(err)
 	}

@@ -73,6 +73,29 @@ func checkConsistent(t *testing.T, d *sqlx.DB) {
 	}
 	checkSenderActivity(t, d)
 	checkNFTHolders(t, d)
+	checkStakingFigures(t, d)
+}
+
+// checkStakingFigures asserts that the staking figures kept for reads are what the views
+// that define them compute from the current rows.
+func checkStakingFigures(t *testing.T, d *sqlx.DB) {
+	t.Helper()
+	var differ int
+	err := d.Get(&differ, `SELECT (SELECT count(*) FROM (
+			(SELECT staker_address, rank, apr, pool_apr_strk FROM validator_economics
+			 EXCEPT SELECT staker_address, rank, apr, pool_apr_strk FROM validator_figures)
+			UNION ALL
+			(SELECT staker_address, rank, apr, pool_apr_strk FROM validator_figures
+			 EXCEPT SELECT staker_address, rank, apr, pool_apr_strk FROM validator_economics)) x)
+		+ (SELECT count(*) FROM staking_economy e FULL JOIN staking_figures f ON true
+			WHERE (e.total_stake_strk, e.total_stake_btc, e.yearly_mint, e.btc_share, e.base_apr_strk)
+				IS DISTINCT FROM (f.total_stake_strk, f.total_stake_btc, f.yearly_mint, f.btc_share, f.base_apr_strk))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if differ > 0 {
+		t.Fatalf("%d staking figures differ from the views that define them", differ)
+	}
 }
 
 // checkNFTHolders asserts that nft_holders holds, for every (collection, owner) pair with

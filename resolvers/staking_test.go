@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
 )
 
 // Staking fixtures: three validators; validator 1 has a STRK pool and two BTC pools
@@ -53,6 +54,7 @@ func seedStaking(s *gqlServer) {
 		($5, '2025-06-20', $2, 20, 20, 1)`,
 		walletW, strkToken, wbtcToken, tbtcToken, walletX)
 	s.exec(`INSERT INTO list_counts (name, count) VALUES ('validators', 3)`)
+	dbtest.DeriveAsIndexer(s.t, s.db)
 }
 
 const validatorsDoc = `query($first: Int!) {

@@ -19,11 +19,11 @@ var derivedFromRows = []string{
 	`INSERT INTO nft_holders (contract_address, owner_address, token_id, held, last_transfer_time)
 		SELECT contract_address, owner_address, min(token_id), sum(balance), max(last_transfer_time)
 		FROM nft_balances WHERE balance > 0 GROUP BY 1, 2`,
-	`SELECT refresh_chain_stats()`,
+	`SELECT refresh_chain_stats(), refresh_staking_figures()`,
 }
 
 // DeriveAsIndexer fills the tables the indexer derives from blocks, transactions and NFT
-// balances (sender activity, NFT holders, the chain_stats figures), for tests that seed
+// balances (sender activity, NFT holders, the chain_stats and staking figures), for tests that seed
 // those rows directly instead of indexing them.
 func DeriveAsIndexer(t testing.TB, e sqlx.Execer) {
 	t.Helper()
