@@ -105,22 +105,16 @@ func (s *Store) StakingOverview(ctx context.Context) (*StakingOverview, error) {
 			(SELECT count(DISTINCT delegator_address) FROM delegations WHERE amount > 0))::int AS total_delegators,
 		coalesce(o.minting_curve, 0) AS minting_curve,
 		coalesce(o.security_lockup_seconds, 0) AS security_lockup_seconds,
-		-- Commission weighted by stake, in percent.
-		(SELECT coalesce(sum(revenue_share_bps * (self_stake + delegated_stake_strk)) / nullif(sum(self_stake + delegated_stake_strk), 0), 0) / 100.0
-			FROM validators WHERE state = 'active')::float8 AS average_commission,
+		coalesce(e.average_commission, 0) AS average_commission,
 		coalesce(o.minting_c_denom, 0) AS minting_c_denom,
 		coalesce(e.yearly_mint, 0)::text AS yearly_mint,
 		e.btc_share::float8 AS btc_share,
-		(SELECT max(pool_apr_strk) FROM validator_figures x JOIN validators v USING (staker_address)
-			WHERE v.state = 'active')::float8 AS max_apr_strk,
-		(SELECT min(v.revenue_share_bps) FROM validators v JOIN pools p ON p.staker_address = v.staker_address
-			WHERE v.state = 'active' AND p.token_address <> coalesce(o.strk_token_address, ''::bytea)) AS min_btc_commission_bps,
+		e.max_apr_strk, e.min_btc_commission_bps,
 		coalesce(o.epoch_id, 0) AS epoch_id,
 		coalesce(o.epoch_starting_block, 0) AS epoch_starting_block,
 		coalesce(o.epoch_length_blocks, 0) AS epoch_length_blocks,
 		(SELECT timestamp FROM blocks WHERE number = o.epoch_starting_block) AS epoch_start_time,
-		(SELECT (max(timestamp) - min(timestamp))::float8 / nullif(count(*) - 1, 0)
-			FROM (SELECT timestamp FROM blocks ORDER BY number DESC LIMIT 100) b) AS mean_block_seconds,
+		e.mean_block_seconds,
 		(SELECT max(number) FROM blocks) AS head_block,
 		o.figures_block,
 		coalesce(o.updated_at, 0) AS updated_at
@@ -249,22 +243,34 @@ var ValidatorOrders = map[string]string{
 
 // ValidatorsBy lists validators in one of ValidatorOrders, ascending or not (rank 1, the
 // largest stake, comes first in ascending order), optionally only those whose address or
-// name contains search.
-func (s *Store) ValidatorsBy(ctx context.Context, order string, asc bool, search string, w Window) ([]*Validator, error) {
+// name contains search. Each validator's rank and APRs, which the list joins to sort by,
+// come with it.
+func (s *Store) ValidatorsBy(ctx context.Context, order string, asc bool, search string, w Window) ([]*Validator, []*ValidatorEconomics, error) {
 	expr, ok := ValidatorOrders[order]
 	if !ok {
-		return nil, fmt.Errorf("validators: unknown order %q", order)
+		return nil, nil, fmt.Errorf("validators: unknown order %q", order)
 	}
 	dir, nulls := "DESC", "NULLS LAST"
 	if asc {
 		dir = "ASC"
 	}
-	var rows []*Validator
-	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT `+validatorCols+` FROM validators v
-		JOIN validator_figures x USING (staker_address)
+	var rows []*struct {
+		Validator
+		Rank        int64    `db:"x_rank"`
+		Apr         *float64 `db:"x_apr"`
+		PoolAprStrk *float64 `db:"x_pool_apr_strk"`
+	}
+	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT `+validatorCols+`,
+		x.rank AS x_rank, x.apr::float8 AS x_apr, x.pool_apr_strk::float8 AS x_pool_apr_strk
+		FROM validators v JOIN validator_figures x USING (staker_address)
 		WHERE %s
 		ORDER BY %s %s %s, x.rank LIMIT %d OFFSET %d`, validatorSearch, expr, dir, nulls, w.Limit, w.Offset), search)
-	return rows, err
+	validators, economics := make([]*Validator, len(rows)), make([]*ValidatorEconomics, len(rows))
+	for i, r := range rows {
+		validators[i] = &r.Validator
+		economics[i] = &ValidatorEconomics{Staker: r.StakerAddress, Rank: r.Rank, Apr: r.Apr, PoolAprStrk: r.PoolAprStrk}
+	}
+	return validators, economics, err
 }
 
 // validatorSearch keeps the validators whose name or address ($1, hex, 0x optional)

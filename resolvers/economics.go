@@ -117,3 +117,15 @@ func transferUsdValue(ctx context.Context, t *db.TokenTransfer) (*float64, error
 	v /= math.Pow10(int(*token.Decimals) + price.Decimals)
 	return &v, nil
 }
+
+// primeValidators gives the request's loaders the validators a list read, with their
+// economics: what the list's items then ask of them (a pool's validator, an APR, a rank)
+// costs no statement.
+func primeValidators(ctx context.Context, validators []*db.Validator, economics []*db.ValidatorEconomics) {
+	l := loaders.For(ctx)
+	for i, v := range validators {
+		key := string(v.StakerAddress)
+		l.Validator.Prime(ctx, key, v)
+		l.ValidatorEconomics.Prime(ctx, key, economics[i])
+	}
+}

@@ -593,7 +593,9 @@ func (r *queryResolver) Validators(ctx context.Context, first *int, after *strin
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.Validator]{
 		name: "validators",
 		fetch: func(w db.Window) ([]*db.Validator, error) {
-			return r.Store.ValidatorsBy(ctx, validatorOrder(orderBy), direction == nil || *direction == model.SortDirectionAsc, strings.TrimSpace(deref(search)), w)
+			validators, economics, err := r.Store.ValidatorsBy(ctx, validatorOrder(orderBy), direction == nil || *direction == model.SortDirectionAsc, strings.TrimSpace(deref(search)), w)
+			primeValidators(ctx, validators, economics)
+			return validators, err
 		},
 		count: func() (int64, error) { return r.Store.CountValidatorsMatching(ctx, strings.TrimSpace(deref(search))) },
 	}, func(c string, v *db.Validator) *model.ValidatorEdge { return &model.ValidatorEdge{Cursor: c, Node: v} })
