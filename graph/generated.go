@@ -828,26 +828,26 @@ type QueryResolver interface {
 	Transaction(ctx context.Context, hash db.Felt) (*db.Transaction, error)
 	Transactions(ctx context.Context, first *int, after *string, filter *model.TransactionFilter, order *model.SortDirection) (*model.TransactionConnection, error)
 	Events(ctx context.Context, first *int, after *string, filter *model.EventFilter) (*model.EventConnection, error)
+	MetaTransactions(ctx context.Context, first *int, after *string, contractAddress db.Felt) (*model.MetaTransactionConnection, error)
 	Contract(ctx context.Context, address db.Felt) (*db.Contract, error)
 	Contracts(ctx context.Context, first *int, after *string, typeArg *model.ContractType) (*model.ContractConnection, error)
 	Class(ctx context.Context, hash db.Felt) (*db.Class, error)
 	Classes(ctx context.Context, first *int, after *string) (*model.ClassConnection, error)
 	VerifiedClasses(ctx context.Context, first *int, after *string) (*model.VerifiedClassConnection, error)
-	Token(ctx context.Context, address db.Felt) (*db.Token, error)
-	Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder) (*model.TokenConnection, error)
+	VerificationJob(ctx context.Context, id string) (*db.VerificationJob, error)
 	NftItems(ctx context.Context, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) (*model.NftItemConnection, error)
-	TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt) (*model.TokenTransferConnection, error)
 	NftEvents(ctx context.Context, first *int, after *string, contractAddress db.Felt, tokenID *string) (*model.NftEventConnection, error)
 	NftHolders(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error)
-	MetaTransactions(ctx context.Context, first *int, after *string, contractAddress db.Felt) (*model.MetaTransactionConnection, error)
 	Validator(ctx context.Context, address db.Felt) (*db.Validator, error)
 	Validators(ctx context.Context, first *int, after *string, orderBy *model.ValidatorOrder, direction *model.SortDirection, search *string) (*model.ValidatorConnection, error)
 	Pool(ctx context.Context, address db.Felt) (*db.Pool, error)
 	StakingOverview(ctx context.Context) (*db.StakingOverview, error)
-	Wallet(ctx context.Context, address db.Felt) (*model.Wallet, error)
 	NetworkStats(ctx context.Context) (*model.NetworkStats, error)
 	IndexerStatus(ctx context.Context) (*db.IndexerStatus, error)
-	VerificationJob(ctx context.Context, id string) (*db.VerificationJob, error)
+	Token(ctx context.Context, address db.Felt) (*db.Token, error)
+	Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder) (*model.TokenConnection, error)
+	TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt) (*model.TokenTransferConnection, error)
+	Wallet(ctx context.Context, address db.Felt) (*model.Wallet, error)
 }
 type StakingOverviewResolver interface {
 	MintingCurveDenominator(ctx context.Context, obj *db.StakingOverview) (int, error)
@@ -4126,7 +4126,8 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
-	{Name: "../schema.graphqls", Input: `"""
+	{Name: "../schema.graphqls", Input: `
+"""
 starkgraph: an indexed copy of a Starknet network.
 
 Felts, hashes and big numbers are strings, never JSON numbers, so that JavaScript clients do not
@@ -4140,54 +4141,19 @@ schema {
 
 "A field element as hex: ` + "`" + `0x` + "`" + ` and lowercase digits without leading zeros. Input accepts 1-64 hex digits in any case."
 scalar Felt
+
 "A contract address or class hash: ` + "`" + `0x` + "`" + ` and 64 lowercase hex digits. Input accepts 1-64 hex digits in any case."
 scalar Address
+
 "An unsigned integer of any size (u256 amounts, balances, token ids), as a decimal string."
 scalar BigInt
+
 "Any JSON value (decoded call inputs, ABIs, NFT attributes)."
 scalar JSON
 
 enum SortDirection {
   ASC
   DESC
-}
-
-enum ValidatorOrder {
-  RANK
-  APR
-  STAKE
-  STAKE_BTC
-  COMMISSION
-  DELEGATORS
-}
-
-enum TokenStandard {
-  ERC20
-  ERC721
-  ERC1155
-}
-
-enum TokenOrder {
-  HOLDERS
-  TRANSFERS
-  MARKET_CAP
-}
-
-enum ContractType {
-  ACCOUNT
-  ERC20
-  ERC721
-  ERC1155
-  PROXY
-  UNKNOWN
-}
-
-enum TransactionType {
-  INVOKE
-  DECLARE
-  DEPLOY
-  DEPLOY_ACCOUNT
-  L1_HANDLER
 }
 
 "A window of time back from now."
@@ -4207,61 +4173,29 @@ type PageInfo {
   endCursor: String
 }
 
-type Query {
+"The root of every read; each domain file under schema/ extends it with its fields."
+type Query
+`, BuiltIn: false},
+	{Name: "../schema/chain.graphqls", Input: `extend type Query {
   "A block by number or by hash; with neither, the newest block."
   block(number: Int, hash: Felt): Block
   "Blocks, newest first."
   blocks(first: Int = 25, after: String): BlockConnection!
-
   transaction(hash: Felt!): Transaction
   "Transactions, newest first unless ` + "`" + `order` + "`" + ` says otherwise."
   transactions(first: Int = 25, after: String, filter: TransactionFilter, order: SortDirection = DESC): TransactionConnection!
   "Events, newest first."
   events(first: Int = 25, after: String, filter: EventFilter): EventConnection!
-
-  contract(address: Address!): Contract
-  "Contracts, most recently deployed first."
-  contracts(first: Int = 25, after: String, type: ContractType): ContractConnection!
-
-  class(hash: Address!): Class
-  "Declared classes, most recently declared first."
-  classes(first: Int = 25, after: String): ClassConnection!
-  "Verified classes, most recently verified first."
-  verifiedClasses(first: Int = 25, after: String): VerifiedClassConnection!
-
-  token(address: Address!): Token
-  "Tokens of one standard, by holders, transfers or market cap (descending)."
-  tokens(first: Int = 25, after: String, standard: TokenStandard = ERC20, orderBy: TokenOrder = HOLDERS): TokenConnection!
-
-  "NFT items of a collection, of an owner, or both."
-  nftItems(first: Int = 25, after: String, contractAddress: Address, ownerAddress: Address): NftItemConnection!
-  "ERC-20 transfers, newest first: of one token, of one wallet (sent or received), or both."
-  tokenTransfers(first: Int = 25, after: String, token: Address, wallet: Address): TokenTransferConnection!
-  "NFT transfers, mints and burns, newest first."
-  nftEvents(first: Int = 25, after: String, contractAddress: Address, tokenId: BigInt): NftEventConnection!
-  "Owners of a collection's items (or of one item), by balance."
-  nftHolders(contractAddress: Address!, tokenId: BigInt, first: Int = 25, after: String): NftBalanceConnection!
-
   "Transactions that run an outside execution (SNIP-9), newest first."
   metaTransactions(first: Int = 25, after: String, contractAddress: Address): MetaTransactionConnection!
-
-  validator(address: Address!): Validator
-  "Validators, by rank (the largest total stake first) unless told otherwise."
-  validators(first: Int = 25, after: String, orderBy: ValidatorOrder = RANK, direction: SortDirection = ASC, search: String): ValidatorConnection!
-  pool(address: Address!): Pool
-  stakingOverview: StakingOverview!
-
-  "Everything about one address: balances, NFTs, staking and activity."
-  wallet(address: Address!): Wallet!
-
-  networkStats: NetworkStats!
-  indexerStatus: IndexerStatus!
-  verificationJob(id: ID!): VerificationJob
 }
 
-type Mutation {
-  "Submit Cairo sources for verification against the class ` + "`" + `classHash` + "`" + ` (or the class of a contract address)."
-  submitVerification(input: VerificationInput!): VerificationSubmission!
+enum TransactionType {
+  INVOKE
+  DECLARE
+  DEPLOY
+  DEPLOY_ACCOUNT
+  L1_HANDLER
 }
 
 input TransactionFilter {
@@ -4280,21 +4214,6 @@ input EventFilter {
   key: Felt
   fromBlock: Int
   toBlock: Int
-}
-
-input VerificationInput {
-  classHash: Address!
-  name: String!
-  compilerVersion: String!
-  scarbVersion: String
-  dojoVersion: String
-  projectDirPath: String
-  packageName: String!
-  license: String
-  contractFile: String!
-  buildTool: String
-  "Source files: path -> content."
-  files: JSON!
 }
 
 type Block {
@@ -4407,6 +4326,105 @@ type Event {
   timestamp: Int!
 }
 
+type MetaTransaction {
+  hash: Felt!
+  transaction: Transaction!
+  blockNumber: Int!
+  index: Int!
+  "The account that signed the outside execution."
+  contractAddress: Address!
+  "The caller allowed by the outside execution (ANY_CALLER is 0x414e595f43414c4c4552)."
+  callerAddress: Address
+  "Comma-separated entry points of the inner calls."
+  operations: String!
+  actions: JSON
+}
+
+type BlockConnection {
+  edges: [BlockEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type BlockEdge {
+  cursor: String!
+  node: Block!
+}
+
+type TransactionConnection {
+  edges: [TransactionEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type TransactionEdge {
+  cursor: String!
+  node: Transaction!
+}
+
+type EventConnection {
+  edges: [EventEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type EventEdge {
+  cursor: String!
+  node: Event!
+}
+
+type MetaTransactionConnection {
+  edges: [MetaTransactionEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type MetaTransactionEdge {
+  cursor: String!
+  node: MetaTransaction!
+}
+`, BuiltIn: false},
+	{Name: "../schema/contracts.graphqls", Input: `extend type Query {
+  contract(address: Address!): Contract
+  "Contracts, most recently deployed first."
+  contracts(first: Int = 25, after: String, type: ContractType): ContractConnection!
+  class(hash: Address!): Class
+  "Declared classes, most recently declared first."
+  classes(first: Int = 25, after: String): ClassConnection!
+  "Verified classes, most recently verified first."
+  verifiedClasses(first: Int = 25, after: String): VerifiedClassConnection!
+  verificationJob(id: ID!): VerificationJob
+}
+
+enum ContractType {
+  ACCOUNT
+  ERC20
+  ERC721
+  ERC1155
+  PROXY
+  UNKNOWN
+}
+
+type Mutation {
+  "Submit Cairo sources for verification against the class ` + "`" + `classHash` + "`" + ` (or the class of a contract address)."
+  submitVerification(input: VerificationInput!): VerificationSubmission!
+}
+
+input VerificationInput {
+  classHash: Address!
+  name: String!
+  compilerVersion: String!
+  scarbVersion: String
+  dojoVersion: String
+  projectDirPath: String
+  packageName: String!
+  license: String
+  contractFile: String!
+  buildTool: String
+  "Source files: path -> content."
+  files: JSON!
+}
+
 type Contract {
   address: Address!
   classHash: Address!
@@ -4487,52 +4505,76 @@ type SourceFile {
   content: String!
 }
 
-type Token {
-  address: Address!
-  contract: Contract
-  standard: TokenStandard!
+type VerificationJob {
+  id: ID!
+  "The class on chain the sources are compared with."
+  classHash: Address!
+  "0 Submitted, 1 Compiled, 2 CompileFailed, 3 Fail, 4 Success, 5 Processing."
+  status: Int!
+  statusDescription: String!
   name: String
-  symbol: String
-  decimals: Int
-  totalSupply: BigInt
-  transferCount: BigInt!
-  holderCount: BigInt!
-  isVerified: Boolean!
-  usdPrice: Float
-  marketCapUsd: Float
-  logoUrl: String
-  "ERC-20 holders by balance, largest first."
-  holders(first: Int = 25, after: String): TokenHolderConnection!
-  "Holders analytics for verified ERC-20 tokens; null before the first snapshot."
-  holdersOverview: HoldersOverview
+  "What happened, in words: the reason for CompileFailed or Fail."
+  message: String
+  "The class hash the sources compiled to (set for Fail and Success)."
+  obtainedClassHash: Address
+  "The compiler's output, trimmed to its start and end (set once it ran)."
+  compilerOutput: String
+  "How many times a worker took the job (more than 1 after a worker died)."
+  attempts: Int!
+  createdAt: String!
+  updatedAt: String!
+  finishedAt: String
 }
 
-"A balance of an ERC-20 token at an address."
-type TokenBalance {
-  tokenAddress: Address!
-  token: Token!
-  ownerAddress: Address!
-  owner: Contract
-  balance: BigInt!
-  lastTransferTime: Int!
+"The answer to submitVerification: a queued job, or the class's verification when it was verified before."
+type VerificationSubmission {
+  "The job that will compile the sources; null when the class is already verified."
+  job: VerificationJob
+  alreadyVerified: Boolean!
+  "The class the sources are compared with (the class of the contract, for an address)."
+  class: Class!
 }
 
-type HoldersOverview {
-  tokenAddress: Address!
-  totalSupply: BigInt!
-  burnedSupply: BigInt!
-  circulatingSupply: BigInt!
-  holderCount: Int!
-  holdersOver1Pct: Int!
-  topNConcentration: JSON!
-  concentrationBuckets: JSON!
-  tierDistribution: JSON!
-  walletDepthUsd: JSON
-  giniTop10k: Float!
-  tokenUsdPrice: Float
-  computedAt: String!
-  isStale: Boolean!
-  isRecomputing: Boolean!
+type ContractConnection {
+  edges: [ContractEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type ContractEdge {
+  cursor: String!
+  node: Contract!
+}
+
+type ClassConnection {
+  edges: [ClassEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type ClassEdge {
+  cursor: String!
+  node: Class!
+}
+
+type VerifiedClassConnection {
+  edges: [VerifiedClassEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type VerifiedClassEdge {
+  cursor: String!
+  node: VerifiedClass!
+}
+`, BuiltIn: false},
+	{Name: "../schema/nft.graphqls", Input: `extend type Query {
+  "NFT items of a collection, of an owner, or both."
+  nftItems(first: Int = 25, after: String, contractAddress: Address, ownerAddress: Address): NftItemConnection!
+  "NFT transfers, mints and burns, newest first."
+  nftEvents(first: Int = 25, after: String, contractAddress: Address, tokenId: BigInt): NftEventConnection!
+  "Owners of a collection's items (or of one item), by balance."
+  nftHolders(contractAddress: Address!, tokenId: BigInt, first: Int = 25, after: String): NftBalanceConnection!
 }
 
 type NftItem {
@@ -4575,24 +4617,6 @@ type NftBalance {
   collection: Token
 }
 
-"An ERC-20 transfer: a Transfer event of an ERC-20 token (mints come from 0x0, burns go to it)."
-type TokenTransfer {
-  blockNumber: Int!
-  transactionHash: Felt!
-  transaction: Transaction!
-  "Position of the Transfer event in the transaction's receipt."
-  eventIndex: Int!
-  timestamp: Int!
-  tokenAddress: Address!
-  token: Token
-  fromAddress: Address!
-  toAddress: Address!
-  "In the token's smallest unit."
-  amount: BigInt!
-  "USD value at the price of the transfer's block: the newest oracle reading at or before it. Null for tokens without a price feed or decimals, and before the first reading."
-  usdValue: Float
-}
-
 type NftEvent {
   blockNumber: Int!
   transactionHash: Felt!
@@ -4615,18 +4639,54 @@ type NftEvent {
   marketplaceContractAddress: Address
 }
 
-type MetaTransaction {
-  hash: Felt!
-  transaction: Transaction!
-  blockNumber: Int!
-  index: Int!
-  "The account that signed the outside execution."
-  contractAddress: Address!
-  "The caller allowed by the outside execution (ANY_CALLER is 0x414e595f43414c4c4552)."
-  callerAddress: Address
-  "Comma-separated entry points of the inner calls."
-  operations: String!
-  actions: JSON
+type NftItemConnection {
+  edges: [NftItemEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type NftItemEdge {
+  cursor: String!
+  node: NftItem!
+}
+
+type NftEventConnection {
+  edges: [NftEventEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type NftEventEdge {
+  cursor: String!
+  node: NftEvent!
+}
+
+type NftBalanceConnection {
+  edges: [NftBalanceEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type NftBalanceEdge {
+  cursor: String!
+  node: NftBalance!
+}
+`, BuiltIn: false},
+	{Name: "../schema/staking.graphqls", Input: `extend type Query {
+  validator(address: Address!): Validator
+  "Validators, by rank (the largest total stake first) unless told otherwise."
+  validators(first: Int = 25, after: String, orderBy: ValidatorOrder = RANK, direction: SortDirection = ASC, search: String): ValidatorConnection!
+  pool(address: Address!): Pool
+  stakingOverview: StakingOverview!
+}
+
+enum ValidatorOrder {
+  RANK
+  APR
+  STAKE
+  STAKE_BTC
+  COMMISSION
+  DELEGATORS
 }
 
 type Validator {
@@ -4738,25 +4798,31 @@ type StakePoint {
   totalStakeBtc: BigInt!
 }
 
-type WalletStaking {
-  totalStakedStrk: BigInt!
-  totalStakedBtc: BigInt!
-  totalRewardsClaimedStrk: BigInt!
-  totalRewardsClaimedBtc: BigInt!
-  totalRewardsUnclaimedStrk: BigInt!
-  totalRewardsUnclaimedBtc: BigInt!
-  positions: [Delegation!]!
+type ValidatorConnection {
+  edges: [ValidatorEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
 }
 
-type Wallet {
-  address: Address!
-  "The contract at this address, if one is deployed."
-  contract: Contract
-  erc20Balances: [TokenBalance!]!
-  nfts(first: Int = 25, after: String, contractAddress: Address): NftBalanceConnection!
-  staking: WalletStaking!
-  stakeOverTime(range: TimeRange = ONE_MONTH): [StakePoint!]!
-  activity(first: Int = 25, after: String, fromBlock: Int, order: SortDirection = DESC): TransactionConnection!
+type ValidatorEdge {
+  cursor: String!
+  node: Validator!
+}
+
+type DelegationConnection {
+  edges: [DelegationEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type DelegationEdge {
+  cursor: String!
+  node: Delegation!
+}
+`, BuiltIn: false},
+	{Name: "../schema/stats.graphqls", Input: `extend type Query {
+  networkStats: NetworkStats!
+  indexerStatus: IndexerStatus!
 }
 
 type NetworkStats {
@@ -4800,171 +4866,150 @@ type IndexerStatus {
   """
   replicaLagSeconds: Float
 }
+`, BuiltIn: false},
+	{Name: "../schema/tokens.graphqls", Input: `extend type Query {
+  token(address: Address!): Token
+  "Tokens of one standard, by holders, transfers or market cap (descending)."
+  tokens(first: Int = 25, after: String, standard: TokenStandard = ERC20, orderBy: TokenOrder = HOLDERS): TokenConnection!
+  "ERC-20 transfers, newest first: of one token, of one wallet (sent or received), or both."
+  tokenTransfers(first: Int = 25, after: String, token: Address, wallet: Address): TokenTransferConnection!
+}
 
-type VerificationJob {
-  id: ID!
-  "The class on chain the sources are compared with."
-  classHash: Address!
-  "0 Submitted, 1 Compiled, 2 CompileFailed, 3 Fail, 4 Success, 5 Processing."
-  status: Int!
-  statusDescription: String!
+enum TokenStandard {
+  ERC20
+  ERC721
+  ERC1155
+}
+
+enum TokenOrder {
+  HOLDERS
+  TRANSFERS
+  MARKET_CAP
+}
+
+type Token {
+  address: Address!
+  contract: Contract
+  standard: TokenStandard!
   name: String
-  "What happened, in words: the reason for CompileFailed or Fail."
-  message: String
-  "The class hash the sources compiled to (set for Fail and Success)."
-  obtainedClassHash: Address
-  "The compiler's output, trimmed to its start and end (set once it ran)."
-  compilerOutput: String
-  "How many times a worker took the job (more than 1 after a worker died)."
-  attempts: Int!
-  createdAt: String!
-  updatedAt: String!
-  finishedAt: String
+  symbol: String
+  decimals: Int
+  totalSupply: BigInt
+  transferCount: BigInt!
+  holderCount: BigInt!
+  isVerified: Boolean!
+  usdPrice: Float
+  marketCapUsd: Float
+  logoUrl: String
+  "ERC-20 holders by balance, largest first."
+  holders(first: Int = 25, after: String): TokenHolderConnection!
+  "Holders analytics for verified ERC-20 tokens; null before the first snapshot."
+  holdersOverview: HoldersOverview
 }
 
-"The answer to submitVerification: a queued job, or the class's verification when it was verified before."
-type VerificationSubmission {
-  "The job that will compile the sources; null when the class is already verified."
-  job: VerificationJob
-  alreadyVerified: Boolean!
-  "The class the sources are compared with (the class of the contract, for an address)."
-  class: Class!
+"A balance of an ERC-20 token at an address."
+type TokenBalance {
+  tokenAddress: Address!
+  token: Token!
+  ownerAddress: Address!
+  owner: Contract
+  balance: BigInt!
+  lastTransferTime: Int!
 }
 
-type BlockConnection {
-  edges: [BlockEdge!]!
-  pageInfo: PageInfo!
-  totalCount: Int!
+type HoldersOverview {
+  tokenAddress: Address!
+  totalSupply: BigInt!
+  burnedSupply: BigInt!
+  circulatingSupply: BigInt!
+  holderCount: Int!
+  holdersOver1Pct: Int!
+  topNConcentration: JSON!
+  concentrationBuckets: JSON!
+  tierDistribution: JSON!
+  walletDepthUsd: JSON
+  giniTop10k: Float!
+  tokenUsdPrice: Float
+  computedAt: String!
+  isStale: Boolean!
+  isRecomputing: Boolean!
 }
-type BlockEdge {
-  cursor: String!
-  node: Block!
+
+"An ERC-20 transfer: a Transfer event of an ERC-20 token (mints come from 0x0, burns go to it)."
+type TokenTransfer {
+  blockNumber: Int!
+  transactionHash: Felt!
+  transaction: Transaction!
+  "Position of the Transfer event in the transaction's receipt."
+  eventIndex: Int!
+  timestamp: Int!
+  tokenAddress: Address!
+  token: Token
+  fromAddress: Address!
+  toAddress: Address!
+  "In the token's smallest unit."
+  amount: BigInt!
+  "USD value at the price of the transfer's block: the newest oracle reading at or before it. Null for tokens without a price feed or decimals, and before the first reading."
+  usdValue: Float
 }
-type TransactionConnection {
-  edges: [TransactionEdge!]!
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-type TransactionEdge {
-  cursor: String!
-  node: Transaction!
-}
-type EventConnection {
-  edges: [EventEdge!]!
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-type EventEdge {
-  cursor: String!
-  node: Event!
-}
-type ContractConnection {
-  edges: [ContractEdge!]!
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-type ContractEdge {
-  cursor: String!
-  node: Contract!
-}
-type ClassConnection {
-  edges: [ClassEdge!]!
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-type ClassEdge {
-  cursor: String!
-  node: Class!
-}
-type VerifiedClassConnection {
-  edges: [VerifiedClassEdge!]!
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-type VerifiedClassEdge {
-  cursor: String!
-  node: VerifiedClass!
-}
+
 type TokenConnection {
   edges: [TokenEdge!]!
   pageInfo: PageInfo!
   totalCount: Int!
 }
+
 type TokenEdge {
   cursor: String!
   node: Token!
 }
+
 type TokenHolderConnection {
   edges: [TokenHolderEdge!]!
   pageInfo: PageInfo!
   totalCount: Int!
 }
+
 type TokenHolderEdge {
   cursor: String!
   node: TokenBalance!
 }
-type NftItemConnection {
-  edges: [NftItemEdge!]!
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-type NftItemEdge {
-  cursor: String!
-  node: NftItem!
-}
+
 type TokenTransferConnection {
   edges: [TokenTransferEdge!]!
   pageInfo: PageInfo!
   totalCount: Int!
 }
+
 type TokenTransferEdge {
   cursor: String!
   node: TokenTransfer!
 }
-type NftEventConnection {
-  edges: [NftEventEdge!]!
-  pageInfo: PageInfo!
-  totalCount: Int!
+`, BuiltIn: false},
+	{Name: "../schema/wallet.graphqls", Input: `extend type Query {
+  "Everything about one address: balances, NFTs, staking and activity."
+  wallet(address: Address!): Wallet!
 }
-type NftEventEdge {
-  cursor: String!
-  node: NftEvent!
+
+type WalletStaking {
+  totalStakedStrk: BigInt!
+  totalStakedBtc: BigInt!
+  totalRewardsClaimedStrk: BigInt!
+  totalRewardsClaimedBtc: BigInt!
+  totalRewardsUnclaimedStrk: BigInt!
+  totalRewardsUnclaimedBtc: BigInt!
+  positions: [Delegation!]!
 }
-type NftBalanceConnection {
-  edges: [NftBalanceEdge!]!
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-type NftBalanceEdge {
-  cursor: String!
-  node: NftBalance!
-}
-type MetaTransactionConnection {
-  edges: [MetaTransactionEdge!]!
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-type MetaTransactionEdge {
-  cursor: String!
-  node: MetaTransaction!
-}
-type ValidatorConnection {
-  edges: [ValidatorEdge!]!
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-type ValidatorEdge {
-  cursor: String!
-  node: Validator!
-}
-type DelegationConnection {
-  edges: [DelegationEdge!]!
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-type DelegationEdge {
-  cursor: String!
-  node: Delegation!
+
+type Wallet {
+  address: Address!
+  "The contract at this address, if one is deployed."
+  contract: Contract
+  erc20Balances: [TokenBalance!]!
+  nfts(first: Int = 25, after: String, contractAddress: Address): NftBalanceConnection!
+  staking: WalletStaking!
+  stakeOverTime(range: TimeRange = ONE_MONTH): [StakePoint!]!
+  activity(first: Int = 25, after: String, fromBlock: Int, order: SortDirection = DESC): TransactionConnection!
 }
 `, BuiltIn: false},
 }
@@ -13741,6 +13786,50 @@ func (ec *executionContext) fieldContext_Query_events(ctx context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_metaTransactions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_metaTransactions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MetaTransactions(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["contractAddress"].(db.Felt))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MetaTransactionConnection) graphql.Marshaler {
+			return ec.marshalNMetaTransactionConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMetaTransactionConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_metaTransactions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MetaTransactionConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_metaTransactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_contract(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13961,34 +14050,34 @@ func (ec *executionContext) fieldContext_Query_verifiedClasses(ctx context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_token(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Query_verificationJob(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_token(ctx, field)
+			return ec.fieldContext_Query_verificationJob(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Token(ctx, fc.Args["address"].(db.Felt))
+			return ec.Resolvers.Query().VerificationJob(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.Token) graphql.Marshaler {
-			return ec.marshalOToken2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐToken(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *db.VerificationJob) graphql.Marshaler {
+			return ec.marshalOVerificationJob2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐVerificationJob(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Query_token(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_verificationJob(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Token(ctx, field)
+			return ec.childFields_VerificationJob(ctx, field)
 		},
 	}
 	defer func() {
@@ -13998,51 +14087,7 @@ func (ec *executionContext) fieldContext_Query_token(ctx context.Context, field 
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_token_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_tokens(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_tokens(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Tokens(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["standard"].(*model.TokenStandard), fc.Args["orderBy"].(*model.TokenOrder))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenConnection) graphql.Marshaler {
-			return ec.marshalNTokenConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenConnection(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_tokens(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_TokenConnection(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_tokens_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Query_verificationJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14087,50 +14132,6 @@ func (ec *executionContext) fieldContext_Query_nftItems(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_nftItems_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_tokenTransfers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_tokenTransfers(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().TokenTransfers(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["token"].(db.Felt), fc.Args["wallet"].(db.Felt))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenTransferConnection) graphql.Marshaler {
-			return ec.marshalNTokenTransferConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenTransferConnection(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_tokenTransfers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_TokenTransferConnection(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_tokenTransfers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14219,50 +14220,6 @@ func (ec *executionContext) fieldContext_Query_nftHolders(ctx context.Context, f
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_nftHolders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_metaTransactions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_metaTransactions(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().MetaTransactions(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["contractAddress"].(db.Felt))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.MetaTransactionConnection) graphql.Marshaler {
-			return ec.marshalNMetaTransactionConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMetaTransactionConnection(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_metaTransactions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_MetaTransactionConnection(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_metaTransactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14433,50 +14390,6 @@ func (ec *executionContext) fieldContext_Query_stakingOverview(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_wallet(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_wallet(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Wallet(ctx, fc.Args["address"].(db.Felt))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.Wallet) graphql.Marshaler {
-			return ec.marshalNWallet2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐWallet(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_wallet(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Wallet(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_wallet_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Query_networkStats(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14541,34 +14454,34 @@ func (ec *executionContext) fieldContext_Query_indexerStatus(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_verificationJob(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Query_token(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_verificationJob(ctx, field)
+			return ec.fieldContext_Query_token(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().VerificationJob(ctx, fc.Args["id"].(string))
+			return ec.Resolvers.Query().Token(ctx, fc.Args["address"].(db.Felt))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.VerificationJob) graphql.Marshaler {
-			return ec.marshalOVerificationJob2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐVerificationJob(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Token) graphql.Marshaler {
+			return ec.marshalOToken2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐToken(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Query_verificationJob(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_token(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_VerificationJob(ctx, field)
+			return ec.childFields_Token(ctx, field)
 		},
 	}
 	defer func() {
@@ -14578,7 +14491,139 @@ func (ec *executionContext) fieldContext_Query_verificationJob(ctx context.Conte
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_verificationJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Query_token_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_tokens(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_tokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Tokens(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["standard"].(*model.TokenStandard), fc.Args["orderBy"].(*model.TokenOrder))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenConnection) graphql.Marshaler {
+			return ec.marshalNTokenConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_tokens(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TokenConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_tokens_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_tokenTransfers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_tokenTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TokenTransfers(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["token"].(db.Felt), fc.Args["wallet"].(db.Felt))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenTransferConnection) graphql.Marshaler {
+			return ec.marshalNTokenTransferConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenTransferConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_tokenTransfers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TokenTransferConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_tokenTransfers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_wallet(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_wallet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Wallet(ctx, fc.Args["address"].(db.Felt))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Wallet) graphql.Marshaler {
+			return ec.marshalNWallet2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐWallet(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_wallet(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Wallet(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_wallet_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23452,6 +23497,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_events(ctx, field)
 				})
+		case "metaTransactions":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_metaTransactions(ctx, field)
+				})
 		case "contract":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, false,
@@ -23482,29 +23533,17 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_verifiedClasses(ctx, field)
 				})
-		case "token":
+		case "verificationJob":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_token(ctx, field)
-				})
-		case "tokens":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_tokens(ctx, field)
+					return ec._Query_verificationJob(ctx, field)
 				})
 		case "nftItems":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_nftItems(ctx, field)
-				})
-		case "tokenTransfers":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_tokenTransfers(ctx, field)
 				})
 		case "nftEvents":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -23517,12 +23556,6 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_nftHolders(ctx, field)
-				})
-		case "metaTransactions":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_metaTransactions(ctx, field)
 				})
 		case "validator":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -23548,12 +23581,6 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_stakingOverview(ctx, field)
 				})
-		case "wallet":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_wallet(ctx, field)
-				})
 		case "networkStats":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -23566,11 +23593,29 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_indexerStatus(ctx, field)
 				})
-		case "verificationJob":
+		case "token":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_verificationJob(ctx, field)
+					return ec._Query_token(ctx, field)
+				})
+		case "tokens":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_tokens(ctx, field)
+				})
+		case "tokenTransfers":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_tokenTransfers(ctx, field)
+				})
+		case "wallet":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_wallet(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {

@@ -153,6 +153,7 @@ type PageInfo struct {
 	EndCursor       *string `json:"endCursor,omitempty"`
 }
 
+// The root of every read; each domain file under schema/ extends it with its fields.
 type Query struct {
 }
 
