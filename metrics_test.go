@@ -32,7 +32,7 @@ func TestMetricsPerRouteFieldAndStatement(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	resp, err := http.Post(srv.URL+"/graphql", "application/json", strings.NewReader(`{"query": "{ blocks(first: 1) { totalCount } }"}`))
+	resp, err := http.Post(srv.URL+"/graphql", "application/json", strings.NewReader(`{"query": "query LatestBlocks { blocks(first: 1) { totalCount } }"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +46,7 @@ func TestMetricsPerRouteFieldAndStatement(t *testing.T) {
 		`http_request_duration_seconds_bucket{route="GET /beta/classes/{classHash}",`,
 		`http_requests_total{route="GET /beta/classes/{classHash}",status="404"}`,
 		`graphql_root_field_duration_seconds_bucket{field="blocks",`,
+		`graphql_operation_duration_seconds_bucket{operation="LatestBlocks",`,
 		`sql_statement_duration_seconds_bucket{statement="Blocks",`,
 		`sql_statement_duration_seconds_bucket{statement="ClassesByHash",`,
 		`sql_statement_duration_seconds_bucket{statement="ListCount",`, // called by a resolver

@@ -76,6 +76,7 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(&documentLimits{limits: limits})
 	srv.AroundOperations(chargeComplexity)
+	srv.AroundOperations(timeOperation)
 	srv.AroundRootFields(timeRootField)
 	srv.SetErrorPresenter(presentError(log))
 	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
@@ -173,6 +174,28 @@ func timeRootField(ctx context.Context, next graphql.RootResolver) graphql.Marsh
 		metrics.GraphQLFieldDuration.WithLabelValues(fc.Field.Name).Observe(time.Since(start).Seconds())
 	}
 	return out
+}
+
+// timeOperation observes each operation's time, from its start to its response, by
+// operation name.
+func timeOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	start := time.Now()
+	respond := next(ctx)
+	observed := false
+	return func(ctx context.Context) *graphql.Response {
+		resp := respond(ctx)
+		if !observed {
+			observed = true
+			oc := graphql.GetOperationContext(ctx)
+			name := oc.OperationName
+			if oc.Operation != nil { // the document's own name, also when the request gave none
+				name = oc.Operation.Name
+			}
+			label := metrics.OperationLabel(name)
+			metrics.GraphQLOperationDuration.WithLabelValues(label).Observe(time.Since(start).Seconds())
+		}
+		return resp
+	}
 }
 
 // chargeComplexity makes a document's cost count against the key's rate: one request of

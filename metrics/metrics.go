@@ -11,6 +11,7 @@ package metrics
 import (
 	"database/sql"
 	"net/http"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -45,6 +46,14 @@ var (
 		Help:    "Time to resolve a GraphQL root field with its selection, by field.",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 	}, []string{"field"})
+
+	// GraphQLOperationDuration observes how long each GraphQL operation took, by the
+	// operation name its document gives (see OperationLabel for how the set is bounded).
+	GraphQLOperationDuration = factory.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "graphql_operation_duration_seconds",
+		Help:    "Time to execute a GraphQL operation, by operation name (anonymous, or other past the first names seen).",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"operation"})
 
 	// SQLDuration observes how long each store statement took, by the store method
 	// that ran it (a bounded set of names).
@@ -131,4 +140,35 @@ func SetIndexerHeads(indexed, node uint64) {
 		lag = float64(node - indexed)
 	}
 	IndexerLag.Set(lag)
+}
+
+// maxOperationLabels bounds the operation names /metrics keeps apart. Clients choose the
+// names, so without a bound each new name would be a new series, forever.
+const maxOperationLabels = 200
+
+var operationLabels = struct {
+	sync.Mutex
+	seen map[string]struct{}
+}{seen: map[string]struct{}{}}
+
+// OperationLabel is the label of a GraphQL operation name: "anonymous" for none, the name
+// itself for the first maxOperationLabels names seen (of at most 64 characters), and
+// "other" for any later or longer one.
+func OperationLabel(name string) string {
+	switch {
+	case name == "":
+		return "anonymous"
+	case len(name) > 64:
+		return "other"
+	}
+	operationLabels.Lock()
+	defer operationLabels.Unlock()
+	if _, ok := operationLabels.seen[name]; ok {
+		return name
+	}
+	if len(operationLabels.seen) >= maxOperationLabels {
+		return "other"
+	}
+	operationLabels.seen[name] = struct{}{}
+	return name
 }

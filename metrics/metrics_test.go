@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -143,5 +144,32 @@ func TestSetRouteNamesTheInnerPattern(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(HTTPRequests.WithLabelValues("/beta/", "200")); got != 0 {
 		t.Errorf("requests labelled by the outer pattern: %v, want 0", got)
+	}
+}
+
+// Clients name operations, so the label set is bounded: past maxOperationLabels names, a
+// new one is "other", while the names already seen keep their own series.
+func TestOperationLabelIsBounded(t *testing.T) {
+	if got := OperationLabel(""); got != "anonymous" {
+		t.Errorf(`OperationLabel("") = %q`, got)
+	}
+	if got := OperationLabel(strings.Repeat("x", 65)); got != "other" {
+		t.Errorf("a 65-character name = %q, want other", got)
+	}
+	first := OperationLabel("FirstSeen")
+	for i := 0; i < 2*maxOperationLabels; i++ {
+		OperationLabel(fmt.Sprintf("Op%d", i))
+	}
+	if first != "FirstSeen" || OperationLabel("FirstSeen") != "FirstSeen" {
+		t.Errorf("a name seen early lost its label")
+	}
+	if got := OperationLabel("OneMoreName"); got != "other" {
+		t.Errorf("a name past the bound = %q, want other", got)
+	}
+	operationLabels.Lock()
+	n := len(operationLabels.seen)
+	operationLabels.Unlock()
+	if n != maxOperationLabels {
+		t.Errorf("%d names kept, want %d", n, maxOperationLabels)
 	}
 }
