@@ -2,54 +2,72 @@ package db
 
 import (
 	"database/sql/driver"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
-	"strings"
 
 	"github.com/lib/pq"
+
+	"github.com/starkgraph/starkgraph/starknet"
 )
 
-// Felt is a Starknet field element in its storage form: big-endian bytes with leading zero
-// bytes stripped (zero is the empty byte string), exactly what big.Int.Bytes gives. This
-// form is canonical, so bytea equality is felt equality, and small values (most calldata
-// words) take one or two bytes instead of 32.
+// Felt is a felt in its column form: big-endian bytes with leading zero bytes stripped
+// (zero is the empty byte string), exactly what starknet.Felt.Bytes gives, and nil for SQL
+// NULL. This form is canonical, so bytea equality is felt equality, and small values (most
+// calldata words) take one or two bytes instead of 32. Parsing and rendering are
+// starknet.Felt's: this type only adds the storage form and NULL.
 type Felt []byte
 
-// fieldPrime is P = 2^251 + 17*2^192 + 1, the Starknet field modulus.
-var fieldPrime, _ = new(big.Int).SetString("800000000000011000000000000000000000000000000000000000000000001", 16)
-
 // ParseFelt reads `0x` followed by 1 to 64 hex digits in any case, the form every API input
-// takes, and rejects values outside the field.
+// takes, with starknet.ParseFelt. Its error is the reason alone ("has more than 64 hex
+// digits"), for messages that quote the input themselves.
 func ParseFelt(s string) (Felt, error) {
-	if len(s) < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
-		return nil, errors.New("must be 0x followed by 1 to 64 hex digits")
-	}
-	digits := s[2:]
-	if len(digits) > 64 {
-		return nil, errors.New("has more than 64 hex digits")
-	}
-	for i := 0; i < len(digits); i++ {
-		if !isHexDigit(digits[i]) {
-			return nil, fmt.Errorf("has a non-hex character %q", digits[i])
+	f, err := starknet.ParseFelt(s)
+	if err != nil {
+		var syntax *starknet.FeltSyntaxError
+		if errors.As(err, &syntax) {
+			return nil, errors.New(syntax.Reason)
 		}
+		return nil, err
 	}
-	v, _ := new(big.Int).SetString(digits, 16)
-	if v.Cmp(fieldPrime) >= 0 {
-		return nil, errors.New("is not a field element (it is not below the Starknet prime)")
-	}
-	return FeltFromBig(v), nil
+	return FeltOf(f), nil
 }
 
 // MustFelt parses a constant; it panics on a malformed literal, so use it only for
 // values written in the source.
-func MustFelt(s string) Felt {
-	f, err := ParseFelt(s)
-	if err != nil {
-		panic(fmt.Sprintf("felt %q %v", s, err))
+func MustFelt(s string) Felt { return FeltOf(starknet.MustFelt(s)) }
+
+// FeltOf is the column form of a felt.
+func FeltOf(f starknet.Felt) Felt { return Felt(f.Bytes()) }
+
+// FeltPtrOf is the column form of an optional felt: nil (NULL) for none.
+func FeltPtrOf(f *starknet.Felt) Felt {
+	if f == nil {
+		return nil
 	}
-	return f
+	return FeltOf(*f)
+}
+
+// FeltsOf is the column form of a felt list; nil stays nil (NULL).
+func FeltsOf(fs []starknet.Felt) FeltArray {
+	if fs == nil {
+		return nil
+	}
+	out := make(FeltArray, len(fs))
+	for i := range fs {
+		out[i] = FeltOf(fs[i])
+	}
+	return out
+}
+
+// Starknet is the felt as a value (zero for nil). Column values are felts the store
+// wrote, so they fit in 32 bytes; longer input is read as zero rather than trusted.
+func (f Felt) Starknet() starknet.Felt {
+	var out starknet.Felt
+	if len(f) <= 32 {
+		copy(out[32-len(f):], f)
+	}
+	return out
 }
 
 // FeltFromBig returns the storage form of a non-negative integer.
@@ -68,19 +86,10 @@ func Normalize(raw []byte) Felt {
 }
 
 // Hex renders the node form: lowercase, no leading zeros, "0x0" for zero.
-func (f Felt) Hex() string {
-	if len(f) == 0 {
-		return "0x0"
-	}
-	return "0x" + strings.TrimLeft(hex.EncodeToString(f), "0")
-}
+func (f Felt) Hex() string { return f.Starknet().Hex() }
 
 // Padded renders the address form: 0x and 64 lowercase hex digits.
-func (f Felt) Padded() string {
-	var b [32]byte
-	copy(b[32-len(f):], f)
-	return "0x" + hex.EncodeToString(b[:])
-}
+func (f Felt) Padded() string { return f.Starknet().Padded() }
 
 // Big returns the value as an integer.
 func (f Felt) Big() *big.Int { return new(big.Int).SetBytes(f) }
@@ -122,10 +131,6 @@ func (f *Felt) Scan(src any) error {
 		return fmt.Errorf("felt: cannot scan %T", src)
 	}
 	return nil
-}
-
-func isHexDigit(c byte) bool {
-	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
 }
 
 // FeltArray is a bytea[] column of felts (calldata, keys, data, signatures).

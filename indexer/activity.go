@@ -36,7 +36,7 @@ func (w *batchWriter) prepareSenderActivity(ctx context.Context, batch []*blockD
 	senders := make([]db.Felt, 0, len(newest))
 	blocks := make([]int64, 0, len(newest))
 	for s, b := range newest {
-		senders, blocks = append(senders, dbf(s)), append(blocks, b)
+		senders, blocks = append(senders, db.FeltOf(s)), append(blocks, b)
 	}
 	previous, err := db.LoadSenderLastBlocks(ctx, w.tx, senders)
 	if err != nil {

@@ -81,7 +81,7 @@ func (c *classCache) load(ctx context.Context, q sqlx.QueryerContext, hashes []s
 	for _, h := range hashes {
 		if !c.probed[h] && !seen[h] {
 			seen[h] = true
-			todo = append(todo, dbf(h))
+			todo = append(todo, db.FeltOf(h))
 		}
 	}
 	c.mu.Unlock()
@@ -98,7 +98,7 @@ func (c *classCache) load(ctx context.Context, q sqlx.QueryerContext, hashes []s
 		c.probed[h] = true
 	}
 	for _, r := range rows {
-		h := feltOf(r.Hash)
+		h := r.Hash.Starknet()
 		c.inDB[h] = true
 		if c.info[h] == nil {
 			c.info[h] = classInfoFromRow(&r)

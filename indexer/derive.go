@@ -28,16 +28,6 @@ type blockData struct {
 	Figures *chainFigures
 }
 
-// dbf is the storage form of a felt.
-func dbf(f starknet.Felt) db.Felt { return db.Normalize(f[:]) }
-
-func dbfp(f *starknet.Felt) db.Felt {
-	if f == nil {
-		return nil
-	}
-	return dbf(*f)
-}
-
 func dec(f starknet.Felt) string { return f.Big().String() }
 
 func decp(f *starknet.Felt) string {
@@ -45,25 +35,6 @@ func decp(f *starknet.Felt) string {
 		return ""
 	}
 	return dec(*f)
-}
-
-func dbFelts(fs []starknet.Felt) db.FeltArray {
-	if fs == nil {
-		return nil
-	}
-	out := make(db.FeltArray, len(fs))
-	for i := range fs {
-		out[i] = dbf(fs[i])
-	}
-	return out
-}
-
-func feltOf(f db.Felt) starknet.Felt {
-	var out starknet.Felt
-	if len(f) <= 32 {
-		copy(out[32-len(f):], f)
-	}
-	return out
 }
 
 // batchWriter derives and writes one batch of blocks inside one SQL transaction. It reads
@@ -172,7 +143,7 @@ func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal boo
 	if err := db.RefreshFigures(ctx, w.tx); err != nil {
 		return err
 	}
-	return db.SetIndexerHead(ctx, w.tx, int64(last.Number), dbf(last.Hash))
+	return db.SetIndexerHead(ctx, w.tx, int64(last.Number), db.FeltOf(last.Hash))
 }
 
 // preload reads the contracts, tokens, balances and NFT rows the batch touches.
@@ -217,7 +188,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 						p := [2]starknet.Felt{e.FromAddress, owner}
 						if !seenPair[p] {
 							seenPair[p] = true
-							pairsT, pairsO = append(pairsT, dbf(e.FromAddress)), append(pairsO, dbf(owner))
+							pairsT, pairsO = append(pairsT, db.FeltOf(e.FromAddress)), append(pairsO, db.FeltOf(owner))
 						}
 					}
 				}
@@ -228,7 +199,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 					k := nftKey{e.FromAddress, m.TokenID.String()}
 					if !seenItem[k] {
 						seenItem[k] = true
-						itemC, itemI = append(itemC, dbf(k.contract)), append(itemI, k.id)
+						itemC, itemI = append(itemC, db.FeltOf(k.contract)), append(itemI, k.id)
 					}
 					for _, owner := range []starknet.Felt{m.From, m.To} {
 						ok := nftOwnerKey{k, owner}
@@ -236,7 +207,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 							continue
 						}
 						seenNB[ok] = true
-						nbC, nbI, nbO = append(nbC, dbf(k.contract)), append(nbI, k.id), append(nbO, dbf(owner))
+						nbC, nbI, nbO = append(nbC, db.FeltOf(k.contract)), append(nbI, k.id), append(nbO, db.FeltOf(owner))
 					}
 				}
 			}
@@ -265,7 +236,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 	}
 	list := make([]db.Felt, 0, len(addrs))
 	for a := range addrs {
-		list = append(list, dbf(a))
+		list = append(list, db.FeltOf(a))
 		w.contracts[a] = nil
 	}
 	contracts, err := db.LoadContracts(ctx, w.tx, list)
@@ -275,8 +246,8 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 	classHashes := diffClasses
 	for i := range contracts {
 		c := contracts[i]
-		w.contracts[feltOf(c.Address)] = &c
-		classHashes = append(classHashes, feltOf(c.ClassHash))
+		w.contracts[c.Address.Starknet()] = &c
+		classHashes = append(classHashes, c.ClassHash.Starknet())
 	}
 	if err := w.lookUpMissing(ctx, batch[0].Block.Number, deployed); err != nil {
 		return err
@@ -290,7 +261,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 	}
 	for i := range tokens {
 		t := tokens[i]
-		w.tokens[feltOf(t.Address)] = &t
+		w.tokens[t.Address.Starknet()] = &t
 	}
 	if len(pairsT) > 0 {
 		bals, err := db.LoadERC20Balances(ctx, w.tx, pairsT, pairsO)
@@ -299,7 +270,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 		}
 		for _, b := range bals {
 			v, _ := new(big.Int).SetString(b.Balance, 10)
-			w.balances[[2]starknet.Felt{feltOf(b.Token), feltOf(b.Owner)}] = &balance{v, b.LastTransferBlock, b.LastTransferTime}
+			w.balances[[2]starknet.Felt{b.Token.Starknet(), b.Owner.Starknet()}] = &balance{v, b.LastTransferBlock, b.LastTransferTime}
 		}
 	}
 	first := int64(batch[0].Block.Number)
@@ -323,7 +294,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 		}
 		for i := range items {
 			it := items[i]
-			w.nftItems[nftKey{feltOf(it.Contract), it.TokenID}] = &it
+			w.nftItems[nftKey{it.Contract.Starknet(), it.TokenID}] = &it
 		}
 		bals, err := db.LoadNFTBalances(ctx, w.tx, nbC, nbI, nbO)
 		if err != nil {
@@ -331,14 +302,14 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 		}
 		for _, b := range bals {
 			v, _ := new(big.Int).SetString(b.Balance, 10)
-			w.nftBals[nftOwnerKey{nftKey{feltOf(b.Token), b.TokenID}, feltOf(b.Owner)}] = &balance{v, 0, b.LastTransferTime}
+			w.nftBals[nftOwnerKey{nftKey{b.Token.Starknet(), b.TokenID}, b.Owner.Starknet()}] = &balance{v, 0, b.LastTransferTime}
 		}
 		held, err := db.NFTHoldings(ctx, w.tx, nbC, nbO)
 		if err != nil {
 			return fmt.Errorf("load nft holdings: %w", err)
 		}
 		for i := range nbC {
-			k := [2]starknet.Felt{feltOf(nbC[i]), feltOf(nbO[i])}
+			k := [2]starknet.Felt{nbC[i].Starknet(), nbO[i].Starknet()}
 			if w.nftHeld[k] == nil {
 				w.nftHeld[k] = new(big.Int)
 				if sum, ok := held[[2]string{string(nbC[i]), string(nbO[i])}]; ok {
@@ -356,7 +327,7 @@ func (w *batchWriter) classOf(address starknet.Felt) (starknet.Felt, *classInfo,
 	if c == nil {
 		return starknet.Felt{}, nil, false
 	}
-	h := feltOf(c.ClassHash)
+	h := c.ClassHash.Starknet()
 	return h, w.classes.get(h), true
 }
 
@@ -389,8 +360,8 @@ func (w *batchWriter) apply(bd *blockData) {
 		w.applyTransaction(num, ts, i, t)
 	}
 	row := db.BlockRow{
-		Number: num, Hash: dbf(b.Hash), ParentHash: dbf(b.ParentHash), Timestamp: ts,
-		Status: b.Status, StateRoot: dbf(b.NewRoot), SequencerAddress: dbf(b.SequencerAddress),
+		Number: num, Hash: db.FeltOf(b.Hash), ParentHash: db.FeltOf(b.ParentHash), Timestamp: ts,
+		Status: b.Status, StateRoot: db.FeltOf(b.NewRoot), SequencerAddress: db.FeltOf(b.SequencerAddress),
 		StarknetVersion: b.StarknetVersion, L1DAMode: b.L1DAMode,
 		L1GasPriceWei: dec(b.L1GasPrice.PriceInWei), L1GasPriceFri: dec(b.L1GasPrice.PriceInFri),
 		L1DataGasPriceWei: dec(b.L1DataGasPrice.PriceInWei), L1DataGasPriceFri: dec(b.L1DataGasPrice.PriceInFri),
@@ -403,7 +374,7 @@ func (w *batchWriter) apply(bd *blockData) {
 	if w.havePrev {
 		tps := float64(len(b.Transactions)) / float64(max(ts-w.prevTimestamp, 1))
 		if tps > w.maxTPS {
-			w.maxTPS, w.maxTPSBlock = tps, dbf(b.Hash)
+			w.maxTPS, w.maxTPSBlock = tps, db.FeltOf(b.Hash)
 		}
 	}
 	w.prevTimestamp, w.havePrev = ts, true
@@ -416,21 +387,21 @@ func (w *batchWriter) apply(bd *blockData) {
 func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction) {
 	r := &t.Receipt
 	row := db.TransactionRow{
-		BlockNumber: num, TxIndex: i, Hash: dbf(t.Hash), Type: t.Type, Version: int(t.Version), Timestamp: ts,
-		SenderAddress: dbfp(t.SenderAddress), ContractAddress: dbfp(t.ContractAddress),
-		EntryPointSelector: dbfp(t.EntryPointSelector), Nonce: decp(t.Nonce), MaxFee: decp(t.MaxFee), Tip: decp(t.Tip),
+		BlockNumber: num, TxIndex: i, Hash: db.FeltOf(t.Hash), Type: t.Type, Version: int(t.Version), Timestamp: ts,
+		SenderAddress: db.FeltPtrOf(t.SenderAddress), ContractAddress: db.FeltPtrOf(t.ContractAddress),
+		EntryPointSelector: db.FeltPtrOf(t.EntryPointSelector), Nonce: decp(t.Nonce), MaxFee: decp(t.MaxFee), Tip: decp(t.Tip),
 		ActualFee: dec(r.ActualFee.Amount), ActualFeeUnit: r.ActualFee.Unit, ExecutionStatus: r.ExecutionStatus,
-		FinalityStatus: r.FinalityStatus, Calldata: dbFelts(t.Calldata), ConstructorCalldata: dbFelts(t.ConstructorCalldata),
-		Signature: dbFelts(t.Signature), CompiledClassHash: dbfp(t.CompiledClassHash),
-		ContractAddressSalt: dbfp(t.ContractAddressSalt), PaymasterData: dbFelts(t.PaymasterData),
-		AccountDeploymentData: dbFelts(t.AccountDeploymentData), NonceDAMode: t.NonceDAMode, FeeDAMode: t.FeeDAMode,
+		FinalityStatus: r.FinalityStatus, Calldata: db.FeltsOf(t.Calldata), ConstructorCalldata: db.FeltsOf(t.ConstructorCalldata),
+		Signature: db.FeltsOf(t.Signature), CompiledClassHash: db.FeltPtrOf(t.CompiledClassHash),
+		ContractAddressSalt: db.FeltPtrOf(t.ContractAddressSalt), PaymasterData: db.FeltsOf(t.PaymasterData),
+		AccountDeploymentData: db.FeltsOf(t.AccountDeploymentData), NonceDAMode: t.NonceDAMode, FeeDAMode: t.FeeDAMode,
 		EventCount: len(r.Events),
 	}
 	if t.Type == rpc.TxDeclare || t.Type == rpc.TxDeploy || t.Type == rpc.TxDeployAccount {
-		row.ClassHash = dbfp(t.ClassHash)
+		row.ClassHash = db.FeltPtrOf(t.ClassHash)
 	}
 	if r.ContractAddress != nil && (t.Type == rpc.TxDeploy || t.Type == rpc.TxDeployAccount) {
-		row.ContractAddress = dbf(*r.ContractAddress)
+		row.ContractAddress = db.FeltOf(*r.ContractAddress)
 	}
 	if r.ExecutionStatus == rpc.ExecutionReverted {
 		reason := r.RevertReason
@@ -451,7 +422,7 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction)
 	case t.Type == rpc.TxInvoke && t.Version > 0 && t.SenderAddress != nil:
 		classHash, info, known := w.classOf(*t.SenderAddress)
 		if known {
-			row.ClassHash = dbf(classHash)
+			row.ClassHash = db.FeltOf(classHash)
 		}
 		var complete bool
 		calls, complete = decodeExecute(t.Calldata, info)
@@ -461,10 +432,10 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction)
 	}
 	w.rows.Transactions = append(w.rows.Transactions, row)
 	for ci, c := range calls {
-		call := db.CallRow{BlockNumber: num, TxIndex: i, CallIndex: ci, ContractAddress: dbf(c.To),
-			Selector: dbf(c.Selector), Entrypoint: w.entrypointName(c.To, c.Selector), Calldata: dbFelts(c.Calldata)}
+		call := db.CallRow{BlockNumber: num, TxIndex: i, CallIndex: ci, ContractAddress: db.FeltOf(c.To),
+			Selector: db.FeltOf(c.Selector), Entrypoint: w.entrypointName(c.To, c.Selector), Calldata: db.FeltsOf(c.Calldata)}
 		if h, info, ok := w.classOf(c.To); ok {
-			call.ClassHash = dbf(h)
+			call.ClassHash = db.FeltOf(h)
 			if info != nil && info.Parsed != nil {
 				call.Inputs = decodeInputs(info.Parsed, c.Selector, c.Calldata)
 			}
@@ -477,7 +448,7 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction)
 
 	for ei, e := range r.Events {
 		w.rows.Events = append(w.rows.Events, db.EventRow{BlockNumber: num, TxIndex: i, EventIndex: ei,
-			FromAddress: dbf(e.FromAddress), Keys: dbFelts(e.Keys), Data: dbFelts(e.Data)})
+			FromAddress: db.FeltOf(e.FromAddress), Keys: db.FeltsOf(e.Keys), Data: db.FeltsOf(e.Data)})
 		known := ""
 		if _, info, ok := w.classOf(e.FromAddress); ok && info != nil {
 			known = info.ERCStandard
@@ -511,8 +482,8 @@ func (w *batchWriter) addMetaTransaction(num int64, txIndex, callIndex int, acco
 	}
 	raw, _ := json.Marshal(actions)
 	w.rows.MetaTransactions = append(w.rows.MetaTransactions, db.MetaTransactionRow{
-		BlockNumber: num, TxIndex: txIndex, CallIndex: callIndex, ContractAddress: dbf(account),
-		CallerAddress: dbf(oe.Caller), Version: int(oe.Version), Operations: strings.Join(ops, ","), Actions: raw,
+		BlockNumber: num, TxIndex: txIndex, CallIndex: callIndex, ContractAddress: db.FeltOf(account),
+		CallerAddress: db.FeltOf(oe.Caller), Version: int(oe.Version), Operations: strings.Join(ops, ","), Actions: raw,
 	})
 	w.counts["meta_transactions"]++
 }

@@ -33,7 +33,7 @@ func TestDerivedTokenState(t *testing.T) {
 	}
 	c := rpc.NewClient(url)
 	for _, r := range rows {
-		out, err := c.CallByName(context.Background(), feltOf(r.Token), "balance_of", []starknet.Felt{feltOf(r.Owner)}, rpc.AtNumber(uint64(head)))
+		out, err := c.CallByName(context.Background(), r.Token.Starknet(), "balance_of", []starknet.Felt{r.Owner.Starknet()}, rpc.AtNumber(uint64(head)))
 		if err != nil {
 			t.Fatalf("balance_of %s on %s: %v", r.Owner.Padded(), r.Token.Padded(), err)
 		}
@@ -103,14 +103,14 @@ func TestDerivedTokenState(t *testing.T) {
 		low, high, _ := starknet.SplitU256(id)
 		sel, args := "owner_of", []starknet.Felt{low, high}
 		if it.Type == 1155 {
-			sel, args = "balance_of", []starknet.Felt{feltOf(it.Owner), low, high}
+			sel, args = "balance_of", []starknet.Felt{it.Owner.Starknet(), low, high}
 		}
-		out, err := c.CallByName(context.Background(), feltOf(it.Contract), sel, args, rpc.AtNumber(uint64(head)))
+		out, err := c.CallByName(context.Background(), it.Contract.Starknet(), sel, args, rpc.AtNumber(uint64(head)))
 		if err != nil {
 			t.Fatalf("%s of %s #%s: %v", sel, it.Contract.Padded(), it.ID, err)
 		}
 		switch {
-		case it.Type == 721 && (len(out) != 1 || !dbf(out[0]).Equal(it.Owner)):
+		case it.Type == 721 && (len(out) != 1 || !db.FeltOf(out[0]).Equal(it.Owner)):
 			t.Errorf("owner of %s #%s: indexed %s, node says %v", it.Contract.Padded(), it.ID, it.Owner.Padded(), out)
 		case it.Type == 1155 && (len(out) != 2 || u256(out[0], out[1]).String() != it.Balance):
 			t.Errorf("balance of %s in %s #%s: indexed %s, node says %v", it.Owner.Padded(), it.Contract.Padded(), it.ID, it.Balance, out)
@@ -136,7 +136,7 @@ func TestDerivedTokenState(t *testing.T) {
 	}
 	if err := d.Select(&bad, `SELECT t.address::text FROM tokens t
 		WHERE t.standard = 'erc20' AND t.transfer_count <>
-		  (SELECT count(*) FROM events e WHERE e.from_address = t.address AND e.key0 = $1)`, dbf(selTransfer)); err != nil {
+		  (SELECT count(*) FROM events e WHERE e.from_address = t.address AND e.key0 = $1)`, db.FeltOf(selTransfer)); err != nil {
 		t.Fatal(err)
 	}
 	if len(bad) > 0 {
@@ -184,7 +184,7 @@ func TestDerivedTokenState(t *testing.T) {
 		(SELECT count(*) FROM pools p WHERE p.total_delegated <> (SELECT coalesce(sum(amount), 0) FROM delegations d WHERE d.pool_contract = p.pool_contract)
 		   OR p.delegator_count <> (SELECT count(*) FROM delegations d WHERE d.pool_contract = p.pool_contract)) AS bad_pools,
 		(SELECT count(*) FROM validators v WHERE v.total_delegators <> (SELECT coalesce(sum(delegator_count), 0) FROM pools p WHERE p.staker_address = v.staker_address)
-		   OR v.self_stake = 0) AS bad_stakers`, dbf(strkToken)); err != nil {
+		   OR v.self_stake = 0) AS bad_stakers`, db.FeltOf(strkToken)); err != nil {
 		t.Fatal(err)
 	}
 	var overview struct {
@@ -192,7 +192,7 @@ func TestDerivedTokenState(t *testing.T) {
 		STRK     db.Felt `db:"strk_token_address"`
 	}
 	if err := d.Get(&overview, `SELECT staking_contract, strk_token_address FROM staking_overview WHERE id = 1`); err != nil ||
-		!overview.STRK.Equal(dbf(strkToken)) || overview.Contract == nil {
+		!overview.STRK.Equal(db.FeltOf(strkToken)) || overview.Contract == nil {
 		t.Errorf("staking_overview: %+v (%v)", overview, err)
 	}
 	if staking.Validators == 0 || staking.Pools != staking.Validators || staking.Delegations == 0 || staking.BadPools > 0 ||
@@ -220,7 +220,7 @@ func TestDerivedTokenState(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range supplies {
-		out, err := c.CallByName(context.Background(), feltOf(s.Token), "total_supply", nil, rpc.AtNumber(uint64(head)))
+		out, err := c.CallByName(context.Background(), s.Token.Starknet(), "total_supply", nil, rpc.AtNumber(uint64(head)))
 		if err != nil || len(out) != 2 {
 			t.Fatalf("total_supply of %s: %v %v", s.Token.Padded(), out, err)
 		}

@@ -269,7 +269,7 @@ func (c *figureCalls) read(src *figureSources) (*chainFigures, error) {
 	}
 	if ok {
 		anyStaking = true
-		st.MinimumStake, st.StrkToken, st.RewardSupplier = decPtr(p[0]), dbf(p[1]), dbf(p[4])
+		st.MinimumStake, st.StrkToken, st.RewardSupplier = decPtr(p[0]), db.FeltOf(p[1]), db.FeltOf(p[4])
 		st.ExitWaitSeconds = intPtr(p[5])
 	}
 	if e, ok, err := answered(c.epochData, 3); err != nil {
@@ -288,8 +288,8 @@ func (c *figureCalls) read(src *figureSources) (*chainFigures, error) {
 	} else if ok {
 		if count, fits := t[0].Uint64(); fits && int(count) <= len(t)-1 {
 			for _, a := range t[1 : 1+count] {
-				if st.StrkToken == nil || !dbf(a).Equal(st.StrkToken) {
-					st.BtcToken = dbf(a) // the first staking token that is not STRK
+				if st.StrkToken == nil || !db.FeltOf(a).Equal(st.StrkToken) {
+					st.BtcToken = db.FeltOf(a) // the first staking token that is not STRK
 					break
 				}
 			}
@@ -299,7 +299,7 @@ func (c *figureCalls) read(src *figureSources) (*chainFigures, error) {
 		return nil, err
 	} else if ok {
 		anyStaking = true
-		st.MintingCurveContract, st.MintingCNum, st.MintingCDenom = dbf(*src.mintingCurve), intPtr(cp[0]), intPtr(cp[1])
+		st.MintingCurveContract, st.MintingCNum, st.MintingCDenom = db.FeltOf(*src.mintingCurve), intPtr(cp[0]), intPtr(cp[1])
 	}
 	if c.supply != nil {
 		v, err := c.supply.Result()
@@ -311,7 +311,7 @@ func (c *figureCalls) read(src *figureSources) (*chainFigures, error) {
 		}
 	}
 	if anyStaking {
-		st.StakingContract = dbfp(src.staking)
+		st.StakingContract = db.FeltPtrOf(src.staking)
 		fig.Staking = st
 	}
 	for i, pc := range c.prices {
@@ -326,7 +326,7 @@ func (c *figureCalls) read(src *figureSources) (*chainFigures, error) {
 		if !ok || out[0].IsZero() || !fits || dec > 36 {
 			continue // no such feed, or no price yet
 		}
-		fig.Prices = append(fig.Prices, db.TokenPrice{Token: dbf(src.feeds[i].token), Pair: src.feeds[i].pair,
+		fig.Prices = append(fig.Prices, db.TokenPrice{Token: db.FeltOf(src.feeds[i].token), Pair: src.feeds[i].pair,
 			Price: out[0].Decimal(), Decimals: int(dec)})
 	}
 	if fig.Staking == nil && len(fig.Prices) == 0 {

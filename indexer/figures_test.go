@@ -104,7 +104,7 @@ func TestFiguresFromTheChain(t *testing.T) {
 	// Own stake, whether v1's StakeBalanceChanged or v2's StakeOwnBalanceChanged reported
 	// it: the STRK each staker has sent the staking contract, read from the Transfer events.
 	var v2Events int64
-	if err := d.Get(&v2Events, `SELECT count(*) FROM events WHERE key0 = $1`, dbf(starknet.Selector("StakeOwnBalanceChanged"))); err != nil || v2Events == 0 {
+	if err := d.Get(&v2Events, `SELECT count(*) FROM events WHERE key0 = $1`, db.FeltOf(starknet.Selector("StakeOwnBalanceChanged"))); err != nil || v2Events == 0 {
 		t.Fatalf("%d StakeOwnBalanceChanged events indexed (%v): the v2 path is not exercised", v2Events, err)
 	}
 	var sent []struct {
@@ -114,7 +114,7 @@ func TestFiguresFromTheChain(t *testing.T) {
 	}
 	if err := d.Select(&sent, `SELECT v.staker_address, v.self_stake::text, e.data FROM validators v
 		JOIN events e ON e.from_address = $1 AND e.key0 = $2 AND e.data[1] = v.staker_address AND e.data[2] = $3`,
-		dbf(starknet.MustFelt(strk)), dbf(starknet.Selector("Transfer")), dbf(starknet.MustFelt(staking))); err != nil {
+		db.FeltOf(starknet.MustFelt(strk)), db.FeltOf(starknet.Selector("Transfer")), db.FeltOf(starknet.MustFelt(staking))); err != nil {
 		t.Fatal(err)
 	}
 	ownStake, recorded := map[string]*big.Int{}, map[string]string{}
@@ -142,7 +142,7 @@ func TestFiguresFromTheChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	var price string
-	if err := d.Get(&price, `SELECT price::text FROM token_prices WHERE token_address = $1 AND block_number = 290`, dbf(starknet.MustFelt(strk))); err != nil || price != out[0].Decimal() {
+	if err := d.Get(&price, `SELECT price::text FROM token_prices WHERE token_address = $1 AND block_number = 290`, db.FeltOf(starknet.MustFelt(strk))); err != nil || price != out[0].Decimal() {
 		t.Fatalf("STRK price at 290: %q, the oracle said %s (%v)", price, out[0].Decimal(), err)
 	}
 

@@ -15,23 +15,23 @@ import (
 func (w *batchWriter) journal(ctx context.Context, block int64) error {
 	var classKeys []db.Felt
 	for h := range w.newClass {
-		classKeys = append(classKeys, dbf(h))
+		classKeys = append(classKeys, db.FeltOf(h))
 	}
 	w.journalFelts("classes", classKeys)
 	var addrs []db.Felt
 	for a := range w.dirtyContracts {
-		addrs = append(addrs, dbf(a))
+		addrs = append(addrs, db.FeltOf(a))
 	}
 	w.journalFelts("contracts", addrs)
 	var toks []db.Felt
 	for a := range w.dirtyTokens {
-		toks = append(toks, dbf(a))
+		toks = append(toks, db.FeltOf(a))
 	}
 	w.journalFelts("tokens", toks)
 	if len(w.dirtyBalances) > 0 {
 		var ts, os []db.Felt
 		for k := range w.dirtyBalances {
-			ts, os = append(ts, dbf(k[0])), append(os, dbf(k[1]))
+			ts, os = append(ts, db.FeltOf(k[0])), append(os, db.FeltOf(k[1]))
 		}
 		w.journalAdd("erc20_balances", db.ByteaKeys(ts), db.ByteaKeys(os))
 	}
@@ -39,7 +39,7 @@ func (w *batchWriter) journal(ctx context.Context, block int64) error {
 		var cs []db.Felt
 		var ids []string
 		for k := range w.dirtyItems {
-			cs, ids = append(cs, dbf(k.contract)), append(ids, k.id)
+			cs, ids = append(cs, db.FeltOf(k.contract)), append(ids, k.id)
 		}
 		w.journalAdd("nft_items", db.ByteaKeys(cs), stringArray(ids))
 	}
@@ -47,7 +47,7 @@ func (w *batchWriter) journal(ctx context.Context, block int64) error {
 		var cs, os []db.Felt
 		var ids []string
 		for k := range w.dirtyNFTBals {
-			cs, ids, os = append(cs, dbf(k.contract)), append(ids, k.id), append(os, dbf(k.owner))
+			cs, ids, os = append(cs, db.FeltOf(k.contract)), append(ids, k.id), append(os, db.FeltOf(k.owner))
 		}
 		w.journalAdd("nft_balances", db.ByteaKeys(cs), stringArray(ids), db.ByteaKeys(os))
 		hc, ho := w.nftHolderPairs()
@@ -91,7 +91,7 @@ func (w *batchWriter) flush(ctx context.Context) error {
 		return err
 	}
 	for _, c := range classes {
-		w.classes.markStored(feltOf(c.Hash))
+		w.classes.markStored(c.Hash.Starknet())
 	}
 	contracts := make([]db.ContractRow, 0, len(w.dirtyContracts))
 	for a := range w.dirtyContracts {
@@ -113,7 +113,7 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	bals := make([]db.BalanceRow, 0, len(w.dirtyBalances))
 	for k := range w.dirtyBalances {
 		b := w.balances[k]
-		bals = append(bals, db.BalanceRow{Token: dbf(k[0]), Owner: dbf(k[1]), Balance: b.amount.String(),
+		bals = append(bals, db.BalanceRow{Token: db.FeltOf(k[0]), Owner: db.FeltOf(k[1]), Balance: b.amount.String(),
 			LastTransferBlock: b.lastBlock, LastTransferTime: b.lastTime})
 	}
 	if err := db.UpsertERC20Balances(ctx, w.tx, bals); err != nil {
@@ -129,7 +129,7 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	nbals := make([]db.BalanceRow, 0, len(w.dirtyNFTBals))
 	for k := range w.dirtyNFTBals {
 		b := w.nftBals[k]
-		nbals = append(nbals, db.BalanceRow{Token: dbf(k.contract), TokenID: k.id, Owner: dbf(k.owner),
+		nbals = append(nbals, db.BalanceRow{Token: db.FeltOf(k.contract), TokenID: k.id, Owner: db.FeltOf(k.owner),
 			Balance: b.amount.String(), LastTransferTime: b.lastTime})
 	}
 	if err := db.UpsertNFTBalances(ctx, w.tx, nbals); err != nil {
@@ -161,7 +161,7 @@ func (w *batchWriter) nftHolderPairs() (contracts, owners []db.Felt) {
 		p := [2]starknet.Felt{k.contract, k.owner}
 		if !seen[p] {
 			seen[p] = true
-			contracts, owners = append(contracts, dbf(k.contract)), append(owners, dbf(k.owner))
+			contracts, owners = append(contracts, db.FeltOf(k.contract)), append(owners, db.FeltOf(k.owner))
 		}
 	}
 	return contracts, owners

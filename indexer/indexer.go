@@ -305,7 +305,7 @@ func (ix *Indexer) catchUp(ctx context.Context, next, target int64, headHash db.
 			return ctx.Err() // fetches end with nil only when ctx ends
 		}
 		// The first block must sit on the indexed head; if not, the node's chain moved.
-		if first := blocks[0].Block; haveHead && !headHash.Equal(dbf(first.ParentHash)) {
+		if first := blocks[0].Block; haveHead && !headHash.Equal(db.FeltOf(first.ParentHash)) {
 			cancel()
 			return ix.handleReorg(ctx, int64(first.Number)-1)
 		}
@@ -313,7 +313,7 @@ func (ix *Indexer) catchUp(ctx context.Context, next, target int64, headHash db.
 			return err
 		}
 		last := blocks[len(blocks)-1].Block
-		headHash, haveHead = dbf(last.Hash), true
+		headHash, haveHead = db.FeltOf(last.Hash), true
 		ix.progress.add(ix, len(blocks), countTx(blocks))
 	}
 	return nil
@@ -441,7 +441,7 @@ func (ix *Indexer) handleReorg(ctx context.Context, head int64) error {
 		}
 		for n := hi; n >= lo; n-- {
 			h, ok := ours[n]
-			if !ok || h.Equal(dbf(theirs[n-lo])) {
+			if !ok || h.Equal(db.FeltOf(theirs[n-lo])) {
 				ancestor = n
 				break
 			}

@@ -61,7 +61,7 @@ func (w *batchWriter) lookUpMissing(ctx context.Context, first uint64, deployed 
 		if info == nil || w.newClass[h] != nil || w.classes.stored(h) {
 			continue
 		}
-		row := &db.ClassRow{Hash: dbf(h)}
+		row := &db.ClassRow{Hash: db.FeltOf(h)}
 		fillClassRow(row, info)
 		w.putClass(h, row)
 	}
@@ -84,12 +84,12 @@ func (w *batchWriter) lookUpMissing(ctx context.Context, first uint64, deployed 
 		return err
 	}
 	for a, h := range found {
-		c := &db.ContractRow{Address: dbf(a), ClassHash: dbf(h), Type: contractType(w.classes.get(h)), Nonce: "0"}
+		c := &db.ContractRow{Address: db.FeltOf(a), ClassHash: db.FeltOf(h), Type: contractType(w.classes.get(h)), Nonce: "0"}
 		if n, ok := nonces[a]; ok {
 			c.Nonce = dec(n)
 		}
 		if impl, ok := impls[proxyAt{at, a}]; ok {
-			c.ImplementationAddress = dbf(impl)
+			c.ImplementationAddress = db.FeltOf(impl)
 		}
 		w.contracts[a] = c
 		w.dirtyContracts[a] = true

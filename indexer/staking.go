@@ -109,20 +109,20 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 				switch e.Keys[0] {
 				case selNewStaker, selStakeBalanceChanged, selNewDelegationPool, selStakeOwnChanged, selStakeDelegChanged:
 					if once("v" + string(e.Keys[1][:])) {
-						stakers = append(stakers, dbf(e.Keys[1]))
+						stakers = append(stakers, db.FeltOf(e.Keys[1]))
 					}
 					if e.Keys[0] == selNewDelegationPool && len(e.Keys) >= 3 {
 						if once("p" + string(e.Keys[2][:])) {
-							pools = append(pools, dbf(e.Keys[2]))
+							pools = append(pools, db.FeltOf(e.Keys[2]))
 						}
 						poolToken[e.Keys[2]] = newPoolToken(e.Keys)
 					}
 				case selNewPoolMember, selPoolMemberChanged:
 					if once("p" + string(e.FromAddress[:])) {
-						pools = append(pools, dbf(e.FromAddress))
+						pools = append(pools, db.FeltOf(e.FromAddress))
 					}
 					if once("d" + string(e.FromAddress[:]) + string(e.Keys[1][:])) {
-						dPools, dMembers = append(dPools, dbf(e.FromAddress)), append(dMembers, dbf(e.Keys[1]))
+						dPools, dMembers = append(dPools, db.FeltOf(e.FromAddress)), append(dMembers, db.FeltOf(e.Keys[1]))
 					}
 					if once("pt" + string(e.FromAddress[:]) + string(e.Keys[1][:]) + day) {
 						points = append(points, pointOf{e.FromAddress, e.Keys[1], day})
@@ -139,7 +139,7 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 		return fmt.Errorf("load validators: %w", err)
 	}
 	for i := range vs {
-		s.validators[feltOf(vs[i].Staker)] = &vs[i]
+		s.validators[vs[i].Staker.Starknet()] = &vs[i]
 	}
 	ps, err := db.LoadPools(ctx, w.tx, pools)
 	if err != nil {
@@ -147,7 +147,7 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 	}
 	var poolStakers []db.Felt
 	for i := range ps {
-		s.pools[feltOf(ps[i].Pool)] = &ps[i]
+		s.pools[ps[i].Pool.Starknet()] = &ps[i]
 		poolStakers = append(poolStakers, ps[i].Staker)
 	}
 	// Pool events change their staker's delegator count.
@@ -156,8 +156,8 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 		return fmt.Errorf("load validators: %w", err)
 	}
 	for i := range more {
-		if s.validators[feltOf(more[i].Staker)] == nil {
-			s.validators[feltOf(more[i].Staker)] = &more[i]
+		if s.validators[more[i].Staker.Starknet()] == nil {
+			s.validators[more[i].Staker.Starknet()] = &more[i]
 		}
 	}
 	for _, pt := range points {
@@ -165,10 +165,10 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 		if t, ok := poolToken[pt.pool]; ok {
 			token = t
 		} else if p := s.pools[pt.pool]; p != nil {
-			token = feltOf(p.Token)
+			token = p.Token.Starknet()
 		}
 		if once("s" + string(pt.wallet[:]) + string(token[:]) + pt.day) {
-			pWallets, pTokens, pDays = append(pWallets, dbf(pt.wallet)), append(pTokens, dbf(token)), append(pDays, pt.day)
+			pWallets, pTokens, pDays = append(pWallets, db.FeltOf(pt.wallet)), append(pTokens, db.FeltOf(token)), append(pDays, pt.day)
 		}
 	}
 	ds, err := db.LoadDelegations(ctx, w.tx, dPools, dMembers)
@@ -176,14 +176,14 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 		return fmt.Errorf("load delegations: %w", err)
 	}
 	for i := range ds {
-		s.delegations[[2]starknet.Felt{feltOf(ds[i].Pool), feltOf(ds[i].Delegator)}] = &ds[i]
+		s.delegations[[2]starknet.Felt{ds[i].Pool.Starknet(), ds[i].Delegator.Starknet()}] = &ds[i]
 	}
 	pts, err := db.LoadStakePoints(ctx, w.tx, pWallets, pTokens, pDays)
 	if err != nil {
 		return fmt.Errorf("load stake points: %w", err)
 	}
 	for i := range pts {
-		s.points[stakePointKey{feltOf(pts[i].Wallet), feltOf(pts[i].Token), pts[i].Day}] = &pts[i]
+		s.points[stakePointKey{pts[i].Wallet.Starknet(), pts[i].Token.Starknet(), pts[i].Day}] = &pts[i]
 	}
 	return nil
 }
@@ -213,11 +213,11 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		v := s.validators[staker]
 		if v == nil {
 			block, at := num, ts
-			v = &db.ValidatorRow{Staker: dbf(staker), DelegatedStakeSTRK: "0", DelegatedStakeBTC: "0", State: "active", StartTime: &at, CreatedBlock: &block}
+			v = &db.ValidatorRow{Staker: db.FeltOf(staker), DelegatedStakeSTRK: "0", DelegatedStakeBTC: "0", State: "active", StartTime: &at, CreatedBlock: &block}
 			s.validators[staker] = v
 			w.counts["validators"]++
 		}
-		v.RewardAddress, v.OperationalAddress, v.SelfStake = dbf(e.Data[0]), dbf(e.Data[1]), dec(e.Data[2])
+		v.RewardAddress, v.OperationalAddress, v.SelfStake = db.FeltOf(e.Data[0]), db.FeltOf(e.Data[1]), dec(e.Data[2])
 		s.dirtyValidators[staker] = true
 	case selStakeBalanceChanged:
 		v := s.validators[e.Keys[1]]
@@ -262,7 +262,7 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		pool := e.Keys[2]
 		if s.pools[pool] == nil {
 			block := num
-			s.pools[pool] = &db.PoolRow{Pool: dbf(pool), Staker: dbf(e.Keys[1]), Token: dbf(newPoolToken(e.Keys)), TotalDelegated: "0", CreatedBlock: &block}
+			s.pools[pool] = &db.PoolRow{Pool: db.FeltOf(pool), Staker: db.FeltOf(e.Keys[1]), Token: db.FeltOf(newPoolToken(e.Keys)), TotalDelegated: "0", CreatedBlock: &block}
 			w.counts["pools"]++
 		}
 		s.dirtyPools[pool] = true
@@ -274,16 +274,16 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		k := [2]starknet.Felt{e.FromAddress, e.Keys[1]}
 		if s.delegations[k] == nil {
 			at := ts
-			s.delegations[k] = &db.DelegationRow{Pool: p.Pool, Delegator: dbf(e.Keys[1]), Amount: "0", ActivatedAt: &at, Status: "active"}
+			s.delegations[k] = &db.DelegationRow{Pool: p.Pool, Delegator: db.FeltOf(e.Keys[1]), Amount: "0", ActivatedAt: &at, Status: "active"}
 			p.DelegatorCount++
 			s.dirtyPools[e.FromAddress] = true
-			if v := s.validators[feltOf(p.Staker)]; v != nil {
+			if v := s.validators[p.Staker.Starknet()]; v != nil {
 				v.TotalDelegators++
-				s.dirtyValidators[feltOf(p.Staker)] = true
+				s.dirtyValidators[p.Staker.Starknet()] = true
 			}
 			w.counts["delegators"]++
 		}
-		s.delegations[k].RewardAddress = dbf(e.Data[0])
+		s.delegations[k].RewardAddress = db.FeltOf(e.Data[0])
 		s.dirtyDelegations[k] = true
 	case selPoolMemberChanged:
 		p := s.pools[e.FromAddress]
@@ -304,10 +304,10 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		s.dirtyDelegations[k] = true
 		p.TotalDelegated = new(big.Int).Add(bigOf(p.TotalDelegated), change).String()
 		s.dirtyPools[e.FromAddress] = true
-		pk := stakePointKey{e.Keys[1], feltOf(p.Token), dayOf(ts)}
+		pk := stakePointKey{e.Keys[1], p.Token.Starknet(), dayOf(ts)}
 		pt := s.points[pk]
 		if pt == nil {
-			pt = &db.StakePointRow{Wallet: dbf(pk.wallet), Token: p.Token, Day: pk.day, Change: "0"}
+			pt = &db.StakePointRow{Wallet: db.FeltOf(pk.wallet), Token: p.Token, Day: pk.day, Change: "0"}
 			s.points[pk] = pt
 		}
 		pt.Change = new(big.Int).Add(bigOf(pt.Change), change).String()
@@ -322,16 +322,16 @@ func (w *batchWriter) journalStaking() {
 	var vs, ps, dp, dm, pw, pt []db.Felt
 	var pd []string
 	for k := range s.dirtyValidators {
-		vs = append(vs, dbf(k))
+		vs = append(vs, db.FeltOf(k))
 	}
 	for k := range s.dirtyPools {
-		ps = append(ps, dbf(k))
+		ps = append(ps, db.FeltOf(k))
 	}
 	for k := range s.dirtyDelegations {
-		dp, dm = append(dp, dbf(k[0])), append(dm, dbf(k[1]))
+		dp, dm = append(dp, db.FeltOf(k[0])), append(dm, db.FeltOf(k[1]))
 	}
 	for k := range s.dirtyPoints {
-		pw, pt, pd = append(pw, dbf(k.wallet)), append(pt, dbf(k.token)), append(pd, k.day)
+		pw, pt, pd = append(pw, db.FeltOf(k.wallet)), append(pt, db.FeltOf(k.token)), append(pd, k.day)
 	}
 	w.journalFelts("validators", vs)
 	w.journalFelts("pools", ps)
@@ -378,7 +378,7 @@ func (w *batchWriter) flushStaking(ctx context.Context) error {
 		return err
 	}
 	if s.contract != nil {
-		return db.SetStakingContract(ctx, w.tx, dbf(*s.contract), dbf(strkToken), s.lastChangeTs*1000)
+		return db.SetStakingContract(ctx, w.tx, db.FeltOf(*s.contract), db.FeltOf(strkToken), s.lastChangeTs*1000)
 	}
 	return nil
 }

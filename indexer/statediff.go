@@ -38,15 +38,15 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 		if info == nil {
 			info = w.classes.get(hash)
 		}
-		row := &db.ClassRow{Hash: dbf(hash), Kind: kind, Version: "0", DeclaredBlock: &num, DeclaredAt: &ts}
+		row := &db.ClassRow{Hash: db.FeltOf(hash), Kind: kind, Version: "0", DeclaredBlock: &num, DeclaredAt: &ts}
 		if kind == "sierra" {
 			row.CairoVersion, row.Version = 1, "0.1.0"
 		}
 		if compiled != nil {
-			row.CompiledClassHash = dbf(*compiled)
+			row.CompiledClassHash = db.FeltOf(*compiled)
 		}
 		if tx, ok := declaredBy[hash]; ok {
-			row.DeclaredTxHash = dbf(tx)
+			row.DeclaredTxHash = db.FeltOf(tx)
 		}
 		fillClassRow(row, info)
 		w.putClass(hash, row)
@@ -71,21 +71,21 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 		if info == nil || w.newClass[hash] != nil || w.classes.stored(hash) {
 			continue
 		}
-		row := &db.ClassRow{Hash: dbf(hash)}
+		row := &db.ClassRow{Hash: db.FeltOf(hash)}
 		fillClassRow(row, info)
 		w.putClass(hash, row)
 	}
 	for _, d := range bd.State.DeployedContracts {
 		info := w.classes.get(d.ClassHash)
 		c := &db.ContractRow{
-			Address: dbf(d.Address), ClassHash: dbf(d.ClassHash), Type: contractType(info), Nonce: "0",
+			Address: db.FeltOf(d.Address), ClassHash: db.FeltOf(d.ClassHash), Type: contractType(info), Nonce: "0",
 			DeployedBlock: &num, DeployedAt: &ts,
 		}
 		if tx, ok := deployedBy[d.Address]; ok {
-			c.DeployedTxHash = dbf(tx)
+			c.DeployedTxHash = db.FeltOf(tx)
 		}
 		if impl, ok := bd.Implementations[d.Address]; ok {
-			c.ImplementationAddress = dbf(impl)
+			c.ImplementationAddress = db.FeltOf(impl)
 		}
 		if old := w.contracts[d.Address]; old != nil {
 			w.counts["contracts:"+old.Type]--
@@ -103,19 +103,19 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 		info := w.classes.get(r.ClassHash)
 		c := w.contracts[r.ContractAddress]
 		if c == nil {
-			c = &db.ContractRow{Address: dbf(r.ContractAddress), Type: "unknown", Nonce: "0"}
+			c = &db.ContractRow{Address: db.FeltOf(r.ContractAddress), Type: "unknown", Nonce: "0"}
 			w.counts["contracts"]++
 			w.counts["contracts:unknown"]++
 		} else {
 			w.changes = append(w.changes, db.ContractChangeRow{BlockNumber: num, Address: c.Address, OldClassHash: c.ClassHash, OldNonce: c.Nonce})
 		}
 		next := *c
-		next.ClassHash, next.ClassUpdatedBlock = dbf(r.ClassHash), &num
+		next.ClassHash, next.ClassUpdatedBlock = db.FeltOf(r.ClassHash), &num
 		next.Type = contractType(info)
 		// A new class means a new implementation, or none when it is no proxy.
 		next.ImplementationAddress = nil
 		if impl, ok := bd.Implementations[r.ContractAddress]; ok {
-			next.ImplementationAddress = dbf(impl)
+			next.ImplementationAddress = db.FeltOf(impl)
 		}
 		w.counts["contracts:"+c.Type]--
 		w.counts["contracts:"+next.Type]++

@@ -118,7 +118,7 @@ func (ix *Indexer) fetchTokenMeta(ctx context.Context, blocks []*blockData) erro
 	// Tokens already in the database were asked when they were created.
 	addrs := make([]db.Felt, len(wants))
 	for i, w := range wants {
-		addrs[i] = dbf(w.address)
+		addrs[i] = db.FeltOf(w.address)
 	}
 	var known []db.Felt
 	if err := ix.db.SelectContext(ctx, &known, `SELECT address FROM tokens WHERE address = ANY($1)`, db.ByteaKeys(addrs)); err != nil {
@@ -126,7 +126,7 @@ func (ix *Indexer) fetchTokenMeta(ctx context.Context, blocks []*blockData) erro
 	}
 	inDB := map[starknet.Felt]bool{}
 	for _, a := range known {
-		inDB[feltOf(a)] = true
+		inDB[a.Starknet()] = true
 	}
 	// Per token: name, symbol, decimals at its block, then total_supply and totalSupply
 	// just before it.

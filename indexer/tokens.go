@@ -15,7 +15,7 @@ func (w *batchWriter) token(address starknet.Felt, standard string, block int64)
 	t := w.tokens[address]
 	if t == nil {
 		first := block
-		t = &db.TokenRow{Address: dbf(address), Standard: standard, FirstBlock: &first}
+		t = &db.TokenRow{Address: db.FeltOf(address), Standard: standard, FirstBlock: &first}
 		if w.tokenMeta != nil {
 			if m := w.tokenMeta.get(address); m != nil {
 				t.Name, t.Symbol, t.Decimals = m.Name, m.Symbol, m.Decimals
@@ -46,8 +46,8 @@ func (w *batchWriter) applyMove(num, ts int64, txIndex, eventIndex int, txHash, 
 	}
 	if m.Standard == "erc20" {
 		w.rows.TokenTransfers = append(w.rows.TokenTransfers, db.TokenTransferRow{
-			BlockNumber: num, TxIndex: txIndex, EventIndex: eventIndex, TokenAddress: dbf(contract),
-			FromAddress: dbf(m.From), ToAddress: dbf(m.To), Amount: m.Amount.String(), TransactionHash: dbf(txHash), Timestamp: ts,
+			BlockNumber: num, TxIndex: txIndex, EventIndex: eventIndex, TokenAddress: db.FeltOf(contract),
+			FromAddress: db.FeltOf(m.From), ToAddress: db.FeltOf(m.To), Amount: m.Amount.String(), TransactionHash: db.FeltOf(txHash), Timestamp: ts,
 		})
 		w.counts["token_transfers"]++
 		w.addERC20(tok, contract, m.From, new(big.Int).Neg(m.Amount), num, ts)
@@ -64,8 +64,8 @@ func (w *batchWriter) applyMove(num, ts int64, txIndex, eventIndex int, txHash, 
 	}
 	w.rows.NFTEvents = append(w.rows.NFTEvents, db.NFTEventRow{
 		BlockNumber: num, TxIndex: txIndex, EventIndex: eventIndex, SubIndex: m.SubIndex,
-		ContractAddress: dbf(contract), TokenID: id, FromAddress: dbf(m.From), ToAddress: dbf(m.To),
-		Quantity: m.Amount.String(), Type: kind, TransactionHash: dbf(txHash), Timestamp: ts,
+		ContractAddress: db.FeltOf(contract), TokenID: id, FromAddress: db.FeltOf(m.From), ToAddress: db.FeltOf(m.To),
+		Quantity: m.Amount.String(), Type: kind, TransactionHash: db.FeltOf(txHash), Timestamp: ts,
 	})
 	w.counts["nft_events"]++
 	key := nftKey{contract, id}
@@ -75,19 +75,19 @@ func (w *batchWriter) applyMove(num, ts int64, txIndex, eventIndex int, txHash, 
 		if m.Standard == "erc1155" {
 			ct = 1155
 		}
-		item = &db.NFTItemRow{Contract: dbf(contract), TokenID: id, ContractType: ct}
+		item = &db.NFTItemRow{Contract: db.FeltOf(contract), TokenID: id, ContractType: ct}
 		w.nftItems[key] = item
 		w.counts["nft_items"]++
 	}
 	if kind == "Mint" && item.MintedAtBlock == nil {
 		block, at := num, ts
-		item.MintedBy, item.MintedAtBlock, item.MintedAtTxHash, item.MintedAtTime = dbf(m.To), &block, dbf(txHash), &at
+		item.MintedBy, item.MintedAtBlock, item.MintedAtTxHash, item.MintedAtTime = db.FeltOf(m.To), &block, db.FeltOf(txHash), &at
 	}
 	if item.ContractType == 721 {
 		if m.To.IsZero() {
 			item.Owner = nil
 		} else {
-			item.Owner = dbf(m.To)
+			item.Owner = db.FeltOf(m.To)
 		}
 	}
 	w.dirtyItems[key] = true

@@ -41,18 +41,18 @@ func MustFelt(s string) Felt {
 func parseHex[T ~string | ~[]byte](s T) (Felt, error) {
 	var f Felt
 	if len(s) < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
-		return f, feltError(string(s), "want 0x followed by 1 to 64 hex digits")
+		return f, feltError(string(s), "must be 0x followed by 1 to 64 hex digits")
 	}
 	digits := s[2:]
 	if len(digits) > 64 {
-		return f, feltError(string(s), "more than 64 hex digits")
+		return f, feltError(string(s), "has more than 64 hex digits")
 	}
 	// Fill from the right: digit i from the end is nibble i of the number.
 	for i := 0; i < len(digits); i++ {
 		c := digits[len(digits)-1-i]
 		v := unhex[c]
 		if v == 0xff {
-			return f, feltError(string(s), fmt.Sprintf("%q is not a hex digit", rune(c)))
+			return f, feltError(string(s), fmt.Sprintf("has a non-hex character %q", rune(c)))
 		}
 		b := &f[31-i/2]
 		if i%2 == 0 {
@@ -62,16 +62,31 @@ func parseHex[T ~string | ~[]byte](s T) (Felt, error) {
 		}
 	}
 	if !f.valid() {
-		return Felt{}, feltError(string(s), "value is not below the field prime")
+		return Felt{}, feltError(string(s), "is not a field element (it is not below the field prime)")
 	}
 	return f, nil
 }
+
+// FeltSyntaxError is why ParseFelt refused its input. Reason is a predicate that reads
+// after the input ("has more than 64 hex digits"), so API errors can quote the input
+// their own way; Error gives both.
+type FeltSyntaxError struct {
+	Input  string // the input, cut to 80 bytes
+	Reason string
+}
+
+func (e *FeltSyntaxError) Error() string {
+	return fmt.Sprintf("%v %q: %s", ErrInvalidFelt, e.Input, e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalidFelt) hold.
+func (e *FeltSyntaxError) Unwrap() error { return ErrInvalidFelt }
 
 func feltError(input, why string) error {
 	if len(input) > 80 {
 		input = input[:80] + "..."
 	}
-	return fmt.Errorf("%w %q: %s", ErrInvalidFelt, input, why)
+	return &FeltSyntaxError{Input: input, Reason: why}
 }
 
 var unhex = func() (t [256]byte) {

@@ -25,17 +25,17 @@ func TestParseFelt(t *testing.T) {
 		{"0x0800000000000011000000000000000000000000000000000000000000000001", "", "field prime"},                                                       // P
 		{"0x" + strings.Repeat("f", 64), "", "field prime"},
 		{"0x" + strings.Repeat("0", 65), "", "more than 64"},
-		{"", "", "want 0x"},
-		{"0x", "", "want 0x"},
-		{"1", "", "want 0x"},
-		{"123", "", "want 0x"},
-		{"x12", "", "want 0x"},
-		{"0x12g", "", "not a hex digit"},
-		{"0x 12", "", "not a hex digit"},
-		{"0x-1", "", "not a hex digit"},
-		{" 0x1", "", "want 0x"},
-		{"0x1 ", "", "not a hex digit"},
-		{"0x1é", "", "not a hex digit"},
+		{"", "", "must be 0x"},
+		{"0x", "", "must be 0x"},
+		{"1", "", "must be 0x"},
+		{"123", "", "must be 0x"},
+		{"x12", "", "must be 0x"},
+		{"0x12g", "", "non-hex character"},
+		{"0x 12", "", "non-hex character"},
+		{"0x-1", "", "non-hex character"},
+		{" 0x1", "", "must be 0x"},
+		{"0x1 ", "", "non-hex character"},
+		{"0x1é", "", "non-hex character"},
 	}
 	for _, tt := range tests {
 		f, err := ParseFelt(tt.in)

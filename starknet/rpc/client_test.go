@@ -311,7 +311,7 @@ func TestGarbage(t *testing.T) {
 		{"not an object", `"result":[1,2,3]`, "cannot unmarshal", "invalid"},
 		{"null result", `"result":null`, "null result", "invalid"},
 		{"no result", `"foo":1`, "null result", "invalid"},
-		{"bad felt", `"result":{"block_hash":"0xzz"}`, "not a hex digit", "invalid"},
+		{"bad felt", `"result":{"block_hash":"0xzz"}`, "non-hex character", "invalid"},
 		{"felt too long", `"result":{"block_hash":"0x` + strings.Repeat("1", 65) + `"}`, "more than 64", "invalid"},
 		{"no hash", `"result":` + drop("block_hash"), "block_hash", "invalid"},
 		{"no parent", `"result":` + drop("parent_hash"), "parent_hash", "invalid"},

@@ -1,0 +1,36 @@
+package db
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/starkgraph/starkgraph/starknet"
+)
+
+// db parses with starknet's parser: the same values, and its reason alone as the error,
+// so an API message reads `"0x1g" has a non-hex character 'g'`.
+func TestParseFeltIsStarknets(t *testing.T) {
+	for _, in := range []string{"0x0", "0x1", "0X00ABcd", "0x" + strings.Repeat("0", 63) + "7"} {
+		got, err := ParseFelt(in)
+		want := starknet.MustFelt(in)
+		if err != nil || got.Starknet() != want || got.Hex() != want.Hex() || got.Padded() != want.Padded() {
+			t.Errorf("ParseFelt(%q) = %x, %v; starknet says %s", in, []byte(got), err, want)
+		}
+		if len(got) > 0 && got[0] == 0 {
+			t.Errorf("ParseFelt(%q) = %x is not in the compact column form", in, []byte(got))
+		}
+	}
+	for in, reason := range map[string]string{
+		"12":                           "must be 0x followed by 1 to 64 hex digits",
+		"0x1g":                         "has a non-hex character 'g'",
+		"0x" + strings.Repeat("1", 65): "has more than 64 hex digits",
+		"0x" + strings.Repeat("f", 64): "is not a field element (it is not below the field prime)",
+	} {
+		if _, err := ParseFelt(in); err == nil || err.Error() != reason {
+			t.Errorf("ParseFelt(%q) error = %v, want %q", in, err, reason)
+		}
+	}
+	if FeltPtrOf(nil) != nil || FeltsOf(nil) != nil {
+		t.Errorf("a missing felt or list must stay nil (NULL)")
+	}
+}
