@@ -20,12 +20,12 @@ type Block struct {
 	SequencerAddress     Felt    `db:"sequencer_address"`
 	StarknetVersion      string  `db:"starknet_version"`
 	L1DaMode             *string `db:"l1_da_mode"`
-	L1GasPriceWei        *string `db:"l1_gas_price_wei"`
-	L1GasPriceFri        *string `db:"l1_gas_price_fri"`
-	L1DataGasPriceWei    *string `db:"l1_data_gas_price_wei"`
-	L1DataGasPriceFri    *string `db:"l1_data_gas_price_fri"`
-	L2GasPriceWei        *string `db:"l2_gas_price_wei"`
-	L2GasPriceFri        *string `db:"l2_gas_price_fri"`
+	L1GasPriceWei        *string `db:"l1_gas_price_wei,numeric"`
+	L1GasPriceFri        *string `db:"l1_gas_price_fri,numeric"`
+	L1DataGasPriceWei    *string `db:"l1_data_gas_price_wei,numeric"`
+	L1DataGasPriceFri    *string `db:"l1_data_gas_price_fri,numeric"`
+	L2GasPriceWei        *string `db:"l2_gas_price_wei,numeric"`
+	L2GasPriceFri        *string `db:"l2_gas_price_fri,numeric"`
 	TxnCount             int     `db:"tx_count"`
 	EventCount           int     `db:"event_count"`
 	MessageCount         int     `db:"message_count"`
@@ -102,8 +102,8 @@ type Event struct {
 	BlockNumber     int64     `db:"block_number"`
 	TxIndex         int       `db:"tx_index"`
 	Index           int       `db:"event_index"`
-	TransactionHash Felt      `db:"transaction_hash"`
-	Timestamp       int64     `db:"timestamp"`
+	TransactionHash Felt      `db:"transaction_hash,from=t.hash"`
+	Timestamp       int64     `db:"timestamp,from=t.timestamp"`
 	FromAddress     Felt      `db:"from_address"`
 	Keys            FeltArray `db:"keys"`
 	Data            FeltArray `db:"data"`
@@ -113,7 +113,7 @@ type Contract struct {
 	Address               Felt   `db:"address"`
 	ClassHash             Felt   `db:"class_hash"`
 	Type                  string `db:"type"`
-	Nonce                 string `db:"nonce"`
+	Nonce                 string `db:"nonce,numeric"`
 	ImplementationAddress Felt   `db:"implementation_address"`
 	BlockNumber           *int64 `db:"deployed_block"`
 	DeployTransactionHash Felt   `db:"deployed_tx_hash"`
@@ -163,7 +163,7 @@ type Token struct {
 	Name          *string  `db:"name"`
 	Symbol        *string  `db:"symbol"`
 	Decimals      *int     `db:"decimals"`
-	TotalSupply   *string  `db:"total_supply"`
+	TotalSupply   *string  `db:"total_supply,numeric"`
 	TransferCount int64    `db:"transfer_count"`
 	HolderCount   int64    `db:"holder_count"`
 	IsVerified    bool     `db:"verified"`
@@ -182,9 +182,9 @@ type TokenBalance struct {
 
 type HoldersOverview struct {
 	TokenAddress         Felt      `db:"token_address"`
-	TotalSupply          string    `db:"total_supply"`
-	BurnedSupply         string    `db:"burned_supply"`
-	CirculatingSupply    string    `db:"circulating_supply"`
+	TotalSupply          string    `db:"total_supply,numeric"`
+	BurnedSupply         string    `db:"burned_supply,numeric"`
+	CirculatingSupply    string    `db:"circulating_supply,numeric"`
 	HolderCount          int64     `db:"holder_count"`
 	HoldersOver1Pct      int       `db:"holders_over_1pct"`
 	TopNConcentration    JSON      `db:"top_n_concentration"`
@@ -200,7 +200,7 @@ type HoldersOverview struct {
 
 type NftItem struct {
 	ContractAddress         Felt    `db:"contract_address"`
-	TokenID                 string  `db:"token_id"`
+	TokenID                 string  `db:"token_id,numeric"`
 	ContractType            int     `db:"contract_type"`
 	Name                    *string `db:"name"`
 	Description             *string `db:"description"`
@@ -221,9 +221,9 @@ type NftItem struct {
 
 type NftBalance struct {
 	ContractAddress  Felt   `db:"contract_address"`
-	TokenID          string `db:"token_id"`
+	TokenID          string `db:"token_id,numeric"`
 	OwnerAddress     Felt   `db:"owner_address"`
-	Balance          string `db:"balance"`
+	Balance          string `db:"balance,numeric"`
 	LastTransferTime int64  `db:"last_transfer_time"`
 }
 
@@ -235,14 +235,14 @@ type NftEvent struct {
 	TransactionHash            Felt    `db:"transaction_hash"`
 	Timestamp                  int64   `db:"timestamp"`
 	ContractAddress            Felt    `db:"contract_address"`
-	TokenID                    string  `db:"token_id"`
+	TokenID                    string  `db:"token_id,numeric"`
 	FromAddress                Felt    `db:"from_address"`
 	ToAddress                  Felt    `db:"to_address"`
-	Quantity                   string  `db:"quantity"`
+	Quantity                   string  `db:"quantity,numeric"`
 	Type                       string  `db:"type"`
 	PaymentTokenAddress        Felt    `db:"payment_token_address"`
 	PaymentTokenSymbol         *string `db:"payment_token_symbol"`
-	TotalPrice                 *string `db:"total_price"`
+	TotalPrice                 *string `db:"total_price,numeric"`
 	MarketplaceContractAddress Felt    `db:"marketplace_contract_address"`
 }
 
@@ -250,7 +250,7 @@ type MetaTransaction struct {
 	BlockNumber     int64  `db:"block_number"`
 	Index           int    `db:"tx_index"`
 	CallIndex       int    `db:"call_index"`
-	Hash            Felt   `db:"hash"`
+	Hash            Felt   `db:"hash,from=t.hash"`
 	ContractAddress Felt   `db:"contract_address"`
 	CallerAddress   Felt   `db:"caller_address"`
 	Operations      string `db:"operations"`
@@ -264,9 +264,9 @@ type Validator struct {
 	Name                   *string `db:"name"`
 	ImgSrc                 *string `db:"image_url"`
 	IsVerified             bool    `db:"is_verified"`
-	SelfStake              string  `db:"self_stake"`
-	DelegatedStakeStrk     string  `db:"delegated_stake_strk"`
-	DelegatedStakeBtc      string  `db:"delegated_stake_btc"`
+	SelfStake              string  `db:"self_stake,numeric"`
+	DelegatedStakeStrk     string  `db:"delegated_stake_strk,numeric"`
+	DelegatedStakeBtc      string  `db:"delegated_stake_btc,numeric"`
 	RevenueShareBps        int     `db:"revenue_share_bps"`
 	StakerState            string  `db:"state"`
 	StartTime              *int64  `db:"start_time"`
@@ -282,7 +282,7 @@ type Pool struct {
 	Address        Felt   `db:"pool_contract"`
 	StakerAddress  Felt   `db:"staker_address"`
 	TokenAddress   Felt   `db:"token_address"`
-	TotalDelegated string `db:"total_delegated"`
+	TotalDelegated string `db:"total_delegated,numeric"`
 	DelegatorCount int    `db:"delegator_count"`
 }
 
@@ -290,10 +290,10 @@ type Delegation struct {
 	PoolAddress      Felt   `db:"pool_contract"`
 	DelegatorAddress Felt   `db:"delegator_address"`
 	RewardAddress    Felt   `db:"reward_address"`
-	Amount           string `db:"amount"`
-	RewardsClaimed   string `db:"rewards_claimed"`
-	RewardsUnclaimed string `db:"rewards_unclaimed"`
-	UnpoolAmount     string `db:"unpool_amount"`
+	Amount           string `db:"amount,numeric"`
+	RewardsClaimed   string `db:"rewards_claimed,numeric"`
+	RewardsUnclaimed string `db:"rewards_unclaimed,numeric"`
+	UnpoolAmount     string `db:"unpool_amount,numeric"`
 	ActivatedAt      *int64 `db:"activated_at"`
 	LastDelegationAt *int64 `db:"last_delegation_at"`
 	UnpoolTime       *int64 `db:"unpool_time"`

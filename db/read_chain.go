@@ -8,10 +8,7 @@ import (
 
 // Reads of blocks, transactions, calls and events.
 
-const blockCols = `number, hash, parent_hash, timestamp, status, state_root, sequencer_address,
-	starknet_version, l1_da_mode, l1_gas_price_wei::text, l1_gas_price_fri::text,
-	l1_data_gas_price_wei::text, l1_data_gas_price_fri::text, l2_gas_price_wei::text,
-	l2_gas_price_fri::text, tx_count, event_count, message_count, l1_verification_tx_hash`
+var blockCols = rowShapeOf[Block]().selectList("")
 
 // BlockByHash returns nil when no block has that hash.
 func (s *Store) BlockByHash(ctx context.Context, hash Felt) (*Block, error) {
@@ -177,8 +174,7 @@ type EventsFilter struct {
 	Tx        *TxKey
 }
 
-const eventCols = `e.block_number, e.tx_index, e.event_index, t.hash AS transaction_hash, t.timestamp,
-	e.from_address, e.keys, e.data`
+var eventCols = rowShapeOf[Event]().selectList("e")
 
 func (f EventsFilter) where(args *[]any) []string {
 	var conds []string

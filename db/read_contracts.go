@@ -4,8 +4,7 @@ import "context"
 
 // Reads of contracts, classes, tokens, balances and aliases.
 
-const contractCols = `address, class_hash, type, nonce::text, implementation_address, deployed_block,
-	deployed_tx_hash, deployed_at`
+var contractCols = rowShapeOf[Contract]().selectList("")
 
 // ContractsByAddress returns the contracts that exist among addresses.
 func (s *Store) ContractsByAddress(ctx context.Context, addrs []Felt) ([]*Contract, error) {
@@ -56,8 +55,7 @@ func (s *Store) ContractsByClasses(ctx context.Context, classes []Felt, limit, o
 	return rows, err
 }
 
-const classCols = `hash, kind, cairo_version, version, compiled_class_hash, abi, is_account, is_proxy,
-	erc_standard, declared_block, declared_tx_hash, declared_at`
+var classCols = rowShapeOf[Class]().selectList("")
 
 // ClassesByHash returns the classes that exist among hashes.
 func (s *Store) ClassesByHash(ctx context.Context, hashes []Felt) ([]*Class, error) {
@@ -82,8 +80,7 @@ func (s *Store) VerifiedClassesByHash(ctx context.Context, hashes []Felt) ([]*Ve
 	return rows, err
 }
 
-const verifiedClassCols = `class_hash, name, verified_at, compiler_version, scarb_version, license, package_name,
-	contract_file, project_dir_path, build_tool, file_paths`
+var verifiedClassCols = rowShapeOf[VerifiedClass]().selectList("")
 
 // VerifiedSourcesByHash returns the source files and ABIs of verified classes.
 func (s *Store) VerifiedSourcesByHash(ctx context.Context, hashes []Felt) ([]*VerifiedSources, error) {
@@ -103,8 +100,7 @@ func (s *Store) VerifiedClasses(ctx context.Context, w Window) ([]*VerifiedClass
 	return rows, err
 }
 
-const tokenCols = `address, standard, name, symbol, decimals, total_supply::text, transfer_count,
-	holder_count, verified, usd_price, market_cap_usd, logo_url`
+var tokenCols = rowShapeOf[Token]().selectList("")
 
 // TokensByAddress returns the tokens among addresses.
 func (s *Store) TokensByAddress(ctx context.Context, addrs []Felt) ([]*Token, error) {

@@ -7,8 +7,7 @@ import (
 
 // Reads of meta-transactions (SNIP-9 outside executions).
 
-const metaTxCols = `m.block_number, m.tx_index, m.call_index, t.hash, m.contract_address, m.caller_address,
-	m.operations, m.actions`
+var metaTxCols = rowShapeOf[MetaTransaction]().selectList("m")
 
 const metaTxFrom = ` FROM meta_transactions m
 	JOIN transactions t ON t.block_number = m.block_number AND t.tx_index = m.tx_index`

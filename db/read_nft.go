@@ -27,10 +27,7 @@ func nftKeyArrays(keys []NftKey) (pq.ByteaArray, pq.StringArray) {
 	return contracts, ids
 }
 
-const nftItemCols = `i.contract_address, i.token_id::text, i.contract_type, i.name, i.description,
-	i.external_url, i.image_url, i.image_small_url, i.image_large_url, i.youtube_url, i.animation_url,
-	i.attributes, i.token_uri, i.owner_address, i.minted_by_address, i.minted_at_block,
-	i.minted_at_tx_hash, i.minted_at_timestamp`
+var nftItemCols = rowShapeOf[NftItem]().selectList("i")
 
 // NftItemsByKey returns the items that exist among keys.
 func (s *Store) NftItemsByKey(ctx context.Context, keys []NftKey) ([]*NftItem, error) {
@@ -88,7 +85,7 @@ func (s *Store) CountNftItems(ctx context.Context, f NftItemFilter) (int64, erro
 	return s.cappedCount(ctx, "nft_items i"+and(conds...), args...)
 }
 
-const nftBalanceCols = `b.contract_address, b.token_id::text, b.owner_address, b.balance::text, b.last_transfer_time`
+var nftBalanceCols = rowShapeOf[NftBalance]().selectList("b")
 
 // NftBalancesOfItems returns, for each item, the balance record of its owner: the ERC-721
 // owner, or the largest ERC-1155 holder (ties by address).
@@ -199,9 +196,7 @@ func (s *Store) countsByParent(ctx context.Context, nKeys int, query string, arg
 	return out, nil
 }
 
-const nftEventCols = `e.block_number, e.tx_index, e.event_index, e.sub_index, e.transaction_hash, e.timestamp,
-	e.contract_address, e.token_id::text, e.from_address, e.to_address, e.quantity::text, e.type,
-	e.payment_token_address, e.payment_token_symbol, e.total_price::text, e.marketplace_contract_address`
+var nftEventCols = rowShapeOf[NftEvent]().selectList("e")
 
 // NftEventKeyColumns is the sort key of NFT event lists, newest first.
 var nftEventKeyColumns = []string{"e.block_number", "e.tx_index", "e.event_index", "e.sub_index"}

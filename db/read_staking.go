@@ -9,10 +9,7 @@ import (
 // Reads of staking: validators (stakers), their delegation pools, delegations, the
 // network-wide overview and a wallet's stake history.
 
-const validatorCols = `v.staker_address, v.reward_address, v.operational_address, v.name, v.image_url,
-	v.is_verified, v.self_stake::text, v.delegated_stake_strk::text, v.delegated_stake_btc::text,
-	v.revenue_share_bps, v.state, v.start_time, v.unstake_time, v.withdrawal_time, v.total_delegators,
-	v.liveness_attested_epochs, v.liveness_total_epochs, v.liveness_last_epoch`
+var validatorCols = rowShapeOf[Validator]().selectList("v")
 
 // ValidatorsByAddress returns the validators among staker addresses.
 func (s *Store) ValidatorsByAddress(ctx context.Context, stakers []Felt) ([]*Validator, error) {
@@ -34,7 +31,7 @@ func (s *Store) ValidatorByAddress(ctx context.Context, addr Felt) (*Validator, 
 	return &v, nil
 }
 
-const poolCols = `p.pool_contract, p.staker_address, p.token_address, p.total_delegated::text, p.delegator_count`
+var poolCols = rowShapeOf[Pool]().selectList("p")
 
 // PoolsByAddress returns the pools among pool contract addresses.
 func (s *Store) PoolsByAddress(ctx context.Context, addrs []Felt) ([]*Pool, error) {
@@ -54,9 +51,7 @@ func (s *Store) PoolsOfValidators(ctx context.Context, stakers []Felt) ([]*Pool,
 	return rows, err
 }
 
-const delegationCols = `d.pool_contract, d.delegator_address, d.reward_address, d.amount::text,
-	d.rewards_claimed::text, d.rewards_unclaimed::text, d.unpool_amount::text, d.activated_at,
-	d.last_delegation_at, d.unpool_time, d.withdrawal_time, d.status`
+var delegationCols = rowShapeOf[Delegation]().selectList("d")
 
 // DelegationsOfPools lists, for each pool, limit of its delegations after offset, largest
 // amount first: the batched form of Pool.delegations.

@@ -53,9 +53,7 @@ func (s *Store) ChainTotals(ctx context.Context) (*ChainTotals, error) {
 	return &t, nil
 }
 
-const holdersOverviewCols = `token_address, computed_at, total_supply::text, burned_supply::text,
-	circulating_supply::text, holder_count, holders_over_1pct, top_n_concentration, concentration_buckets,
-	tier_distribution, wallet_depth_usd, gini_top_10k, token_usd_price, is_stale, is_recomputing`
+var holdersOverviewCols = rowShapeOf[HoldersOverview]().selectList("")
 
 // HoldersOverviewsOf returns the newest holders snapshot of each token that has one.
 func (s *Store) HoldersOverviewsOf(ctx context.Context, tokens []Felt) ([]*HoldersOverview, error) {

@@ -7,7 +7,8 @@ import (
 	"github.com/lib/pq"
 )
 
-// TokenTransfer is one ERC-20 transfer (token_transfers).
+// TokenTransfer is one ERC-20 transfer, a row of token_transfers: the indexer writes it
+// and the APIs read it.
 type TokenTransfer struct {
 	BlockNumber     int64  `db:"block_number"`
 	TxIndex         int    `db:"tx_index"`
@@ -15,13 +16,12 @@ type TokenTransfer struct {
 	TokenAddress    Felt   `db:"token_address"`
 	FromAddress     Felt   `db:"from_address"`
 	ToAddress       Felt   `db:"to_address"`
-	Amount          string `db:"amount"`
+	Amount          string `db:"amount,numeric"`
 	TransactionHash Felt   `db:"transaction_hash"`
 	Timestamp       int64  `db:"timestamp"`
 }
 
-const tokenTransferCols = `e.block_number, e.tx_index, e.event_index, e.token_address, e.from_address,
-	e.to_address, e.amount::text, e.transaction_hash, e.timestamp`
+var tokenTransferCols = rowShapeOf[TokenTransfer]().selectList("e")
 
 // tokenTransferKeyColumns is the sort key of transfer lists, newest first.
 var tokenTransferKeyColumns = []string{"e.block_number", "e.tx_index", "e.event_index"}

@@ -37,8 +37,7 @@ type NewVerificationJob struct {
 	Files           map[string]string
 }
 
-const verificationJobCols = `id, class_hash, status, name, message, obtained_class_hash, compiler_output, attempts,
-	created_at, updated_at, finished_at`
+var verificationJobCols = rowShapeOf[VerificationJob]().selectList("")
 
 // InsertVerificationJob stores a job with status 0 (Submitted) and returns it.
 func (s *Store) InsertVerificationJob(ctx context.Context, j NewVerificationJob) (*VerificationJob, error) {

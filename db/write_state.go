@@ -62,13 +62,6 @@ func updateAll(key []string, columns []string) string {
 	return "ON CONFLICT (" + strings.Join(key, ", ") + ") DO UPDATE SET " + strings.Join(set, ", ")
 }
 
-func nullInt(p *int64) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
 // ClassRow is one row of classes.
 type ClassRow struct {
 	Hash              Felt    `db:"hash"`
@@ -85,27 +78,15 @@ type ClassRow struct {
 	DeclaredAt        *int64  `db:"declared_at"`
 }
 
-var classColumns = []string{"hash", "kind", "cairo_version", "version", "compiled_class_hash", "abi",
-	"is_account", "is_proxy", "erc_standard", "declared_block", "declared_tx_hash", "declared_at"}
-
 // UpsertClasses writes complete class rows.
 func UpsertClasses(ctx context.Context, tx *sqlx.Tx, rows []ClassRow) error {
-	vals := make([][]any, len(rows))
-	for i, c := range rows {
-		var erc any
-		if c.ERCStandard != nil {
-			erc = *c.ERCStandard
-		}
-		vals[i] = []any{c.Hash, c.Kind, c.CairoVersion, c.Version, c.CompiledClassHash, jsonText(c.ABI),
-			c.IsAccount, c.IsProxy, erc, nullInt(c.DeclaredBlock), c.DeclaredTxHash, nullInt(c.DeclaredAt)}
-	}
-	return upsertRows(ctx, tx, "classes", classColumns, updateAll([]string{"hash"}, classColumns), vals)
+	return upsertAll(ctx, tx, "classes", 1, rows)
 }
 
 // LoadClasses reads the classes with the given hashes.
 func LoadClasses(ctx context.Context, q sqlx.QueryerContext, hashes []Felt) ([]ClassRow, error) {
 	var rows []ClassRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+strings.Join(classColumns, ", ")+
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[ClassRow]().selectList("")+
 		` FROM classes WHERE hash = ANY($1)`, ByteaKeys(hashes))
 	return rows, err
 }
@@ -115,7 +96,7 @@ type ContractRow struct {
 	Address               Felt   `db:"address"`
 	ClassHash             Felt   `db:"class_hash"`
 	Type                  string `db:"type"`
-	Nonce                 string `db:"nonce"`
+	Nonce                 string `db:"nonce,numeric"`
 	ImplementationAddress Felt   `db:"implementation_address"`
 	DeployedBlock         *int64 `db:"deployed_block"`
 	DeployedTxHash        Felt   `db:"deployed_tx_hash"`
@@ -123,44 +104,30 @@ type ContractRow struct {
 	ClassUpdatedBlock     *int64 `db:"class_updated_block"`
 }
 
-var contractColumns = []string{"address", "class_hash", "type", "nonce", "implementation_address",
-	"deployed_block", "deployed_tx_hash", "deployed_at", "class_updated_block"}
-
 // UpsertContracts writes complete contract rows.
 func UpsertContracts(ctx context.Context, tx *sqlx.Tx, rows []ContractRow) error {
-	vals := make([][]any, len(rows))
-	for i, c := range rows {
-		vals[i] = []any{c.Address, c.ClassHash, c.Type, c.Nonce, c.ImplementationAddress,
-			nullInt(c.DeployedBlock), c.DeployedTxHash, nullInt(c.DeployedAt), nullInt(c.ClassUpdatedBlock)}
-	}
-	return upsertRows(ctx, tx, "contracts", contractColumns, updateAll([]string{"address"}, contractColumns), vals)
+	return upsertAll(ctx, tx, "contracts", 1, rows)
 }
 
 // LoadContracts reads the contracts at the given addresses.
 func LoadContracts(ctx context.Context, q sqlx.QueryerContext, addresses []Felt) ([]ContractRow, error) {
 	var rows []ContractRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT address, class_hash, type, nonce::text AS nonce,
-		implementation_address, deployed_block, deployed_tx_hash, deployed_at, class_updated_block
-		FROM contracts WHERE address = ANY($1)`, ByteaKeys(addresses))
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[ContractRow]().selectList("")+
+		` FROM contracts WHERE address = ANY($1)`, ByteaKeys(addresses))
 	return rows, err
 }
 
 // ContractChangeRow records what a block changed of an existing contract.
 type ContractChangeRow struct {
-	BlockNumber  int64
-	Address      Felt
-	OldClassHash Felt
-	OldNonce     string
+	BlockNumber  int64  `db:"block_number"`
+	Address      Felt   `db:"address"`
+	OldClassHash Felt   `db:"old_class_hash"`
+	OldNonce     string `db:"old_nonce,nullempty"`
 }
 
 // InsertContractChanges writes contract_changes rows, keeping the first per block and address.
 func InsertContractChanges(ctx context.Context, tx *sqlx.Tx, rows []ContractChangeRow) error {
-	vals := make([][]any, len(rows))
-	for i, c := range rows {
-		vals[i] = []any{c.BlockNumber, c.Address, c.OldClassHash, text(c.OldNonce)}
-	}
-	return upsertRows(ctx, tx, "contract_changes", []string{"block_number", "address", "old_class_hash", "old_nonce"},
-		"ON CONFLICT DO NOTHING", vals)
+	return upsertRows(ctx, tx, "contract_changes", columnsOf[ContractChangeRow](), "ON CONFLICT DO NOTHING", rowValues(rows))
 }
 
 // TokenRow is the part of a tokens row the indexer maintains.
@@ -170,7 +137,7 @@ type TokenRow struct {
 	Name          *string `db:"name"`
 	Symbol        *string `db:"symbol"`
 	Decimals      *int16  `db:"decimals"`
-	TotalSupply   *string `db:"total_supply"` // decimal
+	TotalSupply   *string `db:"total_supply,numeric"` // decimal
 	TransferCount int64   `db:"transfer_count"`
 	HolderCount   int64   `db:"holder_count"`
 	FirstBlock    *int64  `db:"first_block"`
@@ -179,80 +146,58 @@ type TokenRow struct {
 // UpsertTokens writes token rows; columns the indexer does not own (prices, logos,
 // verified) are left alone.
 func UpsertTokens(ctx context.Context, tx *sqlx.Tx, rows []TokenRow) error {
-	cols := []string{"address", "standard", "name", "symbol", "decimals", "total_supply", "transfer_count", "holder_count", "first_block"}
-	vals := make([][]any, len(rows))
-	for i, t := range rows {
-		var name, symbol, decimals, supply any
-		if t.Name != nil {
-			name = *t.Name
-		}
-		if t.Symbol != nil {
-			symbol = *t.Symbol
-		}
-		if t.Decimals != nil {
-			decimals = int64(*t.Decimals)
-		}
-		if t.TotalSupply != nil {
-			supply = *t.TotalSupply
-		}
-		vals[i] = []any{t.Address, t.Standard, name, symbol, decimals, supply, t.TransferCount, t.HolderCount, nullInt(t.FirstBlock)}
-	}
-	return upsertRows(ctx, tx, "tokens", cols, updateAll([]string{"address"}, cols), vals)
+	return upsertAll(ctx, tx, "tokens", 1, rows)
 }
 
 // LoadTokens reads the tokens at the given addresses.
 func LoadTokens(ctx context.Context, q sqlx.QueryerContext, addresses []Felt) ([]TokenRow, error) {
 	var rows []TokenRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT address, standard, name, symbol, decimals, total_supply::text AS total_supply,
-		transfer_count, holder_count, first_block FROM tokens WHERE address = ANY($1)`, ByteaKeys(addresses))
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[TokenRow]().selectList("")+
+		` FROM tokens WHERE address = ANY($1)`, ByteaKeys(addresses))
 	return rows, err
 }
 
-// BalanceRow is one row of erc20_balances (or, with TokenID set, of nft_balances).
-type BalanceRow struct {
+// ERC20BalanceRow is one row of erc20_balances.
+type ERC20BalanceRow struct {
 	Token             Felt   `db:"token_address"`
 	Owner             Felt   `db:"owner_address"`
-	TokenID           string `db:"token_id"`
-	Balance           string `db:"balance"`
+	Balance           string `db:"balance,numeric"`
 	LastTransferBlock int64  `db:"last_transfer_block"`
 	LastTransferTime  int64  `db:"last_transfer_time"`
 }
 
 // UpsertERC20Balances writes balance rows.
-func UpsertERC20Balances(ctx context.Context, tx *sqlx.Tx, rows []BalanceRow) error {
-	cols := []string{"token_address", "owner_address", "balance", "last_transfer_block", "last_transfer_time"}
-	vals := make([][]any, len(rows))
-	for i, b := range rows {
-		vals[i] = []any{b.Token, b.Owner, b.Balance, b.LastTransferBlock, b.LastTransferTime}
-	}
-	return upsertRows(ctx, tx, "erc20_balances", cols, updateAll(cols[:2], cols), vals)
+func UpsertERC20Balances(ctx context.Context, tx *sqlx.Tx, rows []ERC20BalanceRow) error {
+	return upsertAll(ctx, tx, "erc20_balances", 2, rows)
 }
 
 // LoadERC20Balances reads the balances of (tokens[i], owners[i]) pairs.
-func LoadERC20Balances(ctx context.Context, q sqlx.QueryerContext, tokens, owners []Felt) ([]BalanceRow, error) {
-	var rows []BalanceRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT b.token_address, b.owner_address, b.balance::text AS balance,
-		b.last_transfer_block, b.last_transfer_time
+func LoadERC20Balances(ctx context.Context, q sqlx.QueryerContext, tokens, owners []Felt) ([]ERC20BalanceRow, error) {
+	var rows []ERC20BalanceRow
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[ERC20BalanceRow]().selectList("b")+`
 		FROM unnest($1::bytea[], $2::bytea[]) AS k(t, o)
 		JOIN erc20_balances b ON b.token_address = k.t AND b.owner_address = k.o`, ByteaKeys(tokens), ByteaKeys(owners))
 	return rows, err
 }
 
-// UpsertNFTBalances writes nft_balances rows (Token is the contract).
-func UpsertNFTBalances(ctx context.Context, tx *sqlx.Tx, rows []BalanceRow) error {
-	cols := []string{"contract_address", "token_id", "owner_address", "balance", "last_transfer_time"}
-	vals := make([][]any, len(rows))
-	for i, b := range rows {
-		vals[i] = []any{b.Token, b.TokenID, b.Owner, b.Balance, b.LastTransferTime}
-	}
-	return upsertRows(ctx, tx, "nft_balances", cols, updateAll(cols[:3], cols), vals)
+// NFTBalanceRow is one row of nft_balances.
+type NFTBalanceRow struct {
+	Contract         Felt   `db:"contract_address"`
+	TokenID          string `db:"token_id,numeric"`
+	Owner            Felt   `db:"owner_address"`
+	Balance          string `db:"balance,numeric"`
+	LastTransferTime int64  `db:"last_transfer_time"`
+}
+
+// UpsertNFTBalances writes nft_balances rows.
+func UpsertNFTBalances(ctx context.Context, tx *sqlx.Tx, rows []NFTBalanceRow) error {
+	return upsertAll(ctx, tx, "nft_balances", 3, rows)
 }
 
 // LoadNFTBalances reads nft_balances of (contracts[i], ids[i], owners[i]).
-func LoadNFTBalances(ctx context.Context, q sqlx.QueryerContext, contracts []Felt, ids []string, owners []Felt) ([]BalanceRow, error) {
-	var rows []BalanceRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT b.contract_address AS token_address, b.owner_address,
-		b.token_id::text AS token_id, b.balance::text AS balance, 0 AS last_transfer_block, b.last_transfer_time
+func LoadNFTBalances(ctx context.Context, q sqlx.QueryerContext, contracts []Felt, ids []string, owners []Felt) ([]NFTBalanceRow, error) {
+	var rows []NFTBalanceRow
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[NFTBalanceRow]().selectList("b")+`
 		FROM unnest($1::bytea[], $2::numeric[], $3::bytea[]) AS k(c, i, o)
 		JOIN nft_balances b ON b.contract_address = k.c AND b.token_id = k.i AND b.owner_address = k.o`,
 		ByteaKeys(contracts), pq.StringArray(ids), ByteaKeys(owners))
@@ -262,7 +207,7 @@ func LoadNFTBalances(ctx context.Context, q sqlx.QueryerContext, contracts []Fel
 // NFTItemRow is the part of an nft_items row the indexer maintains.
 type NFTItemRow struct {
 	Contract       Felt   `db:"contract_address"`
-	TokenID        string `db:"token_id"`
+	TokenID        string `db:"token_id,numeric"`
 	ContractType   int16  `db:"contract_type"`
 	Owner          Felt   `db:"owner_address"`
 	MintedBy       Felt   `db:"minted_by_address"`
@@ -273,21 +218,13 @@ type NFTItemRow struct {
 
 // UpsertNFTItems writes item rows; metadata columns are left alone.
 func UpsertNFTItems(ctx context.Context, tx *sqlx.Tx, rows []NFTItemRow) error {
-	cols := []string{"contract_address", "token_id", "contract_type", "owner_address", "minted_by_address",
-		"minted_at_block", "minted_at_tx_hash", "minted_at_timestamp"}
-	vals := make([][]any, len(rows))
-	for i, n := range rows {
-		vals[i] = []any{n.Contract, n.TokenID, int64(n.ContractType), n.Owner, n.MintedBy,
-			nullInt(n.MintedAtBlock), n.MintedAtTxHash, nullInt(n.MintedAtTime)}
-	}
-	return upsertRows(ctx, tx, "nft_items", cols, updateAll(cols[:2], cols), vals)
+	return upsertAll(ctx, tx, "nft_items", 2, rows)
 }
 
 // LoadNFTItems reads items of (contracts[i], ids[i]).
 func LoadNFTItems(ctx context.Context, q sqlx.QueryerContext, contracts []Felt, ids []string) ([]NFTItemRow, error) {
 	var rows []NFTItemRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT n.contract_address, n.token_id::text AS token_id, n.contract_type,
-		n.owner_address, n.minted_by_address, n.minted_at_block, n.minted_at_tx_hash, n.minted_at_timestamp
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[NFTItemRow]().selectList("n")+`
 		FROM unnest($1::bytea[], $2::numeric[]) AS k(c, i)
 		JOIN nft_items n ON n.contract_address = k.c AND n.token_id = k.i`, ByteaKeys(contracts), pq.StringArray(ids))
 	return rows, err

@@ -110,10 +110,10 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	if err := db.UpsertTokens(ctx, w.tx, tokens); err != nil {
 		return err
 	}
-	bals := make([]db.BalanceRow, 0, len(w.dirtyBalances))
+	bals := make([]db.ERC20BalanceRow, 0, len(w.dirtyBalances))
 	for k := range w.dirtyBalances {
 		b := w.balances[k]
-		bals = append(bals, db.BalanceRow{Token: db.FeltOf(k[0]), Owner: db.FeltOf(k[1]), Balance: b.amount.String(),
+		bals = append(bals, db.ERC20BalanceRow{Token: db.FeltOf(k[0]), Owner: db.FeltOf(k[1]), Balance: b.amount.String(),
 			LastTransferBlock: b.lastBlock, LastTransferTime: b.lastTime})
 	}
 	if err := db.UpsertERC20Balances(ctx, w.tx, bals); err != nil {
@@ -126,10 +126,10 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	if err := db.UpsertNFTItems(ctx, w.tx, items); err != nil {
 		return err
 	}
-	nbals := make([]db.BalanceRow, 0, len(w.dirtyNFTBals))
+	nbals := make([]db.NFTBalanceRow, 0, len(w.dirtyNFTBals))
 	for k := range w.dirtyNFTBals {
 		b := w.nftBals[k]
-		nbals = append(nbals, db.BalanceRow{Token: db.FeltOf(k.contract), TokenID: k.id, Owner: db.FeltOf(k.owner),
+		nbals = append(nbals, db.NFTBalanceRow{Contract: db.FeltOf(k.contract), TokenID: k.id, Owner: db.FeltOf(k.owner),
 			Balance: b.amount.String(), LastTransferTime: b.lastTime})
 	}
 	if err := db.UpsertNFTBalances(ctx, w.tx, nbals); err != nil {

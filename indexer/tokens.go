@@ -45,7 +45,7 @@ func (w *batchWriter) applyMove(num, ts int64, txIndex, eventIndex int, txHash, 
 		tok.TotalSupply = &supply
 	}
 	if m.Standard == "erc20" {
-		w.rows.TokenTransfers = append(w.rows.TokenTransfers, db.TokenTransferRow{
+		w.rows.TokenTransfers = append(w.rows.TokenTransfers, db.TokenTransfer{
 			BlockNumber: num, TxIndex: txIndex, EventIndex: eventIndex, TokenAddress: db.FeltOf(contract),
 			FromAddress: db.FeltOf(m.From), ToAddress: db.FeltOf(m.To), Amount: m.Amount.String(), TransactionHash: db.FeltOf(txHash), Timestamp: ts,
 		})

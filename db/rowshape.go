@@ -1,0 +1,174 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// A row type written by the indexer is described once, by its struct tags: `db:"column"`
+// names the column a field fills, in field order, and these options follow a comma:
+//
+//	nullempty  the string "" is SQL NULL (nullable text and numeric columns)
+//	zeroempty  the string "" is 0 (NOT NULL numeric columns)
+//	emptyarray a nil FeltArray is the empty array (NOT NULL array columns)
+//	numeric    the column is numeric: read back as text (selectList)
+//	date       the column is a date: read back as YYYY-MM-DD (selectList)
+//	from=EXPR  selectList reads the column from EXPR (a joined table's column) instead
+//
+// Pointers are NULL when nil, JSON is passed as text (COPY would send its bytes as bytea),
+// and integers of every size as int64. rowShapeOf reads the tags once per type; the
+// column lists, the COPY and upsert values and the select lists of the Load functions all
+// come from it.
+
+// rowShape is what the tags of one row type say.
+type rowShape struct {
+	columns []string
+	reads   []string // how selectList reads each column, %s standing for the column
+	sources []string // the from= expression of each column, or ""
+	fields  []rowField
+}
+
+type rowField struct {
+	index int
+	value func(reflect.Value) any
+}
+
+var rowShapes sync.Map // reflect.Type -> *rowShape
+
+// rowShapeOf describes T, a struct whose written fields carry `db` tags.
+func rowShapeOf[T any]() *rowShape {
+	t := reflect.TypeFor[T]()
+	if s, ok := rowShapes.Load(t); ok {
+		return s.(*rowShape)
+	}
+	s := &rowShape{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, ok := f.Tag.Lookup("db")
+		if !ok || tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		s.columns = append(s.columns, name)
+		read := "%s"
+		switch {
+		case hasOption(opts, "numeric"):
+			read = "%s::text AS " + name
+		case hasOption(opts, "date"):
+			read = "to_char(%s, 'YYYY-MM-DD') AS " + name
+		}
+		s.reads = append(s.reads, read)
+		s.sources = append(s.sources, optionValue(opts, "from"))
+		s.fields = append(s.fields, rowField{index: i, value: fieldValue(f, opts)})
+	}
+	actual, _ := rowShapes.LoadOrStore(t, s)
+	return actual.(*rowShape)
+}
+
+// optionValue is the value of the option key=value, or "".
+func optionValue(opts, key string) string {
+	for o := range strings.SplitSeq(opts, ",") {
+		if v, ok := strings.CutPrefix(o, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func hasOption(opts, want string) bool {
+	for o := range strings.SplitSeq(opts, ",") {
+		if o == want {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldValue is how a field is passed to PostgreSQL.
+func fieldValue(f reflect.StructField, opts string) func(reflect.Value) any {
+	switch {
+	case f.Type == reflect.TypeFor[JSON]():
+		return func(v reflect.Value) any { return jsonText(v.Interface().(JSON)) }
+	case f.Type == reflect.TypeFor[FeltArray]() && hasOption(opts, "emptyarray"):
+		return func(v reflect.Value) any {
+			if a := v.Interface().(FeltArray); a != nil {
+				return a
+			}
+			return FeltArray{}
+		}
+	case f.Type.Kind() == reflect.String && hasOption(opts, "nullempty"):
+		return func(v reflect.Value) any { return text(v.String()) }
+	case f.Type.Kind() == reflect.String && hasOption(opts, "zeroempty"):
+		return func(v reflect.Value) any { return orZero(v.String()) }
+	case f.Type.Kind() == reflect.Pointer:
+		elem := fieldValue(reflect.StructField{Type: f.Type.Elem()}, opts)
+		return func(v reflect.Value) any {
+			if v.IsNil() {
+				return nil
+			}
+			return elem(v.Elem())
+		}
+	case f.Type.Kind() >= reflect.Int && f.Type.Kind() <= reflect.Int64:
+		return func(v reflect.Value) any { return v.Int() }
+	}
+	return reflect.Value.Interface
+}
+
+// values are the row's column values, in the order of columns.
+func (s *rowShape) values(row reflect.Value) []any {
+	out := make([]any, len(s.fields))
+	for i, f := range s.fields {
+		out[i] = f.value(row.Field(f.index))
+	}
+	return out
+}
+
+// selectList is the SELECT list that reads the columns back into the row type, each
+// qualified by alias when it is not empty (or read from its from= expression); numeric
+// columns are read as text, dates as YYYY-MM-DD.
+func (s *rowShape) selectList(alias string) string {
+	prefix := ""
+	if alias != "" {
+		prefix = alias + "."
+	}
+	parts := make([]string, len(s.columns))
+	for i, c := range s.columns {
+		expr := prefix + c
+		if s.sources[i] != "" {
+			expr = s.sources[i]
+		}
+		parts[i] = fmt.Sprintf(s.reads[i], expr)
+		if s.reads[i] == "%s" && !strings.HasSuffix(expr, "."+c) && expr != c {
+			parts[i] += " AS " + c
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// rowValues are the column values of each row.
+func rowValues[T any](rows []T) [][]any {
+	s := rowShapeOf[T]()
+	out := make([][]any, len(rows))
+	for i := range rows {
+		out[i] = s.values(reflect.ValueOf(&rows[i]).Elem())
+	}
+	return out
+}
+
+// columnsOf are T's columns.
+func columnsOf[T any]() []string { return rowShapeOf[T]().columns }
+
+// upsertAll writes rows into table, replacing every column but the key (the first
+// keyColumns columns) on conflict.
+func upsertAll[T any](ctx context.Context, tx *sqlx.Tx, table string, keyColumns int, rows []T) error {
+	cols := columnsOf[T]()
+	if keyColumns > len(cols) {
+		return fmt.Errorf("upsert %s: %d key columns of %d", table, keyColumns, len(cols))
+	}
+	return upsertRows(ctx, tx, table, cols, updateAll(cols[:keyColumns], cols), rowValues(rows))
+}
