@@ -20,6 +20,13 @@ func (e *enc) str(s string)   { e.b = strconv.AppendQuote(e.b, s) }
 func (e *enc) comma()         { e.b = append(e.b, ',') }
 func (e *enc) field(k string) { e.comma(); e.key(k) }
 
+// The members of an object after its first: `,"k":` and the value.
+func (e *enc) feltField(k string, f felt)     { e.field(k); e.felt(f) }
+func (e *enc) feltsField(k string, fs []felt) { e.field(k); e.felts(fs) }
+func (e *enc) hexUField(k string, v uint64)   { e.field(k); e.hexU(v) }
+func (e *enc) uintField(k string, v uint64)   { e.field(k); e.uint(v) }
+func (e *enc) strField(k string, v string)    { e.field(k); e.str(v) }
+
 func (e *enc) felts(fs []felt) {
 	e.b = append(e.b, '[')
 	for i, f := range fs {
@@ -34,18 +41,12 @@ func (e *enc) felts(fs []felt) {
 func (e *enc) header(b *block, status string) {
 	e.raw(`{"status":`)
 	e.str(status)
-	e.field("block_hash")
-	e.felt(b.hash)
-	e.field("parent_hash")
-	e.felt(b.parent)
-	e.field("block_number")
-	e.uint(b.number)
-	e.field("new_root")
-	e.felt(b.root)
-	e.field("timestamp")
-	e.uint(b.timestamp)
-	e.field("sequencer_address")
-	e.felt(fixedAddr[fixedSequencer])
+	e.feltField("block_hash", b.hash)
+	e.feltField("parent_hash", b.parent)
+	e.uintField("block_number", b.number)
+	e.feltField("new_root", b.root)
+	e.uintField("timestamp", b.timestamp)
+	e.feltField("sequencer_address", fixedAddr[fixedSequencer])
 	e.price("l1_gas_price", b.l1GasFri, b.l1GasWei)
 	e.price("l1_data_gas_price", b.l1DataFri, b.l1DataWei)
 	e.raw(`,"l1_da_mode":"BLOB","starknet_version":"0.13.4"`)
@@ -76,45 +77,29 @@ func (e *enc) transaction(t *tx, withHash bool) {
 	}
 	e.key("type")
 	e.str(txTypeName(t.typ))
-	e.field("version")
-	e.hexU(uint64(t.version))
-	e.field("nonce")
-	e.hexU(t.nonce)
+	e.hexUField("version", uint64(t.version))
+	e.hexUField("nonce", t.nonce)
 	switch t.typ {
 	case txL1Handler:
-		e.field("contract_address")
-		e.felt(t.sender)
-		e.field("entry_point_selector")
-		e.felt(t.entryPoint)
-		e.field("calldata")
-		e.felts(t.calldata)
+		e.feltField("contract_address", t.sender)
+		e.feltField("entry_point_selector", t.entryPoint)
+		e.feltsField("calldata", t.calldata)
 		e.raw("}")
 		return
 	case txInvoke:
-		e.field("sender_address")
-		e.felt(t.sender)
-		e.field("signature")
-		e.felts(t.signature)
-		e.field("calldata")
-		e.felts(t.calldata)
+		e.feltField("sender_address", t.sender)
+		e.feltsField("signature", t.signature)
+		e.feltsField("calldata", t.calldata)
 	case txDeclare:
-		e.field("class_hash")
-		e.felt(t.classHash)
-		e.field("compiled_class_hash")
-		e.felt(t.compiledClass)
-		e.field("sender_address")
-		e.felt(t.sender)
-		e.field("signature")
-		e.felts(t.signature)
+		e.feltField("class_hash", t.classHash)
+		e.feltField("compiled_class_hash", t.compiledClass)
+		e.feltField("sender_address", t.sender)
+		e.feltsField("signature", t.signature)
 	case txDeployAccount:
-		e.field("contract_address_salt")
-		e.felt(t.salt)
-		e.field("class_hash")
-		e.felt(t.classHash)
-		e.field("constructor_calldata")
-		e.felts(t.ctorCalldata)
-		e.field("signature")
-		e.felts(t.signature)
+		e.feltField("contract_address_salt", t.salt)
+		e.feltField("class_hash", t.classHash)
+		e.feltsField("constructor_calldata", t.ctorCalldata)
+		e.feltsField("signature", t.signature)
 	}
 	if t.version == 3 {
 		e.raw(`,"resource_bounds":{"l1_gas":{"max_amount":`)
@@ -137,8 +122,7 @@ func (e *enc) transaction(t *tx, withHash bool) {
 		}
 		e.raw(`,"nonce_data_availability_mode":"L1","fee_data_availability_mode":"L1"`)
 	} else {
-		e.field("max_fee")
-		e.felt(t.maxFee.felt())
+		e.feltField("max_fee", t.maxFee.felt())
 	}
 	e.raw("}")
 }
@@ -149,13 +133,10 @@ func (e *enc) receipt(t *tx, finality string, b *block) {
 	e.raw(`{"type":`)
 	e.str(txTypeName(t.typ))
 	if b != nil {
-		e.field("block_hash")
-		e.felt(b.hash)
-		e.field("block_number")
-		e.uint(b.number)
+		e.feltField("block_hash", b.hash)
+		e.uintField("block_number", b.number)
 	}
-	e.field("transaction_hash")
-	e.felt(t.hash)
+	e.feltField("transaction_hash", t.hash)
 	e.raw(`,"actual_fee":{"amount":`)
 	e.felt(t.fee.felt())
 	if t.version == 3 {
@@ -168,8 +149,7 @@ func (e *enc) receipt(t *tx, finality string, b *block) {
 	} else {
 		e.raw(`,"execution_status":"SUCCEEDED"`)
 	}
-	e.field("finality_status")
-	e.str(finality)
+	e.strField("finality_status", finality)
 	e.raw(`,"messages_sent":[`)
 	for i, m := range t.messages {
 		if i > 0 {
@@ -177,10 +157,8 @@ func (e *enc) receipt(t *tx, finality string, b *block) {
 		}
 		e.raw(`{"from_address":`)
 		e.felt(m.from)
-		e.field("to_address")
-		e.felt(m.to)
-		e.field("payload")
-		e.felts(m.payload)
+		e.feltField("to_address", m.to)
+		e.feltsField("payload", m.payload)
 		e.raw("}")
 	}
 	e.raw(`],"events":[`)
@@ -191,24 +169,19 @@ func (e *enc) receipt(t *tx, finality string, b *block) {
 		ev := &t.events[i]
 		e.raw(`{"from_address":`)
 		e.felt(ev.from)
-		e.field("keys")
-		e.felts(ev.keys)
-		e.field("data")
-		e.felts(ev.data)
+		e.feltsField("keys", ev.keys)
+		e.feltsField("data", ev.data)
 		e.raw("}")
 	}
 	e.raw("]")
 	if t.typ == txDeployAccount {
-		e.field("contract_address")
-		e.felt(t.deployed)
+		e.feltField("contract_address", t.deployed)
 	}
 	if t.typ == txL1Handler {
-		e.field("message_hash")
-		e.felt(t.msgHash)
+		e.feltField("message_hash", t.msgHash)
 	}
 	if t.reverted {
-		e.field("revert_reason")
-		e.str(t.revertReason)
+		e.strField("revert_reason", t.revertReason)
 	}
 	e.raw(`,"execution_resources":{"l1_gas":`)
 	e.uint(t.l1Gas)
@@ -256,10 +229,8 @@ func encodeStateUpdate(dst []byte, b *block) []byte {
 	e := enc{dst}
 	e.raw(`{"block_hash":`)
 	e.felt(b.hash)
-	e.field("new_root")
-	e.felt(b.root)
-	e.field("old_root")
-	e.felt(b.oldRoot)
+	e.feltField("new_root", b.root)
+	e.feltField("old_root", b.oldRoot)
 	e.raw(`,"state_diff":{"storage_diffs":[],"nonces":[`)
 	for i, n := range b.nonces {
 		if i > 0 {

@@ -97,16 +97,11 @@ scan:
 				count++
 				e.raw(`{"from_address":`)
 				e.felt(ev.from)
-				e.field("keys")
-				e.felts(ev.keys)
-				e.field("data")
-				e.felts(ev.data)
-				e.field("block_hash")
-				e.felt(b.hash)
-				e.field("block_number")
-				e.uint(b.number)
-				e.field("transaction_hash")
-				e.felt(t.hash)
+				e.feltsField("keys", ev.keys)
+				e.feltsField("data", ev.data)
+				e.feltField("block_hash", b.hash)
+				e.uintField("block_number", b.number)
+				e.feltField("transaction_hash", t.hash)
 				e.raw("}")
 			}
 			startEv = 0
@@ -115,8 +110,7 @@ scan:
 	}
 	e.raw("]")
 	if token != "" {
-		e.field("continuation_token")
-		e.str(token)
+		e.strField("continuation_token", token)
 	}
 	e.raw("}")
 	return json.RawMessage(e.b), nil

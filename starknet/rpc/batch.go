@@ -62,71 +62,55 @@ func (c *Client) Send(ctx context.Context, b *MixedBatch) error {
 	return err
 }
 
-// BlockCall is a batched starknet_getBlockWithReceipts.
-type BlockCall struct {
-	n    uint64
-	wire *wireBlock
-	e    *BatchElem
+// numberedCall is a batched call about block n, whose raw answer W check turns into R.
+type numberedCall[W, R any] struct {
+	n     uint64
+	wire  *W
+	e     *BatchElem
+	check func(method string, n uint64, wire *W) (R, error)
 }
+
+func addNumbered[W, R any](b *MixedBatch, method string, n uint64, check func(string, uint64, *W) (R, error)) *numberedCall[W, R] {
+	r := &numberedCall[W, R]{n: n, check: check}
+	r.e = b.add(method, &r.n, numberParam(n), &r.wire)
+	return r
+}
+
+// Result is the checked answer, or this call's error.
+func (r *numberedCall[W, R]) Result() (R, error) {
+	if r.e.Err != nil {
+		var none R
+		return none, r.e.Err
+	}
+	return r.check(r.e.Method, r.n, r.wire)
+}
+
+// BlockCall is a batched starknet_getBlockWithReceipts.
+type BlockCall = numberedCall[wireBlock, *Block]
 
 // BlockWithReceipts adds a call for block n with its receipts (see Client.BlockWithReceipts).
 func (b *MixedBatch) BlockWithReceipts(n uint64) *BlockCall {
-	r := &BlockCall{n: n}
-	r.e = b.add("starknet_getBlockWithReceipts", &r.n, numberParam(n), &r.wire)
-	return r
-}
-
-// Result is the block, or this call's error.
-func (r *BlockCall) Result() (*Block, error) {
-	if r.e.Err != nil {
-		return nil, r.e.Err
-	}
-	return checkBlock(r.e.Method, r.n, r.wire)
+	return addNumbered(b, "starknet_getBlockWithReceipts", n, checkBlock)
 }
 
 // BlockTxHashesCall is a batched starknet_getBlockWithTxHashes.
-type BlockTxHashesCall struct {
-	n    uint64
-	wire *wireBlockTxHashes
-	e    *BatchElem
-}
+type BlockTxHashesCall = numberedCall[wireBlockTxHashes, *BlockTxHashes]
 
 // BlockTxHashes adds a call for block n's header and transaction hashes.
 func (b *MixedBatch) BlockTxHashes(n uint64) *BlockTxHashesCall {
-	r := &BlockTxHashesCall{n: n}
-	r.e = b.add("starknet_getBlockWithTxHashes", &r.n, numberParam(n), &r.wire)
-	return r
-}
-
-// Result is the block header with its transaction hashes, or this call's error.
-func (r *BlockTxHashesCall) Result() (*BlockTxHashes, error) {
-	if r.e.Err != nil {
-		return nil, r.e.Err
-	}
-	return checkBlockTxHashes(r.e.Method, &r.n, nil, r.wire)
+	return addNumbered(b, "starknet_getBlockWithTxHashes", n,
+		func(method string, n uint64, w *wireBlockTxHashes) (*BlockTxHashes, error) {
+			return checkBlockTxHashes(method, &n, nil, w)
+		})
 }
 
 // StateUpdateCall is a batched starknet_getStateUpdate.
-type StateUpdateCall struct {
-	n    uint64
-	wire *wireStateUpdate
-	e    *BatchElem
-}
+type StateUpdateCall = numberedCall[wireStateUpdate, *StateUpdate]
 
 // StateUpdate adds a call for the state diff of block n. A node that has the block but
 // not its state diff answers ErrBlockNotFound.
 func (b *MixedBatch) StateUpdate(n uint64) *StateUpdateCall {
-	r := &StateUpdateCall{n: n}
-	r.e = b.add("starknet_getStateUpdate", &r.n, numberParam(n), &r.wire)
-	return r
-}
-
-// Result is the state update, or this call's error.
-func (r *StateUpdateCall) Result() (*StateUpdate, error) {
-	if r.e.Err != nil {
-		return nil, r.e.Err
-	}
-	return checkStateUpdate(r.e.Method, r.n, r.wire)
+	return addNumbered(b, "starknet_getStateUpdate", n, checkStateUpdate)
 }
 
 // ClassCall is a batched starknet_getClass.
