@@ -59,6 +59,8 @@ type Loaders struct {
 	TxTransfers        *dataloader.Loader[db.TxKey, []*db.TokenTransfer]
 	TxPayload          *dataloader.Loader[db.TxKey, *db.TxPayload]
 	PriceAt            *dataloader.Loader[db.PriceKey, *db.PriceAt] // nil: no reading yet
+
+	store *db.Store
 }
 
 // StakeHistoryKey asks for a wallet's stake points over a window (a PostgreSQL interval
@@ -76,57 +78,90 @@ type PageKey[K comparable] struct {
 	Offset int
 }
 
-// New creates the loaders of one request over store.
-func New(store *db.Store) *Loaders {
+// New creates the loaders of one GraphQL request over store. gqlgen resolves siblings in
+// goroutines of its own, so each loader collects keys for BatchWait.
+func New(store *db.Store) *Loaders { return build(store, dispatch{wait: BatchWait}) }
+
+// Sequential creates the loaders of a request whose code loads one key at a time (a REST
+// handler): each load runs at once, as waiting could gather no sibling. Fan out over a
+// list's items with FanOut.
+func Sequential(store *db.Store) *Loaders {
+	return build(store, dispatch{wait: BatchWait, capacity: 1})
+}
+
+// FanOut creates loaders for n goroutines that each load the same links (the items of a
+// page): a loader runs its statement as soon as n keys are in, or after BatchWait when
+// some item does not ask.
+func (l *Loaders) FanOut(n int) *Loaders {
+	return build(l.store, dispatch{wait: BatchWait, capacity: n})
+}
+
+// dispatch says when a loader runs its statement: after wait, or as soon as capacity
+// keys are in (0: no such bound).
+type dispatch struct {
+	wait     time.Duration
+	capacity int
+}
+
+func newLoader[K comparable, V any](d dispatch, batch dataloader.BatchFunc[K, V]) *dataloader.Loader[K, V] {
+	opts := []dataloader.Option[K, V]{dataloader.WithWait[K, V](d.wait)}
+	if d.capacity > 0 {
+		opts = append(opts, dataloader.WithBatchCapacity[K, V](d.capacity))
+	}
+	return dataloader.NewBatchedLoader(batch, opts...)
+}
+
+func build(store *db.Store, d dispatch) *Loaders {
 	return &Loaders{
-		Block: one(store.BlocksByNumber, func(b *db.Block) int64 { return b.Number }),
-		Transaction: one(store.TransactionsByKey, func(t *db.Transaction) db.TxKey {
+		store: store,
+		Block: one(d, store.BlocksByNumber, func(b *db.Block) int64 { return b.Number }),
+		Transaction: one(d, store.TransactionsByKey, func(t *db.Transaction) db.TxKey {
 			return db.TxKey{Block: t.BlockNumber, Index: t.Index}
 		}),
-		TransactionBy: one(byFelt(store.TransactionsByHash), func(t *db.Transaction) string { return string(t.Hash) }),
-		Calls: many(store.CallsByTx, func(c *db.Call) db.TxKey {
+		TransactionBy: one(d, byFelt(store.TransactionsByHash), func(t *db.Transaction) string { return string(t.Hash) }),
+		Calls: many(d, store.CallsByTx, func(c *db.Call) db.TxKey {
 			return db.TxKey{Block: c.BlockNumber, Index: c.TxIndex}
 		}),
-		Contract:        one(byFelt(store.ContractsByAddress), func(c *db.Contract) string { return string(c.Address) }),
-		Class:           one(byFelt(store.ClassesByHash), func(c *db.Class) string { return string(c.Hash) }),
-		VerifiedClass:   one(byFelt(store.VerifiedClassesByHash), func(v *db.VerifiedClass) string { return string(v.ClassHash) }),
-		VerifiedSources: one(byFelt(store.VerifiedSourcesByHash), func(v *db.VerifiedSources) string { return string(v.ClassHash) }),
-		Token:           one(byFelt(store.TokensByAddress), func(t *db.Token) string { return string(t.Address) }),
-		Alias:           aliases(store),
-		TokensHeld:      many(byFelt(store.BalancesOf), func(b *db.TokenBalance) string { return string(b.OwnerAddress) }),
-		Holders:         paged(byFeltPaged(store.HoldersOf), func(b *db.TokenBalance) string { return string(b.TokenAddress) }),
-		ClassContracts:  paged(byFeltPaged(store.ContractsByClasses), func(c *db.Contract) string { return string(c.ClassHash) }),
-		BlockTxs:        paged(store.TransactionsOfBlocks, func(t *db.Transaction) int64 { return t.BlockNumber }),
-		TxEvents: paged(store.EventsOfTxs, func(e *db.Event) db.TxKey {
+		Contract:        one(d, byFelt(store.ContractsByAddress), func(c *db.Contract) string { return string(c.Address) }),
+		Class:           one(d, byFelt(store.ClassesByHash), func(c *db.Class) string { return string(c.Hash) }),
+		VerifiedClass:   one(d, byFelt(store.VerifiedClassesByHash), func(v *db.VerifiedClass) string { return string(v.ClassHash) }),
+		VerifiedSources: one(d, byFelt(store.VerifiedSourcesByHash), func(v *db.VerifiedSources) string { return string(v.ClassHash) }),
+		Token:           one(d, byFelt(store.TokensByAddress), func(t *db.Token) string { return string(t.Address) }),
+		Alias:           aliases(d, store),
+		TokensHeld:      many(d, byFelt(store.BalancesOf), func(b *db.TokenBalance) string { return string(b.OwnerAddress) }),
+		Holders:         paged(d, byFeltPaged(store.HoldersOf), func(b *db.TokenBalance) string { return string(b.TokenAddress) }),
+		ClassContracts:  paged(d, byFeltPaged(store.ContractsByClasses), func(c *db.Contract) string { return string(c.ClassHash) }),
+		BlockTxs:        paged(d, store.TransactionsOfBlocks, func(t *db.Transaction) int64 { return t.BlockNumber }),
+		TxEvents: paged(d, store.EventsOfTxs, func(e *db.Event) db.TxKey {
 			return db.TxKey{Block: e.BlockNumber, Index: e.TxIndex}
 		}),
 
-		NftItem:           one(store.NftItemsByKey, func(i *db.NftItem) db.NftKey { return nftKey(i.ContractAddress, i.TokenID) }),
-		NftItemBalance:    one(store.NftBalancesOfItems, func(b *db.NftBalance) db.NftKey { return nftKey(b.ContractAddress, b.TokenID) }),
-		NftItemEvents:     paged(store.NftEventsOfItems, func(e *db.NftEvent) db.NftKey { return nftKey(e.ContractAddress, e.TokenID) }),
-		NftItemEventCount: counts(store.CountNftEventsOfItems),
-		OwnedNfts:         ownedNfts(store),
-		OwnedNftCount:     counts(store.CountNftsOwnedBy),
-		TxMetaTransaction: one(store.MetaTransactionsOfTxs, func(m *db.MetaTransaction) db.TxKey {
+		NftItem:           one(d, store.NftItemsByKey, func(i *db.NftItem) db.NftKey { return nftKey(i.ContractAddress, i.TokenID) }),
+		NftItemBalance:    one(d, store.NftBalancesOfItems, func(b *db.NftBalance) db.NftKey { return nftKey(b.ContractAddress, b.TokenID) }),
+		NftItemEvents:     paged(d, store.NftEventsOfItems, func(e *db.NftEvent) db.NftKey { return nftKey(e.ContractAddress, e.TokenID) }),
+		NftItemEventCount: counts(d, store.CountNftEventsOfItems),
+		OwnedNfts:         ownedNfts(d, store),
+		OwnedNftCount:     counts(d, store.CountNftsOwnedBy),
+		TxMetaTransaction: one(d, store.MetaTransactionsOfTxs, func(m *db.MetaTransaction) db.TxKey {
 			return db.TxKey{Block: m.BlockNumber, Index: m.Index}
 		}),
-		Validator: one(byFelt(store.ValidatorsByAddress), func(v *db.Validator) string { return string(v.StakerAddress) }),
-		Pool:      one(byFelt(store.PoolsByAddress), func(p *db.Pool) string { return string(p.Address) }),
-		StakingOverview: one(func(ctx context.Context, _ []struct{}) ([]*db.StakingOverview, error) {
+		Validator: one(d, byFelt(store.ValidatorsByAddress), func(v *db.Validator) string { return string(v.StakerAddress) }),
+		Pool:      one(d, byFelt(store.PoolsByAddress), func(p *db.Pool) string { return string(p.Address) }),
+		StakingOverview: one(d, func(ctx context.Context, _ []struct{}) ([]*db.StakingOverview, error) {
 			ov, err := store.StakingOverview(ctx)
 			return []*db.StakingOverview{ov}, err
 		}, func(*db.StakingOverview) struct{} { return struct{}{} }),
-		ValidatorEconomics: one(byFelt(store.ValidatorEconomicsOf), func(e *db.ValidatorEconomics) string { return string(e.Staker) }),
-		ValidatorPools:     many(byFelt(store.PoolsOfValidators), func(p *db.Pool) string { return string(p.StakerAddress) }),
-		PoolDelegations:    paged(byFeltPaged(store.DelegationsOfPools), func(d *db.Delegation) string { return string(d.PoolAddress) }),
-		Positions:          many(byFelt(store.PositionsOf), func(p *db.StakedPosition) string { return string(p.DelegatorAddress) }),
-		StakeHistory:       stakeHistory(store),
-		TokenHoldersReport: one(byFelt(store.HoldersOverviewsOf), func(h *db.HoldersOverview) string { return string(h.TokenAddress) }),
-		TxTransfers: many(store.TransfersOfTxs, func(t *db.TokenTransfer) db.TxKey {
+		ValidatorEconomics: one(d, byFelt(store.ValidatorEconomicsOf), func(e *db.ValidatorEconomics) string { return string(e.Staker) }),
+		ValidatorPools:     many(d, byFelt(store.PoolsOfValidators), func(p *db.Pool) string { return string(p.StakerAddress) }),
+		PoolDelegations:    paged(d, byFeltPaged(store.DelegationsOfPools), func(d *db.Delegation) string { return string(d.PoolAddress) }),
+		Positions:          many(d, byFelt(store.PositionsOf), func(p *db.StakedPosition) string { return string(p.DelegatorAddress) }),
+		StakeHistory:       stakeHistory(d, store),
+		TokenHoldersReport: one(d, byFelt(store.HoldersOverviewsOf), func(h *db.HoldersOverview) string { return string(h.TokenAddress) }),
+		TxTransfers: many(d, store.TransfersOfTxs, func(t *db.TokenTransfer) db.TxKey {
 			return db.TxKey{Block: t.BlockNumber, Index: t.TxIndex}
 		}),
-		TxPayload: one(store.TxPayloads, func(p *db.TxPayload) db.TxKey { return db.TxKey{Block: p.BlockNumber, Index: p.Index} }),
-		PriceAt: one(store.PricesAt, func(p *db.PriceAt) db.PriceKey {
+		TxPayload: one(d, store.TxPayloads, func(p *db.TxPayload) db.TxKey { return db.TxKey{Block: p.BlockNumber, Index: p.Index} }),
+		PriceAt: one(d, store.PricesAt, func(p *db.PriceAt) db.PriceKey {
 			return db.PriceKey{Token: string(db.Normalize(p.Token)), Block: p.Block}
 		}),
 	}
@@ -170,7 +205,7 @@ func byFelt[V any](fetch func(context.Context, []db.Felt) ([]V, error)) func(con
 
 // one builds a loader whose keys each have at most one row; rows are matched to keys by
 // their key, never by position, and a key without a row gets nil.
-func one[K comparable, V any](fetch func(context.Context, []K) ([]V, error), keyOf func(V) K) *dataloader.Loader[K, V] {
+func one[K comparable, V any](d dispatch, fetch func(context.Context, []K) ([]V, error), keyOf func(V) K) *dataloader.Loader[K, V] {
 	batch := func(ctx context.Context, keys []K) []*dataloader.Result[V] {
 		rows, err := fetch(ctx, keys)
 		results := make([]*dataloader.Result[V], len(keys))
@@ -183,11 +218,11 @@ func one[K comparable, V any](fetch func(context.Context, []K) ([]V, error), key
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, V](BatchWait))
+	return newLoader(d, batch)
 }
 
 // many builds a loader whose keys each have a list of rows, kept in the store's order.
-func many[K comparable, V any](fetch func(context.Context, []K) ([]V, error), keyOf func(V) K) *dataloader.Loader[K, []V] {
+func many[K comparable, V any](d dispatch, fetch func(context.Context, []K) ([]V, error), keyOf func(V) K) *dataloader.Loader[K, []V] {
 	batch := func(ctx context.Context, keys []K) []*dataloader.Result[[]V] {
 		rows, err := fetch(ctx, keys)
 		byKey := make(map[K][]V, len(keys))
@@ -200,13 +235,13 @@ func many[K comparable, V any](fetch func(context.Context, []K) ([]V, error), ke
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, []V](BatchWait))
+	return newLoader(d, batch)
 }
 
 // paged builds a loader of child pages: keys that share a window are fetched in one
 // statement (a LATERAL join over the parents), so a list of parents each showing its first
 // n children costs one statement whatever the list's length.
-func paged[K comparable, V any](fetch func(ctx context.Context, parents []K, limit, offset int) ([]V, error), parentOf func(V) K) *dataloader.Loader[PageKey[K], []V] {
+func paged[K comparable, V any](d dispatch, fetch func(ctx context.Context, parents []K, limit, offset int) ([]V, error), parentOf func(V) K) *dataloader.Loader[PageKey[K], []V] {
 	type window struct{ limit, offset int }
 	batch := func(ctx context.Context, keys []PageKey[K]) []*dataloader.Result[[]V] {
 		groups := map[window][]K{}
@@ -230,7 +265,7 @@ func paged[K comparable, V any](fetch func(ctx context.Context, parents []K, lim
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[PageKey[K], []V](BatchWait))
+	return newLoader(d, batch)
 }
 
 // byFeltPaged adapts a paged store lookup by felts to string parents.
@@ -244,7 +279,7 @@ func byFeltPaged[V any](fetch func(context.Context, []db.Felt, int, int) ([]V, e
 	}
 }
 
-func aliases(store *db.Store) *dataloader.Loader[string, *string] {
+func aliases(d dispatch, store *db.Store) *dataloader.Loader[string, *string] {
 	fetch := byFelt(store.AliasesOf)
 	batch := func(ctx context.Context, keys []string) []*dataloader.Result[*string] {
 		rows, err := fetch(ctx, keys)
@@ -259,7 +294,7 @@ func aliases(store *db.Store) *dataloader.Loader[string, *string] {
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[string, *string](BatchWait))
+	return newLoader(d, batch)
 }
 
 // nftKey is the loader key of an NFT item.
@@ -268,7 +303,7 @@ func nftKey(contract db.Felt, tokenID string) db.NftKey {
 }
 
 // counts builds a loader of per-key totals; fetch returns them in key order.
-func counts[K comparable](fetch func(context.Context, []K) ([]int64, error)) *dataloader.Loader[K, int64] {
+func counts[K comparable](d dispatch, fetch func(context.Context, []K) ([]int64, error)) *dataloader.Loader[K, int64] {
 	batch := func(ctx context.Context, keys []K) []*dataloader.Result[int64] {
 		n, err := fetch(ctx, keys)
 		results := make([]*dataloader.Result[int64], len(keys))
@@ -281,13 +316,13 @@ func counts[K comparable](fetch func(context.Context, []K) ([]int64, error)) *da
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[K, int64](BatchWait))
+	return newLoader(d, batch)
 }
 
 // ownedNfts is the paged loader of an owner's NFT balances. A row cannot tell which key
 // asked for it (the collection filter is optional), so the store tags each row with its
 // key's position.
-func ownedNfts(store *db.Store) *dataloader.Loader[PageKey[db.OwnedNftKey], []*db.NftBalance] {
+func ownedNfts(d dispatch, store *db.Store) *dataloader.Loader[PageKey[db.OwnedNftKey], []*db.NftBalance] {
 	type window struct{ limit, offset int }
 	batch := func(ctx context.Context, keys []PageKey[db.OwnedNftKey]) []*dataloader.Result[[]*db.NftBalance] {
 		groups := map[window][]int{} // window -> positions in keys
@@ -317,12 +352,12 @@ func ownedNfts(store *db.Store) *dataloader.Loader[PageKey[db.OwnedNftKey], []*d
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[PageKey[db.OwnedNftKey], []*db.NftBalance](BatchWait))
+	return newLoader(d, batch)
 }
 
 // stakeHistory loads wallets' stake points; the wallets asked for over one window share a
 // statement.
-func stakeHistory(store *db.Store) *dataloader.Loader[StakeHistoryKey, []*db.StakePoint] {
+func stakeHistory(d dispatch, store *db.Store) *dataloader.Loader[StakeHistoryKey, []*db.StakePoint] {
 	batch := func(ctx context.Context, keys []StakeHistoryKey) []*dataloader.Result[[]*db.StakePoint] {
 		groups := map[string][]db.Felt{}
 		for _, k := range keys {
@@ -352,5 +387,5 @@ func stakeHistory(store *db.Store) *dataloader.Loader[StakeHistoryKey, []*db.Sta
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch, dataloader.WithWait[StakeHistoryKey, []*db.StakePoint](BatchWait))
+	return newLoader(d, batch)
 }

@@ -83,8 +83,9 @@ func (s *server) serve(rt route) http.Handler {
 	pattern := rt.method + " " + rt.path
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		metrics.SetRoute(r.Context(), pattern)
-		// Fresh dataloaders per request, as the GraphQL handler has them.
-		r = r.WithContext(loaders.With(r.Context(), loaders.New(s.res.Store)))
+		// Fresh dataloaders per request. A handler loads one key at a time, so they run each
+		// load at once; mapAll fans out with loaders that batch a page's items.
+		r = r.WithContext(loaders.With(r.Context(), loaders.Sequential(s.res.Store)))
 		a, err := parseArgs(r, rt.params)
 		if err == nil {
 			var body any
@@ -164,6 +165,8 @@ func recoverFaults(log *slog.Logger, next http.Handler) http.Handler {
 // lookups of a whole page into a few queries. The order of the output is the input's.
 func mapAll[T, U any](ctx context.Context, in []T, fn func(ctx context.Context, item T) (U, error)) ([]U, error) {
 	out := make([]U, len(in))
+	// The items load the same links: each statement runs as soon as every item asked.
+	ctx = loaders.With(ctx, loaders.For(ctx).FanOut(len(in)))
 	g, ctx := errgroup.WithContext(ctx)
 	for i, item := range in {
 		g.Go(func() (err error) {
