@@ -60,7 +60,8 @@ type Loaders struct {
 	TxPayload          *dataloader.Loader[db.TxKey, *db.TxPayload]
 	PriceAt            *dataloader.Loader[db.PriceKey, *db.PriceAt] // nil: no reading yet
 
-	store *db.Store
+	store  *db.Store
+	caches *caches
 }
 
 // StakeHistoryKey asks for a wallet's stake points over a window (a PostgreSQL interval
@@ -80,31 +81,50 @@ type PageKey[K comparable] struct {
 
 // New creates the loaders of one GraphQL request over store. gqlgen resolves siblings in
 // goroutines of its own, so each loader collects keys for BatchWait.
-func New(store *db.Store) *Loaders { return build(store, dispatch{wait: BatchWait}) }
+func New(store *db.Store) *Loaders { return build(store, dispatch{wait: BatchWait, caches: &caches{}}) }
 
 // Sequential creates the loaders of a request whose code loads one key at a time (a REST
 // handler): each load runs at once, as waiting could gather no sibling. Fan out over a
 // list's items with FanOut.
 func Sequential(store *db.Store) *Loaders {
-	return build(store, dispatch{wait: BatchWait, capacity: 1})
+	return build(store, dispatch{wait: BatchWait, capacity: 1, caches: &caches{}})
 }
 
 // FanOut creates loaders for n goroutines that each load the same links (the items of a
 // page): a loader runs its statement as soon as n keys are in, or after BatchWait when
-// some item does not ask.
+// some item does not ask. They share l's caches, so what the request loaded or primed
+// before is not read again.
 func (l *Loaders) FanOut(n int) *Loaders {
-	return build(l.store, dispatch{wait: BatchWait, capacity: n})
+	return build(l.store, dispatch{wait: BatchWait, capacity: n, caches: &caches{list: l.caches.list}})
 }
 
 // dispatch says when a loader runs its statement: after wait, or as soon as capacity
-// keys are in (0: no such bound).
+// keys are in (0: no such bound); caches are the request's.
 type dispatch struct {
 	wait     time.Duration
 	capacity int
+	caches   *caches
+}
+
+// caches are the loaders' caches of one request, one per loader in the order build makes
+// them; a fan-out's loaders take the request's instead of new ones.
+type caches struct {
+	list []any
+	next int
+}
+
+func cacheFor[K comparable, V any](c *caches) dataloader.Cache[K, V] {
+	defer func() { c.next++ }()
+	if c.next < len(c.list) {
+		return c.list[c.next].(dataloader.Cache[K, V])
+	}
+	cache := dataloader.NewCache[K, V]()
+	c.list = append(c.list, cache)
+	return cache
 }
 
 func newLoader[K comparable, V any](d dispatch, batch dataloader.BatchFunc[K, V]) *dataloader.Loader[K, V] {
-	opts := []dataloader.Option[K, V]{dataloader.WithWait[K, V](d.wait)}
+	opts := []dataloader.Option[K, V]{dataloader.WithWait[K, V](d.wait), dataloader.WithCache(cacheFor[K, V](d.caches))}
 	if d.capacity > 0 {
 		opts = append(opts, dataloader.WithBatchCapacity[K, V](d.capacity))
 	}
@@ -113,8 +133,9 @@ func newLoader[K comparable, V any](d dispatch, batch dataloader.BatchFunc[K, V]
 
 func build(store *db.Store, d dispatch) *Loaders {
 	return &Loaders{
-		store: store,
-		Block: one(d, store.BlocksByNumber, func(b *db.Block) int64 { return b.Number }),
+		store:  store,
+		caches: d.caches,
+		Block:  one(d, store.BlocksByNumber, func(b *db.Block) int64 { return b.Number }),
 		Transaction: one(d, store.TransactionsByKey, func(t *db.Transaction) db.TxKey {
 			return db.TxKey{Block: t.BlockNumber, Index: t.Index}
 		}),
