@@ -25,3 +25,12 @@ func TestFanOutSharesTheRequestsCaches(t *testing.T) {
 		t.Errorf("a fan-out made %d caches, the request has %d: they must be the same ones", req.FanOut(1).caches.next, len(req.caches.list))
 	}
 }
+
+// BenchmarkNew is what every request pays for its loaders before it loads anything.
+func BenchmarkNew(b *testing.B) {
+	store := db.NewStore(nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		New(store)
+	}
+}
