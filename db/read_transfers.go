@@ -19,6 +19,9 @@ type TokenTransfer struct {
 	Amount          string `db:"amount,numeric"`
 	TransactionHash Felt   `db:"transaction_hash"`
 	Timestamp       int64  `db:"timestamp"`
+	// IsFee marks the transfer that pays the transaction's fee: from its sender to its
+	// block's sequencer.
+	IsFee bool `db:"is_fee"`
 }
 
 var tokenTransferCols = rowShapeOf[TokenTransfer]().selectList("e")

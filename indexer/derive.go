@@ -357,7 +357,7 @@ func (w *batchWriter) apply(bd *blockData) {
 			sum.Add(sum, t.Receipt.ActualFee.Amount.Big())
 			feeTxs[t.Receipt.ActualFee.Unit]++
 		}
-		w.applyTransaction(num, ts, i, t)
+		w.applyTransaction(num, ts, i, t, b.SequencerAddress)
 	}
 	row := db.BlockRow{
 		Number: num, Hash: db.FeltOf(b.Hash), ParentHash: db.FeltOf(b.ParentHash), Timestamp: ts,
@@ -384,7 +384,8 @@ func (w *batchWriter) apply(bd *blockData) {
 	w.counts["events"] += int64(eventCount)
 }
 
-func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction) {
+// applyTransaction derives the rows of transaction i of a block whose sequencer is sequencer.
+func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction, sequencer starknet.Felt) {
 	r := &t.Receipt
 	row := db.TransactionRow{
 		BlockNumber: num, TxIndex: i, Hash: db.FeltOf(t.Hash), Type: t.Type, Version: int(t.Version), Timestamp: ts,
@@ -446,6 +447,11 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction)
 		}
 	}
 
+	// The fee is paid by the sender, or by the account a DEPLOY_ACCOUNT deploys.
+	payer := t.SenderAddress
+	if payer == nil && t.Type == rpc.TxDeployAccount {
+		payer = r.ContractAddress
+	}
 	for ei, e := range r.Events {
 		w.rows.Events = append(w.rows.Events, db.EventRow{BlockNumber: num, TxIndex: i, EventIndex: ei,
 			FromAddress: db.FeltOf(e.FromAddress), Keys: db.FeltsOf(e.Keys), Data: db.FeltsOf(e.Data)})
@@ -457,6 +463,8 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction)
 			known = tok.Standard
 		}
 		for _, m := range readTransfers(e.Keys, e.Data, known) {
+			// The protocol pays the fee with a transfer from the payer to the sequencer.
+			m.Fee = m.Standard == "erc20" && payer != nil && m.From == *payer && m.To == sequencer
 			w.applyMove(num, ts, i, ei, t.Hash, e.FromAddress, m)
 		}
 		w.applyStakingEvent(num, ts, &r.Events[ei])

@@ -66,6 +66,25 @@ func TestDerivedTokenState(t *testing.T) {
 		t.Errorf("token_transfers disagree with the balances or the transfer counts: %+v", moved)
 	}
 
+	// Every transaction that paid a fee has one fee transfer, of its fee; an L1 handler,
+	// whose fee was paid on L1, has none.
+	var fee struct {
+		Paid  int64 `db:"paid"`
+		Wrong int64 `db:"wrong"`
+	}
+	if err := d.Get(&fee, `SELECT count(*) FILTER (WHERE t.actual_fee > 0) AS paid,
+		count(*) FILTER (WHERE (SELECT count(*) FROM token_transfers x WHERE x.block_number = t.block_number
+				AND x.tx_index = t.tx_index AND x.is_fee AND x.amount = t.actual_fee)
+			<> CASE WHEN t.actual_fee > 0 AND t.type <> 'L1_HANDLER' THEN 1 ELSE 0 END
+			OR (SELECT count(*) FROM token_transfers x WHERE x.block_number = t.block_number
+				AND x.tx_index = t.tx_index AND x.is_fee) > 1) AS wrong
+		FROM transactions t`); err != nil {
+		t.Fatal(err)
+	}
+	if fee.Wrong != 0 || fee.Paid < 100 {
+		t.Errorf("fee transfers: %d of %d transactions without exactly one fee transfer of their fee", fee.Wrong, fee.Paid)
+	}
+
 	// Each block's fee sums per unit are its transactions' fees.
 	var badFees, feeBlocks int64
 	if err := d.QueryRow(`SELECT count(*) FILTER (WHERE (b.fees_wei, b.fee_txs_wei, b.fees_fri, b.fee_txs_fri) IS DISTINCT FROM

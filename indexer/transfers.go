@@ -20,6 +20,7 @@ type tokenMove struct {
 	Amount   *big.Int // ERC-20 value, ERC-1155 quantity, 1 for ERC-721
 	TokenID  *big.Int // NFTs only
 	SubIndex int      // position inside an ERC-1155 TransferBatch
+	Fee      bool     // an ERC-20 transfer paying the transaction's fee
 }
 
 func u256(low, high starknet.Felt) *big.Int {
