@@ -29,23 +29,61 @@ var tokenTransferCols = rowShapeOf[TokenTransfer]().selectList("e")
 // tokenTransferKeyColumns is the sort key of transfer lists, newest first.
 var tokenTransferKeyColumns = []string{"e.block_number", "e.tx_index", "e.event_index"}
 
-// TokenTransferFilter narrows a transfer list to one token, one wallet (either side), or both.
+// TokenTransferFilter narrows a transfer list. Wallet is either side (the union of its two
+// index ranges); From and To are one side each. Time bounds become block bounds (block
+// timestamps only grow), so every bound narrows an index range.
 type TokenTransferFilter struct {
-	Token  Felt
-	Wallet Felt
+	Token, Wallet, From, To Felt
+	FromBlock, ToBlock      *int64
+	FromTime, ToTime        *int64 // Unix seconds, inclusive
+	Fee                     *bool  // true: fee transfers only; false: all but them
+	Ascending               bool   // oldest first
 }
 
-// TokenTransfers lists ERC-20 transfers, newest first; keyset: (block, tx, event). A
-// wallet's list is the union of its two index ranges (sent, received), each cut to the
-// page before they are merged.
+func (f TokenTransferFilter) conds(args *[]any) []string {
+	var conds []string
+	add := func(format string, v any) {
+		*args = append(*args, v)
+		conds = append(conds, fmt.Sprintf(format, len(*args)))
+	}
+	if f.Token != nil {
+		add("e.token_address = $%d", f.Token)
+	}
+	if f.From != nil {
+		add("e.from_address = $%d", f.From)
+	}
+	if f.To != nil {
+		add("e.to_address = $%d", f.To)
+	}
+	if f.FromBlock != nil {
+		add("e.block_number >= $%d", *f.FromBlock)
+	}
+	if f.ToBlock != nil {
+		add("e.block_number <= $%d", *f.ToBlock)
+	}
+	if f.FromTime != nil {
+		add("e.block_number >= (SELECT number FROM blocks WHERE timestamp >= $%d ORDER BY timestamp, number LIMIT 1)", *f.FromTime)
+	}
+	if f.ToTime != nil {
+		add("e.block_number <= (SELECT number FROM blocks WHERE timestamp <= $%d ORDER BY timestamp DESC, number DESC LIMIT 1)", *f.ToTime)
+	}
+	if f.Fee != nil {
+		if *f.Fee {
+			conds = append(conds, "e.is_fee")
+		} else {
+			conds = append(conds, "NOT e.is_fee")
+		}
+	}
+	return conds
+}
+
+// TokenTransfers lists ERC-20 transfers, newest first unless f.Ascending; keyset: (block,
+// tx, event). A wallet's list is the union of its two index ranges (sent, received), each
+// cut to the page before they are merged.
 func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Window) ([]*TokenTransfer, error) {
 	var args []any
-	var conds []string
-	if f.Token != nil {
-		args = append(args, f.Token)
-		conds = append(conds, fmt.Sprintf("e.token_address = $%d", len(args)))
-	}
-	where, tail, kargs := w.keyset(tokenTransferKeyColumns, true, len(args)+1)
+	conds := f.conds(&args)
+	where, tail, kargs := w.keyset(tokenTransferKeyColumns, !f.Ascending, len(args)+1)
 	args = append(args, kargs...)
 	conds = append(conds, where)
 	var rows []*TokenTransfer
@@ -55,9 +93,13 @@ func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Win
 	}
 	args = append(args, f.Wallet)
 	wallet := fmt.Sprintf("$%d", len(args))
+	dir := "DESC"
+	if f.Ascending {
+		dir = "ASC"
+	}
 	side := func(cond string) string {
 		return `(SELECT ` + tokenTransferCols + ` FROM token_transfers e` + and(append(conds, cond)...) +
-			fmt.Sprintf(` ORDER BY e.block_number DESC, e.tx_index DESC, e.event_index DESC LIMIT %d)`, w.Limit+w.Offset)
+			fmt.Sprintf(` ORDER BY e.block_number %[1]s, e.tx_index %[1]s, e.event_index %[1]s LIMIT %[2]d)`, dir, w.Limit+w.Offset)
 	}
 	err := s.selectRows(ctx, &rows, `SELECT e.* FROM (`+side("e.from_address = "+wallet)+` UNION ALL `+
 		side("e.to_address = "+wallet+" AND e.from_address <> "+wallet)+`) e`+tail, args...)
@@ -66,24 +108,20 @@ func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Win
 
 // CountTokenTransfers is the maintained total without a filter, capped with one.
 func (s *Store) CountTokenTransfers(ctx context.Context, f TokenTransferFilter) (int64, error) {
-	var conds []string
 	var args []any
-	if f.Token != nil {
-		args = append(args, f.Token)
-		conds = append(conds, fmt.Sprintf("token_address = $%d", len(args)))
-	}
+	conds := f.conds(&args)
 	switch {
 	case f.Wallet != nil:
 		args = append(args, f.Wallet)
 		n := len(args)
-		from := fmt.Sprintf(`(SELECT 1 FROM token_transfers%s UNION ALL SELECT 1 FROM token_transfers%s) t`,
-			and(append(conds, fmt.Sprintf("from_address = $%d", n))...),
-			and(append(conds, fmt.Sprintf("to_address = $%d AND from_address <> $%d", n, n))...))
+		from := fmt.Sprintf(`(SELECT 1 FROM token_transfers e%s UNION ALL SELECT 1 FROM token_transfers e%s) t`,
+			and(append(conds, fmt.Sprintf("e.from_address = $%d", n))...),
+			and(append(conds, fmt.Sprintf("e.to_address = $%d AND e.from_address <> $%d", n, n))...))
 		return s.cappedCount(ctx, from, args...)
 	case len(conds) == 0:
 		return s.ListCount(ctx, "token_transfers")
 	}
-	return s.cappedCount(ctx, "token_transfers"+and(conds...), args...)
+	return s.cappedCount(ctx, "token_transfers e"+and(conds...), args...)
 }
 
 // TransfersOfTxs lists the ERC-20 transfers of each transaction, in receipt order.

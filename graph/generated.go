@@ -426,7 +426,7 @@ type ComplexityRoot struct {
 		Pool             func(childComplexity int, address db.Felt) int
 		StakingOverview  func(childComplexity int) int
 		Token            func(childComplexity int, address db.Felt) int
-		TokenTransfers   func(childComplexity int, first *int, after *string, token db.Felt, wallet db.Felt) int
+		TokenTransfers   func(childComplexity int, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) int
 		Tokens           func(childComplexity int, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder) int
 		Transaction      func(childComplexity int, hash db.Felt) int
 		Transactions     func(childComplexity int, first *int, after *string, filter *model.TransactionFilter, order *model.SortDirection) int
@@ -533,6 +533,7 @@ type ComplexityRoot struct {
 		BlockNumber     func(childComplexity int) int
 		EventIndex      func(childComplexity int) int
 		FromAddress     func(childComplexity int) int
+		IsFee           func(childComplexity int) int
 		Timestamp       func(childComplexity int) int
 		ToAddress       func(childComplexity int) int
 		Token           func(childComplexity int) int
@@ -846,7 +847,7 @@ type QueryResolver interface {
 	IndexerStatus(ctx context.Context) (*db.IndexerStatus, error)
 	Token(ctx context.Context, address db.Felt) (*db.Token, error)
 	Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder) (*model.TokenConnection, error)
-	TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt) (*model.TokenTransferConnection, error)
+	TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) (*model.TokenTransferConnection, error)
 	Wallet(ctx context.Context, address db.Felt) (*model.Wallet, error)
 }
 type StakingOverviewResolver interface {
@@ -2674,7 +2675,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.TokenTransfers(childComplexity, args["first"].(*int), args["after"].(*string), args["token"].(db.Felt), args["wallet"].(db.Felt)), true
+		return e.ComplexityRoot.Query.TokenTransfers(childComplexity, args["first"].(*int), args["after"].(*string), args["token"].(db.Felt), args["wallet"].(db.Felt), args["filter"].(*model.TransferFilter), args["order"].(*model.SortDirection)), true
 	case "Query.tokens":
 		if e.ComplexityRoot.Query.Tokens == nil {
 			break
@@ -3186,6 +3187,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TokenTransfer.FromAddress(childComplexity), true
+	case "TokenTransfer.isFee":
+		if e.ComplexityRoot.TokenTransfer.IsFee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.IsFee(childComplexity), true
 	case "TokenTransfer.timestamp":
 		if e.ComplexityRoot.TokenTransfer.Timestamp == nil {
 			break
@@ -4049,6 +4056,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("EventFilter", ec.unmarshalInputEventFilter),
 			graphql.NewInputUnmarshaler("TransactionFilter", ec.unmarshalInputTransactionFilter),
+			graphql.NewInputUnmarshaler("TransferFilter", ec.unmarshalInputTransferFilter),
 			graphql.NewInputUnmarshaler("VerificationInput", ec.unmarshalInputVerificationInput),
 		)
 	}
@@ -4872,7 +4880,7 @@ type IndexerStatus {
   "Tokens of one standard, by holders, transfers or market cap (descending)."
   tokens(first: Int = 25, after: String, standard: TokenStandard = ERC20, orderBy: TokenOrder = HOLDERS): TokenConnection!
   "ERC-20 transfers, newest first: of one token, of one wallet (sent or received), or both."
-  tokenTransfers(first: Int = 25, after: String, token: Address, wallet: Address): TokenTransferConnection!
+  tokenTransfers(first: Int = 25, after: String, token: Address, wallet: Address, filter: TransferFilter, order: SortDirection = DESC): TokenTransferConnection!
 }
 
 enum TokenStandard {
@@ -4951,6 +4959,30 @@ type TokenTransfer {
   amount: BigInt!
   "USD value at the price of the transfer's block: the newest oracle reading at or before it. Null for tokens without a price feed or decimals, and before the first reading."
   usdValue: Float
+  "Whether this transfer pays its transaction's fee (from the sender to the block's sequencer)."
+  isFee: Boolean!
+}
+
+"Which transfers of a transaction a list shows. Transfers made while validating are not told apart from execution (an account's validation cannot call other contracts), so VALIDATE lists none."
+enum TransferInvocationType {
+  ALL
+  ALL_EXCEPT_FEE_TRANSFER
+  VALIDATE
+  EXECUTE
+  FEE_TRANSFER
+}
+
+"Narrows a transfer list; every bound is inclusive."
+input TransferFilter {
+  fromAddress: Address
+  toAddress: Address
+  fromBlock: Int
+  toBlock: Int
+  "Unix seconds."
+  fromTimestamp: Int
+  "Unix seconds."
+  toTimestamp: Int
+  invocationType: TransferInvocationType = ALL
 }
 
 type TokenConnection {
@@ -5917,6 +5949,8 @@ func (ec *executionContext) childFields_TokenTransfer(ctx context.Context, field
 		return ec.fieldContext_TokenTransfer_amount(ctx, field)
 	case "usdValue":
 		return ec.fieldContext_TokenTransfer_usdValue(ctx, field)
+	case "isFee":
+		return ec.fieldContext_TokenTransfer_isFee(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TokenTransfer", field.Name)
 }
@@ -6908,6 +6942,22 @@ func (ec *executionContext) field_Query_tokenTransfers_args(ctx context.Context,
 		return nil, err
 	}
 	args["wallet"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.TransferFilter, error) {
+			return ec.unmarshalOTransferFilter2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransferFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "order",
+		func(ctx context.Context, v any) (*model.SortDirection, error) {
+			return ec.unmarshalOSortDirection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐSortDirection(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["order"] = arg5
 	return args, nil
 }
 
@@ -14552,7 +14602,7 @@ func (ec *executionContext) _Query_tokenTransfers(ctx context.Context, field gra
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().TokenTransfers(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["token"].(db.Felt), fc.Args["wallet"].(db.Felt))
+			return ec.Resolvers.Query().TokenTransfers(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["token"].(db.Felt), fc.Args["wallet"].(db.Felt), fc.Args["filter"].(*model.TransferFilter), fc.Args["order"].(*model.SortDirection))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenTransferConnection) graphql.Marshaler {
@@ -16558,6 +16608,29 @@ func (ec *executionContext) _TokenTransfer_usdValue(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_TokenTransfer_usdValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TokenTransfer", field, true, true, "Float")
+}
+
+func (ec *executionContext) _TokenTransfer_isFee(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransfer_isFee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsFee, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransfer_isFee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransfer", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _TokenTransferConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TokenTransferConnection) (ret graphql.Marshaler) {
@@ -21060,6 +21133,94 @@ func UnmarshalTransactionFilter(ctx context.Context, raw any) (model.Transaction
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputTransferFilter(ctx context.Context, obj any) (model.TransferFilter, error) {
+	var it model.TransferFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["invocationType"]; !present {
+		asMap["invocationType"] = "ALL"
+	}
+
+	fieldsInOrder := [...]string{"fromAddress", "toAddress", "fromBlock", "toBlock", "fromTimestamp", "toTimestamp", "invocationType"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "fromAddress":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromAddress"))
+			data, err := ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromAddress = data
+		case "toAddress":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toAddress"))
+			data, err := ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToAddress = data
+		case "fromBlock":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromBlock"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromBlock = data
+		case "toBlock":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toBlock"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToBlock = data
+		case "fromTimestamp":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromTimestamp"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromTimestamp = data
+		case "toTimestamp":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toTimestamp"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToTimestamp = data
+		case "invocationType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invocationType"))
+			data, err := ec.unmarshalOTransferInvocationType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransferInvocationType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InvocationType = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalTransferFilter unmarshals raw into the TransferFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTransferFilter(ctx context.Context, raw any) (model.TransferFilter, error) {
+	var out model.TransferFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TransferFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputVerificationInput(ctx context.Context, obj any) (model.VerificationInput, error) {
 	var it model.VerificationInput
 	if obj == nil {
@@ -24302,6 +24463,11 @@ func (ec *executionContext) _TokenTransfer(ctx context.Context, sel ast.Selectio
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._TokenTransfer_usdValue(ctx, field, obj)
 				})
+		case "isFee":
+			out.Values[i] = ec._TokenTransfer_isFee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27342,6 +27508,30 @@ func (ec *executionContext) unmarshalOTransactionType2ᚖgithubᚗcomᚋstarkgra
 }
 
 func (ec *executionContext) marshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransactionType(ctx context.Context, sel ast.SelectionSet, v *model.TransactionType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOTransferFilter2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransferFilter(ctx context.Context, v any) (*model.TransferFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTransferFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOTransferInvocationType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransferInvocationType(ctx context.Context, v any) (*model.TransferInvocationType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.TransferInvocationType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTransferInvocationType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransferInvocationType(ctx context.Context, sel ast.SelectionSet, v *model.TransferInvocationType) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -45,10 +45,16 @@ func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string, s
 	return &model.TokenConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
-func (r *queryResolver) TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt) (*model.TokenTransferConnection, error) {
-	f := db.TokenTransferFilter{Token: token, Wallet: wallet}
+func (r *queryResolver) TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) (*model.TokenTransferConnection, error) {
+	f, none, err := transferFilter(token, wallet, filter, order)
+	if err != nil {
+		return nil, err
+	}
+	if none {
+		return &model.TokenTransferConnection{Edges: []*model.TokenTransferEdge{}, PageInfo: &model.PageInfo{}}, nil
+	}
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.TokenTransfer]{
-		name: "token_transfers", keyWidth: 3,
+		name: TokenTransfersList(f.Ascending), keyWidth: 3,
 		keyOf: func(t *db.TokenTransfer) []any { return []any{t.BlockNumber, t.TxIndex, t.EventIndex} },
 		fetch: func(w db.Window) ([]*db.TokenTransfer, error) { return r.Store.TokenTransfers(ctx, f, w) },
 		count: func() (int64, error) { return r.Store.CountTokenTransfers(ctx, f) },
@@ -137,3 +143,30 @@ type (
 	tokenBalanceResolver    struct{ *Resolver }
 	tokenTransferResolver   struct{ *Resolver }
 )
+
+// !!! WARNING !!!
+// The code below was going to be deleted when updating resolvers. It has been copied here so you have
+// one last chance to move it out of harms way if you want. There are two reasons this happens:
+//  - When renaming or deleting a resolver the old code will be put in here. You can safely delete
+//    it when you're done.
+//  - You have helper methods in this file. Move them out to keep these resolver files clean.
+/*
+	func (r *tokenTransferFilterResolver) FromAddress(ctx context.Context, obj *db.TokenTransferFilter, data db.Felt) error {
+	panic(fmt.Errorf("not implemented: FromAddress - fromAddress"))
+}
+func (r *tokenTransferFilterResolver) ToAddress(ctx context.Context, obj *db.TokenTransferFilter, data db.Felt) error {
+	panic(fmt.Errorf("not implemented: ToAddress - toAddress"))
+}
+func (r *tokenTransferFilterResolver) FromTimestamp(ctx context.Context, obj *db.TokenTransferFilter, data *int) error {
+	panic(fmt.Errorf("not implemented: FromTimestamp - fromTimestamp"))
+}
+func (r *tokenTransferFilterResolver) ToTimestamp(ctx context.Context, obj *db.TokenTransferFilter, data *int) error {
+	panic(fmt.Errorf("not implemented: ToTimestamp - toTimestamp"))
+}
+func (r *tokenTransferFilterResolver) InvocationType(ctx context.Context, obj *db.TokenTransferFilter, data *model.TransferInvocationType) error {
+	panic(fmt.Errorf("not implemented: InvocationType - invocationType"))
+}
+func (r *Resolver) TokenTransferFilter() graph.TokenTransferFilterResolver {
+	return &tokenTransferFilterResolver{r}
+}
+*/

@@ -190,6 +190,9 @@ func openAPIDocument() map[string]any {
 			"x-graphql":   rt.graphql,
 			"responses":   responsesOf(b, rt),
 		}
+		if rt.description != "" {
+			op["description"] = rt.description
+		}
 		params := []any{}
 		for _, p := range rt.params {
 			desc := p.desc

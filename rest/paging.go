@@ -13,6 +13,13 @@ type pageList[T any] struct {
 	LastPage int `json:"lastPage"`
 }
 
+// keysetList is the keyset envelope: `{items, hasMore}`; the client passes the last item's
+// id to get the next page.
+type keysetList[T any] struct {
+	Items   []T  `json:"items"`
+	HasMore bool `json:"hasMore"`
+}
+
 // cursorList is the cursor envelope: `{items, pagination: {next, prev, count}}`.
 type cursorList[T any] struct {
 	Items      []T        `json:"items"`

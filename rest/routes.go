@@ -8,6 +8,7 @@ type route struct {
 	method, path string
 	opID         string
 	summary      string
+	description  string // what the reference leaves open and we chose, for the document
 	params       []param
 	body         any   // POST: a value of the request body type, for the document
 	resp         any   // a value of the response type, for the document
@@ -191,6 +192,27 @@ func routeTable() []route {
 			params: []param{classOrContractParam},
 			resp:   verificationCheck{}, statuses: badAnd404, handle: verificationCheckOp,
 			graphql: "`class(hash) { verified }`, `contract(address) { class { verified } }`"},
+		{method: "GET", path: "/beta/token-transfers", opID: "getTokenTransfers", summary: "Get ERC-20 token transfers",
+			description: "Newest first unless `order_by=asc`. Keyset pages: pass the `id` of the last item seen to get the items after it; `hasMore` says whether there are more. " +
+				"An item's `id` is `<block>_<transaction index>_<event index>`. A fee transfer is the transfer from the transaction's sender (or the account a DEPLOY_ACCOUNT deploys) to the block's sequencer. " +
+				"Transfers made while validating are not told apart from execution, so `invocation_type=VALIDATE` lists none; transfers come from Transfer events only, so another `event_selector` lists none.",
+			params: []param{
+				query("page_size", kindLimit, "Items per page (1 to 100).").withDefault("100"),
+				queryFelt("token_address", "Token contract address"),
+				queryFelt("from_address", "Sender address"),
+				queryFelt("to_address", "Recipient address"),
+				query("from_block", kindUint, "Lowest block (inclusive)."),
+				query("to_block", kindUint, "Highest block (inclusive)."),
+				query("from_timestamp", kindUint, "Earliest block time, Unix seconds (inclusive)."),
+				query("to_timestamp", kindUint, "Latest block time, Unix seconds (inclusive)."),
+				queryFelt("event_selector", "Event selector"),
+				query("order_by", kindEnum, "Order by position in the chain.").oneOf("asc", "desc").withDefault("desc"),
+				query("invocation_type", kindEnum, "Which transfers of a transaction.").
+					oneOf("all", "all_except_fee_transfer", "validate", "execute", "fee_transfer").withDefault("all"),
+				query("id", kindString, "The `id` of the last item of the previous page."),
+			},
+			resp: keysetList[transferItem]{}, statuses: onlyBad, handle: tokenTransfersOp,
+			graphql: "`tokenTransfers(first, after, token, filter: {fromAddress, toAddress, fromBlock, toBlock, fromTimestamp, toTimestamp, invocationType}, order)`"},
 		{method: "GET", path: "/beta/api-status", opID: "getApiStatus", summary: "Index lag per API",
 			resp: apiStatusBody{}, statuses: noErrors, handle: apiStatusOp,
 			graphql: "`indexerStatus`"},

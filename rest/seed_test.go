@@ -12,7 +12,7 @@ import (
 )
 
 // The test chain: 30 blocks (1-20 accepted on L1, 21-30 on L2) of two INVOKE transactions
-// each, five accounts, two ERC-20 tokens, one ERC-721 collection of 30 items with a mint
+// each (each with an ETH transfer and its fee transfer), five accounts, two ERC-20 tokens, one ERC-721 collection of 30 items with a mint
 // event each, three meta-transactions, a validator with a STRK pool and a delegator, a
 // holders snapshot, a verified class and a verification job.
 const (
@@ -111,6 +111,11 @@ func seed(t testing.TB, conn *sqlx.DB) {
 				fmt.Sprintf(`{"recipient": "%s", "amount": {"low": "48912831549305", "high": "0"}}`, recipient.Hex()))
 			exec(`INSERT INTO events (block_number, tx_index, event_index, from_address, key0, keys, data) VALUES ($1, $2, 0, $3, $4, $5, $6)`,
 				n, i, ethAddr, transferKey, db.FeltArray{transferKey}, db.FeltArray{sender, recipient, db.FeltFromUint64(7), db.FeltFromUint64(0)})
+			// The event's transfer, and the fee transfer to the sequencer (not an event here).
+			exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_address, from_address, to_address,
+				amount, transaction_hash, timestamp, is_fee) VALUES ($1, $2, 0, $3, $4, $5, 7, $6, $7, false),
+				($1, $2, 1, $3, $4, $8, 48912831549305, $6, $7, true)`,
+				n, i, ethAddr, sender, recipient, txHash(n, i), baseTime+int64(n)*10, db.MustFelt("0x5e9"))
 		}
 	}
 

@@ -48,6 +48,7 @@ var sampleRequests = map[string]string{
 	"getVerificationJobStatus": "/beta/class-verify/job/" + jobID,
 	"checkVerificationStatus":  "/beta/class-verify/check/" + account(0).Hex(),
 	"getApiStatus":             "/beta/api-status",
+	"getTokenTransfers":        "/beta/token-transfers?page_size=10",
 }
 
 // referenceExamples reads the 200 examples of ../shared/spec/voyager-beta.md, by

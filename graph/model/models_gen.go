@@ -216,6 +216,19 @@ type TransactionFilter struct {
 	ToBlock *int `json:"toBlock,omitempty"`
 }
 
+// Narrows a transfer list; every bound is inclusive.
+type TransferFilter struct {
+	FromAddress db.Felt `json:"fromAddress,omitempty"`
+	ToAddress   db.Felt `json:"toAddress,omitempty"`
+	FromBlock   *int    `json:"fromBlock,omitempty"`
+	ToBlock     *int    `json:"toBlock,omitempty"`
+	// Unix seconds.
+	FromTimestamp *int `json:"fromTimestamp,omitempty"`
+	// Unix seconds.
+	ToTimestamp    *int                    `json:"toTimestamp,omitempty"`
+	InvocationType *TransferInvocationType `json:"invocationType,omitempty"`
+}
+
 type ValidatorConnection struct {
 	Edges      []*ValidatorEdge `json:"edges"`
 	PageInfo   *PageInfo        `json:"pageInfo"`
@@ -635,6 +648,68 @@ func (e *TransactionType) UnmarshalJSON(b []byte) error {
 }
 
 func (e TransactionType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Which transfers of a transaction a list shows. Transfers made while validating are not told apart from execution (an account's validation cannot call other contracts), so VALIDATE lists none.
+type TransferInvocationType string
+
+const (
+	TransferInvocationTypeAll                  TransferInvocationType = "ALL"
+	TransferInvocationTypeAllExceptFeeTransfer TransferInvocationType = "ALL_EXCEPT_FEE_TRANSFER"
+	TransferInvocationTypeValidate             TransferInvocationType = "VALIDATE"
+	TransferInvocationTypeExecute              TransferInvocationType = "EXECUTE"
+	TransferInvocationTypeFeeTransfer          TransferInvocationType = "FEE_TRANSFER"
+)
+
+var AllTransferInvocationType = []TransferInvocationType{
+	TransferInvocationTypeAll,
+	TransferInvocationTypeAllExceptFeeTransfer,
+	TransferInvocationTypeValidate,
+	TransferInvocationTypeExecute,
+	TransferInvocationTypeFeeTransfer,
+}
+
+func (e TransferInvocationType) IsValid() bool {
+	switch e {
+	case TransferInvocationTypeAll, TransferInvocationTypeAllExceptFeeTransfer, TransferInvocationTypeValidate, TransferInvocationTypeExecute, TransferInvocationTypeFeeTransfer:
+		return true
+	}
+	return false
+}
+
+func (e TransferInvocationType) String() string {
+	return string(e)
+}
+
+func (e *TransferInvocationType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TransferInvocationType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TransferInvocationType", str)
+	}
+	return nil
+}
+
+func (e TransferInvocationType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TransferInvocationType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TransferInvocationType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

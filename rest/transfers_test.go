@@ -1,0 +1,194 @@
+package rest
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/starknet"
+)
+
+// transferPage is an answer of GET /beta/token-transfers.
+type transferPage struct {
+	Items   []map[string]any
+	HasMore bool
+}
+
+func (e *env) transfers(query string) transferPage {
+	e.t.Helper()
+	body := e.mustGet("/beta/token-transfers?" + query).(map[string]any)
+	var p transferPage
+	for _, it := range body["items"].([]any) {
+		p.Items = append(p.Items, it.(map[string]any))
+	}
+	p.HasMore = body["hasMore"].(bool)
+	return p
+}
+
+// walk follows the id of each page's last item until hasMore is false, and returns every
+// id seen; it fails on a page that is not full while hasMore says more follow.
+func (e *env) walk(query string, size int) (ids []string, pages int) {
+	e.t.Helper()
+	id := ""
+	for {
+		q := fmt.Sprintf("%s&page_size=%d", query, size)
+		if id != "" {
+			q += "&id=" + id
+		}
+		p := e.transfers(q)
+		pages++
+		for _, it := range p.Items {
+			ids = append(ids, it["id"].(string))
+		}
+		if p.HasMore && len(p.Items) != size {
+			e.t.Fatalf("%s: %d items with hasMore", q, len(p.Items))
+		}
+		if !p.HasMore {
+			return ids, pages
+		}
+		id = p.Items[len(p.Items)-1]["id"].(string)
+	}
+}
+
+// sqlIDs lists the ids of the transfers matching where, in order.
+func (e *env) sqlIDs(where, order string, args ...any) []string {
+	e.t.Helper()
+	var ids []string
+	q := `SELECT block_number || '_' || tx_index || '_' || event_index FROM token_transfers WHERE ` + where +
+		fmt.Sprintf(` ORDER BY block_number %[1]s, tx_index %[1]s, event_index %[1]s`, order)
+	if err := e.db.Select(&ids, q, args...); err != nil {
+		e.t.Fatal(err)
+	}
+	return ids
+}
+
+func TestTokenTransfers(t *testing.T) {
+	e := newEnv(t)
+	eq := func(what string, got, want []string) {
+		t.Helper()
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s:\n got %d %v\nwant %d %v", what, len(got), got, len(want), want)
+		}
+	}
+	all := e.sqlIDs("true", "DESC")
+	if len(all) != 4*nBlocks {
+		t.Fatalf("the seed has %d transfers, want %d", len(all), 4*nBlocks)
+	}
+
+	// Pages of 7: the first, the middle ones and a last shorter one join up, newest first;
+	// ascending is the same list reversed, in any case of the value.
+	ids, pages := e.walk("order_by=desc", 7)
+	eq("desc pages", ids, all)
+	if pages != (len(all)+6)/7 {
+		t.Errorf("%d pages of 7 for %d transfers", pages, len(all))
+	}
+	ids, _ = e.walk("order_by=ASC", 7)
+	eq("asc pages", ids, e.sqlIDs("true", "ASC"))
+	ids, _ = e.walk("", 100) // defaults: newest first, pages of 100
+	eq("default pages", ids, all)
+	if p := e.transfers(""); len(p.Items) != 100 || !p.HasMore {
+		t.Errorf("the default page has %d items (hasMore %v), want 100 and more", len(p.Items), p.HasMore)
+	}
+
+	// The id of the last transfer is the end: nothing after it.
+	if p := e.transfers("id=" + all[len(all)-1]); len(p.Items) != 0 || p.HasMore {
+		t.Errorf("after the oldest transfer: %d items, hasMore %v", len(p.Items), p.HasMore)
+	}
+
+	// Each filter, against SQL.
+	sender, recipient := account(1), account(2)
+	sequencer := db.MustFelt("0x5e9")
+	eth := ethAddr.Hex()
+	fromTime, toTime := baseTime+50, baseTime+120 // blocks 5 to 12
+	for _, c := range []struct {
+		query, where string
+		args         []any
+	}{
+		{"token_address=" + eth, "token_address = $1", []any{ethAddr}},
+		{"from_address=" + sender.Hex(), "from_address = $1", []any{sender}},
+		{"to_address=" + recipient.Hex(), "to_address = $1", []any{recipient}},
+		{"from_address=" + sender.Hex() + "&to_address=" + recipient.Hex(), "from_address = $1 AND to_address = $2", []any{sender, recipient}},
+		{"from_block=10&to_block=12", "block_number BETWEEN 10 AND 12", nil},
+		{"from_block=29", "block_number >= 29", nil},
+		{fmt.Sprintf("from_timestamp=%d&to_timestamp=%d", fromTime, toTime), "timestamp BETWEEN $1 AND $2", []any{fromTime, toTime}},
+		{fmt.Sprintf("to_timestamp=%d", fromTime-1), "timestamp < $1", []any{fromTime}},
+		{"invocation_type=FEE_TRANSFER", "is_fee AND to_address = $1", []any{sequencer}},
+		{"invocation_type=execute", "NOT is_fee", nil},
+		{"invocation_type=all_except_fee_transfer&to_address=" + recipient.Hex(), "NOT is_fee AND to_address = $1", []any{recipient}},
+		{"event_selector=" + db.FeltOf(starknet.Selector("Transfer")).Hex(), "true", nil},
+	} {
+		want := e.sqlIDs(c.where, "DESC", c.args...)
+		if len(want) == 0 {
+			t.Fatalf("%s: the seed has no matching transfer, the case proves nothing", c.query)
+		}
+		ids, _ := e.walk(c.query, 9)
+		eq(c.query, ids, want)
+	}
+
+	// Empty answers.
+	for _, q := range []string{
+		"token_address=" + strkAddr.Hex(), // no STRK transfer
+		"from_block=31",                   // after the head
+		"invocation_type=validate",        // never told apart
+		"event_selector=0x1234",           // not a Transfer
+		fmt.Sprintf("from_timestamp=%d", baseTime+nBlocks*10+1),
+	} {
+		if p := e.transfers(q); len(p.Items) != 0 || p.HasMore {
+			t.Errorf("%s: %d items, hasMore %v; want none", q, len(p.Items), p.HasMore)
+		}
+	}
+
+	// An item in full: the newest transfer is block 30's second transaction's fee transfer.
+	p := e.transfers("page_size=2")
+	fee, moved := p.Items[0], p.Items[1]
+	wantFee := map[string]any{
+		"id": "30_1_1", "blockNumber": 30.0, "timestamp": float64(baseTime + 300), "transactionHash": txHash(30, 1).Hex(),
+		"eventIndex": 1.0, "tokenAddress": ethAddr.Padded(), "tokenName": "Ether", "tokenSymbol": "ETH", "tokenDecimals": 18.0,
+		"fromAddress": account(31 % nAccounts).Padded(), "toAddress": sequencer.Padded(), "amount": "48912831549305",
+		"invocationType": "FEE_TRANSFER",
+	}
+	for k, v := range wantFee {
+		if fee[k] != v {
+			t.Errorf("fee transfer %s = %v, want %v", k, fee[k], v)
+		}
+	}
+	if moved["invocationType"] != "EXECUTE" || moved["amount"] != "7" || moved["toAddress"] != account(32%nAccounts).Padded() {
+		t.Errorf("the transfer of the event = %v", moved)
+	}
+}
+
+// Every parameter refuses what is not its kind, with a 400 that names it.
+func TestTokenTransfersBadInput(t *testing.T) {
+	e := newEnv(t)
+	for _, c := range []struct{ query, names string }{
+		{"page_size=0", "page_size"},
+		{"page_size=101", "page_size"},
+		{"page_size=ten", "page_size"},
+		{"token_address=xyz", "token_address"},
+		{"from_address=0x" + strings.Repeat("f", 64), "from_address"}, // above the prime
+		{"to_address=", "to_address"},
+		{"from_block=-1", "from_block"},
+		{"to_block=1.5", "to_block"},
+		{"from_block=5&to_block=4", "from_block"},
+		{"from_timestamp=abc", "from_timestamp"},
+		{"from_timestamp=100&to_timestamp=99", "from_timestamp"},
+		{"to_timestamp=" + strings.Repeat("9", 30), "to_timestamp"},
+		{"event_selector=Transfer", "event_selector"},
+		{"order_by=sideways", "order_by"},
+		{"invocation_type=SOME", "invocation_type"},
+		{"id=abc", "id"},
+		{"id=1_2", "id"},
+		{"id=1_2_x", "id"},
+		{"id=-1_0_0", "id"},
+		{"id=01_0_0", "id"},
+		{"id=1_2_3_4", "id"},
+		{"id=" + url.QueryEscape("1_2_3\x00"), "id"},
+	} {
+		r := e.get("/beta/token-transfers?" + c.query)
+		if r.status != 400 || !strings.Contains(string(r.raw), c.names) {
+			t.Errorf("%s: status %d, body %s; want 400 naming %s", c.query, r.status, r.raw, c.names)
+		}
+	}
+}
