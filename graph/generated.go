@@ -499,11 +499,13 @@ type ComplexityRoot struct {
 
 	TokenBalance struct {
 		Balance          func(childComplexity int) int
+		FormattedBalance func(childComplexity int) int
 		LastTransferTime func(childComplexity int) int
 		Owner            func(childComplexity int) int
 		OwnerAddress     func(childComplexity int) int
 		Token            func(childComplexity int) int
 		TokenAddress     func(childComplexity int) int
+		UsdValue         func(childComplexity int) int
 	}
 
 	TokenConnection struct {
@@ -874,6 +876,9 @@ type TokenBalanceResolver interface {
 	Token(ctx context.Context, obj *db.TokenBalance) (*db.Token, error)
 
 	Owner(ctx context.Context, obj *db.TokenBalance) (*db.Contract, error)
+
+	FormattedBalance(ctx context.Context, obj *db.TokenBalance) (*string, error)
+	UsdValue(ctx context.Context, obj *db.TokenBalance) (*float64, error)
 }
 type TokenTransferResolver interface {
 	Transaction(ctx context.Context, obj *db.TokenTransfer) (*db.Transaction, error)
@@ -3068,6 +3073,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TokenBalance.Balance(childComplexity), true
+	case "TokenBalance.formattedBalance":
+		if e.ComplexityRoot.TokenBalance.FormattedBalance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenBalance.FormattedBalance(childComplexity), true
 	case "TokenBalance.lastTransferTime":
 		if e.ComplexityRoot.TokenBalance.LastTransferTime == nil {
 			break
@@ -3098,6 +3109,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TokenBalance.TokenAddress(childComplexity), true
+	case "TokenBalance.usdValue":
+		if e.ComplexityRoot.TokenBalance.UsdValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenBalance.UsdValue(childComplexity), true
 
 	case "TokenConnection.edges":
 		if e.ComplexityRoot.TokenConnection.Edges == nil {
@@ -4922,6 +4939,10 @@ type TokenBalance {
   ownerAddress: Address!
   owner: Contract
   balance: BigInt!
+  "The balance in whole tokens, exact (\"1.5\" for 1.5 tokens); null when the token's decimals are unknown."
+  formattedBalance: String
+  "USD value at the token's current price; null without a price or decimals."
+  usdValue: Float
   lastTransferTime: Int!
 }
 
@@ -5875,6 +5896,10 @@ func (ec *executionContext) childFields_TokenBalance(ctx context.Context, field 
 		return ec.fieldContext_TokenBalance_owner(ctx, field)
 	case "balance":
 		return ec.fieldContext_TokenBalance_balance(ctx, field)
+	case "formattedBalance":
+		return ec.fieldContext_TokenBalance_formattedBalance(ctx, field)
+	case "usdValue":
+		return ec.fieldContext_TokenBalance_usdValue(ctx, field)
 	case "lastTransferTime":
 		return ec.fieldContext_TokenBalance_lastTransferTime(ctx, field)
 	}
@@ -16032,6 +16057,52 @@ func (ec *executionContext) fieldContext_TokenBalance_balance(_ context.Context,
 	return graphql.NewScalarFieldContext("TokenBalance", field, false, false, "BigInt")
 }
 
+func (ec *executionContext) _TokenBalance_formattedBalance(ctx context.Context, field graphql.CollectedField, obj *db.TokenBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenBalance_formattedBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TokenBalance().FormattedBalance(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TokenBalance_formattedBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenBalance", field, true, true, "String")
+}
+
+func (ec *executionContext) _TokenBalance_usdValue(ctx context.Context, field graphql.CollectedField, obj *db.TokenBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenBalance_usdValue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TokenBalance().UsdValue(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TokenBalance_usdValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenBalance", field, true, true, "Float")
+}
+
 func (ec *executionContext) _TokenBalance_lastTransferTime(ctx context.Context, field graphql.CollectedField, obj *db.TokenBalance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24210,6 +24281,18 @@ func (ec *executionContext) _TokenBalance(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "formattedBalance":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TokenBalance_formattedBalance(ctx, field, obj)
+				})
+		case "usdValue":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TokenBalance_usdValue(ctx, field, obj)
+				})
 		case "lastTransferTime":
 			out.Values[i] = ec._TokenBalance_lastTransferTime(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

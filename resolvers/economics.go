@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
@@ -116,6 +117,35 @@ func transferUsdValue(ctx context.Context, t *db.TokenTransfer) (*float64, error
 	v, _ := amount.Mul(amount, p).Float64()
 	v /= math.Pow10(int(*token.Decimals) + price.Decimals)
 	return &v, nil
+}
+
+// formatUnits writes an amount of a token's smallest unit in whole tokens, exactly:
+// "1500000000000000000" with 18 decimals is "1.5".
+func formatUnits(amount string, decimals int) (string, error) {
+	v, ok := new(big.Int).SetString(amount, 10)
+	if !ok || v.Sign() < 0 || decimals < 0 || decimals > 255 {
+		return "", fmt.Errorf("unreadable amount %q with %d decimals", amount, decimals)
+	}
+	whole, frac := new(big.Int).QuoRem(v, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil), new(big.Int))
+	if frac.Sign() == 0 {
+		return whole.String(), nil
+	}
+	digits := fmt.Sprintf("%0*s", decimals, frac.String())
+	return whole.String() + "." + strings.TrimRight(digits, "0"), nil
+}
+
+// balanceUsdValue is balance / 10^decimals * the token's current price; nil without either.
+func balanceUsdValue(token *db.Token, balance string) *float64 {
+	if token.UsdPrice == nil || token.Decimals == nil {
+		return nil
+	}
+	b, ok := new(big.Float).SetString(balance)
+	if !ok {
+		return nil
+	}
+	v, _ := b.Float64()
+	v = v / math.Pow10(*token.Decimals) * *token.UsdPrice
+	return &v
 }
 
 // primeValidators gives the request's loaders the validators a list read, with their

@@ -115,6 +115,23 @@ func (r *tokenBalanceResolver) Owner(ctx context.Context, obj *db.TokenBalance) 
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.OwnerAddress))()
 }
 
+func (r *tokenBalanceResolver) FormattedBalance(ctx context.Context, obj *db.TokenBalance) (*string, error) {
+	token, err := loaders.For(ctx).Token.Load(ctx, string(obj.TokenAddress))()
+	if err != nil || token == nil || token.Decimals == nil {
+		return nil, err
+	}
+	f, err := formatUnits(obj.Balance, *token.Decimals)
+	return &f, err
+}
+
+func (r *tokenBalanceResolver) UsdValue(ctx context.Context, obj *db.TokenBalance) (*float64, error) {
+	token, err := loaders.For(ctx).Token.Load(ctx, string(obj.TokenAddress))()
+	if err != nil || token == nil {
+		return nil, err
+	}
+	return balanceUsdValue(token, obj.Balance), nil
+}
+
 func (r *tokenTransferResolver) Transaction(ctx context.Context, obj *db.TokenTransfer) (*db.Transaction, error) {
 	return transactionOf(ctx, obj.BlockNumber, obj.TxIndex, "a token transfer")
 }
@@ -143,30 +160,3 @@ type (
 	tokenBalanceResolver    struct{ *Resolver }
 	tokenTransferResolver   struct{ *Resolver }
 )
-
-// !!! WARNING !!!
-// The code below was going to be deleted when updating resolvers. It has been copied here so you have
-// one last chance to move it out of harms way if you want. There are two reasons this happens:
-//  - When renaming or deleting a resolver the old code will be put in here. You can safely delete
-//    it when you're done.
-//  - You have helper methods in this file. Move them out to keep these resolver files clean.
-/*
-	func (r *tokenTransferFilterResolver) FromAddress(ctx context.Context, obj *db.TokenTransferFilter, data db.Felt) error {
-	panic(fmt.Errorf("not implemented: FromAddress - fromAddress"))
-}
-func (r *tokenTransferFilterResolver) ToAddress(ctx context.Context, obj *db.TokenTransferFilter, data db.Felt) error {
-	panic(fmt.Errorf("not implemented: ToAddress - toAddress"))
-}
-func (r *tokenTransferFilterResolver) FromTimestamp(ctx context.Context, obj *db.TokenTransferFilter, data *int) error {
-	panic(fmt.Errorf("not implemented: FromTimestamp - fromTimestamp"))
-}
-func (r *tokenTransferFilterResolver) ToTimestamp(ctx context.Context, obj *db.TokenTransferFilter, data *int) error {
-	panic(fmt.Errorf("not implemented: ToTimestamp - toTimestamp"))
-}
-func (r *tokenTransferFilterResolver) InvocationType(ctx context.Context, obj *db.TokenTransferFilter, data *model.TransferInvocationType) error {
-	panic(fmt.Errorf("not implemented: InvocationType - invocationType"))
-}
-func (r *Resolver) TokenTransferFilter() graph.TokenTransferFilterResolver {
-	return &tokenTransferFilterResolver{r}
-}
-*/

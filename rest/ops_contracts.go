@@ -1,9 +1,12 @@
 package rest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
@@ -160,4 +163,75 @@ func tokensHeldOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 		return nil, err
 	}
 	return emptyIfNil(items), nil
+}
+
+// tokenBalancesBody is the answer of GET /beta/contracts/{contractAddress}/token-balances.
+type tokenBalancesBody struct {
+	ContractAddress string         `json:"contractAddress"`
+	TotalUsdValue   float64        `json:"totalUsdValue"`
+	Items           []tokenBalance `json:"items"`
+}
+
+// tokenBalance is one ERC-20 balance a contract holds now.
+type tokenBalance struct {
+	TokenAddress     string   `json:"tokenAddress"`
+	TokenName        *string  `json:"tokenName"`
+	TokenSymbol      *string  `json:"tokenSymbol"`
+	TokenDecimals    *int     `json:"tokenDecimals"`
+	IsVerified       bool     `json:"isVerified"`
+	Balance          string   `json:"balance"`          // in the token's smallest unit
+	FormattedBalance *string  `json:"formattedBalance"` // in whole tokens, exact
+	UsdPrice         *float64 `json:"usdPrice"`
+	UsdValue         *float64 `json:"usdValue"`
+	LastTransferTime int64    `json:"lastTransferTime"`
+}
+
+func tokenBalancesOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	c, err := s.requireContract(ctx, a.felt("contractAddress"))
+	if err != nil {
+		return nil, err
+	}
+	held, err := s.res.Contract().TokensHeld(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	br := s.res.TokenBalance()
+	items, err := mapAll(ctx, held, func(ctx context.Context, b *db.TokenBalance) (out tokenBalance, err error) {
+		out = tokenBalance{TokenAddress: addr(b.TokenAddress), Balance: b.Balance, LastTransferTime: b.LastTransferTime}
+		t, err := br.Token(ctx, b)
+		if err != nil {
+			return out, err
+		}
+		if t != nil {
+			out.TokenName, out.TokenSymbol, out.TokenDecimals, out.IsVerified, out.UsdPrice = t.Name, t.Symbol, t.Decimals, t.IsVerified, t.UsdPrice
+		}
+		if out.FormattedBalance, err = br.FormattedBalance(ctx, b); err != nil {
+			return out, err
+		}
+		out.UsdValue, err = br.UsdValue(ctx, b)
+		return out, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Largest value first; balances without a price after them, by token address.
+	slices.SortStableFunc(items, func(x, y tokenBalance) int {
+		switch {
+		case x.UsdValue != nil && y.UsdValue != nil && *x.UsdValue != *y.UsdValue:
+			return cmp.Compare(*y.UsdValue, *x.UsdValue)
+		case (x.UsdValue == nil) != (y.UsdValue == nil):
+			if x.UsdValue == nil {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(x.TokenAddress, y.TokenAddress)
+	})
+	out := tokenBalancesBody{ContractAddress: addr(c.Address), Items: emptyIfNil(items)}
+	for _, it := range items {
+		if it.UsdValue != nil {
+			out.TotalUsdValue += *it.UsdValue
+		}
+	}
+	return out, nil
 }

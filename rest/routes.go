@@ -213,6 +213,12 @@ func routeTable() []route {
 			},
 			resp: keysetList[transferItem]{}, statuses: onlyBad, handle: tokenTransfersOp,
 			graphql: "`tokenTransfers(first, after, token, filter: {fromAddress, toAddress, fromBlock, toBlock, fromTimestamp, toTimestamp, invocationType}, order)`"},
+		{method: "GET", path: "/beta/contracts/{contractAddress}/token-balances", opID: "getContractTokenBalances", summary: "Get a contract's ERC-20 balances",
+			description: "The contract's positive ERC-20 balances now, largest USD value first (balances of tokens without a price last, by token address), " +
+				"each with the exact amount in whole tokens and its value at the token's current price; `totalUsdValue` sums the values known.",
+			params: []param{contractParam},
+			resp:   tokenBalancesBody{}, statuses: badAnd404, handle: tokenBalancesOp,
+			graphql: "`contract(address) { tokensHeld { token balance formattedBalance usdValue } }`"},
 		{method: "GET", path: "/beta/api-status", opID: "getApiStatus", summary: "Index lag per API",
 			resp: apiStatusBody{}, statuses: noErrors, handle: apiStatusOp,
 			graphql: "`indexerStatus`"},

@@ -49,6 +49,7 @@ var sampleRequests = map[string]string{
 	"checkVerificationStatus":  "/beta/class-verify/check/" + account(0).Hex(),
 	"getApiStatus":             "/beta/api-status",
 	"getTokenTransfers":        "/beta/token-transfers?page_size=10",
+	"getContractTokenBalances": "/beta/contracts/" + account(0).Hex() + "/token-balances",
 }
 
 // referenceExamples reads the 200 examples of ../shared/spec/voyager-beta.md, by
