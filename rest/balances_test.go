@@ -19,7 +19,10 @@ func TestContractTokenBalances(t *testing.T) {
 		t.Errorf("items: %v", items)
 	}
 	ethValue, strkValue := 1.273198304298242227*3000.5, 1.273198304298242227*0.119393
-	near := func(got any, want float64) bool { f, ok := got.(float64); return ok && f > want*0.999999 && f < want*1.000001 }
+	near := func(got any, want float64) bool {
+		f, ok := got.(float64)
+		return ok && f > want*0.999999 && f < want*1.000001
+	}
 	if !near(eth["usdValue"], ethValue) || !near(strk["usdValue"], strkValue) || !near(body["totalUsdValue"], ethValue+strkValue) {
 		t.Errorf("values: ETH %v, STRK %v, total %v", eth["usdValue"], strk["usdValue"], body["totalUsdValue"])
 	}
