@@ -117,17 +117,27 @@ var tokenOrderColumns = map[string]string{
 }
 
 // Tokens lists tokens of one standard by holders, transfers or market cap, descending;
-// keyset: (sort column, address).
-func (s *Store) Tokens(ctx context.Context, standard, orderBy string, w Window) ([]*Token, error) {
+// keyset: (sort column, address). A symbol ("" for any) keeps the tokens that have it, in
+// any case (tokens is small: a filter on its ordered scan).
+func (s *Store) Tokens(ctx context.Context, standard, orderBy, symbol string, w Window) ([]*Token, error) {
 	col, ok := tokenOrderColumns[orderBy]
 	if !ok {
 		col = tokenOrderColumns["holders"]
 	}
-	where, tail, args := w.keyset([]string{col, "address"}, true, 2)
+	conds, args := []string{"standard = $1"}, []any{standard}
+	if symbol != "" {
+		args = append(args, symbol)
+		conds = append(conds, "lower(symbol) = lower($2)")
+	}
+	where, tail, kargs := w.keyset([]string{col, "address"}, true, len(args)+1)
 	var rows []*Token
-	err := s.selectRows(ctx, &rows, `SELECT `+tokenCols+` FROM tokens`+and("standard = $1", where)+tail,
-		append([]any{standard}, args...)...)
+	err := s.selectRows(ctx, &rows, `SELECT `+tokenCols+` FROM tokens`+and(append(conds, where)...)+tail, append(args, kargs...)...)
 	return rows, err
+}
+
+// CountTokensWithSymbol counts a standard's tokens with a symbol, in any case (capped).
+func (s *Store) CountTokensWithSymbol(ctx context.Context, standard, symbol string) (int64, error) {
+	return s.cappedCount(ctx, "tokens WHERE standard = $1 AND lower(symbol) = lower($2)", standard, symbol)
 }
 
 // TokenSortKey is the keyset value of a token in a list ordered by orderBy.

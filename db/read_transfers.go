@@ -34,6 +34,7 @@ var tokenTransferKeyColumns = []string{"e.block_number", "e.tx_index", "e.event_
 // timestamps only grow), so every bound narrows an index range.
 type TokenTransferFilter struct {
 	Token, Wallet, From, To Felt
+	Tokens                  []Felt // any of them, when not nil (an empty list selects nothing)
 	FromBlock, ToBlock      *int64
 	FromTime, ToTime        *int64 // Unix seconds, inclusive
 	Fee                     *bool  // true: fee transfers only; false: all but them
@@ -48,6 +49,9 @@ func (f TokenTransferFilter) conds(args *[]any) []string {
 	}
 	if f.Token != nil {
 		add("e.token_address = $%d", f.Token)
+	}
+	if f.Tokens != nil {
+		add("e.token_address = ANY($%d)", feltList(f.Tokens))
 	}
 	if f.From != nil {
 		add("e.from_address = $%d", f.From)

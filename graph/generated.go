@@ -427,7 +427,7 @@ type ComplexityRoot struct {
 		StakingOverview  func(childComplexity int) int
 		Token            func(childComplexity int, address db.Felt) int
 		TokenTransfers   func(childComplexity int, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) int
-		Tokens           func(childComplexity int, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder) int
+		Tokens           func(childComplexity int, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder, symbol *string) int
 		Transaction      func(childComplexity int, hash db.Felt) int
 		Transactions     func(childComplexity int, first *int, after *string, filter *model.TransactionFilter, order *model.SortDirection) int
 		Validator        func(childComplexity int, address db.Felt) int
@@ -848,7 +848,7 @@ type QueryResolver interface {
 	NetworkStats(ctx context.Context) (*model.NetworkStats, error)
 	IndexerStatus(ctx context.Context) (*db.IndexerStatus, error)
 	Token(ctx context.Context, address db.Felt) (*db.Token, error)
-	Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder) (*model.TokenConnection, error)
+	Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder, symbol *string) (*model.TokenConnection, error)
 	TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) (*model.TokenTransferConnection, error)
 	Wallet(ctx context.Context, address db.Felt) (*model.Wallet, error)
 }
@@ -2691,7 +2691,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Tokens(childComplexity, args["first"].(*int), args["after"].(*string), args["standard"].(*model.TokenStandard), args["orderBy"].(*model.TokenOrder)), true
+		return e.ComplexityRoot.Query.Tokens(childComplexity, args["first"].(*int), args["after"].(*string), args["standard"].(*model.TokenStandard), args["orderBy"].(*model.TokenOrder), args["symbol"].(*string)), true
 	case "Query.transaction":
 		if e.ComplexityRoot.Query.Transaction == nil {
 			break
@@ -4895,7 +4895,7 @@ type IndexerStatus {
 	{Name: "../schema/tokens.graphqls", Input: `extend type Query {
   token(address: Address!): Token
   "Tokens of one standard, by holders, transfers or market cap (descending)."
-  tokens(first: Int = 25, after: String, standard: TokenStandard = ERC20, orderBy: TokenOrder = HOLDERS): TokenConnection!
+  tokens(first: Int = 25, after: String, standard: TokenStandard = ERC20, orderBy: TokenOrder = HOLDERS, "Only the tokens with this symbol, in any case." symbol: String): TokenConnection!
   "ERC-20 transfers, newest first: of one token, of one wallet (sent or received), or both."
   tokenTransfers(first: Int = 25, after: String, token: Address, wallet: Address, filter: TransferFilter, order: SortDirection = DESC): TokenTransferConnection!
 }
@@ -4995,6 +4995,8 @@ enum TransferInvocationType {
 
 "Narrows a transfer list; every bound is inclusive."
 input TransferFilter {
+  "Transfers of any of these tokens (at most 100)."
+  tokenAddresses: [Address!]
   fromAddress: Address
   toAddress: Address
   fromBlock: Int
@@ -7035,6 +7037,14 @@ func (ec *executionContext) field_Query_tokens_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["orderBy"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "symbol",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["symbol"] = arg4
 	return args, nil
 }
 
@@ -14583,7 +14593,7 @@ func (ec *executionContext) _Query_tokens(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Tokens(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["standard"].(*model.TokenStandard), fc.Args["orderBy"].(*model.TokenOrder))
+			return ec.Resolvers.Query().Tokens(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["standard"].(*model.TokenStandard), fc.Args["orderBy"].(*model.TokenOrder), fc.Args["symbol"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenConnection) graphql.Marshaler {
@@ -21219,13 +21229,20 @@ func (ec *executionContext) unmarshalInputTransferFilter(ctx context.Context, ob
 		asMap["invocationType"] = "ALL"
 	}
 
-	fieldsInOrder := [...]string{"fromAddress", "toAddress", "fromBlock", "toBlock", "fromTimestamp", "toTimestamp", "invocationType"}
+	fieldsInOrder := [...]string{"tokenAddresses", "fromAddress", "toAddress", "fromBlock", "toBlock", "fromTimestamp", "toTimestamp", "invocationType"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
 			continue
 		}
 		switch k {
+		case "tokenAddresses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tokenAddresses"))
+			data, err := ec.unmarshalOAddress2ᚕgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFeltᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TokenAddresses = data
 		case "fromAddress":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromAddress"))
 			data, err := ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
@@ -27223,6 +27240,41 @@ func (ec *executionContext) marshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgra
 	_ = ctx
 	res := scalars.MarshalAddress(v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOAddress2ᚕgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFeltᚄ(ctx context.Context, v any) ([]db.Felt, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]db.Felt, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOAddress2ᚕgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFeltᚄ(ctx context.Context, sel ast.SelectionSet, v []db.Felt) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOBigInt2ᚖstring(ctx context.Context, v any) (*string, error) {

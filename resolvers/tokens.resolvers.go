@@ -25,19 +25,30 @@ func (r *queryResolver) Token(ctx context.Context, address db.Felt) (*db.Token, 
 	return loaders.For(ctx).Token.Load(ctx, string(address))()
 }
 
-func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder) (*model.TokenConnection, error) {
-	std, by := "erc20", "holders"
+func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder, symbol *string) (*model.TokenConnection, error) {
+	std, by, sym := "erc20", "holders", ""
 	if standard != nil {
 		std = strings.ToLower(string(*standard))
 	}
 	if orderBy != nil {
 		by = strings.ToLower(string(*orderBy))
 	}
+	if symbol != nil {
+		if len(*symbol) > 100 {
+			return nil, badInput("symbol", "is longer than 100 characters")
+		}
+		sym = *symbol
+	}
+	list, count := "tokens:"+std+":"+by, func() (int64, error) { return r.Store.CountTokens(ctx, std) }
+	if sym != "" {
+		list += ":" + strings.ToLower(sym)
+		count = func() (int64, error) { return r.Store.CountTokensWithSymbol(ctx, std, sym) }
+	}
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.Token]{
-		name: "tokens:" + std + ":" + by, keyWidth: 2,
+		name: list, keyWidth: 2,
 		keyOf: func(t *db.Token) []any { return []any{db.TokenSortKey(t, by), t.Address} },
-		fetch: func(w db.Window) ([]*db.Token, error) { return r.Store.Tokens(ctx, std, by, w) },
-		count: func() (int64, error) { return r.Store.CountTokens(ctx, std) },
+		fetch: func(w db.Window) ([]*db.Token, error) { return r.Store.Tokens(ctx, std, by, sym, w) },
+		count: count,
 	}, func(c string, t *db.Token) *model.TokenEdge { return &model.TokenEdge{Cursor: c, Node: t} })
 	if err != nil {
 		return nil, err

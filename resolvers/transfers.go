@@ -1,6 +1,8 @@
 package resolvers
 
 import (
+	"fmt"
+
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
 )
@@ -28,6 +30,12 @@ func transferFilter(token, wallet db.Felt, in *model.TransferFilter, order *mode
 		return f, false, nil
 	}
 	f.From, f.To = in.FromAddress, in.ToAddress
+	if in.TokenAddresses != nil {
+		if len(in.TokenAddresses) > MaxPageSize {
+			return f, false, badInput("filter.tokenAddresses", fmt.Sprintf("has more than %d addresses", MaxPageSize))
+		}
+		f.Tokens = append([]db.Felt{}, in.TokenAddresses...)
+	}
 	bounds := []struct {
 		name string
 		in   *int

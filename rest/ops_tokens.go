@@ -34,7 +34,7 @@ var tokenOrders = map[string]model.TokenOrder{
 func listTokens(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
 	pg := pageOf(a)
 	standard, order := tokenStandards[a.str("type")], tokenOrders[a.str("attribute")]
-	conn, err := s.res.Query().Tokens(ctx, &pg.first, pg.after, &standard, &order)
+	conn, err := s.res.Query().Tokens(ctx, &pg.first, pg.after, &standard, &order, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -134,3 +134,114 @@ func bounds(a *args, lowName, highName string, low, high **int) error {
 	*low, *high = low2, high2
 	return nil
 }
+
+// contractTransfersBody is the answer of GET /beta/contracts/{contractAddress}/transfers.
+type contractTransfersBody struct {
+	Items   []transferItem `json:"items"`
+	HasMore bool           `json:"hasMore"`
+	Range   timeWindow     `json:"range"`
+}
+
+// timeWindow is the span of block times a list covers, Unix seconds, both ends included.
+type timeWindow struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+}
+
+// maxTransferWindow is the longest span of time one contract transfers request covers.
+const maxTransferWindow = 90 * 24 * 3600
+
+func contractTransfersOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	c, err := s.requireContract(ctx, a.felt("contractAddress"))
+	if err != nil {
+		return nil, err
+	}
+	window, err := s.transferWindow(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	out := contractTransfersBody{Items: []transferItem{}, Range: window}
+	from, to := int(window.From), int(window.To)
+	filter := &model.TransferFilter{FromAddress: a.felt("from"), ToAddress: a.felt("to"), FromTimestamp: &from, ToTimestamp: &to}
+	invocation := invocationTypes[a.str("invocationType")]
+	filter.InvocationType = &invocation
+	if symbol := a.str("symbol"); symbol != "" {
+		if filter.TokenAddresses, err = s.tokensWithSymbol(ctx, symbol); err != nil {
+			return nil, err
+		}
+	}
+	order := model.SortDirectionDesc
+	if a.str("order_by") == "asc" {
+		order = model.SortDirectionAsc
+	}
+	var after *string
+	if id := a.str("id"); id != "" {
+		block, tx, event, err := parseTransferID(id)
+		if err != nil {
+			return nil, err
+		}
+		cur := resolvers.KeysetCursor(resolvers.TokenTransfersList(order == model.SortDirectionAsc), block, tx, event)
+		after = &cur
+	}
+	first := *a.int("ps")
+	ctx = resolvers.WithoutTotal(ctx)
+	conn, err := s.res.Query().TokenTransfers(ctx, &first, after, a.felt("tokenAddress"), c.Address, filter, &order)
+	if err != nil {
+		return nil, err
+	}
+	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.TokenTransferEdge) (transferItem, error) {
+		return s.transferItem(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.Items, out.HasMore = emptyIfNil(items), conn.PageInfo.HasNextPage
+	return out, nil
+}
+
+// transferWindow reads timestampFrom and timestampTo: at most 90 days, ending by default
+// at the newest indexed block's time (or 90 days after timestampFrom), and starting 90 days
+// before its end.
+func (s *server) transferWindow(ctx context.Context, a *args) (timeWindow, error) {
+	var w timeWindow
+	from, to := a.int("timestampFrom"), a.int("timestampTo")
+	switch {
+	case to != nil:
+		w.To = int64(*to)
+	case from != nil:
+		w.To = int64(*from) + maxTransferWindow
+	default:
+		head, err := s.res.Query().Block(ctx, nil, nil)
+		if err != nil {
+			return w, err
+		}
+		if head != nil {
+			w.To = head.Timestamp
+		}
+	}
+	w.From = max(w.To-maxTransferWindow, 0)
+	if from != nil {
+		w.From = int64(*from)
+	}
+	if w.From > w.To {
+		return w, badRequest("timestampFrom: must not be above timestampTo")
+	}
+	if w.To-w.From > maxTransferWindow {
+		return w, badRequest("timestampFrom: the window up to timestampTo is longer than 90 days")
+	}
+	return w, nil
+}
+
+// tokensWithSymbol are the ERC-20 tokens whose symbol is symbol, in any case.
+func (s *server) tokensWithSymbol(ctx context.Context, symbol string) ([]db.Felt, error) {
+	first, standard := resolvers.MaxPageSize, model.TokenStandardErc20
+	conn, err := s.res.Query().Tokens(ctx, &first, nil, &standard, nil, &symbol)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]db.Felt, 0, len(conn.Edges))
+	for _, e := range conn.Edges {
+		out = append(out, e.Node.Address)
+	}
+	return out, nil
+}

@@ -50,6 +50,7 @@ var sampleRequests = map[string]string{
 	"getApiStatus":             "/beta/api-status",
 	"getTokenTransfers":        "/beta/token-transfers?page_size=10",
 	"getContractTokenBalances": "/beta/contracts/" + account(0).Hex() + "/token-balances",
+	"getContractTransfers":     "/beta/contracts/" + account(1).Hex() + "/transfers?ps=10",
 }
 
 // referenceExamples reads the 200 examples of ../shared/spec/voyager-beta.md, by

@@ -192,3 +192,88 @@ func TestTokenTransfersBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestContractTransfers(t *testing.T) {
+	e := newEnv(t)
+	acct := account(1)
+	base := "/beta/contracts/" + acct.Hex() + "/transfers"
+	get := func(query string) map[string]any { t.Helper(); return e.mustGet(base + "?" + query).(map[string]any) }
+	walk := func(query string) []string {
+		t.Helper()
+		var ids []string
+		id := ""
+		for pages := 0; ; pages++ {
+			q := query + "&ps=10"
+			if id != "" {
+				q += "&id=" + id
+			}
+			body := get(q)
+			items := body["items"].([]any)
+			for _, it := range items {
+				ids = append(ids, it.(map[string]any)["id"].(string))
+			}
+			if body["hasMore"] != true {
+				return ids
+			}
+			if len(items) != 10 || pages > 50 {
+				t.Fatalf("%s: %d items with hasMore", q, len(items))
+			}
+			id = ids[len(ids)-1]
+		}
+	}
+	eq := func(what string, got, want []string) {
+		t.Helper()
+		if len(want) == 0 {
+			t.Fatalf("%s: the seed has no matching transfer, the case proves nothing", what)
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s:\n got %v\nwant %v", what, got, want)
+		}
+	}
+	mine := "(from_address = $1 OR to_address = $1)"
+	head := baseTime + nBlocks*10
+
+	// The default window is the 90 days up to the newest block: the whole seeded chain.
+	body := get("")
+	if r := body["range"].(map[string]any); r["to"] != float64(head) || r["from"] != float64(head-90*24*3600) {
+		t.Errorf("default range = %v", r)
+	}
+	eq("all, newest first", walk(""), e.sqlIDs(mine, "DESC", acct))
+	eq("oldest first", walk("order_by=asc"), e.sqlIDs(mine, "ASC", acct))
+	eq("sent", walk("from="+acct.Hex()), e.sqlIDs("from_address = $1", "DESC", acct))
+	eq("received", walk("to="+acct.Hex()), e.sqlIDs("to_address = $1", "DESC", acct))
+	eq("fees", walk("invocationType=FEE_TRANSFER"), e.sqlIDs(mine+" AND is_fee", "DESC", acct))
+	eq("symbol in any case", walk("symbol=eth"), e.sqlIDs(mine, "DESC", acct))
+	eq("token", walk("tokenAddress="+ethAddr.Hex()), e.sqlIDs(mine, "DESC", acct))
+	from, to := baseTime+100, baseTime+150
+	eq("a window", walk(fmt.Sprintf("timestampFrom=%d&timestampTo=%d", from, to)),
+		e.sqlIDs(mine+" AND timestamp BETWEEN $2 AND $3", "DESC", acct, from, to))
+	if r := get(fmt.Sprintf("timestampFrom=%d", from))["range"].(map[string]any); r["from"] != float64(from) || r["to"] != float64(from+90*24*3600) {
+		t.Errorf("a window from timestampFrom = %v", r)
+	}
+
+	for _, q := range []string{"symbol=STRK", "symbol=NOPE", "tokenAddress=" + strkAddr.Hex(), "timestampTo=" + fmt.Sprint(baseTime)} {
+		if b := get(q); len(b["items"].([]any)) != 0 || b["hasMore"] != false {
+			t.Errorf("%s: %v, want no items", q, b)
+		}
+	}
+
+	for _, c := range []struct{ path, names string }{
+		{base + "?timestampFrom=0&timestampTo=" + fmt.Sprint(90*24*3600+1), "timestampFrom"},
+		{base + "?timestampFrom=200&timestampTo=100", "timestampFrom"},
+		{base + "?type=erc721", "type"},
+		{base + "?ps=7", "ps"},
+		{base + "?id=7", "id"},
+		{base + "?invocationType=x", "invocationType"},
+		{base + "?from=0xg", "from"},
+		{base + "?symbol=" + strings.Repeat("S", 101), "symbol"},
+		{"/beta/contracts/0xzz/transfers", "contractAddress"},
+	} {
+		if r := e.get(c.path); r.status != 400 || !strings.Contains(string(r.raw), c.names) {
+			t.Errorf("%s: %d %s; want 400 naming %s", c.path, r.status, r.raw, c.names)
+		}
+	}
+	if r := e.get("/beta/contracts/0x1234/transfers"); r.status != 404 {
+		t.Errorf("unknown contract: %d %s", r.status, r.raw)
+	}
+}

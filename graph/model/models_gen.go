@@ -218,10 +218,12 @@ type TransactionFilter struct {
 
 // Narrows a transfer list; every bound is inclusive.
 type TransferFilter struct {
-	FromAddress db.Felt `json:"fromAddress,omitempty"`
-	ToAddress   db.Felt `json:"toAddress,omitempty"`
-	FromBlock   *int    `json:"fromBlock,omitempty"`
-	ToBlock     *int    `json:"toBlock,omitempty"`
+	// Transfers of any of these tokens (at most 100).
+	TokenAddresses []db.Felt `json:"tokenAddresses,omitempty"`
+	FromAddress    db.Felt   `json:"fromAddress,omitempty"`
+	ToAddress      db.Felt   `json:"toAddress,omitempty"`
+	FromBlock      *int      `json:"fromBlock,omitempty"`
+	ToBlock        *int      `json:"toBlock,omitempty"`
 	// Unix seconds.
 	FromTimestamp *int `json:"fromTimestamp,omitempty"`
 	// Unix seconds.
