@@ -41,45 +41,102 @@ var invocationTypes = map[string]model.TransferInvocationType{
 }
 
 func tokenTransfersOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	empty := keysetList[transferItem]{Items: []transferItem{}}
 	if sel := a.felt("event_selector"); sel != nil && !sel.Equal(transferEvent) {
-		return empty, nil // transfers come from Transfer events only
+		return keysetList[transferItem]{Items: []transferItem{}}, nil // transfers come from Transfer events only
 	}
-	filter := &model.TransferFilter{FromAddress: a.felt("from_address"), ToAddress: a.felt("to_address")}
+	filter, err := transferFilterOf(a, "from_address", "to_address")
+	if err != nil {
+		return nil, err
+	}
+	filter.InvocationType = invocationFilter(a, "invocation_type")
+	return s.transfers(ctx, transferQuery{token: a.felt("token_address"), filter: filter,
+		ascending: a.str("order_by") == "asc", id: a.str("id"), idName: "id", size: *a.int("page_size")})
+}
+
+// transferFilterOf reads the address and bound parameters shared by the snake_case
+// transfer lists.
+func transferFilterOf(a *args, fromName, toName string) (*model.TransferFilter, error) {
+	filter := &model.TransferFilter{FromAddress: a.felt(fromName), ToAddress: a.felt(toName)}
 	if err := bounds(a, "from_block", "to_block", &filter.FromBlock, &filter.ToBlock); err != nil {
 		return nil, err
 	}
 	if err := bounds(a, "from_timestamp", "to_timestamp", &filter.FromTimestamp, &filter.ToTimestamp); err != nil {
 		return nil, err
 	}
-	invocation := invocationTypes[a.str("invocation_type")]
-	filter.InvocationType = &invocation
-	order := model.SortDirectionDesc
-	if a.str("order_by") == "asc" {
-		order = model.SortDirectionAsc
+	return filter, nil
+}
+
+// eventActivityOp answers GET /beta/event-activity: the ERC-20 transfers of a sender, a
+// recipient or both, by page number or after last_id.
+func eventActivityOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	if !a.has("from_address") && !a.has("to_address") {
+		return nil, badRequest("from_address: give from_address, to_address or both")
 	}
-	var after *string
-	if id := a.str("id"); id != "" {
-		block, tx, event, err := parseTransferID(id)
-		if err != nil {
-			return nil, err
-		}
-		c := resolvers.KeysetCursor(resolvers.TokenTransfersList(order == model.SortDirectionAsc), block, tx, event)
-		after = &c
-	}
-	first := *a.int("page_size")
-	ctx = resolvers.WithoutTotal(ctx)
-	conn, err := s.res.Query().TokenTransfers(ctx, &first, after, a.felt("token_address"), nil, filter, &order)
+	filter, err := transferFilterOf(a, "from_address", "to_address")
 	if err != nil {
 		return nil, err
+	}
+	size, page := *a.int("page_size"), *a.int("page")
+	if page > maxActivityPage {
+		return nil, badRequest("page: must be at most %d; walk further with last_id", maxActivityPage)
+	}
+	q := transferQuery{filter: filter, ascending: a.str("sort") == "asc", id: a.str("last_id"), idName: "last_id", size: size}
+	if q.id == "" {
+		q.skip = (page - 1) * size
+	}
+	return s.transfers(ctx, q)
+}
+
+// maxActivityPage bounds page numbers of /event-activity: a page is read by skipping the
+// ones before it, while last_id seeks.
+const maxActivityPage = 100
+
+// transferQuery is one page of a transfer list.
+type transferQuery struct {
+	token, wallet db.Felt
+	filter        *model.TransferFilter
+	ascending     bool
+	id            string // the last item of the previous page; "" for a first page
+	idName        string // the parameter id came in, for errors
+	skip          int    // items to skip, for page-numbered lists (without id)
+	size          int
+}
+
+// transfers runs a transfer list through tokenTransfers, keyset by id, without a total.
+func (s *server) transfers(ctx context.Context, q transferQuery) (keysetList[transferItem], error) {
+	var after *string
+	list := resolvers.TokenTransfersList(q.ascending)
+	switch {
+	case q.id != "":
+		block, tx, event, err := parseTransferID(q.idName, q.id)
+		if err != nil {
+			return keysetList[transferItem]{}, err
+		}
+		c := resolvers.KeysetCursor(list, block, tx, event)
+		after = &c
+	case q.skip > 0:
+		c := resolvers.OffsetCursor(q.skip)
+		after = &c
+	}
+	order := model.SortDirectionDesc
+	if q.ascending {
+		order = model.SortDirectionAsc
+	}
+	ctx = resolvers.WithoutTotal(ctx)
+	conn, err := s.res.Query().TokenTransfers(ctx, &q.size, after, q.token, q.wallet, q.filter, &order)
+	if err != nil {
+		return keysetList[transferItem]{}, err
 	}
 	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.TokenTransferEdge) (transferItem, error) {
 		return s.transferItem(ctx, e.Node)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return keysetList[transferItem]{Items: emptyIfNil(items), HasMore: conn.PageInfo.HasNextPage}, nil
+	return keysetList[transferItem]{Items: emptyIfNil(items), HasMore: conn.PageInfo.HasNextPage}, err
+}
+
+// invocationFilter is invocation_type as the GraphQL filter wants it.
+func invocationFilter(a *args, name string) *model.TransferInvocationType {
+	t := invocationTypes[a.str(name)]
+	return &t
 }
 
 func (s *server) transferItem(ctx context.Context, t *db.TokenTransfer) (transferItem, error) {
@@ -107,8 +164,8 @@ func transferID(t *db.TokenTransfer) string {
 	return fmt.Sprintf("%d_%d_%d", t.BlockNumber, t.TxIndex, t.EventIndex)
 }
 
-func parseTransferID(id string) (block int64, tx, event int, err error) {
-	bad := badRequest("id: %q is not the id of a transfer (<block>_<transaction index>_<event index>)", short(id))
+func parseTransferID(name, id string) (block int64, tx, event int, err error) {
+	bad := badRequest("%s: %q is not the id of a transfer (<block>_<transaction index>_<event index>)", name, short(id))
 	parts := strings.Split(id, "_")
 	if len(parts) != 3 {
 		return 0, 0, 0, bad
@@ -160,43 +217,17 @@ func contractTransfersOp(ctx context.Context, s *server, a *args, _ *http.Reques
 	if err != nil {
 		return nil, err
 	}
-	out := contractTransfersBody{Items: []transferItem{}, Range: window}
 	from, to := int(window.From), int(window.To)
-	filter := &model.TransferFilter{FromAddress: a.felt("from"), ToAddress: a.felt("to"), FromTimestamp: &from, ToTimestamp: &to}
-	invocation := invocationTypes[a.str("invocationType")]
-	filter.InvocationType = &invocation
+	filter := &model.TransferFilter{FromAddress: a.felt("from"), ToAddress: a.felt("to"), FromTimestamp: &from, ToTimestamp: &to,
+		InvocationType: invocationFilter(a, "invocationType")}
 	if symbol := a.str("symbol"); symbol != "" {
 		if filter.TokenAddresses, err = s.tokensWithSymbol(ctx, symbol); err != nil {
 			return nil, err
 		}
 	}
-	order := model.SortDirectionDesc
-	if a.str("order_by") == "asc" {
-		order = model.SortDirectionAsc
-	}
-	var after *string
-	if id := a.str("id"); id != "" {
-		block, tx, event, err := parseTransferID(id)
-		if err != nil {
-			return nil, err
-		}
-		cur := resolvers.KeysetCursor(resolvers.TokenTransfersList(order == model.SortDirectionAsc), block, tx, event)
-		after = &cur
-	}
-	first := *a.int("ps")
-	ctx = resolvers.WithoutTotal(ctx)
-	conn, err := s.res.Query().TokenTransfers(ctx, &first, after, a.felt("tokenAddress"), c.Address, filter, &order)
-	if err != nil {
-		return nil, err
-	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.TokenTransferEdge) (transferItem, error) {
-		return s.transferItem(ctx, e.Node)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out.Items, out.HasMore = emptyIfNil(items), conn.PageInfo.HasNextPage
-	return out, nil
+	page, err := s.transfers(ctx, transferQuery{token: a.felt("tokenAddress"), wallet: c.Address, filter: filter,
+		ascending: a.str("order_by") == "asc", id: a.str("id"), idName: "id", size: *a.int("ps")})
+	return contractTransfersBody{Items: page.Items, HasMore: page.HasMore, Range: window}, err
 }
 
 // transferWindow reads timestampFrom and timestampTo: at most 90 days, ending by default

@@ -50,6 +50,7 @@ var sampleRequests = map[string]string{
 	"getApiStatus":             "/beta/api-status",
 	"getTokenTransfers":        "/beta/token-transfers?page_size=10",
 	"getContractTokenBalances": "/beta/contracts/" + account(0).Hex() + "/token-balances",
+	"getEventActivities":       "/beta/event-activity?from_address=" + account(1).Hex() + "&page_size=10",
 	"getContractTransfers":     "/beta/contracts/" + account(1).Hex() + "/transfers?ps=10",
 }
 

@@ -277,3 +277,72 @@ func TestContractTransfers(t *testing.T) {
 		t.Errorf("unknown contract: %d %s", r.status, r.raw)
 	}
 }
+
+func TestEventActivity(t *testing.T) {
+	e := newEnv(t)
+	sender, recipient := account(1), account(2)
+	get := func(query string) map[string]any {
+		t.Helper()
+		return e.mustGet("/beta/event-activity?" + query).(map[string]any)
+	}
+	ids := func(body map[string]any) []string {
+		var out []string
+		for _, it := range body["items"].([]any) {
+			out = append(out, it.(map[string]any)["id"].(string))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		query, where string
+		args         []any
+	}{
+		{"from_address=" + sender.Hex(), "from_address = $1", []any{sender}},
+		{"to_address=" + recipient.Hex(), "to_address = $1", []any{recipient}},
+		{"from_address=" + sender.Hex() + "&to_address=" + recipient.Hex() + "&from_block=5&to_block=25", "from_address = $1 AND to_address = $2 AND block_number BETWEEN 5 AND 25", []any{sender, recipient}},
+	} {
+		want := e.sqlIDs(c.where, "DESC", c.args...)
+		if len(want) < 8 {
+			t.Fatalf("%s: only %d matching transfers in the seed", c.query, len(want))
+		}
+		// Pages by number: first, middle, last (shorter, hasMore false).
+		var got []string
+		for page := 1; ; page++ {
+			body := get(fmt.Sprintf("%s&page_size=3&page=%d", c.query, page))
+			got = append(got, ids(body)...)
+			if body["hasMore"] != true {
+				break
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s by page:\n got %v\nwant %v", c.query, got, want)
+		}
+		// By last_id, oldest first; page is not used with it.
+		asc := e.sqlIDs(c.where, "ASC", c.args...)
+		body := get(c.query + "&sort=ASC&page_size=4&page=9&last_id=" + asc[3])
+		if strings.Join(ids(body), ",") != strings.Join(asc[4:min(8, len(asc))], ",") {
+			t.Errorf("%s after %s: %v, want %v", c.query, asc[3], ids(body), asc[4:8])
+		}
+		if end := get(c.query + "&last_id=" + want[len(want)-1]); len(ids(end)) != 0 || end["hasMore"] != false {
+			t.Errorf("%s after the last: %v", c.query, end)
+		}
+	}
+	if body := get("from_address=0x1234"); len(ids(body)) != 0 || body["hasMore"] != false {
+		t.Errorf("an address without transfers: %v", body)
+	}
+	for _, c := range []struct{ query, names string }{
+		{"", "from_address"},
+		{"to_block=5", "from_address"},
+		{"from_address=" + sender.Hex() + "&page=0", "page"},
+		{"from_address=" + sender.Hex() + "&page=101", "page"},
+		{"from_address=" + sender.Hex() + "&page_size=101", "page_size"},
+		{"from_address=" + sender.Hex() + "&token_type=erc721", "token_type"},
+		{"from_address=" + sender.Hex() + "&sort=up", "sort"},
+		{"from_address=" + sender.Hex() + "&last_id=x", "last_id"},
+		{"from_address=" + sender.Hex() + "&from_block=9&to_block=3", "from_block"},
+		{"to_address=0xq", "to_address"},
+	} {
+		if r := e.get("/beta/event-activity?" + c.query); r.status != 400 || !strings.Contains(string(r.raw), c.names) {
+			t.Errorf("%q: %d %s; want 400 naming %s", c.query, r.status, r.raw, c.names)
+		}
+	}
+}
