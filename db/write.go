@@ -133,6 +133,16 @@ type MetaTransactionRow struct {
 	Actions         JSON   `db:"actions"`
 }
 
+// BalancePoint is a wallet's ERC-20 balance after a block that changed it (a row of
+// erc20_balance_changes).
+type BalancePoint struct {
+	Token       Felt   `db:"token_address"`
+	Owner       Felt   `db:"owner_address"`
+	BlockNumber int64  `db:"block_number"`
+	Balance     string `db:"balance,numeric"`
+	Timestamp   int64  `db:"timestamp"`
+}
+
 // ChainRows are the append-only rows of one or more blocks: they are removed on a reorg by
 // the cascade from blocks, so they need no journal.
 type ChainRows struct {
@@ -143,6 +153,7 @@ type ChainRows struct {
 	NFTEvents        []NFTEventRow
 	TokenTransfers   []TokenTransfer
 	MetaTransactions []MetaTransactionRow
+	BalancePoints    []BalancePoint
 }
 
 // chainTable is one table of ChainRows: its name, its rows' shape, and the rows.
@@ -173,6 +184,7 @@ func (r *ChainRows) tables() []chainTable {
 		chainTableOf("nft_events", r.NFTEvents),
 		chainTableOf("token_transfers", r.TokenTransfers),
 		chainTableOf("meta_transactions", r.MetaTransactions),
+		chainTableOf("erc20_balance_changes", r.BalancePoints),
 	}
 }
 

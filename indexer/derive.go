@@ -61,6 +61,7 @@ type batchWriter struct {
 	dirtyContracts map[starknet.Felt]bool
 	dirtyTokens    map[starknet.Felt]bool
 	dirtyBalances  map[[2]starknet.Felt]bool
+	blockBalances  map[[2]starknet.Felt]bool // changed by the block being applied
 	dirtyItems     map[nftKey]bool
 	dirtyNFTBals   map[nftOwnerKey]bool
 	changes        []db.ContractChangeRow
@@ -100,7 +101,7 @@ func newBatchWriter(tx *sqlx.Tx, classes *classCache) *batchWriter {
 		balances: map[[2]starknet.Felt]*balance{}, nftItems: map[nftKey]*db.NFTItemRow{},
 		nftBals: map[nftOwnerKey]*balance{}, nftHeld: map[[2]starknet.Felt]*big.Int{}, newClass: map[starknet.Felt]*db.ClassRow{},
 		dirtyContracts: map[starknet.Felt]bool{}, dirtyTokens: map[starknet.Felt]bool{},
-		dirtyBalances: map[[2]starknet.Felt]bool{}, dirtyItems: map[nftKey]bool{},
+		dirtyBalances: map[[2]starknet.Felt]bool{}, blockBalances: map[[2]starknet.Felt]bool{}, dirtyItems: map[nftKey]bool{},
 		dirtyNFTBals: map[nftOwnerKey]bool{}, counts: map[string]int64{}, staking: newStaking(),
 	}
 }
@@ -379,6 +380,12 @@ func (w *batchWriter) apply(bd *blockData) {
 	}
 	w.prevTimestamp, w.havePrev = ts, true
 	w.rows.Blocks = append(w.rows.Blocks, row)
+	// Each balance the block changed, as it stands after the block.
+	for k := range w.blockBalances {
+		w.rows.BalancePoints = append(w.rows.BalancePoints, db.BalancePoint{Token: db.FeltOf(k[0]), Owner: db.FeltOf(k[1]),
+			BlockNumber: num, Balance: w.balances[k].amount.String(), Timestamp: ts})
+	}
+	clear(w.blockBalances)
 	w.counts["blocks"]++
 	w.counts["transactions"] += int64(len(b.Transactions))
 	w.counts["events"] += int64(eventCount)

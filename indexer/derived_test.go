@@ -3,6 +3,9 @@ package indexer
 import (
 	"context"
 	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -64,6 +67,25 @@ func TestDerivedTokenState(t *testing.T) {
 	}
 	if moved.Balances != 0 || moved.Transfers != 0 || moved.Checked < 100 {
 		t.Errorf("token_transfers disagree with the balances or the transfer counts: %+v", moved)
+	}
+
+	// Each balance's newest change is the balance, and the changes are exactly what
+	// migration 00018 computes from the transfers.
+	var changes struct {
+		Stale, Differ, Rows int64
+	}
+	if err := d.Get(&changes, `WITH backfill AS (`+backfillQuery(t)+`) SELECT
+		(SELECT count(*) FROM erc20_balances b WHERE b.balance IS DISTINCT FROM (SELECT c.balance FROM erc20_balance_changes c
+			WHERE c.token_address = b.token_address AND c.owner_address = b.owner_address ORDER BY c.block_number DESC LIMIT 1)) AS stale,
+		(SELECT count(*) FROM ((SELECT token_address, owner_address, block_number, balance, timestamp FROM erc20_balance_changes
+			EXCEPT SELECT * FROM backfill) UNION ALL (SELECT * FROM backfill
+			EXCEPT SELECT token_address, owner_address, block_number, balance, timestamp FROM erc20_balance_changes)) x) AS differ,
+		(SELECT count(*) FROM erc20_balance_changes) AS rows
+`); err != nil {
+		t.Fatal(err)
+	}
+	if changes.Stale != 0 || changes.Differ != 0 || changes.Rows < moved.Checked {
+		t.Errorf("erc20_balance_changes: %+v (balances %d)", changes, moved.Checked)
 	}
 
 	// Every transaction that paid a fee has one fee transfer, of its fee; an L1 handler,
@@ -275,4 +297,19 @@ func deref(s *string) string {
 		return "NULL"
 	}
 	return *s
+}
+
+// backfillQuery is the SELECT with which migration 00018 fills erc20_balance_changes.
+func backfillQuery(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "db", "migrations", "00018_balance_changes.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "INSERT INTO erc20_balance_changes (token_address, owner_address, block_number, balance, timestamp)")
+	query, _, ok2 := strings.Cut(rest, ";")
+	if !ok || !ok2 {
+		t.Fatal("migration 00018 has no backfill INSERT ... SELECT")
+	}
+	return query
 }

@@ -146,4 +146,5 @@ func (w *batchWriter) addERC20(tok *db.TokenRow, token, owner starknet.Felt, del
 		tok.HolderCount--
 	}
 	w.dirtyBalances[k] = true
+	w.blockBalances[k] = true
 }
