@@ -165,3 +165,50 @@ func (s *Store) PricesAt(ctx context.Context, keys []PriceKey) ([]*PriceAt, erro
 			WHERE token_address = k.t AND block_number <= k.b ORDER BY block_number DESC LIMIT 1) p`, tokens, blocks)
 	return rows, err
 }
+
+// BalanceKey asks for a wallet's balance of a token as of a block.
+type BalanceKey struct {
+	Token, Owner string // Felt bytes
+	Block        int64
+}
+
+// BalanceAt is the balance a BalanceKey asked for: what the newest change at or before
+// the block left (no row when nothing changed it by then: the balance is 0).
+type BalanceAt struct {
+	Token   Felt   `db:"token_address"`
+	Owner   Felt   `db:"owner_address"`
+	Block   int64  `db:"block_number"` // the block asked about
+	Balance string `db:"balance"`
+}
+
+// BalancesAt reads each key's balance with one index probe per key.
+func (s *Store) BalancesAt(ctx context.Context, keys []BalanceKey) ([]*BalanceAt, error) {
+	tokens, owners, blocks := make(pq.ByteaArray, len(keys)), make(pq.ByteaArray, len(keys)), make(pq.Int64Array, len(keys))
+	for i, k := range keys {
+		tokens[i], owners[i], blocks[i] = []byte(Normalize(Felt(k.Token))), []byte(Normalize(Felt(k.Owner))), k.Block
+	}
+	var rows []*BalanceAt
+	err := s.selectRows(ctx, &rows, `SELECT k.t AS token_address, k.o AS owner_address, k.b AS block_number, c.balance::text AS balance
+		FROM unnest($1::bytea[], $2::bytea[], $3::bigint[]) AS k(t, o, b)
+		CROSS JOIN LATERAL (SELECT balance FROM erc20_balance_changes
+			WHERE token_address = k.t AND owner_address = k.o AND block_number <= k.b
+			ORDER BY block_number DESC LIMIT 1) c`, tokens, owners, blocks)
+	return rows, err
+}
+
+var balancePointCols = rowShapeOf[BalancePoint]().selectList("c")
+
+// BalanceHistory lists a wallet's balances of a token after each block that changed them,
+// newest first; keyset: block_number.
+func (s *Store) BalanceHistory(ctx context.Context, token, owner Felt, w Window) ([]*BalancePoint, error) {
+	where, tail, kargs := w.keyset([]string{"c.block_number"}, true, 3)
+	var rows []*BalancePoint
+	err := s.selectRows(ctx, &rows, `SELECT `+balancePointCols+` FROM erc20_balance_changes c`+
+		and("c.token_address = $1 AND c.owner_address = $2", where)+tail, append([]any{token, owner}, kargs...)...)
+	return rows, err
+}
+
+// CountBalanceHistory counts the changes of a wallet's balance of a token (capped).
+func (s *Store) CountBalanceHistory(ctx context.Context, token, owner Felt) (int64, error) {
+	return s.cappedCount(ctx, "erc20_balance_changes WHERE token_address = $1 AND owner_address = $2", token, owner)
+}

@@ -5,6 +5,7 @@ package graph
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -62,6 +63,23 @@ type ComplexityRoot struct {
 	AverageFee struct {
 		AvgFee func(childComplexity int) int
 		Unit   func(childComplexity int) int
+	}
+
+	BalancePoint struct {
+		Balance     func(childComplexity int) int
+		BlockNumber func(childComplexity int) int
+		Timestamp   func(childComplexity int) int
+	}
+
+	BalancePointConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	BalancePointEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Block struct {
@@ -700,13 +718,15 @@ type ComplexityRoot struct {
 	}
 
 	Wallet struct {
-		Activity      func(childComplexity int, first *int, after *string, fromBlock *int, order *model.SortDirection) int
-		Address       func(childComplexity int) int
-		Contract      func(childComplexity int) int
-		Erc20Balances func(childComplexity int) int
-		Nfts          func(childComplexity int, first *int, after *string, contractAddress db.Felt) int
-		StakeOverTime func(childComplexity int, rangeArg *model.TimeRange) int
-		Staking       func(childComplexity int) int
+		Activity       func(childComplexity int, first *int, after *string, fromBlock *int, order *model.SortDirection) int
+		Address        func(childComplexity int) int
+		Balance        func(childComplexity int, token db.Felt, at *model.BlockRef) int
+		BalanceHistory func(childComplexity int, token db.Felt, first *int, after *string) int
+		Contract       func(childComplexity int) int
+		Erc20Balances  func(childComplexity int) int
+		Nfts           func(childComplexity int, first *int, after *string, contractAddress db.Felt) int
+		StakeOverTime  func(childComplexity int, rangeArg *model.TimeRange) int
+		Staking        func(childComplexity int) int
 	}
 
 	WalletStaking struct {
@@ -948,6 +968,8 @@ type WalletResolver interface {
 	Staking(ctx context.Context, obj *model.Wallet) (*model.WalletStaking, error)
 	StakeOverTime(ctx context.Context, obj *model.Wallet, rangeArg *model.TimeRange) ([]*db.StakePoint, error)
 	Activity(ctx context.Context, obj *model.Wallet, first *int, after *string, fromBlock *int, order *model.SortDirection) (*model.TransactionConnection, error)
+	Balance(ctx context.Context, obj *model.Wallet, token db.Felt, at *model.BlockRef) (string, error)
+	BalanceHistory(ctx context.Context, obj *model.Wallet, token db.Felt, first *int, after *string) (*model.BalancePointConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -980,6 +1002,57 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AverageFee.Unit(childComplexity), true
+
+	case "BalancePoint.balance":
+		if e.ComplexityRoot.BalancePoint.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BalancePoint.Balance(childComplexity), true
+	case "BalancePoint.blockNumber":
+		if e.ComplexityRoot.BalancePoint.BlockNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BalancePoint.BlockNumber(childComplexity), true
+	case "BalancePoint.timestamp":
+		if e.ComplexityRoot.BalancePoint.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BalancePoint.Timestamp(childComplexity), true
+
+	case "BalancePointConnection.edges":
+		if e.ComplexityRoot.BalancePointConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BalancePointConnection.Edges(childComplexity), true
+	case "BalancePointConnection.pageInfo":
+		if e.ComplexityRoot.BalancePointConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BalancePointConnection.PageInfo(childComplexity), true
+	case "BalancePointConnection.totalCount":
+		if e.ComplexityRoot.BalancePointConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BalancePointConnection.TotalCount(childComplexity), true
+
+	case "BalancePointEdge.cursor":
+		if e.ComplexityRoot.BalancePointEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BalancePointEdge.Cursor(childComplexity), true
+	case "BalancePointEdge.node":
+		if e.ComplexityRoot.BalancePointEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BalancePointEdge.Node(childComplexity), true
 
 	case "Block.eventCount":
 		if e.ComplexityRoot.Block.EventCount == nil {
@@ -3978,6 +4051,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Wallet.Address(childComplexity), true
+	case "Wallet.balance":
+		if e.ComplexityRoot.Wallet.Balance == nil {
+			break
+		}
+
+		args, err := ec.field_Wallet_balance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Wallet.Balance(childComplexity, args["token"].(db.Felt), args["at"].(*model.BlockRef)), true
+	case "Wallet.balanceHistory":
+		if e.ComplexityRoot.Wallet.BalanceHistory == nil {
+			break
+		}
+
+		args, err := ec.field_Wallet_balanceHistory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Wallet.BalanceHistory(childComplexity, args["token"].(db.Felt), args["first"].(*int), args["after"].(*string)), true
 	case "Wallet.contract":
 		if e.ComplexityRoot.Wallet.Contract == nil {
 			break
@@ -4071,6 +4166,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("BlockRef", ec.unmarshalInputBlockRef),
 			graphql.NewInputUnmarshaler("EventFilter", ec.unmarshalInputEventFilter),
 			graphql.NewInputUnmarshaler("TransactionFilter", ec.unmarshalInputTransactionFilter),
 			graphql.NewInputUnmarshaler("TransferFilter", ec.unmarshalInputTransferFilter),
@@ -5065,6 +5161,34 @@ type Wallet {
   staking: WalletStaking!
   stakeOverTime(range: TimeRange = ONE_MONTH): [StakePoint!]!
   activity(first: Int = 25, after: String, fromBlock: Int, order: SortDirection = DESC): TransactionConnection!
+  "The wallet's balance of an ERC-20 token after block ` + "`" + `at` + "`" + ` (the newest block when ` + "`" + `at` + "`" + ` is null); 0 when it never held any."
+  balance(token: Address!, at: BlockRef): BigInt!
+  "The wallet's balance of an ERC-20 token after each block that changed it, newest first."
+  balanceHistory(token: Address!, first: Int = 25, after: String): BalancePointConnection!
+}
+
+"A block, by number or by hash (give one, or both when they name the same block)."
+input BlockRef {
+  number: Int
+  hash: Felt
+}
+
+"A balance after a block that changed it."
+type BalancePoint {
+  blockNumber: Int!
+  timestamp: Int!
+  balance: BigInt!
+}
+
+type BalancePointConnection {
+  edges: [BalancePointEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type BalancePointEdge {
+  cursor: String!
+  node: BalancePoint!
 }
 `, BuiltIn: false},
 }
@@ -5082,6 +5206,40 @@ func (ec *executionContext) childFields_AverageFee(ctx context.Context, field gr
 		return ec.fieldContext_AverageFee_avgFee(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AverageFee", field.Name)
+}
+
+func (ec *executionContext) childFields_BalancePoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "blockNumber":
+		return ec.fieldContext_BalancePoint_blockNumber(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_BalancePoint_timestamp(ctx, field)
+	case "balance":
+		return ec.fieldContext_BalancePoint_balance(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BalancePoint", field.Name)
+}
+
+func (ec *executionContext) childFields_BalancePointConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_BalancePointConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_BalancePointConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_BalancePointConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BalancePointConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_BalancePointEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_BalancePointEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_BalancePointEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BalancePointEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Block(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6306,6 +6464,10 @@ func (ec *executionContext) childFields_Wallet(ctx context.Context, field graphq
 		return ec.fieldContext_Wallet_stakeOverTime(ctx, field)
 	case "activity":
 		return ec.fieldContext_Wallet_activity(ctx, field)
+	case "balance":
+		return ec.fieldContext_Wallet_balance(ctx, field)
+	case "balanceHistory":
+		return ec.fieldContext_Wallet_balanceHistory(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Wallet", field.Name)
 }
@@ -7292,6 +7454,58 @@ func (ec *executionContext) field_Wallet_activity_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Wallet_balanceHistory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Wallet_balance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "at",
+		func(ctx context.Context, v any) (*model.BlockRef, error) {
+			return ec.unmarshalOBlockRef2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐBlockRef(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["at"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Wallet_nfts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7454,6 +7668,217 @@ func (ec *executionContext) _AverageFee_avgFee(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_AverageFee_avgFee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AverageFee", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _BalancePoint_blockNumber(ctx context.Context, field graphql.CollectedField, obj *db.BalancePoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BalancePoint_blockNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BalancePoint_blockNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BalancePoint", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BalancePoint_timestamp(ctx context.Context, field graphql.CollectedField, obj *db.BalancePoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BalancePoint_timestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BalancePoint_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BalancePoint", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BalancePoint_balance(ctx context.Context, field graphql.CollectedField, obj *db.BalancePoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BalancePoint_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BalancePoint_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BalancePoint", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _BalancePointConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.BalancePointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BalancePointConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.BalancePointEdge) graphql.Marshaler {
+			return ec.marshalNBalancePointEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐBalancePointEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BalancePointConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BalancePointConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BalancePointEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BalancePointConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.BalancePointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BalancePointConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BalancePointConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BalancePointConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BalancePointConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.BalancePointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BalancePointConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BalancePointConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BalancePointConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BalancePointEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.BalancePointEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BalancePointEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BalancePointEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BalancePointEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _BalancePointEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.BalancePointEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BalancePointEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.BalancePoint) graphql.Marshaler {
+			return ec.marshalNBalancePoint2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancePoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BalancePointEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BalancePointEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BalancePoint(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Block_number(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -19838,6 +20263,94 @@ func (ec *executionContext) fieldContext_Wallet_activity(ctx context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Wallet_balance(ctx context.Context, field graphql.CollectedField, obj *model.Wallet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Wallet_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Wallet().Balance(ctx, obj, fc.Args["token"].(db.Felt), fc.Args["at"].(*model.BlockRef))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Wallet_balance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Wallet",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type BigInt does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Wallet_balance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Wallet_balanceHistory(ctx context.Context, field graphql.CollectedField, obj *model.Wallet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Wallet_balanceHistory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Wallet().BalanceHistory(ctx, obj, fc.Args["token"].(db.Felt), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BalancePointConnection) graphql.Marshaler {
+			return ec.marshalNBalancePointConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐBalancePointConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Wallet_balanceHistory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Wallet",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BalancePointConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Wallet_balanceHistory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _WalletStaking_totalStakedStrk(ctx context.Context, field graphql.CollectedField, obj *model.WalletStaking) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21081,6 +21594,55 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputBlockRef(ctx context.Context, obj any) (model.BlockRef, error) {
+	var it model.BlockRef
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"number", "hash"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "number":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("number"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Number = data
+		case "hash":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hash"))
+			data, err := ec.unmarshalOFelt2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Hash = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBlockRef unmarshals raw into the BlockRef input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBlockRef(ctx context.Context, raw any) (model.BlockRef, error) {
+	var out model.BlockRef
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BlockRef", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputEventFilter(ctx context.Context, obj any) (model.EventFilter, error) {
 	var it model.EventFilter
 	if obj == nil {
@@ -21447,6 +22009,130 @@ func (ec *executionContext) _AverageFee(ctx context.Context, sel ast.SelectionSe
 			}
 		case "avgFee":
 			out.Values[i] = ec._AverageFee_avgFee(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var balancePointImplementors = []string{"BalancePoint"}
+
+func (ec *executionContext) _BalancePoint(ctx context.Context, sel ast.SelectionSet, obj *db.BalancePoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, balancePointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BalancePoint")
+		case "blockNumber":
+			out.Values[i] = ec._BalancePoint_blockNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timestamp":
+			out.Values[i] = ec._BalancePoint_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "balance":
+			out.Values[i] = ec._BalancePoint_balance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var balancePointConnectionImplementors = []string{"BalancePointConnection"}
+
+func (ec *executionContext) _BalancePointConnection(ctx context.Context, sel ast.SelectionSet, obj *model.BalancePointConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, balancePointConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BalancePointConnection")
+		case "edges":
+			out.Values[i] = ec._BalancePointConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._BalancePointConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._BalancePointConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var balancePointEdgeImplementors = []string{"BalancePointEdge"}
+
+func (ec *executionContext) _BalancePointEdge(ctx context.Context, sel ast.SelectionSet, obj *model.BalancePointEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, balancePointEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BalancePointEdge")
+		case "cursor":
+			out.Values[i] = ec._BalancePointEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._BalancePointEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -25610,6 +26296,18 @@ func (ec *executionContext) _Wallet(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Wallet_activity(ctx, field, obj)
 				})
+		case "balance":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Wallet_balance(ctx, field, obj)
+				})
+		case "balanceHistory":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Wallet_balanceHistory(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26092,6 +26790,46 @@ func (ec *executionContext) marshalNAverageFee2ᚖgithubᚗcomᚋstarkgraphᚋst
 		return graphql.Null
 	}
 	return ec._AverageFee(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBalancePoint2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancePoint(ctx context.Context, sel ast.SelectionSet, v *db.BalancePoint) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BalancePoint!")
+		return graphql.Null
+	}
+	return ec._BalancePoint(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBalancePointConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐBalancePointConnection(ctx context.Context, sel ast.SelectionSet, v *model.BalancePointConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BalancePointConnection!")
+		return graphql.Null
+	}
+	return ec._BalancePointConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBalancePointEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐBalancePointEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.BalancePointEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBalancePointEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐBalancePointEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBalancePointEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐBalancePointEdge(ctx context.Context, sel ast.SelectionSet, v *model.BalancePointEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BalancePointEdge!")
+		return graphql.Null
+	}
+	return ec._BalancePointEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNBigInt2string(ctx context.Context, v any) (string, error) {
@@ -27300,6 +28038,14 @@ func (ec *executionContext) marshalOBlock2ᚖgithubᚗcomᚋstarkgraphᚋstarkgr
 		return graphql.Null
 	}
 	return ec._Block(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOBlockRef2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐBlockRef(ctx context.Context, v any) (*model.BlockRef, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputBlockRef(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {

@@ -58,7 +58,8 @@ type Loaders struct {
 	TokenHoldersReport *dataloader.Loader[string, *db.HoldersOverview] // newest snapshot
 	TxTransfers        *dataloader.Loader[db.TxKey, []*db.TokenTransfer]
 	TxPayload          *dataloader.Loader[db.TxKey, *db.TxPayload]
-	PriceAt            *dataloader.Loader[db.PriceKey, *db.PriceAt] // nil: no reading yet
+	PriceAt            *dataloader.Loader[db.PriceKey, *db.PriceAt]     // nil: no reading yet
+	BalanceAt          *dataloader.Loader[db.BalanceKey, *db.BalanceAt] // nil: 0
 
 	store  *db.Store
 	caches *caches
@@ -182,6 +183,9 @@ func build(store *db.Store, d dispatch) *Loaders {
 			return db.TxKey{Block: t.BlockNumber, Index: t.TxIndex}
 		}),
 		TxPayload: one(d, store.TxPayloads, func(p *db.TxPayload) db.TxKey { return db.TxKey{Block: p.BlockNumber, Index: p.Index} }),
+		BalanceAt: one(d, store.BalancesAt, func(b *db.BalanceAt) db.BalanceKey {
+			return db.BalanceKey{Token: string(db.Normalize(b.Token)), Owner: string(db.Normalize(b.Owner)), Block: b.Block}
+		}),
 		PriceAt: one(d, store.PricesAt, func(p *db.PriceAt) db.PriceKey {
 			return db.PriceKey{Token: string(db.Normalize(p.Token)), Block: p.Block}
 		}),

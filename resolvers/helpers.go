@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/graph/model"
 	"github.com/starkgraph/starkgraph/loaders"
 )
 
@@ -78,4 +79,32 @@ func payloadOf(ctx context.Context, tx *db.Transaction) (*db.TxPayload, error) {
 		return &db.TxPayload{}, nil
 	}
 	return p, nil
+}
+
+// latestBlock stands for "the newest block" in lookups by block: above every block.
+const latestBlock = int64(1) << 62
+
+// blockOf is the number of the block a BlockRef names; latestBlock for none. A hash must
+// name an indexed block, and a number and a hash given together must agree.
+func (r *Resolver) blockOf(ctx context.Context, at *model.BlockRef) (int64, error) {
+	if at == nil || (at.Number == nil && at.Hash == nil) {
+		return latestBlock, nil
+	}
+	if at.Number != nil && *at.Number < 0 {
+		return 0, badInput("at.number", "must not be negative")
+	}
+	if at.Hash == nil {
+		return int64(*at.Number), nil
+	}
+	b, err := r.Store.BlockByHash(ctx, at.Hash)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case b == nil:
+		return 0, badInput("at.hash", "is not the hash of an indexed block")
+	case at.Number != nil && int64(*at.Number) != b.Number:
+		return 0, badInput("at", fmt.Sprintf("number %d and hash %s name different blocks", *at.Number, at.Hash.Hex()))
+	}
+	return b.Number, nil
 }

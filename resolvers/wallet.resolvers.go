@@ -59,6 +59,36 @@ func (r *walletResolver) Activity(ctx context.Context, obj *model.Wallet, first 
 	return r.Query().Transactions(ctx, first, after, &model.TransactionFilter{SenderAddress: obj.Address, FromBlock: fromBlock}, order)
 }
 
+func (r *walletResolver) Balance(ctx context.Context, obj *model.Wallet, token db.Felt, at *model.BlockRef) (string, error) {
+	block, err := r.blockOf(ctx, at)
+	if err != nil {
+		return "", err
+	}
+	key := db.BalanceKey{Token: string(db.Normalize(token)), Owner: string(db.Normalize(obj.Address)), Block: block}
+	b, err := loaders.For(ctx).BalanceAt.Load(ctx, key)()
+	if err != nil || b == nil {
+		return "0", err
+	}
+	return b.Balance, nil
+}
+
+func (r *walletResolver) BalanceHistory(ctx context.Context, obj *model.Wallet, token db.Felt, first *int, after *string) (*model.BalancePointConnection, error) {
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.BalancePoint]{
+		name: "balance_history:" + token.Hex() + ":" + obj.Address.Hex(), keyWidth: 1,
+		keyOf: func(p *db.BalancePoint) []any { return []any{p.BlockNumber} },
+		fetch: func(w db.Window) ([]*db.BalancePoint, error) {
+			return r.Store.BalanceHistory(ctx, token, obj.Address, w)
+		},
+		count: func() (int64, error) { return r.Store.CountBalanceHistory(ctx, token, obj.Address) },
+	}, func(c string, p *db.BalancePoint) *model.BalancePointEdge {
+		return &model.BalancePointEdge{Cursor: c, Node: p}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.BalancePointConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
+}
+
 func (r *Resolver) Wallet() graph.WalletResolver { return &walletResolver{r} }
 
 type walletResolver struct{ *Resolver }

@@ -17,6 +17,17 @@ type AverageFee struct {
 	AvgFee string `json:"avgFee"`
 }
 
+type BalancePointConnection struct {
+	Edges      []*BalancePointEdge `json:"edges"`
+	PageInfo   *PageInfo           `json:"pageInfo"`
+	TotalCount int                 `json:"totalCount"`
+}
+
+type BalancePointEdge struct {
+	Cursor string           `json:"cursor"`
+	Node   *db.BalancePoint `json:"node"`
+}
+
 type BlockConnection struct {
 	Edges      []*BlockEdge `json:"edges"`
 	PageInfo   *PageInfo    `json:"pageInfo"`
@@ -26,6 +37,12 @@ type BlockConnection struct {
 type BlockEdge struct {
 	Cursor string    `json:"cursor"`
 	Node   *db.Block `json:"node"`
+}
+
+// A block, by number or by hash (give one, or both when they name the same block).
+type BlockRef struct {
+	Number *int    `json:"number,omitempty"`
+	Hash   db.Felt `json:"hash,omitempty"`
 }
 
 type ClassConnection struct {
@@ -286,6 +303,10 @@ type Wallet struct {
 	Staking       *WalletStaking         `json:"staking"`
 	StakeOverTime []*db.StakePoint       `json:"stakeOverTime"`
 	Activity      *TransactionConnection `json:"activity"`
+	// The wallet's balance of an ERC-20 token after block `at` (the newest block when `at` is null); 0 when it never held any.
+	Balance string `json:"balance"`
+	// The wallet's balance of an ERC-20 token after each block that changed it, newest first.
+	BalanceHistory *BalancePointConnection `json:"balanceHistory"`
 }
 
 type WalletStaking struct {

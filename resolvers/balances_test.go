@@ -1,0 +1,155 @@
+package resolvers_test
+
+import (
+	"math/big"
+	"math/rand/v2"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/indexer/indexertest"
+	"github.com/starkgraph/starkgraph/sim"
+)
+
+// balance(at:) at 20 random (block, wallet, token) triples of an indexed simulated chain,
+// against the sum of the wallet's transfers up to that block; the history of one wallet
+// against the same sums block by block; the BlockRef forms and what they refuse.
+func TestBalancesAtAnyBlock(t *testing.T) {
+	s := newGQLServer(t)
+	node := httptest.NewServer(sim.New(sim.Config{Seed: 9, Blocks: 60, TxPerBlock: 12}).Handler())
+	t.Cleanup(node.Close)
+	indexertest.Run(t, s.db, node.URL, 0, 59)
+
+	// Pairs that moved often enough to have a history worth checking.
+	var pairs []struct {
+		Token db.Felt `db:"token_address"`
+		Owner db.Felt `db:"owner_address"`
+	}
+	if err := s.db.Select(&pairs, `SELECT token_address, owner_address FROM erc20_balance_changes
+		GROUP BY 1, 2 HAVING count(*) >= 3 ORDER BY md5(token_address || owner_address) LIMIT 20`); err != nil {
+		t.Fatal(err)
+	}
+	if len(pairs) < 20 {
+		t.Fatalf("only %d wallets with 3 balance changes", len(pairs))
+	}
+	sumTo := func(token, owner db.Felt, block int64) string {
+		t.Helper()
+		var sum string
+		if err := s.db.Get(&sum, `SELECT coalesce(sum(CASE WHEN to_address = $2 THEN amount ELSE 0 END)
+			- sum(CASE WHEN from_address = $2 THEN amount ELSE 0 END), 0)::text
+			FROM token_transfers WHERE token_address = $1 AND (to_address = $2 OR from_address = $2) AND block_number <= $3`,
+			token, owner, block); err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	const doc = `query($w: Address!, $t: Address!, $at: BlockRef) { wallet(address: $w) { balance(token: $t, at: $at) } }`
+	balance := func(token, owner db.Felt, at map[string]any) string {
+		t.Helper()
+		var out struct{ Wallet struct{ Balance string } }
+		s.mustQuery(doc, map[string]any{"w": owner.Hex(), "t": token.Hex(), "at": at}, &out)
+		return out.Wallet.Balance
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	nonzero := 0
+	for _, p := range pairs {
+		block := rng.Int64N(60)
+		want := sumTo(p.Token, p.Owner, block)
+		if got := balance(p.Token, p.Owner, map[string]any{"number": block}); got != want {
+			t.Errorf("balance of %s in %s at %d = %s, transfers say %s", p.Owner.Hex(), p.Token.Hex(), block, got, want)
+		}
+		if want != "0" {
+			nonzero++
+		}
+	}
+	if nonzero < 10 {
+		t.Errorf("only %d of 20 balances were not 0: the check proves little", nonzero)
+	}
+
+	// By hash, by both, and the newest balance.
+	p := pairs[0]
+	var hash db.Felt
+	if err := s.db.Get(&hash, `SELECT hash FROM blocks WHERE number = 30`); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := balance(p.Token, p.Owner, map[string]any{"hash": hash.Hex()}), sumTo(p.Token, p.Owner, 30); got != want {
+		t.Errorf("at the hash of block 30: %s, want %s", got, want)
+	}
+	if got, want := balance(p.Token, p.Owner, map[string]any{"hash": hash.Hex(), "number": 30}), sumTo(p.Token, p.Owner, 30); got != want {
+		t.Errorf("at number and hash of block 30: %s, want %s", got, want)
+	}
+	var now string
+	if err := s.db.Get(&now, `SELECT balance::text FROM erc20_balances WHERE token_address = $1 AND owner_address = $2`, p.Token, p.Owner); err != nil {
+		t.Fatal(err)
+	}
+	if got := balance(p.Token, p.Owner, nil); got != now {
+		t.Errorf("the newest balance = %s, erc20_balances has %s", got, now)
+	}
+	if got := balance(p.Token, db.MustFelt("0x1234"), nil); got != "0" {
+		t.Errorf("a wallet that never held the token: %s", got)
+	}
+
+	// The history, two at a time, newest first: each point is the sum up to its block, and
+	// the balance changed at every point.
+	const hist = `query($w: Address!, $t: Address!, $after: String) { wallet(address: $w) {
+		balanceHistory(token: $t, first: 2, after: $after) { totalCount pageInfo { hasNextPage endCursor }
+			edges { node { blockNumber timestamp balance } } } } }`
+	var after any
+	var blocks []int
+	previous := ""
+	for {
+		var out struct {
+			Wallet struct {
+				BalanceHistory struct {
+					TotalCount int
+					PageInfo   struct {
+						HasNextPage bool
+						EndCursor   string
+					}
+					Edges []struct {
+						Node struct {
+							BlockNumber, Timestamp int
+							Balance                string
+						}
+					}
+				}
+			}
+		}
+		s.mustQuery(hist, map[string]any{"w": p.Owner.Hex(), "t": p.Token.Hex(), "after": after}, &out)
+		h := out.Wallet.BalanceHistory
+		for _, e := range h.Edges {
+			if want := sumTo(p.Token, p.Owner, int64(e.Node.BlockNumber)); e.Node.Balance != want {
+				t.Errorf("history at %d: %s, transfers say %s", e.Node.BlockNumber, e.Node.Balance, want)
+			}
+			if before := sumTo(p.Token, p.Owner, int64(e.Node.BlockNumber)-1); before == e.Node.Balance {
+				t.Errorf("history at %d: the balance did not change there", e.Node.BlockNumber)
+			}
+			if len(blocks) > 0 && e.Node.BlockNumber >= blocks[len(blocks)-1] {
+				t.Errorf("history not newest first: %d after %d", e.Node.BlockNumber, blocks[len(blocks)-1])
+			}
+			blocks = append(blocks, e.Node.BlockNumber)
+			previous = e.Node.Balance
+		}
+		if !h.PageInfo.HasNextPage {
+			if h.TotalCount != len(blocks) {
+				t.Errorf("totalCount %d, %d points walked", h.TotalCount, len(blocks))
+			}
+			break
+		}
+		after = h.PageInfo.EndCursor
+	}
+	first, _ := new(big.Int).SetString(previous, 10)
+	if len(blocks) < 3 || first == nil || sumTo(p.Token, p.Owner, int64(blocks[len(blocks)-1])-1) != "0" {
+		t.Errorf("history of %d points; the oldest should follow a 0 balance", len(blocks))
+	}
+
+	// Refused: a negative number, a hash of no block, a number and a hash that disagree.
+	for _, at := range []map[string]any{
+		{"number": -1}, {"hash": "0x1234"}, {"hash": hash.Hex(), "number": 31},
+	} {
+		resp, _ := s.query(doc, map[string]any{"w": p.Owner.Hex(), "t": p.Token.Hex(), "at": at})
+		if len(resp.Errors) == 0 || resp.Errors[0].Extensions["code"] != "BAD_USER_INPUT" {
+			t.Errorf("at %v: %+v, want BAD_USER_INPUT", at, resp.Errors)
+		}
+	}
+}
