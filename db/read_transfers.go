@@ -212,3 +212,46 @@ func (s *Store) BalanceHistory(ctx context.Context, token, owner Felt, w Window)
 func (s *Store) CountBalanceHistory(ctx context.Context, token, owner Felt) (int64, error) {
 	return s.cappedCount(ctx, "erc20_balance_changes WHERE token_address = $1 AND owner_address = $2", token, owner)
 }
+
+// DailyKey asks for a wallet's balance of a token at the end of each UTC day From..To
+// (YYYY-MM-DD, both included).
+type DailyKey struct {
+	Token, Owner string // Felt bytes
+	From, To     string
+}
+
+// DailyBalance is a balance at the end of a UTC day: after the last block of the day or
+// before it (0 before any change).
+type DailyBalance struct {
+	Token     Felt   `db:"token_address"`
+	Owner     Felt   `db:"owner_address"`
+	Date      string `db:"date"`      // YYYY-MM-DD
+	Timestamp int64  `db:"timestamp"` // the day's last second
+	Balance   string `db:"balance"`
+}
+
+// DailyBalances reads, for wallets sharing one window of days, each day's closing balance
+// in one statement: per day, the day's last block (by time) and the newest change at or
+// before it, two index probes.
+func (s *Store) DailyBalances(ctx context.Context, tokens, owners []Felt, from, to string) ([]*DailyBalance, error) {
+	var rows []*DailyBalance
+	err := s.selectRows(ctx, &rows, `SELECT k.t AS token_address, k.o AS owner_address, to_char(d.day, 'YYYY-MM-DD') AS date,
+			d.last AS timestamp,
+			coalesce((SELECT c.balance FROM erc20_balance_changes c
+				WHERE c.token_address = k.t AND c.owner_address = k.o AND c.block_number <= (
+					SELECT b.number FROM blocks b WHERE b.timestamp <= d.last ORDER BY b.timestamp DESC, b.number DESC LIMIT 1)
+				ORDER BY c.block_number DESC LIMIT 1), 0)::text AS balance
+		FROM unnest($1::bytea[], $2::bytea[]) AS k(t, o)
+		CROSS JOIN LATERAL (SELECT day, extract(epoch FROM day + interval '1 day')::bigint - 1 AS last
+			FROM generate_series($3::date, $4::date, interval '1 day') AS g(day)) d
+		ORDER BY k.t, k.o, d.day`, feltList(tokens), feltList(owners), from, to)
+	return rows, err
+}
+
+// FirstBalanceChange is the time of a wallet's first balance change of a token; ok is
+// false when it has none.
+func (s *Store) FirstBalanceChange(ctx context.Context, token, owner Felt) (ts int64, ok bool, err error) {
+	ok, err = s.getRow(ctx, &ts, `SELECT timestamp FROM erc20_balance_changes WHERE token_address = $1 AND owner_address = $2
+		ORDER BY block_number LIMIT 1`, token, owner)
+	return ts, ok, err
+}

@@ -197,6 +197,12 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	DailyBalance struct {
+		Balance   func(childComplexity int) int
+		Date      func(childComplexity int) int
+		Timestamp func(childComplexity int) int
+	}
+
 	Delegation struct {
 		ActivatedAt      func(childComplexity int) int
 		Amount           func(childComplexity int) int
@@ -723,6 +729,7 @@ type ComplexityRoot struct {
 		Balance        func(childComplexity int, token db.Felt, at *model.BlockRef) int
 		BalanceHistory func(childComplexity int, token db.Felt, first *int, after *string) int
 		Contract       func(childComplexity int) int
+		DailyBalances  func(childComplexity int, token db.Felt, rangeArg *model.TimeRange) int
 		Erc20Balances  func(childComplexity int) int
 		Nfts           func(childComplexity int, first *int, after *string, contractAddress db.Felt) int
 		StakeOverTime  func(childComplexity int, rangeArg *model.TimeRange) int
@@ -970,6 +977,7 @@ type WalletResolver interface {
 	Activity(ctx context.Context, obj *model.Wallet, first *int, after *string, fromBlock *int, order *model.SortDirection) (*model.TransactionConnection, error)
 	Balance(ctx context.Context, obj *model.Wallet, token db.Felt, at *model.BlockRef) (string, error)
 	BalanceHistory(ctx context.Context, obj *model.Wallet, token db.Felt, first *int, after *string) (*model.BalancePointConnection, error)
+	DailyBalances(ctx context.Context, obj *model.Wallet, token db.Felt, rangeArg *model.TimeRange) ([]*db.DailyBalance, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1593,6 +1601,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContractEdge.Node(childComplexity), true
+
+	case "DailyBalance.balance":
+		if e.ComplexityRoot.DailyBalance.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DailyBalance.Balance(childComplexity), true
+	case "DailyBalance.date":
+		if e.ComplexityRoot.DailyBalance.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DailyBalance.Date(childComplexity), true
+	case "DailyBalance.timestamp":
+		if e.ComplexityRoot.DailyBalance.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DailyBalance.Timestamp(childComplexity), true
 
 	case "Delegation.activatedAt":
 		if e.ComplexityRoot.Delegation.ActivatedAt == nil {
@@ -4079,6 +4106,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Wallet.Contract(childComplexity), true
+	case "Wallet.dailyBalances":
+		if e.ComplexityRoot.Wallet.DailyBalances == nil {
+			break
+		}
+
+		args, err := ec.field_Wallet_dailyBalances_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Wallet.DailyBalances(childComplexity, args["token"].(db.Felt), args["range"].(*model.TimeRange)), true
 	case "Wallet.erc20Balances":
 		if e.ComplexityRoot.Wallet.Erc20Balances == nil {
 			break
@@ -5165,6 +5203,17 @@ type Wallet {
   balance(token: Address!, at: BlockRef): BigInt!
   "The wallet's balance of an ERC-20 token after each block that changed it, newest first."
   balanceHistory(token: Address!, first: Int = 25, after: String): BalancePointConnection!
+  "The wallet's balance of an ERC-20 token at the end of each UTC day of the range, oldest first, up to the day of the newest indexed block (MAX: from the day of its first change of that token, at most ten years)."
+  dailyBalances(token: Address!, range: TimeRange = ONE_MONTH): [DailyBalance!]!
+}
+
+"A balance at the end of a UTC day."
+type DailyBalance {
+  "YYYY-MM-DD"
+  date: String!
+  "The day's last second, Unix seconds."
+  timestamp: Int!
+  balance: BigInt!
 }
 
 "A block, by number or by hash (give one, or both when they name the same block)."
@@ -5470,6 +5519,18 @@ func (ec *executionContext) childFields_ContractEdge(ctx context.Context, field 
 		return ec.fieldContext_ContractEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ContractEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_DailyBalance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_DailyBalance_date(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_DailyBalance_timestamp(ctx, field)
+	case "balance":
+		return ec.fieldContext_DailyBalance_balance(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DailyBalance", field.Name)
 }
 
 func (ec *executionContext) childFields_Delegation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6468,6 +6529,8 @@ func (ec *executionContext) childFields_Wallet(ctx context.Context, field graphq
 		return ec.fieldContext_Wallet_balance(ctx, field)
 	case "balanceHistory":
 		return ec.fieldContext_Wallet_balanceHistory(ctx, field)
+	case "dailyBalances":
+		return ec.fieldContext_Wallet_dailyBalances(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Wallet", field.Name)
 }
@@ -7503,6 +7566,28 @@ func (ec *executionContext) field_Wallet_balance_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["at"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Wallet_dailyBalances_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "range",
+		func(ctx context.Context, v any) (*model.TimeRange, error) {
+			return ec.unmarshalOTimeRange2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTimeRange(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["range"] = arg1
 	return args, nil
 }
 
@@ -10062,6 +10147,75 @@ func (ec *executionContext) fieldContext_ContractEdge_node(_ context.Context, fi
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _DailyBalance_date(ctx context.Context, field graphql.CollectedField, obj *db.DailyBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DailyBalance_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DailyBalance_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DailyBalance", field, false, false, "String")
+}
+
+func (ec *executionContext) _DailyBalance_timestamp(ctx context.Context, field graphql.CollectedField, obj *db.DailyBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DailyBalance_timestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DailyBalance_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DailyBalance", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DailyBalance_balance(ctx context.Context, field graphql.CollectedField, obj *db.DailyBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DailyBalance_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DailyBalance_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DailyBalance", field, false, false, "BigInt")
 }
 
 func (ec *executionContext) _Delegation_pool(ctx context.Context, field graphql.CollectedField, obj *db.Delegation) (ret graphql.Marshaler) {
@@ -20351,6 +20505,50 @@ func (ec *executionContext) fieldContext_Wallet_balanceHistory(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Wallet_dailyBalances(ctx context.Context, field graphql.CollectedField, obj *model.Wallet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Wallet_dailyBalances(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Wallet().DailyBalances(ctx, obj, fc.Args["token"].(db.Felt), fc.Args["range"].(*model.TimeRange))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.DailyBalance) graphql.Marshaler {
+			return ec.marshalNDailyBalance2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐDailyBalanceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Wallet_dailyBalances(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Wallet",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DailyBalance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Wallet_dailyBalances_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _WalletStaking_totalStakedStrk(ctx context.Context, field graphql.CollectedField, obj *model.WalletStaking) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22863,6 +23061,49 @@ func (ec *executionContext) _ContractEdge(ctx context.Context, sel ast.Selection
 			}
 		case "node":
 			out.Values[i] = ec._ContractEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var dailyBalanceImplementors = []string{"DailyBalance"}
+
+func (ec *executionContext) _DailyBalance(ctx context.Context, sel ast.SelectionSet, obj *db.DailyBalance) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dailyBalanceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DailyBalance")
+		case "date":
+			out.Values[i] = ec._DailyBalance_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timestamp":
+			out.Values[i] = ec._DailyBalance_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "balance":
+			out.Values[i] = ec._DailyBalance_balance(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -26308,6 +26549,12 @@ func (ec *executionContext) _Wallet(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Wallet_balanceHistory(ctx, field, obj)
 				})
+		case "dailyBalances":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Wallet_dailyBalances(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27002,6 +27249,30 @@ func (ec *executionContext) marshalNContractEdge2ᚖgithubᚗcomᚋstarkgraphᚋ
 		return graphql.Null
 	}
 	return ec._ContractEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDailyBalance2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐDailyBalanceᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.DailyBalance) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDailyBalance2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐDailyBalance(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDailyBalance2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐDailyBalance(ctx context.Context, sel ast.SelectionSet, v *db.DailyBalance) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DailyBalance!")
+		return graphql.Null
+	}
+	return ec._DailyBalance(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNDelegation2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐDelegationᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Delegation) graphql.Marshaler {

@@ -60,6 +60,7 @@ type Loaders struct {
 	TxPayload          *dataloader.Loader[db.TxKey, *db.TxPayload]
 	PriceAt            *dataloader.Loader[db.PriceKey, *db.PriceAt]     // nil: no reading yet
 	BalanceAt          *dataloader.Loader[db.BalanceKey, *db.BalanceAt] // nil: 0
+	DailyBalances      *dataloader.Loader[db.DailyKey, []*db.DailyBalance]
 
 	store  *db.Store
 	caches *caches
@@ -186,6 +187,7 @@ func build(store *db.Store, d dispatch) *Loaders {
 		BalanceAt: one(d, store.BalancesAt, func(b *db.BalanceAt) db.BalanceKey {
 			return db.BalanceKey{Token: string(db.Normalize(b.Token)), Owner: string(db.Normalize(b.Owner)), Block: b.Block}
 		}),
+		DailyBalances: dailyBalances(d, store),
 		PriceAt: one(d, store.PricesAt, func(p *db.PriceAt) db.PriceKey {
 			return db.PriceKey{Token: string(db.Normalize(p.Token)), Block: p.Block}
 		}),
@@ -409,6 +411,39 @@ func stakeHistory(d dispatch, store *db.Store) *dataloader.Loader[StakeHistoryKe
 		results := make([]*dataloader.Result[[]*db.StakePoint], len(keys))
 		for i, k := range keys {
 			results[i] = &dataloader.Result[[]*db.StakePoint]{Data: found[k], Error: errs[k.Interval]}
+		}
+		return results
+	}
+	return newLoader(d, batch)
+}
+
+// dailyBalances is the loader of closing balances per day: keys with the same window of
+// days are read in one statement.
+func dailyBalances(d dispatch, store *db.Store) *dataloader.Loader[db.DailyKey, []*db.DailyBalance] {
+	batch := func(ctx context.Context, keys []db.DailyKey) []*dataloader.Result[[]*db.DailyBalance] {
+		type window struct{ from, to string }
+		groups := map[window][]db.DailyKey{}
+		for _, k := range keys {
+			w := window{k.From, k.To}
+			groups[w] = append(groups[w], k)
+		}
+		found := map[db.DailyKey][]*db.DailyBalance{}
+		errs := map[window]error{}
+		for w, ks := range groups {
+			tokens, owners := make([]db.Felt, len(ks)), make([]db.Felt, len(ks))
+			for i, k := range ks {
+				tokens[i], owners[i] = db.Felt(k.Token), db.Felt(k.Owner)
+			}
+			rows, err := store.DailyBalances(ctx, tokens, owners, w.from, w.to)
+			errs[w] = err
+			for _, r := range rows {
+				k := db.DailyKey{Token: string(db.Normalize(r.Token)), Owner: string(db.Normalize(r.Owner)), From: w.from, To: w.to}
+				found[k] = append(found[k], r)
+			}
+		}
+		results := make([]*dataloader.Result[[]*db.DailyBalance], len(keys))
+		for i, k := range keys {
+			results[i] = &dataloader.Result[[]*db.DailyBalance]{Data: found[k], Error: errs[window{k.From, k.To}]}
 		}
 		return results
 	}

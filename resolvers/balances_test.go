@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -143,6 +144,43 @@ func TestBalancesAtAnyBlock(t *testing.T) {
 		t.Errorf("history of %d points; the oldest should follow a 0 balance", len(blocks))
 	}
 
+	// Daily closing balances: each day's is the sum of transfers up to the day's last block,
+	// and the last day is the newest block's.
+	const daily = `query($w: Address!, $t: Address!, $r: TimeRange) { wallet(address: $w) {
+		dailyBalances(token: $t, range: $r) { date timestamp balance } } }`
+	for r, n := range map[string]int{"ONE_WEEK": 7, "ONE_MONTH": 30, "MAX": 0} {
+		var out struct {
+			Wallet struct {
+				DailyBalances []struct {
+					Date      string
+					Timestamp int64
+					Balance   string
+				}
+			}
+		}
+		s.mustQuery(daily, map[string]any{"w": p.Owner.Hex(), "t": p.Token.Hex(), "r": r}, &out)
+		days := out.Wallet.DailyBalances
+		if len(days) == 0 || (n > 0 && len(days) != n) {
+			t.Fatalf("%s: %d days, want %d", r, len(days), n)
+		}
+		for _, d := range days {
+			var last *int64
+			if err := s.db.Get(&last, `SELECT max(number) FROM blocks WHERE timestamp <= $1`, d.Timestamp); err != nil {
+				t.Fatal(err)
+			}
+			want := "0"
+			if last != nil {
+				want = sumTo(p.Token, p.Owner, *last)
+			}
+			if d.Balance != want {
+				t.Errorf("%s: balance at the end of %s = %s, transfers say %s", r, d.Date, d.Balance, want)
+			}
+		}
+		if got := days[len(days)-1].Balance; got != now {
+			t.Errorf("%s: the last day's balance %s is not the newest %s", r, got, now)
+		}
+	}
+
 	// Refused: a negative number, a hash of no block, a number and a hash that disagree.
 	for _, at := range []map[string]any{
 		{"number": -1}, {"hash": "0x1234"}, {"hash": hash.Hex(), "number": 31},
@@ -151,5 +189,37 @@ func TestBalancesAtAnyBlock(t *testing.T) {
 		if len(resp.Errors) == 0 || resp.Errors[0].Extensions["code"] != "BAD_USER_INPUT" {
 			t.Errorf("at %v: %+v, want BAD_USER_INPUT", at, resp.Errors)
 		}
+	}
+}
+
+// A series of days across changes days apart: each day closes at the balance its last
+// block left, days without a block keep the previous balance, days before any change 0.
+func TestDailyBalancesAcrossDays(t *testing.T) {
+	s := newGQLServer(t)
+	day := int64(86400)
+	start := int64(1_700_006_400) // 2023-11-15 00:00:00 UTC
+	for i, c := range []struct {
+		at      int64 // seconds after start
+		balance int
+	}{{day + 100, 5}, {day + 5000, 7}, {3*day + 10, 2}, {5*day + 1, 9}} {
+		n := i + 1
+		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES ($1, $2, $3, $4, 'ACCEPTED_ON_L2')`,
+			n, []byte{byte(n)}, []byte{byte(n - 1)}, start+c.at)
+		s.exec(`INSERT INTO erc20_balance_changes (token_address, owner_address, block_number, balance, timestamp)
+			VALUES ('\x070c', '\x0aa0', $1, $2, $3)`, n, c.balance, start+c.at)
+	}
+	var out struct {
+		Wallet struct {
+			DailyBalances []struct{ Date, Balance string }
+		}
+	}
+	s.mustQuery(`{ wallet(address: "0xaa0") { dailyBalances(token: "0x70c", range: ONE_WEEK) { date balance } } }`, nil, &out)
+	var got []string
+	for _, d := range out.Wallet.DailyBalances {
+		got = append(got, d.Date+"="+d.Balance)
+	}
+	want := "2023-11-14=0 2023-11-15=0 2023-11-16=7 2023-11-17=7 2023-11-18=2 2023-11-19=2 2023-11-20=9"
+	if strings.Join(got, " ") != want {
+		t.Errorf("daily balances:\n got %s\nwant %s", strings.Join(got, " "), want)
 	}
 }

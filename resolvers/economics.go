@@ -119,9 +119,9 @@ func transferUsdValue(ctx context.Context, t *db.TokenTransfer) (*float64, error
 	return &v, nil
 }
 
-// formatUnits writes an amount of a token's smallest unit in whole tokens, exactly:
+// FormatUnits writes an amount of a token's smallest unit in whole tokens, exactly:
 // "1500000000000000000" with 18 decimals is "1.5".
-func formatUnits(amount string, decimals int) (string, error) {
+func FormatUnits(amount string, decimals int) (string, error) {
 	v, ok := new(big.Int).SetString(amount, 10)
 	if !ok || v.Sign() < 0 || decimals < 0 || decimals > 255 {
 		return "", fmt.Errorf("unreadable amount %q with %d decimals", amount, decimals)

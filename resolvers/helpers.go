@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
@@ -107,4 +108,37 @@ func (r *Resolver) blockOf(ctx context.Context, at *model.BlockRef) (int64, erro
 		return 0, badInput("at", fmt.Sprintf("number %d and hash %s name different blocks", *at.Number, at.Hash.Hex()))
 	}
 	return b.Number, nil
+}
+
+// rangeDays is how many days (the last one included) each TimeRange but MAX covers.
+var rangeDays = map[model.TimeRange]int{
+	model.TimeRangeOneWeek: 7, model.TimeRangeOneMonth: 30, model.TimeRangeThreeMonths: 90,
+	model.TimeRangeSixMonths: 180, model.TimeRangeOneYear: 365,
+}
+
+// maxRangeDays bounds MAX: ten years of days.
+const maxRangeDays = 3660
+
+// dayWindow is the window of UTC days (YYYY-MM-DD) of a daily series ending on the day of
+// the newest indexed block; from is "" when there is nothing to show (no block yet, or
+// MAX for a wallet that never held the token).
+func (r *Resolver) dayWindow(ctx context.Context, token, owner db.Felt, rng *model.TimeRange) (from, to string, err error) {
+	head, err := r.Store.LatestBlock(ctx)
+	if err != nil || head == nil {
+		return "", "", err
+	}
+	end := time.Unix(head.Timestamp, 0).UTC()
+	days := rangeDays[model.TimeRangeOneMonth]
+	if rng != nil {
+		days = rangeDays[*rng]
+	}
+	if rng != nil && *rng == model.TimeRangeMax {
+		first, ok, err := r.Store.FirstBalanceChange(ctx, token, owner)
+		if err != nil || !ok {
+			return "", "", err
+		}
+		days = int(end.Sub(time.Unix(first, 0).UTC().Truncate(24*time.Hour)).Hours()/24) + 1
+		days = min(max(days, 1), maxRangeDays)
+	}
+	return end.AddDate(0, 0, 1-days).Format(time.DateOnly), end.Format(time.DateOnly), nil
 }

@@ -131,7 +131,7 @@ func (r *tokenBalanceResolver) FormattedBalance(ctx context.Context, obj *db.Tok
 	if err != nil || token == nil || token.Decimals == nil {
 		return nil, err
 	}
-	f, err := formatUnits(obj.Balance, *token.Decimals)
+	f, err := FormatUnits(obj.Balance, *token.Decimals)
 	return &f, err
 }
 

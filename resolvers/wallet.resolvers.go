@@ -89,6 +89,19 @@ func (r *walletResolver) BalanceHistory(ctx context.Context, obj *model.Wallet, 
 	return &model.BalancePointConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
+func (r *walletResolver) DailyBalances(ctx context.Context, obj *model.Wallet, token db.Felt, rangeArg *model.TimeRange) ([]*db.DailyBalance, error) {
+	from, to, err := r.dayWindow(ctx, token, obj.Address, rangeArg)
+	if err != nil || from == "" {
+		return []*db.DailyBalance{}, err
+	}
+	key := db.DailyKey{Token: string(db.Normalize(token)), Owner: string(db.Normalize(obj.Address)), From: from, To: to}
+	days, err := loaders.For(ctx).DailyBalances.Load(ctx, key)()
+	if days == nil {
+		days = []*db.DailyBalance{}
+	}
+	return days, err
+}
+
 func (r *Resolver) Wallet() graph.WalletResolver { return &walletResolver{r} }
 
 type walletResolver struct{ *Resolver }

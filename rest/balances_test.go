@@ -42,3 +42,63 @@ func TestContractTokenBalances(t *testing.T) {
 		t.Errorf("malformed address: %d %s", r.status, r.raw)
 	}
 }
+
+func TestContractBalanceHistory(t *testing.T) {
+	e := newEnv(t)
+	// account 0's ETH balance changed at blocks 3 and 12 (all seeded blocks share one day).
+	for _, c := range []struct {
+		block   int
+		balance string
+	}{{3, "1500000000000000000"}, {12, "1273198304298242227"}} {
+		if _, err := e.db.Exec(`INSERT INTO erc20_balance_changes (token_address, owner_address, block_number, balance, timestamp)
+			VALUES ($1, $2, $3, $4, $5)`, ethAddr, account(0), c.block, c.balance, baseTime+int64(c.block)*10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := "/beta/contracts/" + account(0).Hex() + "/erc20-balance-history"
+	body := e.mustGet(base + "?timerange=1w&token_address=" + ethAddr.Hex()).(map[string]any)
+	items := body["items"].([]any)
+	if len(items) != 1 || body["timerange"] != "1w" || body["contractAddress"] != account(0).Padded() {
+		t.Fatalf("one token asked for: %v", body)
+	}
+	eth := items[0].(map[string]any)
+	points := eth["points"].([]any)
+	if eth["tokenSymbol"] != "ETH" || len(points) != 7 {
+		t.Fatalf("ETH over a week: %v", eth)
+	}
+	last := points[6].(map[string]any)
+	if last["date"] != "2023-11-14" || last["balance"] != "1273198304298242227" || last["formattedBalance"] != "1.273198304298242227" ||
+		last["timestamp"] != float64(1700006399) {
+		t.Errorf("the newest day: %v", last)
+	}
+	if first := points[0].(map[string]any); first["date"] != "2023-11-08" || first["balance"] != "0" || first["formattedBalance"] != "0" {
+		t.Errorf("a day before any change: %v", first)
+	}
+
+	// By default a month of every token held now (ETH and STRK), STRK without changes.
+	all := e.mustGet(base).(map[string]any)
+	if items := all["items"].([]any); len(items) != 2 || all["timerange"] != "1m" {
+		t.Fatalf("every token held: %v", all)
+	}
+	for _, it := range all["items"].([]any) {
+		h := it.(map[string]any)
+		if n := len(h["points"].([]any)); n != 30 {
+			t.Errorf("%v: %d points over a month", h["tokenSymbol"], n)
+		}
+	}
+
+	for _, c := range []struct {
+		path   string
+		status int
+		names  string
+	}{
+		{base + "?timerange=max", 400, "timerange"},
+		{base + "?timerange=2w", 400, "timerange"},
+		{base + "?token_address=0xzz", 400, "token_address"},
+		{"/beta/contracts/0x1234/erc20-balance-history", 404, "contractAddress"},
+	} {
+		if r := e.get(c.path); r.status != c.status || !strings.Contains(string(r.raw), c.names) {
+			t.Errorf("%s: %d %s; want %d naming %s", c.path, r.status, r.raw, c.status, c.names)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // contractItem is an item of GET /beta/contracts; contractDetails adds four fields.
@@ -234,4 +235,74 @@ func tokenBalancesOp(ctx context.Context, s *server, a *args, _ *http.Request) (
 		}
 	}
 	return out, nil
+}
+
+// balanceHistoryBody is the answer of GET /beta/contracts/{contractAddress}/erc20-balance-history.
+type balanceHistoryBody struct {
+	ContractAddress string         `json:"contractAddress"`
+	Timerange       string         `json:"timerange"`
+	Items           []tokenHistory `json:"items"`
+}
+
+// tokenHistory is one token's closing balance per UTC day, oldest first.
+type tokenHistory struct {
+	TokenAddress  string         `json:"tokenAddress"`
+	TokenName     *string        `json:"tokenName"`
+	TokenSymbol   *string        `json:"tokenSymbol"`
+	TokenDecimals *int           `json:"tokenDecimals"`
+	Points        []balanceOnDay `json:"points"`
+}
+
+type balanceOnDay struct {
+	Date             string  `json:"date"`      // YYYY-MM-DD, UTC
+	Timestamp        int64   `json:"timestamp"` // the day's last second
+	Balance          string  `json:"balance"`   // in the token's smallest unit
+	FormattedBalance *string `json:"formattedBalance"`
+}
+
+func balanceHistoryOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	c, err := s.requireContract(ctx, a.felt("contractAddress"))
+	if err != nil {
+		return nil, err
+	}
+	tokens := []db.Felt{a.felt("token_address")}
+	if tokens[0] == nil {
+		held, err := s.res.Contract().TokensHeld(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		tokens = tokens[:0]
+		for _, b := range held {
+			tokens = append(tokens, b.TokenAddress)
+		}
+	}
+	rng := timeRangeValues[a.str("timerange")]
+	wallet := &model.Wallet{Address: c.Address}
+	items, err := mapAll(ctx, tokens, func(ctx context.Context, token db.Felt) (tokenHistory, error) {
+		out := tokenHistory{TokenAddress: addr(token), Points: []balanceOnDay{}}
+		t, err := s.res.Query().Token(ctx, token)
+		if err != nil {
+			return out, err
+		}
+		if t != nil {
+			out.TokenName, out.TokenSymbol, out.TokenDecimals = t.Name, t.Symbol, t.Decimals
+		}
+		days, err := s.res.Wallet().DailyBalances(ctx, wallet, token, &rng)
+		for _, d := range days {
+			p := balanceOnDay{Date: d.Date, Timestamp: d.Timestamp, Balance: d.Balance}
+			if t != nil && t.Decimals != nil {
+				f, err := resolvers.FormatUnits(d.Balance, *t.Decimals)
+				if err != nil {
+					return out, err
+				}
+				p.FormattedBalance = &f
+			}
+			out.Points = append(out.Points, p)
+		}
+		return out, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return balanceHistoryBody{ContractAddress: addr(c.Address), Timerange: a.str("timerange"), Items: emptyIfNil(items)}, nil
 }

@@ -307,6 +307,8 @@ type Wallet struct {
 	Balance string `json:"balance"`
 	// The wallet's balance of an ERC-20 token after each block that changed it, newest first.
 	BalanceHistory *BalancePointConnection `json:"balanceHistory"`
+	// The wallet's balance of an ERC-20 token at the end of each UTC day of the range, oldest first, up to the day of the newest indexed block (MAX: from the day of its first change of that token, at most ten years).
+	DailyBalances []*db.DailyBalance `json:"dailyBalances"`
 }
 
 type WalletStaking struct {
