@@ -199,9 +199,13 @@ func (s *Store) AliasesOf(ctx context.Context, addrs []Felt) ([]*Alias, error) {
 // replicaLag is null on a primary; on a streaming replica, 0 when it has replayed all the
 // WAL it received, else the age of the last transaction it replayed (the standard measure:
 // an idle primary sends nothing, so an age alone would grow while nothing is missing).
+//
+// Right after a replica starts, it may have received no WAL yet (it then has replayed all
+// it received: 0), or received some and replayed no transaction yet (then the time since
+// it started bounds how far behind it is): neither may read as null, which means "primary".
 const replicaLag = `CASE WHEN NOT pg_is_in_recovery() THEN NULL
-	WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
-	ELSE extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8 END`
+	WHEN coalesce(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()) = pg_last_wal_replay_lsn() THEN 0
+	ELSE extract(epoch FROM now() - coalesce(pg_last_xact_replay_timestamp(), pg_postmaster_start_time()))::float8 END`
 
 func (s *Store) IndexerStatus(ctx context.Context) (*IndexerStatus, error) {
 	var st IndexerStatus
