@@ -154,6 +154,7 @@ type ChainRows struct {
 	TokenTransfers   []TokenTransfer
 	MetaTransactions []MetaTransactionRow
 	BalancePoints    []BalancePoint
+	Messages         []Message
 }
 
 // chainTable is one table of ChainRows: its name, its rows' shape, and the rows.
@@ -185,6 +186,7 @@ func (r *ChainRows) tables() []chainTable {
 		chainTableOf("token_transfers", r.TokenTransfers),
 		chainTableOf("meta_transactions", r.MetaTransactions),
 		chainTableOf("erc20_balance_changes", r.BalancePoints),
+		chainTableOf("messages", r.Messages),
 	}
 }
 

@@ -454,6 +454,8 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction,
 		}
 	}
 
+	w.addMessages(num, ts, i, t)
+
 	// The fee is paid by the sender, or by the account a DEPLOY_ACCOUNT deploys.
 	payer := t.SenderAddress
 	if payer == nil && t.Type == rpc.TxDeployAccount {
@@ -475,6 +477,29 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction,
 			w.applyMove(num, ts, i, ei, t.Hash, e.FromAddress, m)
 		}
 		w.applyStakingEvent(num, ts, &r.Events[ei])
+	}
+}
+
+// addMessages records the L1 -> L2 message an L1 handler consumes and the L2 -> L1
+// messages a receipt sends.
+func (w *batchWriter) addMessages(num, ts int64, i int, t *rpc.Transaction) {
+	r := &t.Receipt
+	if t.Type == rpc.TxL1Handler && r.MessageHash != nil && t.ContractAddress != nil {
+		m := db.Message{BlockNumber: num, TxIndex: i, Direction: db.MessageToL2, Hash: db.Normalize(r.MessageHash[:]),
+			FromAddress: db.Felt{}, ToAddress: db.FeltOf(*t.ContractAddress), L2Address: db.FeltOf(*t.ContractAddress),
+			Selector: db.FeltPtrOf(t.EntryPointSelector), Payload: db.FeltArray{}, TransactionHash: db.FeltOf(t.Hash), Timestamp: ts}
+		if len(t.Calldata) > 0 { // the L1 sender, then the payload
+			m.FromAddress, m.Payload = db.FeltOf(t.Calldata[0]), db.FeltsOf(t.Calldata[1:])
+		}
+		w.rows.Messages = append(w.rows.Messages, m)
+		w.counts["messages"]++
+	}
+	for mi, sent := range r.MessagesSent {
+		hash := starknet.MessageToL1Hash(sent.FromAddress, sent.ToAddress, sent.Payload)
+		w.rows.Messages = append(w.rows.Messages, db.Message{BlockNumber: num, TxIndex: i, Direction: db.MessageToL1, Index: mi,
+			Hash: db.Normalize(hash[:]), FromAddress: db.FeltOf(sent.FromAddress), ToAddress: db.FeltOf(sent.ToAddress),
+			L2Address: db.FeltOf(sent.FromAddress), Payload: db.FeltsOf(sent.Payload), TransactionHash: db.FeltOf(t.Hash), Timestamp: ts})
+		w.counts["messages"]++
 	}
 }
 

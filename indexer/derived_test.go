@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"golang.org/x/crypto/sha3"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -86,6 +87,44 @@ func TestDerivedTokenState(t *testing.T) {
 	}
 	if changes.Stale != 0 || changes.Differ != 0 || changes.Rows < moved.Checked {
 		t.Errorf("erc20_balance_changes: %+v (balances %d)", changes, moved.Checked)
+	}
+
+	// Messages: one per L1 handler, with its hash, sender and payload; as many L2 -> L1 as
+	// the blocks report sent, each hashed as the core contract does; the total kept.
+	var msgs struct {
+		Handlers, ToL2, BadToL2, ToL1, Sent, Counted int64
+	}
+	if err := d.Get(&msgs, `SELECT
+		(SELECT count(*) FROM transactions WHERE type = 'L1_HANDLER') AS handlers,
+		(SELECT count(*) FROM messages WHERE direction = 0) AS tol2,
+		(SELECT count(*) FROM transactions t JOIN messages m USING (block_number, tx_index) WHERE m.direction = 0 AND
+			(m.message_hash IS DISTINCT FROM t.message_hash OR m.from_address <> t.calldata[1] OR m.payload <> t.calldata[2:]
+			 OR m.to_address <> t.contract_address OR m.selector <> t.entry_point_selector)) AS badtol2,
+		(SELECT count(*) FROM messages WHERE direction = 1) AS tol1,
+		(SELECT sum(message_count) FROM blocks) AS sent,
+		(SELECT count FROM list_counts WHERE name = 'messages') AS counted`); err != nil {
+		t.Fatal(err)
+	}
+	if msgs.ToL2 != msgs.Handlers || msgs.BadToL2 != 0 || msgs.ToL1 != msgs.Sent || msgs.ToL1 == 0 || msgs.Counted != msgs.ToL2+msgs.ToL1 {
+		t.Errorf("messages: %+v", msgs)
+	}
+	var sent []struct {
+		Hash, From, To db.Felt
+		Payload        db.FeltArray
+	}
+	if err := d.Select(&sent, `SELECT message_hash AS hash, from_address AS "from", to_address AS "to", payload FROM messages WHERE direction = 1`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range sent {
+		h := sha3.NewLegacyKeccak256()
+		for _, w := range append(db.FeltArray{m.From, m.To, db.FeltFromUint64(uint64(len(m.Payload)))}, m.Payload...) {
+			var word [32]byte
+			copy(word[32-len(w):], w)
+			h.Write(word[:])
+		}
+		if want := db.Normalize(h.Sum(nil)); !m.Hash.Equal(want) {
+			t.Errorf("L2 -> L1 message hash %x, keccak of its words %x", []byte(m.Hash), []byte(want))
+		}
 	}
 
 	// Every transaction that paid a fee has one fee transfer, of its fee; an L1 handler,

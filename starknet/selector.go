@@ -24,3 +24,20 @@ func Selector(name string) Felt {
 	}
 	return Keccak([]byte(name))
 }
+
+// MessageToL1Hash is the hash of an L2 -> L1 message as the Starknet core contract computes
+// it: keccak256 of the sender, the recipient, the payload's length and the payload, each a
+// 32-byte big-endian word. Unlike a felt it may exceed the field prime.
+func MessageToL1Hash(from, to Felt, payload []Felt) Hash256 {
+	h := sha3.NewLegacyKeccak256()
+	word := func(f Felt) { h.Write(f[:]) }
+	word(from)
+	word(to)
+	word(FeltFromUint64(uint64(len(payload))))
+	for _, p := range payload {
+		word(p)
+	}
+	var out Hash256
+	h.Sum(out[:0])
+	return out
+}
