@@ -38,6 +38,7 @@ type ResolverRoot interface {
 	Event() EventResolver
 	HoldersOverview() HoldersOverviewResolver
 	IndexerStatus() IndexerStatusResolver
+	Message() MessageResolver
 	MetaTransaction() MetaTransactionResolver
 	Mutation() MutationResolver
 	NftBalance() NftBalanceResolver
@@ -282,6 +283,32 @@ type ComplexityRoot struct {
 		UpdatedAt         func(childComplexity int) int
 	}
 
+	Message struct {
+		BlockNumber     func(childComplexity int) int
+		Direction       func(childComplexity int) int
+		FromAddress     func(childComplexity int) int
+		Hash            func(childComplexity int) int
+		Index           func(childComplexity int) int
+		L2Address       func(childComplexity int) int
+		Payload         func(childComplexity int) int
+		Selector        func(childComplexity int) int
+		Timestamp       func(childComplexity int) int
+		ToAddress       func(childComplexity int) int
+		Transaction     func(childComplexity int) int
+		TransactionHash func(childComplexity int) int
+	}
+
+	MessageConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	MessageEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	MetaTransaction struct {
 		Actions         func(childComplexity int) int
 		BlockNumber     func(childComplexity int) int
@@ -442,6 +469,7 @@ type ComplexityRoot struct {
 		Contracts        func(childComplexity int, first *int, after *string, typeArg *model.ContractType) int
 		Events           func(childComplexity int, first *int, after *string, filter *model.EventFilter) int
 		IndexerStatus    func(childComplexity int) int
+		Messages         func(childComplexity int, first *int, after *string, filter *model.MessageListFilter) int
 		MetaTransactions func(childComplexity int, first *int, after *string, contractAddress db.Felt) int
 		NetworkStats     func(childComplexity int) int
 		NftEvents        func(childComplexity int, first *int, after *string, contractAddress db.Felt, tokenID *string) int
@@ -812,6 +840,13 @@ type IndexerStatusResolver interface {
 
 	UpdatedAt(ctx context.Context, obj *db.IndexerStatus) (string, error)
 }
+type MessageResolver interface {
+	Direction(ctx context.Context, obj *db.Message) (model.MessageDirection, error)
+
+	Payload(ctx context.Context, obj *db.Message) ([]db.Felt, error)
+
+	Transaction(ctx context.Context, obj *db.Message) (*db.Transaction, error)
+}
 type MetaTransactionResolver interface {
 	Transaction(ctx context.Context, obj *db.MetaTransaction) (*db.Transaction, error)
 }
@@ -865,6 +900,7 @@ type QueryResolver interface {
 	Classes(ctx context.Context, first *int, after *string) (*model.ClassConnection, error)
 	VerifiedClasses(ctx context.Context, first *int, after *string) (*model.VerifiedClassConnection, error)
 	VerificationJob(ctx context.Context, id string) (*db.VerificationJob, error)
+	Messages(ctx context.Context, first *int, after *string, filter *model.MessageListFilter) (*model.MessageConnection, error)
 	NftItems(ctx context.Context, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) (*model.NftItemConnection, error)
 	NftEvents(ctx context.Context, first *int, after *string, contractAddress db.Felt, tokenID *string) (*model.NftEventConnection, error)
 	NftHolders(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error)
@@ -1959,6 +1995,111 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.IndexerStatus.UpdatedAt(childComplexity), true
 
+	case "Message.blockNumber":
+		if e.ComplexityRoot.Message.BlockNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.BlockNumber(childComplexity), true
+	case "Message.direction":
+		if e.ComplexityRoot.Message.Direction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Direction(childComplexity), true
+	case "Message.fromAddress":
+		if e.ComplexityRoot.Message.FromAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.FromAddress(childComplexity), true
+	case "Message.hash":
+		if e.ComplexityRoot.Message.Hash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Hash(childComplexity), true
+	case "Message.index":
+		if e.ComplexityRoot.Message.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Index(childComplexity), true
+	case "Message.l2Address":
+		if e.ComplexityRoot.Message.L2Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.L2Address(childComplexity), true
+	case "Message.payload":
+		if e.ComplexityRoot.Message.Payload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Payload(childComplexity), true
+	case "Message.selector":
+		if e.ComplexityRoot.Message.Selector == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Selector(childComplexity), true
+	case "Message.timestamp":
+		if e.ComplexityRoot.Message.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Timestamp(childComplexity), true
+	case "Message.toAddress":
+		if e.ComplexityRoot.Message.ToAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.ToAddress(childComplexity), true
+	case "Message.transaction":
+		if e.ComplexityRoot.Message.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.Transaction(childComplexity), true
+	case "Message.transactionHash":
+		if e.ComplexityRoot.Message.TransactionHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.TransactionHash(childComplexity), true
+
+	case "MessageConnection.edges":
+		if e.ComplexityRoot.MessageConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageConnection.Edges(childComplexity), true
+	case "MessageConnection.pageInfo":
+		if e.ComplexityRoot.MessageConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageConnection.PageInfo(childComplexity), true
+	case "MessageConnection.totalCount":
+		if e.ComplexityRoot.MessageConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageConnection.TotalCount(childComplexity), true
+
+	case "MessageEdge.cursor":
+		if e.ComplexityRoot.MessageEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageEdge.Cursor(childComplexity), true
+	case "MessageEdge.node":
+		if e.ComplexityRoot.MessageEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MessageEdge.Node(childComplexity), true
+
 	case "MetaTransaction.actions":
 		if e.ComplexityRoot.MetaTransaction.Actions == nil {
 			break
@@ -2692,6 +2833,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.IndexerStatus(childComplexity), true
 
+	case "Query.messages":
+		if e.ComplexityRoot.Query.Messages == nil {
+			break
+		}
+
+		args, err := ec.field_Query_messages_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Messages(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(*model.MessageListFilter)), true
 	case "Query.metaTransactions":
 		if e.ComplexityRoot.Query.MetaTransactions == nil {
 			break
@@ -4206,6 +4358,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("BlockRef", ec.unmarshalInputBlockRef),
 			graphql.NewInputUnmarshaler("EventFilter", ec.unmarshalInputEventFilter),
+			graphql.NewInputUnmarshaler("MessageListFilter", ec.unmarshalInputMessageListFilter),
 			graphql.NewInputUnmarshaler("TransactionFilter", ec.unmarshalInputTransactionFilter),
 			graphql.NewInputUnmarshaler("TransferFilter", ec.unmarshalInputTransferFilter),
 			graphql.NewInputUnmarshaler("VerificationInput", ec.unmarshalInputVerificationInput),
@@ -4725,6 +4878,59 @@ type VerifiedClassConnection {
 type VerifiedClassEdge {
   cursor: String!
   node: VerifiedClass!
+}
+`, BuiltIn: false},
+	{Name: "../schema/messages.graphqls", Input: `extend type Query {
+  "Messages between L1 and L2, newest first."
+  messages(first: Int = 25, after: String, filter: MessageListFilter): MessageConnection!
+}
+
+enum MessageDirection {
+  L1_TO_L2
+  L2_TO_L1
+}
+
+input MessageListFilter {
+  blockNumber: Int
+  "The L2 contract: the recipient of an L1 -> L2 message, the sender of an L2 -> L1 one."
+  contract: Address
+  direction: MessageDirection
+  "The message hash: 0x and 1 to 64 hex digits (a keccak256, which may exceed the field prime)."
+  hash: String
+}
+
+"A message between L1 and L2: L1 -> L2 as an L1 handler consumed it, L2 -> L1 as a receipt sent it."
+type Message {
+  "keccak256 of the message, as the Starknet core contract on L1 computes it."
+  hash: Felt!
+  direction: MessageDirection!
+  blockNumber: Int!
+  "Position in the receipt's messages_sent (0 for an L1 handler)."
+  index: Int!
+  "The L1 sender, or the L2 contract."
+  fromAddress: Felt!
+  "The L2 contract, or the L1 recipient."
+  toAddress: Felt!
+  "The L2 side of the two."
+  l2Address: Address!
+  "L1 -> L2: the L1 handler's entry point."
+  selector: Felt
+  payload: [Felt!]!
+  transactionHash: Felt!
+  "The L1 handler that consumed the message, or the transaction that sent it."
+  transaction: Transaction!
+  timestamp: Int!
+}
+
+type MessageConnection {
+  edges: [MessageEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type MessageEdge {
+  cursor: String!
+  node: Message!
 }
 `, BuiltIn: false},
 	{Name: "../schema/nft.graphqls", Input: `extend type Query {
@@ -5689,6 +5895,58 @@ func (ec *executionContext) childFields_IndexerStatus(ctx context.Context, field
 		return ec.fieldContext_IndexerStatus_replicaLagSeconds(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type IndexerStatus", field.Name)
+}
+
+func (ec *executionContext) childFields_Message(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hash":
+		return ec.fieldContext_Message_hash(ctx, field)
+	case "direction":
+		return ec.fieldContext_Message_direction(ctx, field)
+	case "blockNumber":
+		return ec.fieldContext_Message_blockNumber(ctx, field)
+	case "index":
+		return ec.fieldContext_Message_index(ctx, field)
+	case "fromAddress":
+		return ec.fieldContext_Message_fromAddress(ctx, field)
+	case "toAddress":
+		return ec.fieldContext_Message_toAddress(ctx, field)
+	case "l2Address":
+		return ec.fieldContext_Message_l2Address(ctx, field)
+	case "selector":
+		return ec.fieldContext_Message_selector(ctx, field)
+	case "payload":
+		return ec.fieldContext_Message_payload(ctx, field)
+	case "transactionHash":
+		return ec.fieldContext_Message_transactionHash(ctx, field)
+	case "transaction":
+		return ec.fieldContext_Message_transaction(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_Message_timestamp(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Message", field.Name)
+}
+
+func (ec *executionContext) childFields_MessageConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_MessageConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_MessageConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_MessageConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessageConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_MessageEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_MessageEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_MessageEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MessageEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_MetaTransaction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6993,6 +7251,36 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
 		func(ctx context.Context, v any) (*model.EventFilter, error) {
 			return ec.unmarshalOEventFilter2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐEventFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_messages_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.MessageListFilter, error) {
+			return ec.unmarshalOMessageListFilter2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageListFilter(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -11573,6 +11861,433 @@ func (ec *executionContext) fieldContext_IndexerStatus_replicaLagSeconds(_ conte
 	return graphql.NewScalarFieldContext("IndexerStatus", field, false, false, "Float")
 }
 
+func (ec *executionContext) _Message_hash(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_hash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNFelt2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Felt")
+}
+
+func (ec *executionContext) _Message_direction(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_direction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Message().Direction(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.MessageDirection) graphql.Marshaler {
+			return ec.marshalNMessageDirection2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageDirection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_direction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, true, true, "MessageDirection")
+}
+
+func (ec *executionContext) _Message_blockNumber(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_blockNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_blockNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Message_index(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_index(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Message_fromAddress(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_fromAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FromAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNFelt2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_fromAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Felt")
+}
+
+func (ec *executionContext) _Message_toAddress(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_toAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ToAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNFelt2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_toAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Felt")
+}
+
+func (ec *executionContext) _Message_l2Address(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_l2Address(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.L2Address, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_l2Address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Address")
+}
+
+func (ec *executionContext) _Message_selector(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_selector(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Selector, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalOFelt2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Message_selector(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Felt")
+}
+
+func (ec *executionContext) _Message_payload(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_payload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Message().Payload(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []db.Felt) graphql.Marshaler {
+			return ec.marshalNFelt2ᚕgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFeltᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, true, true, "Felt")
+}
+
+func (ec *executionContext) _Message_transactionHash(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_transactionHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TransactionHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNFelt2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_transactionHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Felt")
+}
+
+func (ec *executionContext) _Message_transaction(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Message().Transaction(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Transaction) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTransaction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Message",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Message_timestamp(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_timestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MessageConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.MessageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.MessageEdge) graphql.Marshaler {
+			return ec.marshalNMessageEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessageConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessageEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MessageConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.MessageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessageConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MessageConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.MessageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MessageConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MessageEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.MessageEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MessageEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _MessageEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.MessageEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MessageEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Message) graphql.Marshaler {
+			return ec.marshalNMessage2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MessageEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MessageEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Message(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MetaTransaction_hash(ctx context.Context, field graphql.CollectedField, obj *db.MetaTransaction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14752,6 +15467,50 @@ func (ec *executionContext) fieldContext_Query_verificationJob(ctx context.Conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_verificationJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_messages(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_messages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Messages(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(*model.MessageListFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MessageConnection) graphql.Marshaler {
+			return ec.marshalNMessageConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_messages(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MessageConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_messages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21904,6 +22663,69 @@ func UnmarshalEventFilter(ctx context.Context, raw any) (model.EventFilter, erro
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputMessageListFilter(ctx context.Context, obj any) (model.MessageListFilter, error) {
+	var it model.MessageListFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"blockNumber", "contract", "direction", "hash"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "blockNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("blockNumber"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BlockNumber = data
+		case "contract":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contract"))
+			data, err := ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Contract = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalOMessageDirection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "hash":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hash"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Hash = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMessageListFilter unmarshals raw into the MessageListFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMessageListFilter(ctx context.Context, raw any) (model.MessageListFilter, error) {
+	var out model.MessageListFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MessageListFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context, obj any) (model.TransactionFilter, error) {
 	var it model.TransactionFilter
 	if obj == nil {
@@ -23632,6 +24454,178 @@ func (ec *executionContext) _IndexerStatus(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var messageImplementors = []string{"Message"}
+
+func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, obj *db.Message) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Message")
+		case "hash":
+			out.Values[i] = ec._Message_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "direction":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Message_direction(ctx, field, obj)
+				})
+		case "blockNumber":
+			out.Values[i] = ec._Message_blockNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "index":
+			out.Values[i] = ec._Message_index(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fromAddress":
+			out.Values[i] = ec._Message_fromAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "toAddress":
+			out.Values[i] = ec._Message_toAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "l2Address":
+			out.Values[i] = ec._Message_l2Address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "selector":
+			out.Values[i] = ec._Message_selector(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "payload":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Message_payload(ctx, field, obj)
+				})
+		case "transactionHash":
+			out.Values[i] = ec._Message_transactionHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transaction":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Message_transaction(ctx, field, obj)
+				})
+		case "timestamp":
+			out.Values[i] = ec._Message_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var messageConnectionImplementors = []string{"MessageConnection"}
+
+func (ec *executionContext) _MessageConnection(ctx context.Context, sel ast.SelectionSet, obj *model.MessageConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messageConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MessageConnection")
+		case "edges":
+			out.Values[i] = ec._MessageConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._MessageConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._MessageConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var messageEdgeImplementors = []string{"MessageEdge"}
+
+func (ec *executionContext) _MessageEdge(ctx context.Context, sel ast.SelectionSet, obj *model.MessageEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, messageEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MessageEdge")
+		case "cursor":
+			out.Values[i] = ec._MessageEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._MessageEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var metaTransactionImplementors = []string{"MetaTransaction"}
 
 func (ec *executionContext) _MetaTransaction(ctx context.Context, sel ast.SelectionSet, obj *db.MetaTransaction) graphql.Marshaler {
@@ -24714,6 +25708,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_verificationJob(ctx, field)
+				})
+		case "messages":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_messages(ctx, field)
 				})
 		case "nftItems":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -27500,6 +28500,56 @@ func (ec *executionContext) marshalNJSON2githubᚗcomᚋstarkgraphᚋstarkgraph�
 	return res
 }
 
+func (ec *executionContext) marshalNMessage2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐMessage(ctx context.Context, sel ast.SelectionSet, v *db.Message) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Message!")
+		return graphql.Null
+	}
+	return ec._Message(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMessageConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageConnection(ctx context.Context, sel ast.SelectionSet, v *model.MessageConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MessageConnection!")
+		return graphql.Null
+	}
+	return ec._MessageConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMessageDirection2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageDirection(ctx context.Context, v any) (model.MessageDirection, error) {
+	var res model.MessageDirection
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMessageDirection2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageDirection(ctx context.Context, sel ast.SelectionSet, v model.MessageDirection) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNMessageEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MessageEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMessageEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMessageEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageEdge(ctx context.Context, sel ast.SelectionSet, v *model.MessageEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MessageEdge!")
+		return graphql.Null
+	}
+	return ec._MessageEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNMetaTransaction2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐMetaTransaction(ctx context.Context, sel ast.SelectionSet, v *db.MetaTransaction) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "MetaTransaction!")
@@ -28516,6 +29566,30 @@ func (ec *executionContext) marshalOJSON2githubᚗcomᚋstarkgraphᚋstarkgraph�
 	_ = ctx
 	res := scalars.MarshalJSON(v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOMessageDirection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageDirection(ctx context.Context, v any) (*model.MessageDirection, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.MessageDirection)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOMessageDirection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageDirection(ctx context.Context, sel ast.SelectionSet, v *model.MessageDirection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOMessageListFilter2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageListFilter(ctx context.Context, v any) (*model.MessageListFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMessageListFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOMetaTransaction2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐMetaTransaction(ctx context.Context, sel ast.SelectionSet, v *db.MetaTransaction) graphql.Marshaler {

@@ -146,7 +146,7 @@ func paramSchema(p param) map[string]any {
 		s = map[string]any{"type": "integer", "minimum": 1, "maximum": 100}
 	case kindUint:
 		s = map[string]any{"type": "integer", "minimum": 0}
-	case kindFelt:
+	case kindFelt, kindHash:
 		s["pattern"] = feltPattern
 	case kindEnum:
 		values := make([]any, len(p.enum))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/scalars"
+	"github.com/starkgraph/starkgraph/starknet"
 )
 
 // paramKind says how a parameter is read and validated, and how the OpenAPI document
@@ -28,6 +29,7 @@ const (
 	kindEnum                      // one of enum, matched case-insensitively
 	kindBigInt                    // a u256 in decimal or 0x-hex (NFT token ids)
 	kindString                    // free text
+	kindHash                      // 0x and 1-64 hex digits, any 256-bit value (keccak hashes)
 )
 
 // param declares one path or query parameter of an operation. The same declaration
@@ -85,6 +87,9 @@ func (a *args) get(name string) any {
 
 // felt is a declared felt parameter, nil when absent.
 func (a *args) felt(name string) db.Felt { f, _ := a.get(name).(db.Felt); return f }
+
+// hash is a declared 256-bit hash parameter in its column form, nil when absent.
+func (a *args) hash(name string) db.Felt { return a.felt(name) }
 
 // int is a declared integer parameter (page, page size, limit, block number); nil when absent
 // and without a default.
@@ -183,6 +188,12 @@ func parseValue(p param, raw string) (any, error) {
 			return nil, fmt.Errorf("%q %v", short(raw), err)
 		}
 		return f, nil
+	case kindHash:
+		h, err := starknet.ParseHash256(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%q must be 0x followed by 1 to 64 hex digits", short(raw))
+		}
+		return db.Normalize(h[:]), nil
 	case kindEnum:
 		v := strings.ToLower(raw)
 		if !slices.Contains(p.enum, v) {

@@ -14,7 +14,7 @@ import (
 // The test chain: 30 blocks (1-20 accepted on L1, 21-30 on L2) of two INVOKE transactions
 // each (each with an ETH transfer and its fee transfer), five accounts, two ERC-20 tokens, one ERC-721 collection of 30 items with a mint
 // event each, three meta-transactions, a validator with a STRK pool and a delegator, a
-// holders snapshot, a verified class and a verification job.
+// holders snapshot, a verified class, a verification job and an L1 -> L2 message.
 const (
 	nBlocks    = 30
 	nAccounts  = 5
@@ -36,6 +36,7 @@ var (
 	executeSel   = db.MustFelt("0x15d40a3d6ca2ac30f4031e42be28da9b056fef9bb7357ac5e85627ee876e5ad")
 	outsideSel   = db.MustFelt("0x3dbc508ba4afd040c8dc4ff8a61113a7bcaf5eae88a6ba27b3c50578b3587e3")
 	transferKey  = db.MustFelt("0x99cd8bde557814842a3121e8ddfd433a539b8c9f14bf31ebf108d12e6196e9")
+	messageHash  = db.MustFelt("0x4a7c0e551")
 )
 
 // account i (0-based); account 0 is 0x04d0..., written with a leading zero digit so that
@@ -171,6 +172,10 @@ func seed(t testing.TB, conn *sqlx.DB) {
 		security_lockup_seconds, epoch_id, epoch_starting_block, epoch_length_blocks, updated_at)
 		VALUES ($1, 20000000000000000000000, 10000000000, 160, 10000, 604800, 3940, $2, 30, 1758543761802)`, strkAddr, nBlocks-20)
 
+	// An L1 -> L2 message to the ETH contract, carried by block 3's first transaction.
+	exec(`INSERT INTO messages (block_number, tx_index, direction, msg_index, message_hash, from_address, to_address, l2_address,
+		payload, transaction_hash, timestamp) VALUES (3, 0, 0, 0, $1, '\xabc0', $2, $2, '{}', $3, $4)`, messageHash, ethAddr, txHash(3, 0), baseTime+30)
+	exec(`UPDATE list_counts SET count = 1 WHERE name = 'messages'`) // the row comes with the migration
 	exec(`INSERT INTO verification_jobs (id, class_hash, status, name, files) VALUES ($1, $2, 4, 'duck', '{"src/lib.cairo": "mod duck;"}')`, jobID, accountClass)
 	exec(`UPDATE chain_stats SET max_tps = 992, max_tps_block_hash = $1`, blockHash(7))
 	exec(`UPDATE indexer_state SET head_block = $1, head_hash = $2, node_head = $1, chain_id = 'SN_SEPOLIA', updated_at = now()`, nBlocks, blockHash(nBlocks))

@@ -97,6 +97,26 @@ type EventFilter struct {
 	ToBlock   *int    `json:"toBlock,omitempty"`
 }
 
+type MessageConnection struct {
+	Edges      []*MessageEdge `json:"edges"`
+	PageInfo   *PageInfo      `json:"pageInfo"`
+	TotalCount int            `json:"totalCount"`
+}
+
+type MessageEdge struct {
+	Cursor string      `json:"cursor"`
+	Node   *db.Message `json:"node"`
+}
+
+type MessageListFilter struct {
+	BlockNumber *int `json:"blockNumber,omitempty"`
+	// The L2 contract: the recipient of an L1 -> L2 message, the sender of an L2 -> L1 one.
+	Contract  db.Felt           `json:"contract,omitempty"`
+	Direction *MessageDirection `json:"direction,omitempty"`
+	// The message hash: 0x and 1 to 64 hex digits (a keccak256, which may exceed the field prime).
+	Hash *string `json:"hash,omitempty"`
+}
+
 type MetaTransactionConnection struct {
 	Edges      []*MetaTransactionEdge `json:"edges"`
 	PageInfo   *PageInfo              `json:"pageInfo"`
@@ -379,6 +399,61 @@ func (e *ContractType) UnmarshalJSON(b []byte) error {
 }
 
 func (e ContractType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type MessageDirection string
+
+const (
+	MessageDirectionL1ToL2 MessageDirection = "L1_TO_L2"
+	MessageDirectionL2ToL1 MessageDirection = "L2_TO_L1"
+)
+
+var AllMessageDirection = []MessageDirection{
+	MessageDirectionL1ToL2,
+	MessageDirectionL2ToL1,
+}
+
+func (e MessageDirection) IsValid() bool {
+	switch e {
+	case MessageDirectionL1ToL2, MessageDirectionL2ToL1:
+		return true
+	}
+	return false
+}
+
+func (e MessageDirection) String() string {
+	return string(e)
+}
+
+func (e *MessageDirection) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = MessageDirection(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid MessageDirection", str)
+	}
+	return nil
+}
+
+func (e MessageDirection) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *MessageDirection) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e MessageDirection) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
