@@ -279,3 +279,46 @@ func (s *Store) CountValidatorsMatching(ctx context.Context, search string) (int
 	_, err := s.getRow(ctx, &n, `SELECT count(*) FROM validators v WHERE `+validatorSearch, search)
 	return n, err
 }
+
+// ValidatorDelegationFilter narrows the delegations of a validator's pools.
+type ValidatorDelegationFilter struct {
+	Staker    Felt
+	Delegator Felt  // nil: every delegator
+	Strk      *bool // true: the STRK pool; false: the other (BTC) pools; nil: every pool
+}
+
+func (f ValidatorDelegationFilter) where(args *[]any) (pools, delegations string) {
+	*args = append(*args, f.Staker)
+	pools = "p.staker_address = $1"
+	if f.Strk != nil {
+		*args = append(*args, *f.Strk)
+		pools += fmt.Sprintf(" AND coalesce(p.token_address = (SELECT strk_token_address FROM staking_overview WHERE id = 1), false) = $%d", len(*args))
+	}
+	if f.Delegator != nil {
+		*args = append(*args, f.Delegator)
+		delegations = fmt.Sprintf(" AND d.delegator_address = $%d", len(*args))
+	}
+	return pools, delegations
+}
+
+// DelegationsOfValidator lists the delegations of a validator's pools by amount, largest
+// first (then pool, delegator): each pool is read in its index order up to the window's
+// end, and only those rows are merged.
+func (s *Store) DelegationsOfValidator(ctx context.Context, f ValidatorDelegationFilter, w Window) ([]*Delegation, error) {
+	var args []any
+	pools, delegations := f.where(&args)
+	var rows []*Delegation
+	err := s.selectRows(ctx, &rows, `SELECT x.* FROM pools p CROSS JOIN LATERAL (SELECT `+delegationCols+`
+			FROM delegations d WHERE d.pool_contract = p.pool_contract`+delegations+`
+			ORDER BY d.amount DESC, d.delegator_address LIMIT `+fmt.Sprint(w.Limit+w.Offset)+`) x
+		WHERE `+pools+`
+		ORDER BY x.amount::numeric DESC, x.pool_contract, x.delegator_address LIMIT `+fmt.Sprint(w.Limit)+` OFFSET `+fmt.Sprint(w.Offset), args...)
+	return rows, err
+}
+
+// CountDelegationsOfValidator counts them (capped).
+func (s *Store) CountDelegationsOfValidator(ctx context.Context, f ValidatorDelegationFilter) (int64, error) {
+	var args []any
+	pools, delegations := f.where(&args)
+	return s.cappedCount(ctx, "pools p JOIN delegations d ON d.pool_contract = p.pool_contract WHERE "+pools+delegations, args...)
+}

@@ -670,6 +670,7 @@ type ComplexityRoot struct {
 		Apr                    func(childComplexity int) int
 		DelegatedStakeBtc      func(childComplexity int) int
 		DelegatedStakeStrk     func(childComplexity int) int
+		Delegations            func(childComplexity int, first *int, after *string, asset *model.StakingAsset, delegator db.Felt) int
 		ImgSrc                 func(childComplexity int) int
 		IsVerified             func(childComplexity int) int
 		LivenessAttestedEpochs func(childComplexity int) int
@@ -990,6 +991,7 @@ type ValidatorResolver interface {
 	Pools(ctx context.Context, obj *db.Validator) ([]*db.Pool, error)
 	Rank(ctx context.Context, obj *db.Validator) (int, error)
 	Apr(ctx context.Context, obj *db.Validator) (*float64, error)
+	Delegations(ctx context.Context, obj *db.Validator, first *int, after *string, asset *model.StakingAsset, delegator db.Felt) (*model.DelegationConnection, error)
 }
 type VerificationJobResolver interface {
 	StatusDescription(ctx context.Context, obj *db.VerificationJob) (string, error)
@@ -3857,6 +3859,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Validator.DelegatedStakeStrk(childComplexity), true
+	case "Validator.delegations":
+		if e.ComplexityRoot.Validator.Delegations == nil {
+			break
+		}
+
+		args, err := ec.field_Validator_delegations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Validator.Delegations(childComplexity, args["first"].(*int), args["after"].(*string), args["asset"].(*model.StakingAsset), args["delegator"].(db.Felt)), true
 	case "Validator.imgSrc":
 		if e.ComplexityRoot.Validator.ImgSrc == nil {
 			break
@@ -5083,6 +5096,8 @@ type Validator {
   rank: Int!
   "APR of the validator's own stake in percent, with the commission its pools pay it; null before the staking figures are read."
   apr: Float
+  "Delegations of the validator's pools by amount, largest first: of one asset's pools, of one delegator, or all."
+  delegations(first: Int = 25, after: String, asset: StakingAsset, delegator: Address): DelegationConnection!
 }
 
 type Pool {
@@ -5183,6 +5198,12 @@ type DelegationConnection {
 type DelegationEdge {
   cursor: String!
   node: Delegation!
+}
+
+"The asset of a staking pool: STRK, or a BTC token."
+enum StakingAsset {
+  STRK
+  BTC
 }
 `, BuiltIn: false},
 	{Name: "../schema/stats.graphqls", Input: `extend type Query {
@@ -6645,6 +6666,8 @@ func (ec *executionContext) childFields_Validator(ctx context.Context, field gra
 		return ec.fieldContext_Validator_rank(ctx, field)
 	case "apr":
 		return ec.fieldContext_Validator_apr(ctx, field)
+	case "delegations":
+		return ec.fieldContext_Validator_delegations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Validator", field.Name)
 }
@@ -7764,6 +7787,44 @@ func (ec *executionContext) field_Transaction_events_args(ctx context.Context, r
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Validator_delegations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "asset",
+		func(ctx context.Context, v any) (*model.StakingAsset, error) {
+			return ec.unmarshalOStakingAsset2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingAsset(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["asset"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "delegator",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["delegator"] = arg3
 	return args, nil
 }
 
@@ -19961,6 +20022,50 @@ func (ec *executionContext) fieldContext_Validator_apr(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Validator", field, true, true, "Float")
 }
 
+func (ec *executionContext) _Validator_delegations(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Validator_delegations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Validator().Delegations(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["asset"].(*model.StakingAsset), fc.Args["delegator"].(db.Felt))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DelegationConnection) graphql.Marshaler {
+			return ec.marshalNDelegationConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐDelegationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Validator_delegations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Validator",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DelegationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Validator_delegations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ValidatorConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ValidatorConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27075,6 +27180,12 @@ func (ec *executionContext) _Validator(ctx context.Context, sel ast.SelectionSet
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Validator_apr(ctx, field, obj)
 				})
+		case "delegations":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Validator_delegations(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -29630,6 +29741,22 @@ func (ec *executionContext) unmarshalOSortDirection2ᚖgithubᚗcomᚋstarkgraph
 }
 
 func (ec *executionContext) marshalOSortDirection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐSortDirection(ctx context.Context, sel ast.SelectionSet, v *model.SortDirection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOStakingAsset2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingAsset(ctx context.Context, v any) (*model.StakingAsset, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.StakingAsset)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOStakingAsset2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingAsset(ctx context.Context, sel ast.SelectionSet, v *model.StakingAsset) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

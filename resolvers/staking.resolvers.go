@@ -153,6 +153,27 @@ func (r *validatorResolver) Apr(ctx context.Context, obj *db.Validator) (*float6
 	return roundPtr(e.Apr), nil
 }
 
+func (r *validatorResolver) Delegations(ctx context.Context, obj *db.Validator, first *int, after *string, asset *model.StakingAsset, delegator db.Felt) (*model.DelegationConnection, error) {
+	f := db.ValidatorDelegationFilter{Staker: obj.StakerAddress, Delegator: delegator}
+	list := "validator_delegations:" + obj.StakerAddress.Hex() + ":" + delegator.Hex()
+	if asset != nil {
+		strk := *asset == model.StakingAssetStrk
+		f.Strk = &strk
+		list += ":" + string(*asset)
+	}
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Delegation]{
+		name:  list,
+		fetch: func(w db.Window) ([]*db.Delegation, error) { return r.Store.DelegationsOfValidator(ctx, f, w) },
+		count: func() (int64, error) { return r.Store.CountDelegationsOfValidator(ctx, f) },
+	}, func(c string, d *db.Delegation) *model.DelegationEdge {
+		return &model.DelegationEdge{Cursor: c, Node: d}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.DelegationConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
+}
+
 func (r *Resolver) Delegation() graph.DelegationResolver { return &delegationResolver{r} }
 
 func (r *Resolver) Pool() graph.PoolResolver { return &poolResolver{r} }

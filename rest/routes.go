@@ -33,6 +33,7 @@ var (
 	contractParam        = pathFelt("contractAddress", "Contract address")
 	classHashParam       = pathFelt("classHash", "Class hash")
 	classOrContractParam = pathFelt("hash", "Class hash or contract address")
+	validatorParam       = queryFelt("validator", "Validator (staker) address").req()
 )
 
 // pathFelt and queryFelt are felt parameters; what names the value.
@@ -283,6 +284,23 @@ func routeTable() []route {
 			params:      []param{path("msgHash", kindHash, "Message hash: 0x followed by 1 to 64 hex digits, any case."), pageParam, pageSizeParam},
 			resp:        pageList[bridgeTransaction]{}, statuses: badAnd404, handle: bridgeTransactionsOp,
 			graphql: "`messages(filter: {hash}) { edges { node { transaction { l1TransactionHash tokenTransfers { token amount } } } } }`"},
+		{method: "GET", path: "/beta/staking/validator-details", opID: "getValidatorDetails", summary: "Get a validator",
+			description: "The validator as an item of GET /staking/validators.",
+			params:      []param{validatorParam},
+			resp:        validatorRowInfo{}, statuses: badAnd404, handle: validatorDetailsOp,
+			graphql: "`validator(address) { rank apr pools { apr token } }`"},
+		{method: "GET", path: "/beta/staking/validator-pool-info", opID: "getValidatorPoolInfo", summary: "Get a validator's pools",
+			description: "Each pool of the validator: its token (the STRK pool is `strk`, every other token `btc`), total delegated, delegators and the delegators' APR after commission, in basis points.",
+			params:      []param{validatorParam},
+			resp:        validatorPoolsBody{}, statuses: badAnd404, handle: validatorPoolInfoOp,
+			graphql: "`validator(address) { revenueShare pools { address token totalDelegated delegatorCount apr } }`"},
+		{method: "GET", path: "/beta/staking/delegators", opID: "listDelegators", summary: "Get a validator's delegators",
+			description: "Delegations of the validator's pools by amount, largest first (then by pool and delegator).",
+			params: []param{pageParam, pageSizeParam, validatorParam,
+				queryFelt("delegator", "Delegator address"),
+				query("asset", kindEnum, "The pools of one asset.").oneOf("strk", "btc")},
+			resp: pageList[delegatorItem]{}, statuses: badAnd404, handle: delegatorsOp,
+			graphql: "`validator(address) { delegations(first, after, asset, delegator) }`"},
 		{method: "GET", path: "/beta/api-status", opID: "getApiStatus", summary: "Index lag per API",
 			resp: apiStatusBody{}, statuses: noErrors, handle: apiStatusOp,
 			graphql: "`indexerStatus`"},

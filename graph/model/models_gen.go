@@ -514,6 +514,62 @@ func (e SortDirection) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// The asset of a staking pool: STRK, or a BTC token.
+type StakingAsset string
+
+const (
+	StakingAssetStrk StakingAsset = "STRK"
+	StakingAssetBtc  StakingAsset = "BTC"
+)
+
+var AllStakingAsset = []StakingAsset{
+	StakingAssetStrk,
+	StakingAssetBtc,
+}
+
+func (e StakingAsset) IsValid() bool {
+	switch e {
+	case StakingAssetStrk, StakingAssetBtc:
+		return true
+	}
+	return false
+}
+
+func (e StakingAsset) String() string {
+	return string(e)
+}
+
+func (e *StakingAsset) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StakingAsset(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StakingAsset", str)
+	}
+	return nil
+}
+
+func (e StakingAsset) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StakingAsset) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StakingAsset) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // A window of time back from now.
 type TimeRange string
 
