@@ -127,6 +127,28 @@ func (s *Store) CountNftHolders(ctx context.Context, contract Felt, tokenID *str
 	return s.cappedCount(ctx, "nft_holders WHERE contract_address = $1", contract)
 }
 
+// NftBalances lists a collection's balance records (or one item's) with a positive
+// balance, by token id, then largest balance (offset windows in the order of
+// nft_balances_item_order).
+func (s *Store) NftBalances(ctx context.Context, contract Felt, tokenID *string, w Window) ([]*NftBalance, error) {
+	var rows []*NftBalance
+	args, cond := []any{contract}, ""
+	if tokenID != nil {
+		args, cond = append(args, *tokenID), " AND b.token_id = $2::numeric"
+	}
+	err := s.selectRows(ctx, &rows, `SELECT `+nftBalanceCols+` FROM nft_balances b WHERE b.contract_address = $1`+cond+
+		fmt.Sprintf(` AND b.balance > 0 ORDER BY b.token_id, b.balance DESC, b.owner_address DESC LIMIT %d OFFSET %d`, w.Limit, w.Offset), args...)
+	return rows, err
+}
+
+// CountNftBalances counts them (capped).
+func (s *Store) CountNftBalances(ctx context.Context, contract Felt, tokenID *string) (int64, error) {
+	if tokenID != nil {
+		return s.cappedCount(ctx, "nft_balances WHERE contract_address = $1 AND token_id = $2::numeric AND balance > 0", contract, *tokenID)
+	}
+	return s.cappedCount(ctx, "nft_balances WHERE contract_address = $1 AND balance > 0", contract)
+}
+
 // OwnedNftKey asks for the NFTs of an owner (storage-form felts as strings), of every
 // collection or, when ByContract, of Contract only.
 type OwnedNftKey struct {

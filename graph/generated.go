@@ -472,8 +472,10 @@ type ComplexityRoot struct {
 		Messages         func(childComplexity int, first *int, after *string, filter *model.MessageListFilter) int
 		MetaTransactions func(childComplexity int, first *int, after *string, contractAddress db.Felt) int
 		NetworkStats     func(childComplexity int) int
+		NftBalances      func(childComplexity int, contractAddress db.Felt, tokenID *string, first *int, after *string) int
 		NftEvents        func(childComplexity int, first *int, after *string, contractAddress db.Felt, tokenID *string) int
 		NftHolders       func(childComplexity int, contractAddress db.Felt, tokenID *string, first *int, after *string) int
+		NftItem          func(childComplexity int, contractAddress db.Felt, tokenID string) int
 		NftItems         func(childComplexity int, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) int
 		Pool             func(childComplexity int, address db.Felt) int
 		StakingOverview  func(childComplexity int) int
@@ -905,6 +907,8 @@ type QueryResolver interface {
 	NftItems(ctx context.Context, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) (*model.NftItemConnection, error)
 	NftEvents(ctx context.Context, first *int, after *string, contractAddress db.Felt, tokenID *string) (*model.NftEventConnection, error)
 	NftHolders(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error)
+	NftItem(ctx context.Context, contractAddress db.Felt, tokenID string) (*db.NftItem, error)
+	NftBalances(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error)
 	Validator(ctx context.Context, address db.Felt) (*db.Validator, error)
 	Validators(ctx context.Context, first *int, after *string, orderBy *model.ValidatorOrder, direction *model.SortDirection, search *string) (*model.ValidatorConnection, error)
 	Pool(ctx context.Context, address db.Felt) (*db.Pool, error)
@@ -2863,6 +2867,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.NetworkStats(childComplexity), true
+	case "Query.nftBalances":
+		if e.ComplexityRoot.Query.NftBalances == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nftBalances_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.NftBalances(childComplexity, args["contractAddress"].(db.Felt), args["tokenId"].(*string), args["first"].(*int), args["after"].(*string)), true
 	case "Query.nftEvents":
 		if e.ComplexityRoot.Query.NftEvents == nil {
 			break
@@ -2885,6 +2900,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.NftHolders(childComplexity, args["contractAddress"].(db.Felt), args["tokenId"].(*string), args["first"].(*int), args["after"].(*string)), true
+	case "Query.nftItem":
+		if e.ComplexityRoot.Query.NftItem == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nftItem_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.NftItem(childComplexity, args["contractAddress"].(db.Felt), args["tokenId"].(string)), true
 	case "Query.nftItems":
 		if e.ComplexityRoot.Query.NftItems == nil {
 			break
@@ -4953,6 +4979,10 @@ type MessageEdge {
   nftEvents(first: Int = 25, after: String, contractAddress: Address, tokenId: BigInt): NftEventConnection!
   "Owners of a collection's items (or of one item), by balance."
   nftHolders(contractAddress: Address!, tokenId: BigInt, first: Int = 25, after: String): NftBalanceConnection!
+  "One NFT item."
+  nftItem(contractAddress: Address!, tokenId: BigInt!): NftItem
+  "A collection's balance records (or one item's), by token id, then largest balance."
+  nftBalances(contractAddress: Address!, tokenId: BigInt, first: Int = 25, after: String): NftBalanceConnection!
 }
 
 type NftItem {
@@ -7342,6 +7372,44 @@ func (ec *executionContext) field_Query_metaTransactions_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_nftBalances_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contractAddress",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contractAddress"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "tokenId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOBigInt2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tokenId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_nftEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7415,6 +7483,28 @@ func (ec *executionContext) field_Query_nftHolders_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nftItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contractAddress",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contractAddress"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "tokenId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNBigInt2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tokenId"] = arg1
 	return args, nil
 }
 
@@ -15704,6 +15794,94 @@ func (ec *executionContext) fieldContext_Query_nftHolders(ctx context.Context, f
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_nftHolders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_nftItem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nftItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().NftItem(ctx, fc.Args["contractAddress"].(db.Felt), fc.Args["tokenId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.NftItem) graphql.Marshaler {
+			return ec.marshalONftItem2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNftItem(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nftItem(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NftItem(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nftItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_nftBalances(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nftBalances(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().NftBalances(ctx, fc.Args["contractAddress"].(db.Felt), fc.Args["tokenId"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.NftBalanceConnection) graphql.Marshaler {
+			return ec.marshalNNftBalanceConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐNftBalanceConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nftBalances(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NftBalanceConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nftBalances_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -25837,6 +26015,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_nftHolders(ctx, field)
+				})
+		case "nftItem":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_nftItem(ctx, field)
+				})
+		case "nftBalances":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_nftBalances(ctx, field)
 				})
 		case "validator":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,

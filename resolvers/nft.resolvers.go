@@ -126,6 +126,24 @@ func (r *queryResolver) NftHolders(ctx context.Context, contractAddress db.Felt,
 	return &model.NftBalanceConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
+func (r *queryResolver) NftItem(ctx context.Context, contractAddress db.Felt, tokenID string) (*db.NftItem, error) {
+	return loaders.For(ctx).NftItem.Load(ctx, itemKey(contractAddress, tokenID))()
+}
+
+func (r *queryResolver) NftBalances(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error) {
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.NftBalance]{
+		name: "nft_balances",
+		fetch: func(w db.Window) ([]*db.NftBalance, error) {
+			return r.Store.NftBalances(ctx, contractAddress, tokenID, w)
+		},
+		count: func() (int64, error) { return r.Store.CountNftBalances(ctx, contractAddress, tokenID) },
+	}, newNftBalanceEdge)
+	if err != nil {
+		return nil, err
+	}
+	return &model.NftBalanceConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
+}
+
 func (r *Resolver) NftBalance() graph.NftBalanceResolver { return &nftBalanceResolver{r} }
 
 func (r *Resolver) NftEvent() graph.NftEventResolver { return &nftEventResolver{r} }

@@ -1,0 +1,115 @@
+package rest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestNftCollectionItemBalancesAndTransfers(t *testing.T) {
+	e := newEnv(t)
+	nft := nftAddr.Hex()
+
+	// Balance records: three pages of ten, by token id; one item's record.
+	var ids []string
+	for p := 1; p <= 3; p++ {
+		body := e.mustGet(fmt.Sprintf("/beta/nft-balances?contract_address=%s&ps=10&p=%d", nft, p)).(map[string]any)
+		if body["lastPage"] != 3.0 {
+			t.Errorf("page %d: lastPage %v", p, body["lastPage"])
+		}
+		for _, it := range body["items"].([]any) {
+			b := it.(map[string]any)
+			ids = append(ids, b["tokenId"].(string))
+			if id := b["tokenId"].(string); b["ownerAddress"] != account(atoi(t, id)%nAccounts).Padded() || b["balance"] != 1.0 {
+				t.Errorf("record of item %s: %v", id, b)
+			}
+		}
+	}
+	want := make([]string, nNftItems)
+	for i := range want {
+		want[i] = fmt.Sprint(i + 1)
+	}
+	if strings.Join(ids, ",") != strings.Join(want, ",") {
+		t.Errorf("balance records by token id: %v", ids)
+	}
+	if one := e.mustGet("/beta/nft-balances?contract_address=" + nft + "&token_id=0x7").(map[string]any)["items"].([]any); len(one) != 1 || one[0].(map[string]any)["tokenId"] != "7" {
+		t.Errorf("item 7's record: %v", one)
+	}
+
+	// Transfers: the 30 mints, newest first, walked 10 at a time by cursor; none as ERC-1155.
+	var minted []string
+	cursor := ""
+	for i := 0; i < 5; i++ {
+		body := e.mustGet("/beta/nft-transfers?limit=10&contract_address=" + nft + cursor).(map[string]any)
+		for _, it := range body["items"].([]any) {
+			minted = append(minted, it.(map[string]any)["tokenId"].(string))
+		}
+		next, _ := body["pagination"].(map[string]any)["next"].(string)
+		if next == "" {
+			break
+		}
+		cursor = "&cursor=" + next
+	}
+	for i, j := 0, len(want)-1; i < j; i, j = i+1, j-1 {
+		want[i], want[j] = want[j], want[i]
+	}
+	if strings.Join(minted, ",") != strings.Join(want, ",") {
+		t.Errorf("transfers newest first: %v", minted)
+	}
+	if items := e.mustGet("/beta/nft-transfers?type=erc1155&contract_address=" + nft).(map[string]any)["items"].([]any); len(items) != 0 {
+		t.Errorf("an ERC-721 collection's transfers as ERC-1155: %d", len(items))
+	}
+
+	// The collection with a page of its items, and the next page by cursor.
+	c := e.mustGet("/beta/nft-contract/" + nft + "?limit=5").(map[string]any)
+	if c["name"] != "Ducks" || c["symbol"] != "DUCK" || c["standard"] != "erc721" || c["holders"] != 5.0 || c["transfers"] != 30.0 || c["address"] != nftAddr.Padded() {
+		t.Errorf("collection: %v", c)
+	}
+	page := c["items"].(map[string]any)
+	next := page["pagination"].(map[string]any)["next"].(string)
+	second := e.mustGet("/beta/nft-contract/" + nft + "?limit=5&cursor=" + next).(map[string]any)["items"].(map[string]any)["items"].([]any)
+	if len(page["items"].([]any)) != 5 || len(second) != 5 || second[0].(map[string]any)["tokenId"] == page["items"].([]any)[0].(map[string]any)["tokenId"] {
+		t.Errorf("item pages: %v then %v", page["items"], second)
+	}
+
+	// An item with its events, by decimal or hex id.
+	for _, id := range []string{"7", "0x7"} {
+		it := e.mustGet("/beta/nft/" + nft + "/" + id).(map[string]any)
+		events := it["events"].(map[string]any)["items"].([]any)
+		if it["name"] != "Duck #7" || it["ownerAddress"] != account(7%nAccounts).Padded() || len(events) != 1 || events[0].(map[string]any)["type"] != "Mint" {
+			t.Errorf("item %s: %v", id, it)
+		}
+	}
+
+	for _, c := range []struct {
+		path   string
+		status int
+		names  string
+	}{
+		{"/beta/nft-balances", 400, "contract_address"},
+		{"/beta/nft-balances?contract_address=0x1234", 404, "contract_address"},
+		{"/beta/nft-balances?contract_address=" + nft + "&token_id=x", 400, "token_id"},
+		{"/beta/nft-transfers?contract_address=0x1234", 404, "contract_address"},
+		{"/beta/nft-transfers?contract_address=" + nft + "&type=erc20", 400, "type"},
+		{"/beta/nft-transfers?contract_address=" + nft + "&limit=0", 400, "limit"},
+		{"/beta/nft-contract/0x1234", 404, "contract_address"},
+		{"/beta/nft-contract/" + ethAddr.Hex(), 404, "contract_address"},
+		{"/beta/nft-contract/" + nft + "?cursor=junk", 400, "cursor"},
+		{"/beta/nft/" + nft + "/99", 404, "token_id"},
+		{"/beta/nft/" + nft + "/x", 400, "token_id"},
+		{"/beta/nft/0xzz/1", 400, "contract_address"},
+	} {
+		if r := e.get(c.path); r.status != c.status || !strings.Contains(string(r.raw), c.names) {
+			t.Errorf("%s: %d %s; want %d naming %s", c.path, r.status, r.raw, c.status, c.names)
+		}
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -1,0 +1,132 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/starkgraph/starkgraph/graph/model"
+)
+
+// nftBalancesOp answers GET /beta/nft-balances: a collection's balance records (or one
+// item's), by token id then owner.
+func nftBalancesOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	contract := a.felt("contract_address")
+	if err := s.requireCollection(ctx, contract, "contract_address"); err != nil {
+		return nil, err
+	}
+	var tokenID *string
+	if a.has("token_id") {
+		tokenID = ptr(a.str("token_id"))
+	}
+	pg := pageOf(a)
+	conn, err := s.res.Query().NftBalances(ctx, contract, tokenID, &pg.first, pg.after)
+	if err != nil {
+		return nil, err
+	}
+	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.NftBalanceEdge) (nftBalance, error) {
+		return s.nftBalance(ctx, e.Node)
+	})
+}
+
+// nftStandards maps `type` of /nft-transfers to the collection standard.
+var nftStandards = map[string]string{"erc721": "erc721", "erc1155": "erc1155"}
+
+// nftTransfersOp answers GET /beta/nft-transfers: a collection's transfers, mints and burns,
+// newest first, as items of GET /nft-events; a collection of the other standard lists none.
+func nftTransfersOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	w, err := s.windowOf("nft-transfers", a)
+	if err != nil {
+		return nil, err
+	}
+	contract := a.felt("contract_address")
+	t, err := s.res.Query().Token(ctx, contract)
+	if _, err := found(t, err, "contract_address: no NFT collection at %s", addr(contract)); err != nil {
+		return nil, err
+	}
+	if t.RawStandard != nftStandards[a.str("type")] {
+		return cursorList[nftEvent]{Items: []nftEvent{}, Pagination: s.paginate(w, 0, &model.PageInfo{}, 0)}, nil
+	}
+	conn, err := s.res.Query().NftEvents(ctx, &w.first, w.after, contract, nil)
+	if err != nil {
+		return nil, err
+	}
+	return cursorItems(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(ctx context.Context, e *model.NftEventEdge) (nftEvent, error) {
+		return s.nftEvent(ctx, e.Node)
+	})
+}
+
+// nftContractBody is the answer of GET /beta/nft-contract/{contract_address}: the
+// collection and a page of its items.
+type nftContractBody struct {
+	Address     string              `json:"address"`
+	Name        *string             `json:"name"`
+	Symbol      *string             `json:"symbol"`
+	Standard    string              `json:"standard" enum:"erc721,erc1155"`
+	TotalSupply *string             `json:"totalSupply"`
+	Holders     int64               `json:"holders"`
+	Transfers   int64               `json:"transfers"`
+	IsVerified  bool                `json:"isVerified"`
+	Items       cursorList[nftItem] `json:"items"`
+}
+
+func nftContractOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	w, err := s.windowOf("nft-contract", a)
+	if err != nil {
+		return nil, err
+	}
+	contract := a.felt("contract_address")
+	t, err := s.res.Query().Token(ctx, contract)
+	if _, err := found(t, err, "contract_address: no NFT collection at %s", addr(contract)); err != nil {
+		return nil, err
+	}
+	if t.RawStandard == "erc20" {
+		return nil, notFound("contract_address: %s is an ERC-20 token, not an NFT collection", addr(contract))
+	}
+	conn, err := s.res.Query().NftItems(ctx, &w.first, w.after, contract, nil)
+	if err != nil {
+		return nil, err
+	}
+	items, err := cursorItems(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(ctx context.Context, e *model.NftItemEdge) (nftItem, error) {
+		return s.nftItem(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return nftContractBody{Address: addr(t.Address), Name: t.Name, Symbol: t.Symbol, Standard: t.RawStandard,
+		TotalSupply: t.TotalSupply, Holders: t.HolderCount, Transfers: t.TransferCount, IsVerified: t.IsVerified,
+		Items: items.(cursorList[nftItem])}, nil
+}
+
+// nftDetailsBody is the answer of GET /beta/nft/{contract_address}/{token_id}: the item
+// and a page of its events.
+type nftDetailsBody struct {
+	nftItem
+	Events cursorList[nftEvent] `json:"events"`
+}
+
+func nftDetailsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	w, err := s.windowOf("nft-details", a)
+	if err != nil {
+		return nil, err
+	}
+	contract, id := a.felt("contract_address"), a.str("token_id")
+	it, err := s.res.Query().NftItem(ctx, contract, id)
+	if _, err := found(it, err, "token_id: no item %s in the collection %s", id, addr(contract)); err != nil {
+		return nil, err
+	}
+	item, err := s.nftItem(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := s.res.NftItem().Events(ctx, it, &w.first, w.after)
+	if err != nil {
+		return nil, err
+	}
+	events, err := cursorItems(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(ctx context.Context, e *model.NftEventEdge) (nftEvent, error) {
+		return s.nftEvent(ctx, e.Node)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return nftDetailsBody{nftItem: item, Events: events.(cursorList[nftEvent])}, nil
+}
