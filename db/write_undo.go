@@ -41,6 +41,7 @@ var journaledTables = []struct {
 	{"staking_overview", journaled{[]string{"id"}, []string{"smallint"}}},
 	{"sender_last_blocks", journaled{[]string{"sender_address"}, []string{"bytea"}}},
 	{"active_sender_blocks", journaled{[]string{"block_number"}, []string{"bigint"}}},
+	{"activity_stats", journaled{[]string{"granularity", "starts_at"}, []string{"text", "bigint"}}},
 }
 
 func journalFor(table string) (journaled, bool) {

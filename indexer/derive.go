@@ -66,6 +66,7 @@ type batchWriter struct {
 	dirtyNFTBals   map[nftOwnerKey]bool
 	changes        []db.ContractChangeRow
 	counts         map[string]int64
+	buckets        map[bucket]*db.ActivityStat // the batch's counts per day and hour
 	rows           db.ChainRows
 	staking        *staking
 	activity       *senderActivity
@@ -102,7 +103,7 @@ func newBatchWriter(tx *sqlx.Tx, classes *classCache) *batchWriter {
 		nftBals: map[nftOwnerKey]*balance{}, nftHeld: map[[2]starknet.Felt]*big.Int{}, newClass: map[starknet.Felt]*db.ClassRow{},
 		dirtyContracts: map[starknet.Felt]bool{}, dirtyTokens: map[starknet.Felt]bool{},
 		dirtyBalances: map[[2]starknet.Felt]bool{}, blockBalances: map[[2]starknet.Felt]bool{}, dirtyItems: map[nftKey]bool{},
-		dirtyNFTBals: map[nftOwnerKey]bool{}, counts: map[string]int64{}, staking: newStaking(),
+		dirtyNFTBals: map[nftOwnerKey]bool{}, counts: map[string]int64{}, buckets: map[bucket]*db.ActivityStat{}, staking: newStaking(),
 	}
 }
 
@@ -348,6 +349,7 @@ func (w *batchWriter) apply(bd *blockData) {
 	w.applyStateDiff(bd)
 
 	eventCount, messageCount := 0, 0
+	transfersBefore := len(w.rows.TokenTransfers)
 	fees := map[string]*big.Int{"WEI": new(big.Int), "FRI": new(big.Int)} // by fee unit
 	feeTxs := map[string]int{}
 	for i := range b.Transactions {
@@ -380,6 +382,7 @@ func (w *batchWriter) apply(bd *blockData) {
 	}
 	w.prevTimestamp, w.havePrev = ts, true
 	w.rows.Blocks = append(w.rows.Blocks, row)
+	w.addActivity(b, len(w.rows.TokenTransfers)-transfersBefore)
 	// Each balance the block changed, as it stands after the block.
 	for k := range w.blockBalances {
 		w.rows.BalancePoints = append(w.rows.BalancePoints, db.BalancePoint{Token: db.FeltOf(k[0]), Owner: db.FeltOf(k[1]),

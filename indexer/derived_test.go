@@ -127,6 +127,26 @@ func TestDerivedTokenState(t *testing.T) {
 		}
 	}
 
+	// Activity per day and hour: what the indexer added up batch by batch is what migration
+	// 00020 computes from the rows, and the days add up to every transaction.
+	var activity struct {
+		Differ, Days, Transactions, Counted int64
+	}
+	backfill := migrationSelect(t, "00020_activity_stats.sql", "INSERT INTO activity_stats")
+	if err := d.Get(&activity, `WITH backfill AS (`+backfill+`),
+		kept AS (SELECT granularity, starts_at, blocks, transactions, invokes, declares, deploy_accounts, l1_handlers,
+			reverted, events, messages_to_l1, token_transfers, fees_wei, fees_fri FROM activity_stats)
+		SELECT (SELECT count(*) FROM ((SELECT * FROM kept EXCEPT SELECT * FROM backfill) UNION ALL
+			(SELECT * FROM backfill EXCEPT SELECT * FROM kept)) x) AS differ,
+		(SELECT count(*) FROM activity_stats WHERE granularity = 'd') AS days,
+		(SELECT sum(transactions) FROM activity_stats WHERE granularity = 'd') AS transactions,
+		(SELECT count(*) FROM transactions) AS counted`); err != nil {
+		t.Fatal(err)
+	}
+	if activity.Differ != 0 || activity.Days == 0 || activity.Transactions != activity.Counted {
+		t.Errorf("activity_stats: %+v", activity)
+	}
+
 	// Every transaction that paid a fee has one fee transfer, of its fee; an L1 handler,
 	// whose fee was paid on L1, has none.
 	var fee struct {
@@ -340,15 +360,22 @@ func deref(s *string) string {
 
 // backfillQuery is the SELECT with which migration 00018 fills erc20_balance_changes.
 func backfillQuery(t *testing.T) string {
+	return migrationSelect(t, "00018_balance_changes.sql", "INSERT INTO erc20_balance_changes")
+}
+
+// migrationSelect is the SELECT of a migration's first statement that starts with insert:
+// what the migration fills a derived table with from the rows already indexed.
+func migrationSelect(t *testing.T, file, insert string) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "db", "migrations", "00018_balance_changes.sql"))
+	raw, err := os.ReadFile(filepath.Join("..", "db", "migrations", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(raw), "INSERT INTO erc20_balance_changes (token_address, owner_address, block_number, balance, timestamp)")
+	_, rest, ok := strings.Cut(string(raw), insert)
 	query, _, ok2 := strings.Cut(rest, ";")
-	if !ok || !ok2 {
-		t.Fatal("migration 00018 has no backfill INSERT ... SELECT")
+	_, query, ok3 := strings.Cut(query, "SELECT")
+	if !ok || !ok2 || !ok3 {
+		t.Fatalf("migration %s has no %s ... SELECT", file, insert)
 	}
-	return query
+	return "SELECT" + query
 }

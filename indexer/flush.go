@@ -3,6 +3,8 @@ package indexer
 import (
 	"context"
 
+	"github.com/lib/pq"
+
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/starknet"
 )
@@ -57,6 +59,9 @@ func (w *batchWriter) journal(ctx context.Context, block int64) error {
 	if w.maxTPSBlock != nil {
 		w.journalAdd("chain_stats", stringArray([]string{"1"}))
 	}
+	if _, granularities, starts := w.activityRows(); len(starts) > 0 {
+		w.journalAdd("activity_stats", stringArray(granularities), pq.Int64Array(starts))
+	}
 	var names []string
 	for n, d := range w.counts {
 		if d != 0 {
@@ -83,6 +88,11 @@ func (w *batchWriter) journalFelts(table string, keys []db.Felt) {
 
 // flush writes every changed row.
 func (w *batchWriter) flush(ctx context.Context) error {
+	if rows, _, _ := w.activityRows(); len(rows) > 0 {
+		if err := db.AddActivity(ctx, w.tx, rows); err != nil {
+			return err
+		}
+	}
 	classes := make([]db.ClassRow, 0, len(w.newClass))
 	for _, c := range w.newClass {
 		classes = append(classes, *c)
