@@ -30,6 +30,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	ActivityStat() ActivityStatResolver
 	Block() BlockResolver
 	Call() CallResolver
 	Class() ClassResolver
@@ -61,6 +62,34 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	ActivityStat struct {
+		Blocks         func(childComplexity int) int
+		Date           func(childComplexity int) int
+		Declares       func(childComplexity int) int
+		DeployAccounts func(childComplexity int) int
+		Events         func(childComplexity int) int
+		FeesFri        func(childComplexity int) int
+		FeesWei        func(childComplexity int) int
+		Invokes        func(childComplexity int) int
+		L1Handlers     func(childComplexity int) int
+		MessagesToL1   func(childComplexity int) int
+		Reverted       func(childComplexity int) int
+		StartsAt       func(childComplexity int) int
+		TokenTransfers func(childComplexity int) int
+		Transactions   func(childComplexity int) int
+	}
+
+	ActivityStatConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ActivityStatEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	AverageFee struct {
 		AvgFee func(childComplexity int) int
 		Unit   func(childComplexity int) int
@@ -467,6 +496,7 @@ type ComplexityRoot struct {
 		Classes          func(childComplexity int, first *int, after *string) int
 		Contract         func(childComplexity int, address db.Felt) int
 		Contracts        func(childComplexity int, first *int, after *string, typeArg *model.ContractType) int
+		DailyStats       func(childComplexity int, first *int, after *string, days *int) int
 		Events           func(childComplexity int, first *int, after *string, filter *model.EventFilter) int
 		IndexerStatus    func(childComplexity int) int
 		Messages         func(childComplexity int, first *int, after *string, filter *model.MessageListFilter) int
@@ -478,6 +508,7 @@ type ComplexityRoot struct {
 		NftItem          func(childComplexity int, contractAddress db.Felt, tokenID string) int
 		NftItems         func(childComplexity int, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) int
 		Pool             func(childComplexity int, address db.Felt) int
+		RecentActivity   func(childComplexity int, hours int) int
 		StakingOverview  func(childComplexity int) int
 		Token            func(childComplexity int, address db.Felt) int
 		TokenTransfers   func(childComplexity int, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) int
@@ -782,6 +813,9 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type ActivityStatResolver interface {
+	Date(ctx context.Context, obj *db.ActivityStat) (string, error)
+}
 type BlockResolver interface {
 	Status(ctx context.Context, obj *db.Block) (string, error)
 
@@ -915,6 +949,8 @@ type QueryResolver interface {
 	StakingOverview(ctx context.Context) (*db.StakingOverview, error)
 	NetworkStats(ctx context.Context) (*model.NetworkStats, error)
 	IndexerStatus(ctx context.Context) (*db.IndexerStatus, error)
+	DailyStats(ctx context.Context, first *int, after *string, days *int) (*model.ActivityStatConnection, error)
+	RecentActivity(ctx context.Context, hours int) (*db.ActivityStat, error)
 	Token(ctx context.Context, address db.Felt) (*db.Token, error)
 	Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder, symbol *string) (*model.TokenConnection, error)
 	TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) (*model.TokenTransferConnection, error)
@@ -1039,6 +1075,123 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "ActivityStat.blocks":
+		if e.ComplexityRoot.ActivityStat.Blocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.Blocks(childComplexity), true
+	case "ActivityStat.date":
+		if e.ComplexityRoot.ActivityStat.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.Date(childComplexity), true
+	case "ActivityStat.declares":
+		if e.ComplexityRoot.ActivityStat.Declares == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.Declares(childComplexity), true
+	case "ActivityStat.deployAccounts":
+		if e.ComplexityRoot.ActivityStat.DeployAccounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.DeployAccounts(childComplexity), true
+	case "ActivityStat.events":
+		if e.ComplexityRoot.ActivityStat.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.Events(childComplexity), true
+	case "ActivityStat.feesFri":
+		if e.ComplexityRoot.ActivityStat.FeesFri == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.FeesFri(childComplexity), true
+	case "ActivityStat.feesWei":
+		if e.ComplexityRoot.ActivityStat.FeesWei == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.FeesWei(childComplexity), true
+	case "ActivityStat.invokes":
+		if e.ComplexityRoot.ActivityStat.Invokes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.Invokes(childComplexity), true
+	case "ActivityStat.l1Handlers":
+		if e.ComplexityRoot.ActivityStat.L1Handlers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.L1Handlers(childComplexity), true
+	case "ActivityStat.messagesToL1":
+		if e.ComplexityRoot.ActivityStat.MessagesToL1 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.MessagesToL1(childComplexity), true
+	case "ActivityStat.reverted":
+		if e.ComplexityRoot.ActivityStat.Reverted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.Reverted(childComplexity), true
+	case "ActivityStat.startsAt":
+		if e.ComplexityRoot.ActivityStat.StartsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.StartsAt(childComplexity), true
+	case "ActivityStat.tokenTransfers":
+		if e.ComplexityRoot.ActivityStat.TokenTransfers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.TokenTransfers(childComplexity), true
+	case "ActivityStat.transactions":
+		if e.ComplexityRoot.ActivityStat.Transactions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStat.Transactions(childComplexity), true
+
+	case "ActivityStatConnection.edges":
+		if e.ComplexityRoot.ActivityStatConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStatConnection.Edges(childComplexity), true
+	case "ActivityStatConnection.pageInfo":
+		if e.ComplexityRoot.ActivityStatConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStatConnection.PageInfo(childComplexity), true
+	case "ActivityStatConnection.totalCount":
+		if e.ComplexityRoot.ActivityStatConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStatConnection.TotalCount(childComplexity), true
+
+	case "ActivityStatEdge.cursor":
+		if e.ComplexityRoot.ActivityStatEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStatEdge.Cursor(childComplexity), true
+	case "ActivityStatEdge.node":
+		if e.ComplexityRoot.ActivityStatEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivityStatEdge.Node(childComplexity), true
 
 	case "AverageFee.avgFee":
 		if e.ComplexityRoot.AverageFee.AvgFee == nil {
@@ -2821,6 +2974,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Contracts(childComplexity, args["first"].(*int), args["after"].(*string), args["type"].(*model.ContractType)), true
+	case "Query.dailyStats":
+		if e.ComplexityRoot.Query.DailyStats == nil {
+			break
+		}
+
+		args, err := ec.field_Query_dailyStats_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.DailyStats(childComplexity, args["first"].(*int), args["after"].(*string), args["days"].(*int)), true
 	case "Query.events":
 		if e.ComplexityRoot.Query.Events == nil {
 			break
@@ -2933,6 +3097,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Pool(childComplexity, args["address"].(db.Felt)), true
+	case "Query.recentActivity":
+		if e.ComplexityRoot.Query.RecentActivity == nil {
+			break
+		}
+
+		args, err := ec.field_Query_recentActivity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.RecentActivity(childComplexity, args["hours"].(int)), true
 	case "Query.stakingOverview":
 		if e.ComplexityRoot.Query.StakingOverview == nil {
 			break
@@ -5282,6 +5457,48 @@ type IndexerStatus {
   """
   replicaLagSeconds: Float
 }
+
+extend type Query {
+  "The chain's activity per UTC day, newest first: the last ` + "`" + `days` + "`" + ` days up to the newest block's day (all days when null)."
+  dailyStats(first: Int = 25, after: String, days: Int): ActivityStatConnection!
+  "The chain's activity over the last ` + "`" + `hours` + "`" + ` hours (1 to 24) up to the newest block's hour, whole hours."
+  recentActivity(hours: Int! = 24): ActivityStat!
+}
+
+"The chain's activity over a UTC day, or over hours up to now."
+type ActivityStat {
+  "Unix seconds of the first second covered."
+  startsAt: Int!
+  "The UTC day of startsAt, YYYY-MM-DD."
+  date: String!
+  blocks: Int!
+  transactions: Int!
+  invokes: Int!
+  declares: Int!
+  deployAccounts: Int!
+  l1Handlers: Int!
+  "Transactions that reverted."
+  reverted: Int!
+  events: Int!
+  "L2 -> L1 messages sent."
+  messagesToL1: Int!
+  "ERC-20 transfers."
+  tokenTransfers: Int!
+  "Fees paid in WEI and in FRI."
+  feesWei: BigInt!
+  feesFri: BigInt!
+}
+
+type ActivityStatConnection {
+  edges: [ActivityStatEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type ActivityStatEdge {
+  cursor: String!
+  node: ActivityStat!
+}
 `, BuiltIn: false},
 	{Name: "../schema/tokens.graphqls", Input: `extend type Query {
   token(address: Address!): Token
@@ -5503,6 +5720,62 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_ActivityStat(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "startsAt":
+		return ec.fieldContext_ActivityStat_startsAt(ctx, field)
+	case "date":
+		return ec.fieldContext_ActivityStat_date(ctx, field)
+	case "blocks":
+		return ec.fieldContext_ActivityStat_blocks(ctx, field)
+	case "transactions":
+		return ec.fieldContext_ActivityStat_transactions(ctx, field)
+	case "invokes":
+		return ec.fieldContext_ActivityStat_invokes(ctx, field)
+	case "declares":
+		return ec.fieldContext_ActivityStat_declares(ctx, field)
+	case "deployAccounts":
+		return ec.fieldContext_ActivityStat_deployAccounts(ctx, field)
+	case "l1Handlers":
+		return ec.fieldContext_ActivityStat_l1Handlers(ctx, field)
+	case "reverted":
+		return ec.fieldContext_ActivityStat_reverted(ctx, field)
+	case "events":
+		return ec.fieldContext_ActivityStat_events(ctx, field)
+	case "messagesToL1":
+		return ec.fieldContext_ActivityStat_messagesToL1(ctx, field)
+	case "tokenTransfers":
+		return ec.fieldContext_ActivityStat_tokenTransfers(ctx, field)
+	case "feesWei":
+		return ec.fieldContext_ActivityStat_feesWei(ctx, field)
+	case "feesFri":
+		return ec.fieldContext_ActivityStat_feesFri(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActivityStat", field.Name)
+}
+
+func (ec *executionContext) childFields_ActivityStatConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ActivityStatConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ActivityStatConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ActivityStatConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActivityStatConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ActivityStatEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ActivityStatEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ActivityStatEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActivityStatEdge", field.Name)
+}
 
 func (ec *executionContext) childFields_AverageFee(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -7282,6 +7555,36 @@ func (ec *executionContext) field_Query_contracts_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_dailyStats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "days",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["days"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7557,6 +7860,20 @@ func (ec *executionContext) field_Query_pool_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["address"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_recentActivity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "hours",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["hours"] = arg0
 	return args, nil
 }
 
@@ -8147,6 +8464,470 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _ActivityStat_startsAt(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_startsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ActivityStat_date(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ActivityStat().Date(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, true, true, "String")
+}
+
+func (ec *executionContext) _ActivityStat_blocks(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_blocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Blocks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_blocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ActivityStat_transactions(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_transactions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transactions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_transactions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ActivityStat_invokes(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_invokes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Invokes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_invokes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ActivityStat_declares(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_declares(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Declares, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_declares(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ActivityStat_deployAccounts(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_deployAccounts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeployAccounts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_deployAccounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ActivityStat_l1Handlers(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_l1Handlers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.L1Handlers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_l1Handlers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ActivityStat_reverted(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_reverted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reverted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_reverted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ActivityStat_events(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ActivityStat_messagesToL1(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_messagesToL1(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MessagesToL1, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_messagesToL1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ActivityStat_tokenTransfers(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_tokenTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokenTransfers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_tokenTransfers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ActivityStat_feesWei(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_feesWei(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FeesWei, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_feesWei(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _ActivityStat_feesFri(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStat_feesFri(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FeesFri, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStat_feesFri(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStat", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _ActivityStatConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ActivityStatConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStatConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ActivityStatEdge) graphql.Marshaler {
+			return ec.marshalNActivityStatEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐActivityStatEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStatConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActivityStatConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ActivityStatEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActivityStatConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ActivityStatConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStatConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStatConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActivityStatConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActivityStatConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.ActivityStatConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStatConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStatConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStatConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ActivityStatEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ActivityStatEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStatEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStatEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivityStatEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _ActivityStatEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ActivityStatEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivityStatEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.ActivityStat) graphql.Marshaler {
+			return ec.marshalNActivityStat2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐActivityStat(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivityStatEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ActivityStatEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ActivityStat(ctx, field)
+		},
+	}
+	return fc, nil
+}
 
 func (ec *executionContext) _AverageFee_unit(ctx context.Context, field graphql.CollectedField, obj *model.AverageFee) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -16116,6 +16897,94 @@ func (ec *executionContext) fieldContext_Query_indexerStatus(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_dailyStats(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_dailyStats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().DailyStats(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["days"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ActivityStatConnection) graphql.Marshaler {
+			return ec.marshalNActivityStatConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐActivityStatConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_dailyStats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ActivityStatConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_dailyStats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_recentActivity(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_recentActivity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().RecentActivity(ctx, fc.Args["hours"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.ActivityStat) graphql.Marshaler {
+			return ec.marshalNActivityStat2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐActivityStat(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_recentActivity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ActivityStat(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_recentActivity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_token(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23294,6 +24163,186 @@ func UnmarshalVerificationInput(ctx context.Context, raw any) (model.Verificatio
 
 // region    **************************** object.gotpl ****************************
 
+var activityStatImplementors = []string{"ActivityStat"}
+
+func (ec *executionContext) _ActivityStat(ctx context.Context, sel ast.SelectionSet, obj *db.ActivityStat) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, activityStatImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActivityStat")
+		case "startsAt":
+			out.Values[i] = ec._ActivityStat_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "date":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ActivityStat_date(ctx, field, obj)
+				})
+		case "blocks":
+			out.Values[i] = ec._ActivityStat_blocks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transactions":
+			out.Values[i] = ec._ActivityStat_transactions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "invokes":
+			out.Values[i] = ec._ActivityStat_invokes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "declares":
+			out.Values[i] = ec._ActivityStat_declares(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "deployAccounts":
+			out.Values[i] = ec._ActivityStat_deployAccounts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "l1Handlers":
+			out.Values[i] = ec._ActivityStat_l1Handlers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reverted":
+			out.Values[i] = ec._ActivityStat_reverted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "events":
+			out.Values[i] = ec._ActivityStat_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "messagesToL1":
+			out.Values[i] = ec._ActivityStat_messagesToL1(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tokenTransfers":
+			out.Values[i] = ec._ActivityStat_tokenTransfers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "feesWei":
+			out.Values[i] = ec._ActivityStat_feesWei(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "feesFri":
+			out.Values[i] = ec._ActivityStat_feesFri(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var activityStatConnectionImplementors = []string{"ActivityStatConnection"}
+
+func (ec *executionContext) _ActivityStatConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ActivityStatConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, activityStatConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActivityStatConnection")
+		case "edges":
+			out.Values[i] = ec._ActivityStatConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ActivityStatConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ActivityStatConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var activityStatEdgeImplementors = []string{"ActivityStatEdge"}
+
+func (ec *executionContext) _ActivityStatEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ActivityStatEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, activityStatEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActivityStatEdge")
+		case "cursor":
+			out.Values[i] = ec._ActivityStatEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ActivityStatEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var averageFeeImplementors = []string{"AverageFee"}
 
 func (ec *executionContext) _AverageFee(ctx context.Context, sel ast.SelectionSet, obj *model.AverageFee) graphql.Marshaler {
@@ -26064,6 +27113,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_indexerStatus(ctx, field)
 				})
+		case "dailyStats":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_dailyStats(ctx, field)
+				})
+		case "recentActivity":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_recentActivity(ctx, field)
+				})
 		case "token":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, false,
@@ -28297,6 +29358,46 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
+
+func (ec *executionContext) marshalNActivityStat2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐActivityStat(ctx context.Context, sel ast.SelectionSet, v *db.ActivityStat) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ActivityStat!")
+		return graphql.Null
+	}
+	return ec._ActivityStat(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNActivityStatConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐActivityStatConnection(ctx context.Context, sel ast.SelectionSet, v *model.ActivityStatConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ActivityStatConnection!")
+		return graphql.Null
+	}
+	return ec._ActivityStatConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNActivityStatEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐActivityStatEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ActivityStatEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNActivityStatEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐActivityStatEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNActivityStatEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐActivityStatEdge(ctx context.Context, sel ast.SelectionSet, v *model.ActivityStatEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ActivityStatEdge!")
+		return graphql.Null
+	}
+	return ec._ActivityStatEdge(ctx, sel, v)
+}
 
 func (ec *executionContext) unmarshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx context.Context, v any) (db.Felt, error) {
 	res, err := scalars.UnmarshalAddress(v)

@@ -7,12 +7,17 @@ package resolvers
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph"
 	"github.com/starkgraph/starkgraph/graph/model"
 )
+
+func (r *activityStatResolver) Date(ctx context.Context, obj *db.ActivityStat) (string, error) {
+	return time.Unix(obj.StartsAt, 0).UTC().Format(time.DateOnly), nil
+}
 
 func (r *indexerStatusResolver) Lag(ctx context.Context, obj *db.IndexerStatus) (*int, error) {
 	if obj.HeadBlock == nil || obj.NodeHead == nil {
@@ -38,6 +43,55 @@ func (r *queryResolver) IndexerStatus(ctx context.Context) (*db.IndexerStatus, e
 	return r.Store.IndexerStatus(ctx)
 }
 
+func (r *queryResolver) DailyStats(ctx context.Context, first *int, after *string, days *int) (*model.ActivityStatConnection, error) {
+	from := int64(0)
+	if days != nil {
+		if *days < 1 || *days > maxRangeDays {
+			return nil, badInput("days", fmt.Sprintf("must be between 1 and %d", maxRangeDays))
+		}
+		head, err := r.Store.LatestBlock(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if head != nil {
+			from = head.Timestamp/db.DaySeconds*db.DaySeconds - int64(*days-1)*db.DaySeconds
+		}
+	}
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.ActivityStat]{
+		name: fmt.Sprintf("daily_stats:%d", from), keyWidth: 1,
+		keyOf: func(a *db.ActivityStat) []any { return []any{a.StartsAt} },
+		fetch: func(w db.Window) ([]*db.ActivityStat, error) { return r.Store.ActivityStats(ctx, "d", from, w) },
+		count: func() (int64, error) { return r.Store.CountActivityStats(ctx, "d", from) },
+	}, func(c string, a *db.ActivityStat) *model.ActivityStatEdge {
+		return &model.ActivityStatEdge{Cursor: c, Node: a}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.ActivityStatConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
+}
+
+func (r *queryResolver) RecentActivity(ctx context.Context, hours int) (*db.ActivityStat, error) {
+	if hours < 1 || hours > 24 {
+		return nil, badInput("hours", "must be between 1 and 24")
+	}
+	head, err := r.Store.LatestBlock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var to int64
+	if head != nil {
+		to = head.Timestamp / db.HourSeconds * db.HourSeconds
+	}
+	from := to - int64(hours-1)*db.HourSeconds
+	return r.Store.SumActivity(ctx, "h", from, to)
+}
+
+func (r *Resolver) ActivityStat() graph.ActivityStatResolver { return &activityStatResolver{r} }
+
 func (r *Resolver) IndexerStatus() graph.IndexerStatusResolver { return &indexerStatusResolver{r} }
 
-type indexerStatusResolver struct{ *Resolver }
+type (
+	activityStatResolver  struct{ *Resolver }
+	indexerStatusResolver struct{ *Resolver }
+)

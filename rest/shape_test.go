@@ -59,6 +59,8 @@ var sampleRequests = map[string]string{
 	"getNftDetails":                "/beta/nft/" + nftAddr.Hex() + "/7",
 	"getNftBalances":               "/beta/nft-balances?contract_address=" + nftAddr.Hex(),
 	"getNftTransfers":              "/beta/nft-transfers?contract_address=" + nftAddr.Hex(),
+	"getDailyStats":                "/beta/daily-stats",
+	"getTodayStats":                "/beta/daily-stats/today",
 	"listMessages":                 "/beta/messages",
 	"getMessageByHash":             "/beta/message/" + messageHash.Hex(),
 	"getMessageBridgeTransactions": "/beta/message/" + messageHash.Hex() + "/bridgeTransactions",

@@ -11,6 +11,17 @@ import (
 	"github.com/starkgraph/starkgraph/db"
 )
 
+type ActivityStatConnection struct {
+	Edges      []*ActivityStatEdge `json:"edges"`
+	PageInfo   *PageInfo           `json:"pageInfo"`
+	TotalCount int                 `json:"totalCount"`
+}
+
+type ActivityStatEdge struct {
+	Cursor string           `json:"cursor"`
+	Node   *db.ActivityStat `json:"node"`
+}
+
 type AverageFee struct {
 	// WEI or FRI.
 	Unit   string `json:"unit"`
