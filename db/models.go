@@ -10,6 +10,10 @@ import (
 // (gqlgen binds to them directly); `db` tags name the columns. Amounts are decimal strings
 // read from numeric columns, so no precision is lost on the way to clients.
 
+// Node is a row of any type the GraphQL Node interface covers; gqlgen binds the interface
+// to it (the types have no methods for gqlgen; the resolvers give their global ids).
+type Node interface{}
+
 type Block struct {
 	Number               int64   `db:"number"`
 	Hash                 Felt    `db:"hash"`

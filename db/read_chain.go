@@ -254,3 +254,22 @@ func txKeyArrays(keys []TxKey) (blocks, idx pq.Int64Array) {
 	}
 	return blocks, idx
 }
+
+// EventKey is an event's position: block, transaction and event index.
+type EventKey struct {
+	Block     int64
+	Tx, Event int
+}
+
+// EventsByKey returns the events that exist at the given positions.
+func (s *Store) EventsByKey(ctx context.Context, keys []EventKey) ([]*Event, error) {
+	blocks, txs, events := make(pq.Int64Array, len(keys)), make(pq.Int64Array, len(keys)), make(pq.Int64Array, len(keys))
+	for i, k := range keys {
+		blocks[i], txs[i], events[i] = k.Block, int64(k.Tx), int64(k.Event)
+	}
+	var rows []*Event
+	err := s.selectRows(ctx, &rows, `SELECT `+eventCols+` FROM unnest($1::bigint[], $2::int[], $3::int[]) AS k(b, i, x)
+		JOIN events e ON e.block_number = k.b AND e.tx_index = k.i AND e.event_index = k.x
+		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`, blocks, txs, events)
+	return rows, err
+}

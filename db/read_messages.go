@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"fmt"
+
+	"github.com/lib/pq"
 )
 
 // Message is a message between L1 and L2, a row of messages: the indexer writes it and
@@ -79,4 +81,26 @@ func (s *Store) CountMessages(ctx context.Context, f MessageFilter) (int64, erro
 		return s.ListCount(ctx, "messages")
 	}
 	return s.cappedCount(ctx, "messages m"+and(conds...), args...)
+}
+
+// MessageKey is a message's position: block, transaction, direction and index.
+type MessageKey struct {
+	Block                int64
+	Tx, Direction, Index int
+}
+
+// MessagesByKey returns the messages that exist at the given positions.
+func (s *Store) MessagesByKey(ctx context.Context, keys []MessageKey) ([]*Message, error) {
+	cols := make([]pq.Int64Array, 4)
+	for i := range cols {
+		cols[i] = make(pq.Int64Array, len(keys))
+	}
+	for i, k := range keys {
+		cols[0][i], cols[1][i], cols[2][i], cols[3][i] = k.Block, int64(k.Tx), int64(k.Direction), int64(k.Index)
+	}
+	var rows []*Message
+	err := s.selectRows(ctx, &rows, `SELECT `+messageCols+` FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[]) AS k(b, i, d, x)
+		JOIN messages m ON m.block_number = k.b AND m.tx_index = k.i AND m.direction = k.d AND m.msg_index = k.x`,
+		cols[0], cols[1], cols[2], cols[3])
+	return rows, err
 }

@@ -115,6 +115,7 @@ type ComplexityRoot struct {
 	Block struct {
 		EventCount           func(childComplexity int) int
 		Hash                 func(childComplexity int) int
+		ID                   func(childComplexity int) int
 		L1DaMode             func(childComplexity int) int
 		L1DataGasPriceFri    func(childComplexity int) int
 		L1DataGasPriceWei    func(childComplexity int) int
@@ -170,6 +171,7 @@ type ComplexityRoot struct {
 		CreationTimestamp func(childComplexity int) int
 		ErcStandard       func(childComplexity int) int
 		Hash              func(childComplexity int) int
+		ID                func(childComplexity int) int
 		IsAccount         func(childComplexity int) int
 		IsErcToken        func(childComplexity int) int
 		IsProxy           func(childComplexity int) int
@@ -202,6 +204,7 @@ type ComplexityRoot struct {
 		CreationTimestamp     func(childComplexity int) int
 		DeployBlock           func(childComplexity int) int
 		DeployTransactionHash func(childComplexity int) int
+		ID                    func(childComplexity int) int
 		ImplementationAddress func(childComplexity int) int
 		IsAccount             func(childComplexity int) int
 		IsErcToken            func(childComplexity int) int
@@ -265,6 +268,7 @@ type ComplexityRoot struct {
 		Contract        func(childComplexity int) int
 		Data            func(childComplexity int) int
 		FromAddress     func(childComplexity int) int
+		ID              func(childComplexity int) int
 		Index           func(childComplexity int) int
 		Keys            func(childComplexity int) int
 		Timestamp       func(childComplexity int) int
@@ -317,6 +321,7 @@ type ComplexityRoot struct {
 		Direction       func(childComplexity int) int
 		FromAddress     func(childComplexity int) int
 		Hash            func(childComplexity int) int
+		ID              func(childComplexity int) int
 		Index           func(childComplexity int) int
 		L2Address       func(childComplexity int) int
 		Payload         func(childComplexity int) int
@@ -445,6 +450,7 @@ type ComplexityRoot struct {
 		Description             func(childComplexity int) int
 		Events                  func(childComplexity int, first *int, after *string) int
 		ExternalURL             func(childComplexity int) int
+		ID                      func(childComplexity int) int
 		ImageLargeURL           func(childComplexity int) int
 		ImageSmallURL           func(childComplexity int) int
 		ImageURL                func(childComplexity int) int
@@ -483,6 +489,7 @@ type ComplexityRoot struct {
 		Apr            func(childComplexity int) int
 		Delegations    func(childComplexity int, first *int, after *string) int
 		DelegatorCount func(childComplexity int) int
+		ID             func(childComplexity int) int
 		Token          func(childComplexity int) int
 		TokenAddress   func(childComplexity int) int
 		TotalDelegated func(childComplexity int) int
@@ -507,6 +514,8 @@ type ComplexityRoot struct {
 		NftHolders       func(childComplexity int, contractAddress db.Felt, tokenID *string, first *int, after *string) int
 		NftItem          func(childComplexity int, contractAddress db.Felt, tokenID string) int
 		NftItems         func(childComplexity int, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) int
+		Node             func(childComplexity int, id string) int
+		Nodes            func(childComplexity int, ids []string) int
 		Pool             func(childComplexity int, address db.Felt) int
 		RecentActivity   func(childComplexity int, hours int) int
 		StakingOverview  func(childComplexity int) int
@@ -571,6 +580,7 @@ type ComplexityRoot struct {
 		HolderCount     func(childComplexity int) int
 		Holders         func(childComplexity int, first *int, after *string) int
 		HoldersOverview func(childComplexity int) int
+		ID              func(childComplexity int) int
 		IsVerified      func(childComplexity int) int
 		LogoURL         func(childComplexity int) int
 		MarketCapUsd    func(childComplexity int) int
@@ -666,6 +676,7 @@ type ComplexityRoot struct {
 		GasPriceFri         func(childComplexity int) int
 		GasPriceWei         func(childComplexity int) int
 		Hash                func(childComplexity int) int
+		ID                  func(childComplexity int) int
 		Index               func(childComplexity int) int
 		L1TransactionHash   func(childComplexity int) int
 		MaxFee              func(childComplexity int) int
@@ -704,6 +715,7 @@ type ComplexityRoot struct {
 		DelegatedStakeBtc      func(childComplexity int) int
 		DelegatedStakeStrk     func(childComplexity int) int
 		Delegations            func(childComplexity int, first *int, after *string, asset *model.StakingAsset, delegator db.Felt) int
+		ID                     func(childComplexity int) int
 		ImgSrc                 func(childComplexity int) int
 		IsVerified             func(childComplexity int) int
 		LivenessAttestedEpochs func(childComplexity int) int
@@ -817,6 +829,8 @@ type ActivityStatResolver interface {
 	Date(ctx context.Context, obj *db.ActivityStat) (string, error)
 }
 type BlockResolver interface {
+	ID(ctx context.Context, obj *db.Block) (string, error)
+
 	Status(ctx context.Context, obj *db.Block) (string, error)
 
 	Parent(ctx context.Context, obj *db.Block) (*db.Block, error)
@@ -828,6 +842,8 @@ type CallResolver interface {
 	Calldata(ctx context.Context, obj *db.Call) ([]db.Felt, error)
 }
 type ClassResolver interface {
+	ID(ctx context.Context, obj *db.Class) (string, error)
+
 	Type(ctx context.Context, obj *db.Class) (int, error)
 
 	IsErcToken(ctx context.Context, obj *db.Class) (bool, error)
@@ -838,6 +854,8 @@ type ClassResolver interface {
 	Contracts(ctx context.Context, obj *db.Class, first *int, after *string) (*model.ContractConnection, error)
 }
 type ContractResolver interface {
+	ID(ctx context.Context, obj *db.Contract) (string, error)
+
 	Class(ctx context.Context, obj *db.Contract) (*db.Class, error)
 
 	Version(ctx context.Context, obj *db.Contract) (*string, error)
@@ -863,6 +881,8 @@ type DelegationResolver interface {
 	Delegator(ctx context.Context, obj *db.Delegation) (*db.Contract, error)
 }
 type EventResolver interface {
+	ID(ctx context.Context, obj *db.Event) (string, error)
+
 	Transaction(ctx context.Context, obj *db.Event) (*db.Transaction, error)
 
 	Contract(ctx context.Context, obj *db.Event) (*db.Contract, error)
@@ -878,6 +898,8 @@ type IndexerStatusResolver interface {
 	UpdatedAt(ctx context.Context, obj *db.IndexerStatus) (string, error)
 }
 type MessageResolver interface {
+	ID(ctx context.Context, obj *db.Message) (string, error)
+
 	Direction(ctx context.Context, obj *db.Message) (model.MessageDirection, error)
 
 	Payload(ctx context.Context, obj *db.Message) ([]db.Felt, error)
@@ -909,6 +931,8 @@ type NftEventResolver interface {
 	ToAlias(ctx context.Context, obj *db.NftEvent) (*string, error)
 }
 type NftItemResolver interface {
+	ID(ctx context.Context, obj *db.NftItem) (string, error)
+
 	Collection(ctx context.Context, obj *db.NftItem) (*db.Token, error)
 
 	Owner(ctx context.Context, obj *db.NftItem) (*db.Contract, error)
@@ -917,6 +941,8 @@ type NftItemResolver interface {
 	Events(ctx context.Context, obj *db.NftItem, first *int, after *string) (*model.NftEventConnection, error)
 }
 type PoolResolver interface {
+	ID(ctx context.Context, obj *db.Pool) (string, error)
+
 	Validator(ctx context.Context, obj *db.Pool) (*db.Validator, error)
 
 	Token(ctx context.Context, obj *db.Pool) (*db.Token, error)
@@ -925,6 +951,8 @@ type PoolResolver interface {
 	Delegations(ctx context.Context, obj *db.Pool, first *int, after *string) (*model.DelegationConnection, error)
 }
 type QueryResolver interface {
+	Node(ctx context.Context, id string) (db.Node, error)
+	Nodes(ctx context.Context, ids []string) ([]db.Node, error)
 	Block(ctx context.Context, number *int, hash db.Felt) (*db.Block, error)
 	Blocks(ctx context.Context, first *int, after *string) (*model.BlockConnection, error)
 	Transaction(ctx context.Context, hash db.Felt) (*db.Transaction, error)
@@ -967,6 +995,8 @@ type StakingOverviewResolver interface {
 	EpochDurationSeconds(ctx context.Context, obj *db.StakingOverview) (float64, error)
 }
 type TokenResolver interface {
+	ID(ctx context.Context, obj *db.Token) (string, error)
+
 	Contract(ctx context.Context, obj *db.Token) (*db.Contract, error)
 	Standard(ctx context.Context, obj *db.Token) (model.TokenStandard, error)
 
@@ -992,6 +1022,8 @@ type TokenTransferResolver interface {
 	UsdValue(ctx context.Context, obj *db.TokenTransfer) (*float64, error)
 }
 type TransactionResolver interface {
+	ID(ctx context.Context, obj *db.Transaction) (string, error)
+
 	BlockHash(ctx context.Context, obj *db.Transaction) (db.Felt, error)
 	Block(ctx context.Context, obj *db.Transaction) (*db.Block, error)
 
@@ -1021,6 +1053,7 @@ type TransactionResolver interface {
 	TokenTransfers(ctx context.Context, obj *db.Transaction) ([]*db.TokenTransfer, error)
 }
 type ValidatorResolver interface {
+	ID(ctx context.Context, obj *db.Validator) (string, error)
 	Address(ctx context.Context, obj *db.Validator) (db.Felt, error)
 
 	TotalStakeStrk(ctx context.Context, obj *db.Validator) (string, error)
@@ -1269,6 +1302,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Block.Hash(childComplexity), true
+	case "Block.id":
+		if e.ComplexityRoot.Block.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.ID(childComplexity), true
 	case "Block.l1DaMode":
 		if e.ComplexityRoot.Block.L1DaMode == nil {
 			break
@@ -1541,6 +1580,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Class.Hash(childComplexity), true
+	case "Class.id":
+		if e.ComplexityRoot.Class.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Class.ID(childComplexity), true
 	case "Class.isAccount":
 		if e.ComplexityRoot.Class.IsAccount == nil {
 			break
@@ -1682,6 +1727,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contract.DeployTransactionHash(childComplexity), true
+	case "Contract.id":
+		if e.ComplexityRoot.Contract.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.ID(childComplexity), true
 	case "Contract.implementationAddress":
 		if e.ComplexityRoot.Contract.ImplementationAddress == nil {
 			break
@@ -1951,6 +2002,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.FromAddress(childComplexity), true
+	case "Event.id":
+		if e.ComplexityRoot.Event.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.ID(childComplexity), true
 	case "Event.index":
 		if e.ComplexityRoot.Event.Index == nil {
 			break
@@ -2178,6 +2235,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Message.Hash(childComplexity), true
+	case "Message.id":
+		if e.ComplexityRoot.Message.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Message.ID(childComplexity), true
 	case "Message.index":
 		if e.ComplexityRoot.Message.Index == nil {
 			break
@@ -2718,6 +2781,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NftItem.ExternalURL(childComplexity), true
+	case "NftItem.id":
+		if e.ComplexityRoot.NftItem.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftItem.ID(childComplexity), true
 	case "NftItem.imageLargeUrl":
 		if e.ComplexityRoot.NftItem.ImageLargeURL == nil {
 			break
@@ -2883,6 +2952,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Pool.DelegatorCount(childComplexity), true
+	case "Pool.id":
+		if e.ComplexityRoot.Pool.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pool.ID(childComplexity), true
 	case "Pool.token":
 		if e.ComplexityRoot.Pool.Token == nil {
 			break
@@ -3086,6 +3161,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.NftItems(childComplexity, args["first"].(*int), args["after"].(*string), args["contractAddress"].(db.Felt), args["ownerAddress"].(db.Felt)), true
+	case "Query.node":
+		if e.ComplexityRoot.Query.Node == nil {
+			break
+		}
+
+		args, err := ec.field_Query_node_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.nodes":
+		if e.ComplexityRoot.Query.Nodes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
 	case "Query.pool":
 		if e.ComplexityRoot.Query.Pool == nil {
 			break
@@ -3467,6 +3564,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Token.HoldersOverview(childComplexity), true
+	case "Token.id":
+		if e.ComplexityRoot.Token.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.ID(childComplexity), true
 	case "Token.isVerified":
 		if e.ComplexityRoot.Token.IsVerified == nil {
 			break
@@ -3889,6 +3992,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Transaction.Hash(childComplexity), true
+	case "Transaction.id":
+		if e.ComplexityRoot.Transaction.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.ID(childComplexity), true
 	case "Transaction.index":
 		if e.ComplexityRoot.Transaction.Index == nil {
 			break
@@ -4071,6 +4180,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Validator.Delegations(childComplexity, args["first"].(*int), args["after"].(*string), args["asset"].(*model.StakingAsset), args["delegator"].(db.Felt)), true
+	case "Validator.id":
+		if e.ComplexityRoot.Validator.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Validator.ID(childComplexity), true
 	case "Validator.imgSrc":
 		if e.ComplexityRoot.Validator.ImgSrc == nil {
 			break
@@ -4699,8 +4814,21 @@ type PageInfo {
   endCursor: String
 }
 
+"An object that can be refetched by its global id (the Relay Node interface)."
+interface Node {
+  "Opaque, and stable across restarts: the object's kind and key."
+  id: ID!
+}
+
 "The root of every read; each domain file under schema/ extends it with its fields."
 type Query
+
+extend type Query {
+  "The object with this global id; null when none is indexed."
+  node(id: ID!): Node
+  "The objects with these global ids (at most 100), in their order; null for any not indexed."
+  nodes(ids: [ID!]!): [Node]!
+}
 `, BuiltIn: false},
 	{Name: "../schema/chain.graphqls", Input: `extend type Query {
   "A block by number or by hash; with neither, the newest block."
@@ -4742,7 +4870,9 @@ input EventFilter {
   toBlock: Int
 }
 
-type Block {
+type Block implements Node {
+  "Global id, for node(id)."
+  id: ID!
   number: Int!
   hash: Felt!
   parentHash: Felt!
@@ -4768,7 +4898,9 @@ type Block {
   transactions(first: Int = 25, after: String): TransactionConnection!
 }
 
-type Transaction {
+type Transaction implements Node {
+  "Global id, for node(id)."
+  id: ID!
   hash: Felt!
   blockNumber: Int!
   blockHash: Felt!
@@ -4839,7 +4971,9 @@ type Call {
   outputs: JSON
 }
 
-type Event {
+type Event implements Node {
+  "Global id, for node(id)."
+  id: ID!
   blockNumber: Int!
   transactionHash: Felt!
   transaction: Transaction!
@@ -4951,7 +5085,9 @@ input VerificationInput {
   files: JSON!
 }
 
-type Contract {
+type Contract implements Node {
+  "Global id, for node(id)."
+  id: ID!
   address: Address!
   classHash: Address!
   class: Class
@@ -4982,7 +5118,9 @@ type Contract {
   transactions(first: Int = 25, after: String, order: SortDirection = DESC): TransactionConnection!
 }
 
-type Class {
+type Class implements Node {
+  "Global id, for node(id)."
+  id: ID!
   hash: Address!
   "sierra or legacy."
   kind: String!
@@ -5114,7 +5252,9 @@ input MessageListFilter {
 }
 
 "A message between L1 and L2: L1 -> L2 as an L1 handler consumed it, L2 -> L1 as a receipt sent it."
-type Message {
+type Message implements Node {
+  "Global id, for node(id)."
+  id: ID!
   "keccak256 of the message, as the Starknet core contract on L1 computes it."
   hash: Felt!
   direction: MessageDirection!
@@ -5160,7 +5300,9 @@ type MessageEdge {
   nftBalances(contractAddress: Address!, tokenId: BigInt, first: Int = 25, after: String): NftBalanceConnection!
 }
 
-type NftItem {
+type NftItem implements Node {
+  "Global id, for node(id)."
+  id: ID!
   contractAddress: Address!
   collection: Token
   tokenId: BigInt!
@@ -5272,7 +5414,9 @@ enum ValidatorOrder {
   DELEGATORS
 }
 
-type Validator {
+type Validator implements Node {
+  "Global id, for node(id)."
+  id: ID!
   address: Address!
   stakerAddress: Address!
   rewardAddress: Address
@@ -5305,7 +5449,9 @@ type Validator {
   delegations(first: Int = 25, after: String, asset: StakingAsset, delegator: Address): DelegationConnection!
 }
 
-type Pool {
+type Pool implements Node {
+  "Global id, for node(id)."
+  id: ID!
   address: Address!
   validator: Validator!
   tokenAddress: Address!
@@ -5520,7 +5666,9 @@ enum TokenOrder {
   MARKET_CAP
 }
 
-type Token {
+type Token implements Node {
+  "Global id, for node(id)."
+  id: ID!
   address: Address!
   contract: Contract
   standard: TokenStandard!
@@ -5823,6 +5971,8 @@ func (ec *executionContext) childFields_BalancePointEdge(ctx context.Context, fi
 
 func (ec *executionContext) childFields_Block(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_Block_id(ctx, field)
 	case "number":
 		return ec.fieldContext_Block_number(ctx, field)
 	case "hash":
@@ -5921,6 +6071,8 @@ func (ec *executionContext) childFields_Call(ctx context.Context, field graphql.
 
 func (ec *executionContext) childFields_Class(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_Class_id(ctx, field)
 	case "hash":
 		return ec.fieldContext_Class_hash(ctx, field)
 	case "kind":
@@ -5981,6 +6133,8 @@ func (ec *executionContext) childFields_ClassEdge(ctx context.Context, field gra
 
 func (ec *executionContext) childFields_Contract(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_Contract_id(ctx, field)
 	case "address":
 		return ec.fieldContext_Contract_address(ctx, field)
 	case "classHash":
@@ -6119,6 +6273,8 @@ func (ec *executionContext) childFields_DelegationEdge(ctx context.Context, fiel
 
 func (ec *executionContext) childFields_Event(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_Event_id(ctx, field)
 	case "blockNumber":
 		return ec.fieldContext_Event_blockNumber(ctx, field)
 	case "transactionHash":
@@ -6223,6 +6379,8 @@ func (ec *executionContext) childFields_IndexerStatus(ctx context.Context, field
 
 func (ec *executionContext) childFields_Message(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_Message_id(ctx, field)
 	case "hash":
 		return ec.fieldContext_Message_hash(ctx, field)
 	case "direction":
@@ -6461,6 +6619,8 @@ func (ec *executionContext) childFields_NftEventEdge(ctx context.Context, field 
 
 func (ec *executionContext) childFields_NftItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_NftItem_id(ctx, field)
 	case "contractAddress":
 		return ec.fieldContext_NftItem_contractAddress(ctx, field)
 	case "collection":
@@ -6547,6 +6707,8 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 
 func (ec *executionContext) childFields_Pool(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_Pool_id(ctx, field)
 	case "address":
 		return ec.fieldContext_Pool_address(ctx, field)
 	case "validator":
@@ -6653,6 +6815,8 @@ func (ec *executionContext) childFields_StakingOverview(ctx context.Context, fie
 
 func (ec *executionContext) childFields_Token(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_Token_id(ctx, field)
 	case "address":
 		return ec.fieldContext_Token_address(ctx, field)
 	case "contract":
@@ -6807,6 +6971,8 @@ func (ec *executionContext) childFields_TokenTransferEdge(ctx context.Context, f
 
 func (ec *executionContext) childFields_Transaction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_Transaction_id(ctx, field)
 	case "hash":
 		return ec.fieldContext_Transaction_hash(ctx, field)
 	case "blockNumber":
@@ -6921,6 +7087,8 @@ func (ec *executionContext) childFields_TransactionEdge(ctx context.Context, fie
 
 func (ec *executionContext) childFields_Validator(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_Validator_id(ctx, field)
 	case "address":
 		return ec.fieldContext_Validator_address(ctx, field)
 	case "stakerAddress":
@@ -7846,6 +8014,34 @@ func (ec *executionContext) field_Query_nftItems_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["ownerAddress"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
 	return args, nil
 }
 
@@ -9186,6 +9382,29 @@ func (ec *executionContext) fieldContext_BalancePointEdge_node(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Block_id(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Block().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Block", field, true, true, "ID")
+}
+
 func (ec *executionContext) _Block_number(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10103,6 +10322,29 @@ func (ec *executionContext) fieldContext_Call_outputs(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Call", field, false, false, "JSON")
 }
 
+func (ec *executionContext) _Class_id(ctx context.Context, field graphql.CollectedField, obj *db.Class) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Class_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Class().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Class_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Class", field, true, true, "ID")
+}
+
 func (ec *executionContext) _Class_hash(ctx context.Context, field graphql.CollectedField, obj *db.Class) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10641,6 +10883,29 @@ func (ec *executionContext) fieldContext_ClassEdge_node(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Contract_id(ctx context.Context, field graphql.CollectedField, obj *db.Contract) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contract_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Contract().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Contract_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Contract", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Contract_address(ctx context.Context, field graphql.CollectedField, obj *db.Contract) (ret graphql.Marshaler) {
@@ -11897,6 +12162,29 @@ func (ec *executionContext) fieldContext_DelegationEdge_node(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Event_id(ctx context.Context, field graphql.CollectedField, obj *db.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, true, true, "ID")
+}
+
 func (ec *executionContext) _Event_blockNumber(ctx context.Context, field graphql.CollectedField, obj *db.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12791,6 +13079,29 @@ func (ec *executionContext) _IndexerStatus_replicaLagSeconds(ctx context.Context
 }
 func (ec *executionContext) fieldContext_IndexerStatus_replicaLagSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("IndexerStatus", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Message_id(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Message_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Message().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Message_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Message", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Message_hash(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
@@ -14866,6 +15177,29 @@ func (ec *executionContext) fieldContext_NftEventEdge_node(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _NftItem_id(ctx context.Context, field graphql.CollectedField, obj *db.NftItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftItem_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NftItem().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftItem_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftItem", field, true, true, "ID")
+}
+
 func (ec *executionContext) _NftItem_contractAddress(ctx context.Context, field graphql.CollectedField, obj *db.NftItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15654,6 +15988,29 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
+func (ec *executionContext) _Pool_id(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pool_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Pool().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pool_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pool", field, true, true, "ID")
+}
+
 func (ec *executionContext) _Pool_address(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15871,6 +16228,94 @@ func (ec *executionContext) fieldContext_Pool_delegations(ctx context.Context, f
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Pool_delegations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Node(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Node) graphql.Marshaler {
+			return ec.marshalONode2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNode(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_node_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Nodes(ctx, fc.Args["ids"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []db.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚕgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -17996,6 +18441,29 @@ func (ec *executionContext) fieldContext_StakingOverview_lastUpdated(_ context.C
 	return graphql.NewScalarFieldContext("StakingOverview", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Token_id(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Token().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Token_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, true, true, "ID")
+}
+
 func (ec *executionContext) _Token_address(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19302,6 +19770,29 @@ func (ec *executionContext) fieldContext_TokenTransferEdge_node(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Transaction_id(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, "ID")
+}
+
 func (ec *executionContext) _Transaction_hash(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20506,6 +20997,29 @@ func (ec *executionContext) fieldContext_TransactionEdge_node(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Validator_id(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Validator_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Validator().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Validator_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Validator", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Validator_address(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {
@@ -24159,6 +24673,89 @@ func UnmarshalVerificationInput(ctx context.Context, raw any) (model.Verificatio
 
 // region    ************************** interface.gotpl ***************************
 
+func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj db.Node) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case db.Validator:
+		return ec._Validator(ctx, sel, &obj)
+	case *db.Validator:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Validator(ctx, sel, obj)
+	case db.Transaction:
+		return ec._Transaction(ctx, sel, &obj)
+	case *db.Transaction:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Transaction(ctx, sel, obj)
+	case db.Token:
+		return ec._Token(ctx, sel, &obj)
+	case *db.Token:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Token(ctx, sel, obj)
+	case db.Pool:
+		return ec._Pool(ctx, sel, &obj)
+	case *db.Pool:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Pool(ctx, sel, obj)
+	case db.NftItem:
+		return ec._NftItem(ctx, sel, &obj)
+	case *db.NftItem:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NftItem(ctx, sel, obj)
+	case db.Message:
+		return ec._Message(ctx, sel, &obj)
+	case *db.Message:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Message(ctx, sel, obj)
+	case db.Event:
+		return ec._Event(ctx, sel, &obj)
+	case *db.Event:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Event(ctx, sel, obj)
+	case db.Contract:
+		return ec._Contract(ctx, sel, &obj)
+	case *db.Contract:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Contract(ctx, sel, obj)
+	case db.Class:
+		return ec._Class(ctx, sel, &obj)
+	case *db.Class:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Class(ctx, sel, obj)
+	case db.Block:
+		return ec._Block(ctx, sel, &obj)
+	case *db.Block:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Block(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of Node must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
@@ -24505,7 +25102,7 @@ func (ec *executionContext) _BalancePointEdge(ctx context.Context, sel ast.Selec
 	return out
 }
 
-var blockImplementors = []string{"Block"}
+var blockImplementors = []string{"Block", "Node"}
 
 func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, obj *db.Block) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, blockImplementors)
@@ -24516,6 +25113,12 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Block")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Block_id(ctx, field, obj)
+				})
 		case "number":
 			out.Values[i] = ec._Block_number(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24807,7 +25410,7 @@ func (ec *executionContext) _Call(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
-var classImplementors = []string{"Class"}
+var classImplementors = []string{"Class", "Node"}
 
 func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, obj *db.Class) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, classImplementors)
@@ -24818,6 +25421,12 @@ func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, ob
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Class")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Class_id(ctx, field, obj)
+				})
 		case "hash":
 			out.Values[i] = ec._Class_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25002,7 +25611,7 @@ func (ec *executionContext) _ClassEdge(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
-var contractImplementors = []string{"Contract"}
+var contractImplementors = []string{"Contract", "Node"}
 
 func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet, obj *db.Contract) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, contractImplementors)
@@ -25013,6 +25622,12 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Contract")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Contract_id(ctx, field, obj)
+				})
 		case "address":
 			out.Values[i] = ec._Contract_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25454,7 +26069,7 @@ func (ec *executionContext) _DelegationEdge(ctx context.Context, sel ast.Selecti
 	return out
 }
 
-var eventImplementors = []string{"Event"}
+var eventImplementors = []string{"Event", "Node"}
 
 func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, obj *db.Event) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, eventImplementors)
@@ -25465,6 +26080,12 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Event")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Event_id(ctx, field, obj)
+				})
 		case "blockNumber":
 			out.Values[i] = ec._Event_blockNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25786,7 +26407,7 @@ func (ec *executionContext) _IndexerStatus(ctx context.Context, sel ast.Selectio
 	return out
 }
 
-var messageImplementors = []string{"Message"}
+var messageImplementors = []string{"Message", "Node"}
 
 func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, obj *db.Message) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, messageImplementors)
@@ -25797,6 +26418,12 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Message")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Message_id(ctx, field, obj)
+				})
 		case "hash":
 			out.Values[i] = ec._Message_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26607,7 +27234,7 @@ func (ec *executionContext) _NftEventEdge(ctx context.Context, sel ast.Selection
 	return out
 }
 
-var nftItemImplementors = []string{"NftItem"}
+var nftItemImplementors = []string{"NftItem", "Node"}
 
 func (ec *executionContext) _NftItem(ctx context.Context, sel ast.SelectionSet, obj *db.NftItem) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, nftItemImplementors)
@@ -26618,6 +27245,12 @@ func (ec *executionContext) _NftItem(ctx context.Context, sel ast.SelectionSet, 
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("NftItem")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._NftItem_id(ctx, field, obj)
+				})
 		case "contractAddress":
 			out.Values[i] = ec._NftItem_contractAddress(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26878,7 +27511,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var poolImplementors = []string{"Pool"}
+var poolImplementors = []string{"Pool", "Node"}
 
 func (ec *executionContext) _Pool(ctx context.Context, sel ast.SelectionSet, obj *db.Pool) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, poolImplementors)
@@ -26889,6 +27522,12 @@ func (ec *executionContext) _Pool(ctx context.Context, sel ast.SelectionSet, obj
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Pool")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Pool_id(ctx, field, obj)
+				})
 		case "address":
 			out.Values[i] = ec._Pool_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26969,6 +27608,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Query")
+		case "node":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_node(ctx, field)
+				})
+		case "nodes":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_nodes(ctx, field)
+				})
 		case "block":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, false,
@@ -27434,7 +28085,7 @@ func (ec *executionContext) _StakingOverview(ctx context.Context, sel ast.Select
 	return out
 }
 
-var tokenImplementors = []string{"Token"}
+var tokenImplementors = []string{"Token", "Node"}
 
 func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, obj *db.Token) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tokenImplementors)
@@ -27445,6 +28096,12 @@ func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, ob
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Token")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Token_id(ctx, field, obj)
+				})
 		case "address":
 			out.Values[i] = ec._Token_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27949,7 +28606,7 @@ func (ec *executionContext) _TokenTransferEdge(ctx context.Context, sel ast.Sele
 	return out
 }
 
-var transactionImplementors = []string{"Transaction"}
+var transactionImplementors = []string{"Transaction", "Node"}
 
 func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionSet, obj *db.Transaction) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionImplementors)
@@ -27960,6 +28617,12 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Transaction")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_id(ctx, field, obj)
+				})
 		case "hash":
 			out.Values[i] = ec._Transaction_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28293,7 +28956,7 @@ func (ec *executionContext) _TransactionEdge(ctx context.Context, sel ast.Select
 	return out
 }
 
-var validatorImplementors = []string{"Validator"}
+var validatorImplementors = []string{"Validator", "Node"}
 
 func (ec *executionContext) _Validator(ctx context.Context, sel ast.SelectionSet, obj *db.Validator) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, validatorImplementors)
@@ -28304,6 +28967,12 @@ func (ec *executionContext) _Validator(ctx context.Context, sel ast.SelectionSet
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Validator")
+		case "id":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Validator_id(ctx, field, obj)
+				})
 		case "address":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -29848,6 +30517,35 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNIndexerStatus2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐIndexerStatus(ctx context.Context, sel ast.SelectionSet, v *db.IndexerStatus) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "IndexerStatus!")
@@ -30118,6 +30816,16 @@ func (ec *executionContext) marshalNNftItemEdge2ᚖgithubᚗcomᚋstarkgraphᚋs
 		return graphql.Null
 	}
 	return ec._NftItemEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNode(ctx context.Context, sel ast.SelectionSet, v []db.Node) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalONode2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNode(ctx, sel, v[i])
+	})
+
+	return ret
 }
 
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
@@ -31013,6 +31721,13 @@ func (ec *executionContext) marshalONftItem2ᚖgithubᚗcomᚋstarkgraphᚋstark
 		return graphql.Null
 	}
 	return ec._NftItem(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalONode2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNode(ctx context.Context, sel ast.SelectionSet, v db.Node) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Node(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOPool2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐPool(ctx context.Context, sel ast.SelectionSet, v *db.Pool) graphql.Marshaler {

@@ -61,6 +61,8 @@ type Loaders struct {
 	PriceAt            *dataloader.Loader[db.PriceKey, *db.PriceAt]     // nil: no reading yet
 	BalanceAt          *dataloader.Loader[db.BalanceKey, *db.BalanceAt] // nil: 0
 	DailyBalances      *dataloader.Loader[db.DailyKey, []*db.DailyBalance]
+	Event              *dataloader.Loader[db.EventKey, *db.Event]
+	Message            *dataloader.Loader[db.MessageKey, *db.Message]
 
 	store  *db.Store
 	caches *caches
@@ -188,6 +190,12 @@ func build(store *db.Store, d dispatch) *Loaders {
 			return db.BalanceKey{Token: string(db.Normalize(b.Token)), Owner: string(db.Normalize(b.Owner)), Block: b.Block}
 		}),
 		DailyBalances: dailyBalances(d, store),
+		Event: one(d, store.EventsByKey, func(e *db.Event) db.EventKey {
+			return db.EventKey{Block: e.BlockNumber, Tx: e.TxIndex, Event: e.Index}
+		}),
+		Message: one(d, store.MessagesByKey, func(m *db.Message) db.MessageKey {
+			return db.MessageKey{Block: m.BlockNumber, Tx: m.TxIndex, Direction: m.Direction, Index: m.Index}
+		}),
 		PriceAt: one(d, store.PricesAt, func(p *db.PriceAt) db.PriceKey {
 			return db.PriceKey{Token: string(db.Normalize(p.Token)), Block: p.Block}
 		}),

@@ -15,6 +15,10 @@ import (
 	"github.com/starkgraph/starkgraph/loaders"
 )
 
+func (r *classResolver) ID(ctx context.Context, obj *db.Class) (string, error) {
+	return globalID("Class", obj.Hash.Hex()), nil
+}
+
 func (r *classResolver) Type(ctx context.Context, obj *db.Class) (int, error) {
 	return obj.CairoVersion, nil
 }
@@ -51,6 +55,10 @@ func (r *classResolver) Contracts(ctx context.Context, obj *db.Class, first *int
 		return nil, err
 	}
 	return &model.ContractConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
+}
+
+func (r *contractResolver) ID(ctx context.Context, obj *db.Contract) (string, error) {
+	return globalID("Contract", obj.Address.Hex()), nil
 }
 
 func (r *contractResolver) Class(ctx context.Context, obj *db.Contract) (*db.Class, error) {
