@@ -86,9 +86,14 @@ type nftContractBalance struct {
 
 // requireCollection answers 404 for a contract address that is no known token.
 func (s *server) requireCollection(ctx context.Context, address db.Felt, param string) error {
-	t, err := s.res.Query().Token(ctx, address)
-	_, err = found(t, err, "%s: no NFT collection at %s", param, addr(address))
+	_, err := s.collection(ctx, address, param)
 	return err
+}
+
+// collection is the token at address, or a 404 naming param.
+func (s *server) collection(ctx context.Context, address db.Felt, param string) (*db.Token, error) {
+	t, err := s.res.Query().Token(ctx, address)
+	return found(t, err, "%s: no NFT collection at %s", param, addr(address))
 }
 
 func nftItemsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
@@ -155,11 +160,7 @@ func nftEventsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	var tokenID *string
-	if a.has("token_id") {
-		tokenID = ptr(a.str("token_id"))
-	}
-	conn, err := s.res.Query().NftEvents(ctx, &w.first, w.after, a.felt("contract_address"), tokenID)
+	conn, err := s.res.Query().NftEvents(ctx, &w.first, w.after, a.felt("contract_address"), a.optional("token_id"))
 	if err != nil {
 		return nil, err
 	}
@@ -264,12 +265,8 @@ func nftHoldersOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if err := s.requireCollection(ctx, contract, "contract_address"); err != nil {
 		return nil, err
 	}
-	var tokenID *string
-	if a.has("token_id") {
-		tokenID = ptr(a.str("token_id"))
-	}
 	pg := pageOf(a)
-	conn, err := s.res.Query().NftHolders(ctx, contract, tokenID, &pg.first, pg.after)
+	conn, err := s.res.Query().NftHolders(ctx, contract, a.optional("token_id"), &pg.first, pg.after)
 	if err != nil {
 		return nil, err
 	}

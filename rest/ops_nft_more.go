@@ -14,12 +14,8 @@ func nftBalancesOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 	if err := s.requireCollection(ctx, contract, "contract_address"); err != nil {
 		return nil, err
 	}
-	var tokenID *string
-	if a.has("token_id") {
-		tokenID = ptr(a.str("token_id"))
-	}
 	pg := pageOf(a)
-	conn, err := s.res.Query().NftBalances(ctx, contract, tokenID, &pg.first, pg.after)
+	conn, err := s.res.Query().NftBalances(ctx, contract, a.optional("token_id"), &pg.first, pg.after)
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +35,8 @@ func nftTransfersOp(ctx context.Context, s *server, a *args, _ *http.Request) (a
 		return nil, err
 	}
 	contract := a.felt("contract_address")
-	t, err := s.res.Query().Token(ctx, contract)
-	if _, err := found(t, err, "contract_address: no NFT collection at %s", addr(contract)); err != nil {
+	t, err := s.collection(ctx, contract, "contract_address")
+	if err != nil {
 		return nil, err
 	}
 	if t.RawStandard != nftStandards[a.str("type")] {
@@ -75,8 +71,8 @@ func nftContractOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 		return nil, err
 	}
 	contract := a.felt("contract_address")
-	t, err := s.res.Query().Token(ctx, contract)
-	if _, err := found(t, err, "contract_address: no NFT collection at %s", addr(contract)); err != nil {
+	t, err := s.collection(ctx, contract, "contract_address")
+	if err != nil {
 		return nil, err
 	}
 	if t.RawStandard == "erc20" {

@@ -8,20 +8,22 @@ import (
 	"github.com/starkgraph/starkgraph/graph/model"
 )
 
-// requireValidator answers 404 for an address of no validator (by staker address).
-func (s *server) requireValidator(ctx context.Context, address db.Felt) (*db.Validator, error) {
+// validatorOf reads the `validator` parameter's validator (404 for none) and the staking
+// overview the validator's figures are read against.
+func (s *server) validatorOf(ctx context.Context, a *args) (*db.Validator, *db.StakingOverview, error) {
+	address := a.felt("validator")
 	v, err := s.res.Query().Validator(ctx, address)
-	return found(v, err, "validator: no validator %s", address.Padded())
+	if v, err = found(v, err, "validator: no validator %s", address.Padded()); err != nil {
+		return nil, nil, err
+	}
+	ov, err := s.res.Query().StakingOverview(ctx)
+	return v, ov, err
 }
 
 // validatorDetailsOp answers GET /beta/staking/validator-details: the validator as a row of
 // GET /staking/validators.
 func validatorDetailsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	v, err := s.requireValidator(ctx, a.felt("validator"))
-	if err != nil {
-		return nil, err
-	}
-	ov, err := s.res.Query().StakingOverview(ctx)
+	v, ov, err := s.validatorOf(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -46,11 +48,7 @@ type validatorPool struct {
 }
 
 func validatorPoolInfoOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	v, err := s.requireValidator(ctx, a.felt("validator"))
-	if err != nil {
-		return nil, err
-	}
-	ov, err := s.res.Query().StakingOverview(ctx)
+	v, ov, err := s.validatorOf(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -111,11 +109,7 @@ type delegatorItem struct {
 var stakingAssets = map[string]model.StakingAsset{"strk": model.StakingAssetStrk, "btc": model.StakingAssetBtc}
 
 func delegatorsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	v, err := s.requireValidator(ctx, a.felt("validator"))
-	if err != nil {
-		return nil, err
-	}
-	ov, err := s.res.Query().StakingOverview(ctx)
+	v, ov, err := s.validatorOf(ctx, a)
 	if err != nil {
 		return nil, err
 	}

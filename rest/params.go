@@ -98,6 +98,15 @@ func (a *args) int(name string) *int { i, _ := a.get(name).(*int); return i }
 // str is a declared string, enum, big-integer or cursor parameter, "" when absent.
 func (a *args) str(name string) string { s, _ := a.get(name).(string); return s }
 
+// optional is a declared string parameter, nil when the client did not send it.
+func (a *args) optional(name string) *string {
+	if !a.has(name) {
+		return nil
+	}
+	s := a.str(name)
+	return &s
+}
+
 // has tells whether the client sent the parameter.
 func (a *args) has(name string) bool {
 	_ = a.get(name)

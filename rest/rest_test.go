@@ -154,3 +154,20 @@ func TestReadOnlyOperations(t *testing.T) {
 		})
 	}
 }
+
+// refusal is a request that must be answered status, with an error text naming names.
+type refusal struct {
+	path   string
+	status int
+	names  string
+}
+
+// expectRefusals checks each refusal.
+func (e *env) expectRefusals(t *testing.T, refusals []refusal) {
+	t.Helper()
+	for _, c := range refusals {
+		if r := e.get(c.path); r.status != c.status || !strings.Contains(string(r.raw), c.names) {
+			t.Errorf("%s: %d %s; want %d naming %s", c.path, r.status, r.raw, c.status, c.names)
+		}
+	}
+}

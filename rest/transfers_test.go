@@ -162,35 +162,30 @@ func TestTokenTransfers(t *testing.T) {
 // Every parameter refuses what is not its kind, with a 400 that names it.
 func TestTokenTransfersBadInput(t *testing.T) {
 	e := newEnv(t)
-	for _, c := range []struct{ query, names string }{
-		{"page_size=0", "page_size"},
-		{"page_size=101", "page_size"},
-		{"page_size=ten", "page_size"},
-		{"token_address=xyz", "token_address"},
-		{"from_address=0x" + strings.Repeat("f", 64), "from_address"}, // above the prime
-		{"to_address=", "to_address"},
-		{"from_block=-1", "from_block"},
-		{"to_block=1.5", "to_block"},
-		{"from_block=5&to_block=4", "from_block"},
-		{"from_timestamp=abc", "from_timestamp"},
-		{"from_timestamp=100&to_timestamp=99", "from_timestamp"},
-		{"to_timestamp=" + strings.Repeat("9", 30), "to_timestamp"},
-		{"event_selector=Transfer", "event_selector"},
-		{"order_by=sideways", "order_by"},
-		{"invocation_type=SOME", "invocation_type"},
-		{"id=abc", "id"},
-		{"id=1_2", "id"},
-		{"id=1_2_x", "id"},
-		{"id=-1_0_0", "id"},
-		{"id=01_0_0", "id"},
-		{"id=1_2_3_4", "id"},
-		{"id=" + url.QueryEscape("1_2_3\x00"), "id"},
-	} {
-		r := e.get("/beta/token-transfers?" + c.query)
-		if r.status != 400 || !strings.Contains(string(r.raw), c.names) {
-			t.Errorf("%s: status %d, body %s; want 400 naming %s", c.query, r.status, r.raw, c.names)
-		}
-	}
+	e.expectRefusals(t, []refusal{
+		{"/beta/token-transfers?page_size=0", 400, "page_size"},
+		{"/beta/token-transfers?page_size=101", 400, "page_size"},
+		{"/beta/token-transfers?page_size=ten", 400, "page_size"},
+		{"/beta/token-transfers?token_address=xyz", 400, "token_address"},
+		{"/beta/token-transfers?from_address=0x" + strings.Repeat("f", 64), 400, "from_address"}, // above the prime
+		{"/beta/token-transfers?to_address=", 400, "to_address"},
+		{"/beta/token-transfers?from_block=-1", 400, "from_block"},
+		{"/beta/token-transfers?to_block=1.5", 400, "to_block"},
+		{"/beta/token-transfers?from_block=5&to_block=4", 400, "from_block"},
+		{"/beta/token-transfers?from_timestamp=abc", 400, "from_timestamp"},
+		{"/beta/token-transfers?from_timestamp=100&to_timestamp=99", 400, "from_timestamp"},
+		{"/beta/token-transfers?to_timestamp=" + strings.Repeat("9", 30), 400, "to_timestamp"},
+		{"/beta/token-transfers?event_selector=Transfer", 400, "event_selector"},
+		{"/beta/token-transfers?order_by=sideways", 400, "order_by"},
+		{"/beta/token-transfers?invocation_type=SOME", 400, "invocation_type"},
+		{"/beta/token-transfers?id=abc", 400, "id"},
+		{"/beta/token-transfers?id=1_2", 400, "id"},
+		{"/beta/token-transfers?id=1_2_x", 400, "id"},
+		{"/beta/token-transfers?id=-1_0_0", 400, "id"},
+		{"/beta/token-transfers?id=01_0_0", 400, "id"},
+		{"/beta/token-transfers?id=1_2_3_4", 400, "id"},
+		{"/beta/token-transfers?id=" + url.QueryEscape("1_2_3\x00"), 400, "id"},
+	})
 }
 
 func TestContractTransfers(t *testing.T) {
@@ -258,21 +253,17 @@ func TestContractTransfers(t *testing.T) {
 		}
 	}
 
-	for _, c := range []struct{ path, names string }{
-		{base + "?timestampFrom=0&timestampTo=" + fmt.Sprint(90*24*3600+1), "timestampFrom"},
-		{base + "?timestampFrom=200&timestampTo=100", "timestampFrom"},
-		{base + "?type=erc721", "type"},
-		{base + "?ps=7", "ps"},
-		{base + "?id=7", "id"},
-		{base + "?invocationType=x", "invocationType"},
-		{base + "?from=0xg", "from"},
-		{base + "?symbol=" + strings.Repeat("S", 101), "symbol"},
-		{"/beta/contracts/0xzz/transfers", "contractAddress"},
-	} {
-		if r := e.get(c.path); r.status != 400 || !strings.Contains(string(r.raw), c.names) {
-			t.Errorf("%s: %d %s; want 400 naming %s", c.path, r.status, r.raw, c.names)
-		}
-	}
+	e.expectRefusals(t, []refusal{
+		{base + "?timestampFrom=0&timestampTo=" + fmt.Sprint(90*24*3600+1), 400, "timestampFrom"},
+		{base + "?timestampFrom=200&timestampTo=100", 400, "timestampFrom"},
+		{base + "?type=erc721", 400, "type"},
+		{base + "?ps=7", 400, "ps"},
+		{base + "?id=7", 400, "id"},
+		{base + "?invocationType=x", 400, "invocationType"},
+		{base + "?from=0xg", 400, "from"},
+		{base + "?symbol=" + strings.Repeat("S", 101), 400, "symbol"},
+		{"/beta/contracts/0xzz/transfers", 400, "contractAddress"},
+	})
 	if r := e.get("/beta/contracts/0x1234/transfers"); r.status != 404 {
 		t.Errorf("unknown contract: %d %s", r.status, r.raw)
 	}
@@ -329,20 +320,16 @@ func TestEventActivity(t *testing.T) {
 	if body := get("from_address=0x1234"); len(ids(body)) != 0 || body["hasMore"] != false {
 		t.Errorf("an address without transfers: %v", body)
 	}
-	for _, c := range []struct{ query, names string }{
-		{"", "from_address"},
-		{"to_block=5", "from_address"},
-		{"from_address=" + sender.Hex() + "&page=0", "page"},
-		{"from_address=" + sender.Hex() + "&page=101", "page"},
-		{"from_address=" + sender.Hex() + "&page_size=101", "page_size"},
-		{"from_address=" + sender.Hex() + "&token_type=erc721", "token_type"},
-		{"from_address=" + sender.Hex() + "&sort=up", "sort"},
-		{"from_address=" + sender.Hex() + "&last_id=x", "last_id"},
-		{"from_address=" + sender.Hex() + "&from_block=9&to_block=3", "from_block"},
-		{"to_address=0xq", "to_address"},
-	} {
-		if r := e.get("/beta/event-activity?" + c.query); r.status != 400 || !strings.Contains(string(r.raw), c.names) {
-			t.Errorf("%q: %d %s; want 400 naming %s", c.query, r.status, r.raw, c.names)
-		}
-	}
+	e.expectRefusals(t, []refusal{
+		{"/beta/event-activity?", 400, "from_address"},
+		{"/beta/event-activity?to_block=5", 400, "from_address"},
+		{"/beta/event-activity?from_address=" + sender.Hex() + "&page=0", 400, "page"},
+		{"/beta/event-activity?from_address=" + sender.Hex() + "&page=101", 400, "page"},
+		{"/beta/event-activity?from_address=" + sender.Hex() + "&page_size=101", 400, "page_size"},
+		{"/beta/event-activity?from_address=" + sender.Hex() + "&token_type=erc721", 400, "token_type"},
+		{"/beta/event-activity?from_address=" + sender.Hex() + "&sort=up", 400, "sort"},
+		{"/beta/event-activity?from_address=" + sender.Hex() + "&last_id=x", 400, "last_id"},
+		{"/beta/event-activity?from_address=" + sender.Hex() + "&from_block=9&to_block=3", 400, "from_block"},
+		{"/beta/event-activity?to_address=0xq", 400, "to_address"},
+	})
 }
