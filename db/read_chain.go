@@ -273,3 +273,10 @@ func (s *Store) EventsByKey(ctx context.Context, keys []EventKey) ([]*Event, err
 		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`, blocks, txs, events)
 	return rows, err
 }
+
+// BlocksByHash returns the blocks that exist among hashes.
+func (s *Store) BlocksByHash(ctx context.Context, hashes []Felt) ([]*Block, error) {
+	var rows []*Block
+	err := s.selectRows(ctx, &rows, `SELECT `+blockCols+` FROM blocks WHERE hash = ANY($1)`, feltList(hashes))
+	return rows, err
+}

@@ -518,6 +518,7 @@ type ComplexityRoot struct {
 		Nodes            func(childComplexity int, ids []string) int
 		Pool             func(childComplexity int, address db.Felt) int
 		RecentActivity   func(childComplexity int, hours int) int
+		Search           func(childComplexity int, query string, first *int) int
 		StakingOverview  func(childComplexity int) int
 		Token            func(childComplexity int, address db.Felt) int
 		TokenTransfers   func(childComplexity int, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) int
@@ -971,6 +972,7 @@ type QueryResolver interface {
 	NftHolders(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error)
 	NftItem(ctx context.Context, contractAddress db.Felt, tokenID string) (*db.NftItem, error)
 	NftBalances(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error)
+	Search(ctx context.Context, query string, first *int) ([]db.Node, error)
 	Validator(ctx context.Context, address db.Felt) (*db.Validator, error)
 	Validators(ctx context.Context, first *int, after *string, orderBy *model.ValidatorOrder, direction *model.SortDirection, search *string) (*model.ValidatorConnection, error)
 	Pool(ctx context.Context, address db.Felt) (*db.Pool, error)
@@ -3205,6 +3207,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.RecentActivity(childComplexity, args["hours"].(int)), true
+	case "Query.search":
+		if e.ComplexityRoot.Query.Search == nil {
+			break
+		}
+
+		args, err := ec.field_Query_search_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Search(childComplexity, args["query"].(string), args["first"].(*int)), true
 	case "Query.stakingOverview":
 		if e.ComplexityRoot.Query.StakingOverview == nil {
 			break
@@ -5396,6 +5409,18 @@ type NftBalanceEdge {
   cursor: String!
   node: NftBalance!
 }
+`, BuiltIn: false},
+	{Name: "../schema/search.graphqls", Input: `extend type Query {
+  """
+  What a search box is given: a block number; a full hash or address (of a block, transaction,
+  contract, class, token or validator); a hex prefix of at least 6 digits, of the 64-digit form
+  or of the form without its leading zero; or the start of a token's symbol or name, in any
+  case. Exact matches first; at most ` + "`" + `first` + "`" + ` (1 to 100) results.
+  """
+  search(query: String!, first: Int = 10): [SearchResult!]!
+}
+
+union SearchResult = Block | Transaction | Contract | Class | Token | Validator
 `, BuiltIn: false},
 	{Name: "../schema/staking.graphqls", Input: `extend type Query {
   validator(address: Address!): Validator
@@ -8070,6 +8095,28 @@ func (ec *executionContext) field_Query_recentActivity_args(ctx context.Context,
 		return nil, err
 	}
 	args["hours"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_search_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "query",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
 	return args, nil
 }
 
@@ -17114,6 +17161,50 @@ func (ec *executionContext) fieldContext_Query_nftBalances(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_search(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_search(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Search(ctx, fc.Args["query"].(string), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []db.Node) graphql.Marshaler {
+			return ec.marshalNSearchResult2ᚕgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNodeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_search(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type SearchResult does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_search_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_validator(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24756,6 +24847,61 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 	}
 }
 
+func (ec *executionContext) _SearchResult(ctx context.Context, sel ast.SelectionSet, obj db.Node) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case db.Validator:
+		return ec._Validator(ctx, sel, &obj)
+	case *db.Validator:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Validator(ctx, sel, obj)
+	case db.Transaction:
+		return ec._Transaction(ctx, sel, &obj)
+	case *db.Transaction:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Transaction(ctx, sel, obj)
+	case db.Token:
+		return ec._Token(ctx, sel, &obj)
+	case *db.Token:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Token(ctx, sel, obj)
+	case db.Contract:
+		return ec._Contract(ctx, sel, &obj)
+	case *db.Contract:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Contract(ctx, sel, obj)
+	case db.Class:
+		return ec._Class(ctx, sel, &obj)
+	case *db.Class:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Class(ctx, sel, obj)
+	case db.Block:
+		return ec._Block(ctx, sel, &obj)
+	case *db.Block:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Block(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of SearchResult must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
@@ -25102,7 +25248,7 @@ func (ec *executionContext) _BalancePointEdge(ctx context.Context, sel ast.Selec
 	return out
 }
 
-var blockImplementors = []string{"Block", "Node"}
+var blockImplementors = []string{"Block", "Node", "SearchResult"}
 
 func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, obj *db.Block) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, blockImplementors)
@@ -25410,7 +25556,7 @@ func (ec *executionContext) _Call(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
-var classImplementors = []string{"Class", "Node"}
+var classImplementors = []string{"Class", "Node", "SearchResult"}
 
 func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, obj *db.Class) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, classImplementors)
@@ -25611,7 +25757,7 @@ func (ec *executionContext) _ClassEdge(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
-var contractImplementors = []string{"Contract", "Node"}
+var contractImplementors = []string{"Contract", "Node", "SearchResult"}
 
 func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet, obj *db.Contract) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, contractImplementors)
@@ -27728,6 +27874,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_nftBalances(ctx, field)
 				})
+		case "search":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_search(ctx, field)
+				})
 		case "validator":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, false,
@@ -28085,7 +28237,7 @@ func (ec *executionContext) _StakingOverview(ctx context.Context, sel ast.Select
 	return out
 }
 
-var tokenImplementors = []string{"Token", "Node"}
+var tokenImplementors = []string{"Token", "SearchResult", "Node"}
 
 func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, obj *db.Token) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tokenImplementors)
@@ -28606,7 +28758,7 @@ func (ec *executionContext) _TokenTransferEdge(ctx context.Context, sel ast.Sele
 	return out
 }
 
-var transactionImplementors = []string{"Transaction", "Node"}
+var transactionImplementors = []string{"Transaction", "Node", "SearchResult"}
 
 func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionSet, obj *db.Transaction) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionImplementors)
@@ -28956,7 +29108,7 @@ func (ec *executionContext) _TransactionEdge(ctx context.Context, sel ast.Select
 	return out
 }
 
-var validatorImplementors = []string{"Validator", "Node"}
+var validatorImplementors = []string{"Validator", "SearchResult", "Node"}
 
 func (ec *executionContext) _Validator(ctx context.Context, sel ast.SelectionSet, obj *db.Validator) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, validatorImplementors)
@@ -30858,6 +31010,30 @@ func (ec *executionContext) marshalNPool2ᚖgithubᚗcomᚋstarkgraphᚋstarkgra
 		return graphql.Null
 	}
 	return ec._Pool(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSearchResult2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNode(ctx context.Context, sel ast.SelectionSet, v db.Node) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SearchResult!")
+		return graphql.Null
+	}
+	return ec._SearchResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSearchResult2ᚕgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []db.Node) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSearchResult2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNode(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNSourceFile2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐSourceFileᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SourceFile) graphql.Marshaler {

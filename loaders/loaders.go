@@ -62,6 +62,7 @@ type Loaders struct {
 	BalanceAt          *dataloader.Loader[db.BalanceKey, *db.BalanceAt] // nil: 0
 	DailyBalances      *dataloader.Loader[db.DailyKey, []*db.DailyBalance]
 	Event              *dataloader.Loader[db.EventKey, *db.Event]
+	BlockBy            *dataloader.Loader[string, *db.Block] // by hash
 	Message            *dataloader.Loader[db.MessageKey, *db.Message]
 
 	store  *db.Store
@@ -190,6 +191,7 @@ func build(store *db.Store, d dispatch) *Loaders {
 			return db.BalanceKey{Token: string(db.Normalize(b.Token)), Owner: string(db.Normalize(b.Owner)), Block: b.Block}
 		}),
 		DailyBalances: dailyBalances(d, store),
+		BlockBy:       one(d, byFelt(store.BlocksByHash), func(b *db.Block) string { return string(b.Hash) }),
 		Event: one(d, store.EventsByKey, func(e *db.Event) db.EventKey {
 			return db.EventKey{Block: e.BlockNumber, Tx: e.TxIndex, Event: e.Index}
 		}),

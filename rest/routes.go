@@ -336,6 +336,15 @@ func routeTable() []route {
 			params:      []param{query("hours", kindEnum, "Hours back.").oneOf("1h", "4h", "24h").withDefault("24h")},
 			resp:        todayStats{}, statuses: onlyBad, handle: todayStatsOp,
 			graphql: "`recentActivity(hours)`"},
+		{method: "GET", path: "/beta/search", opID: "search", summary: "Search",
+			description: "What a search box is given: a block number; a full hash or address (of a block, transaction, contract, class, token or validator); " +
+				"a hex prefix of at least 6 digits, of the 64-digit form or of the form without its leading zero; or the start of a token's symbol or name, in any case. Exact matches first.",
+			params: []param{query("q", kindString, "What to look for.").req(),
+				query("limit", kindLimit, "Most results (1 to 100).").withDefault("10")},
+			resp: struct {
+				Items []searchItem `json:"items"`
+			}{}, statuses: onlyBad, handle: searchOp,
+			graphql: "`search(query, first)`"},
 		{method: "GET", path: "/beta/api-status", opID: "getApiStatus", summary: "Index lag per API",
 			resp: apiStatusBody{}, statuses: noErrors, handle: apiStatusOp,
 			graphql: "`indexerStatus`"},

@@ -61,6 +61,7 @@ var sampleRequests = map[string]string{
 	"getNftTransfers":              "/beta/nft-transfers?contract_address=" + nftAddr.Hex(),
 	"getDailyStats":                "/beta/daily-stats",
 	"getTodayStats":                "/beta/daily-stats/today",
+	"search":                       "/beta/search?q=eth",
 	"listMessages":                 "/beta/messages",
 	"getMessageByHash":             "/beta/message/" + messageHash.Hex(),
 	"getMessageBridgeTransactions": "/beta/message/" + messageHash.Hex() + "/bridgeTransactions",

@@ -1,0 +1,44 @@
+package db
+
+import (
+	"context"
+	"strings"
+)
+
+// SearchHit is one object a search found: its kind and the key it is loaded by.
+type SearchHit struct {
+	Kind string `db:"kind"` // block, transaction, contract, class, token, validator
+	Key  Felt   `db:"key"`  // the hash or address
+}
+
+// searchedKeys are the columns a hex prefix is looked up in, each with a unique index.
+var searchedKeys = []struct{ kind, table, column string }{
+	{"block", "blocks", "hash"}, {"transaction", "transactions", "hash"}, {"contract", "contracts", "address"},
+	{"class", "classes", "hash"}, {"token", "tokens", "address"}, {"validator", "validators", "staker_address"},
+}
+
+// SearchKeyRange finds up to limit hashes and addresses of each kind between lo and hi
+// (inclusive, column forms of equal length), one index range scan per kind.
+func (s *Store) SearchKeyRange(ctx context.Context, lo, hi Felt, limit int) ([]*SearchHit, error) {
+	parts := make([]string, len(searchedKeys))
+	for i, k := range searchedKeys {
+		parts[i] = `(SELECT '` + k.kind + `' AS kind, ` + k.column + ` AS key FROM ` + k.table +
+			` WHERE ` + k.column + ` BETWEEN $1 AND $2 ORDER BY ` + k.column + ` LIMIT $3)`
+	}
+	var rows []*SearchHit
+	err := s.selectRows(ctx, &rows, strings.Join(parts, " UNION ALL "), lo, hi, limit)
+	return rows, err
+}
+
+// TokensByText finds tokens whose symbol or name starts with prefix, in any case: exact
+// symbols or names first, then by holders.
+func (s *Store) TokensByText(ctx context.Context, prefix string, limit int) ([]*Token, error) {
+	lower := strings.ToLower(prefix)
+	pattern := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(lower) + "%"
+	var rows []*Token
+	err := s.selectRows(ctx, &rows, `SELECT `+tokenCols+` FROM (
+			(SELECT * FROM tokens WHERE lower(symbol) LIKE $1 ORDER BY lower(symbol) LIMIT 500)
+			UNION (SELECT * FROM tokens WHERE lower(name) LIKE $1 ORDER BY lower(name) LIMIT 500)) tokens
+		ORDER BY (lower(symbol) = $2 OR lower(name) = $2) DESC, holder_count DESC, address LIMIT $3`, pattern, lower, limit)
+	return rows, err
+}

@@ -1,0 +1,169 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/loaders"
+)
+
+// maxSearchResults bounds search's first.
+const maxSearchResults = MaxPageSize
+
+// search answers Query.search: exact matches (a block number, or a hash or address of any
+// kind) first, then hex-prefix matches (of 6 digits and more), or tokens by the start of
+// their symbol or name.
+// Every lookup is an index probe or an index range scan.
+func (r *Resolver) search(ctx context.Context, query string, first *int) ([]db.Node, error) {
+	n := 10
+	if first != nil {
+		n = *first
+	}
+	if n < 1 || n > maxSearchResults {
+		return nil, badInput("first", fmt.Sprintf("must be between 1 and %d", maxSearchResults))
+	}
+	q := strings.TrimSpace(query)
+	if q == "" || len(q) > 200 {
+		return nil, badInput("query", "must be 1 to 200 characters")
+	}
+	var out []db.Node
+	add := func(nodes ...db.Node) {
+		for _, x := range nodes {
+			if x != nil && len(out) < n && !containsNode(out, x) {
+				out = append(out, x)
+			}
+		}
+	}
+	switch {
+	case isDigits(q):
+		number, err := strconv.ParseInt(q, 10, 64)
+		if err != nil {
+			return []db.Node{}, nil // no block has such a number
+		}
+		b, err := loaders.For(ctx).Block.Load(ctx, number)()
+		if err != nil || b == nil {
+			return []db.Node{}, err
+		}
+		return []db.Node{b}, nil
+	case len(q) > 2 && (q[:2] == "0x" || q[:2] == "0X"):
+		digits := strings.ToLower(q[2:])
+		if len(digits) > 64 || !isHex(digits) {
+			return nil, badInput("query", "is not 0x followed by hex digits")
+		}
+		if f, err := db.ParseFelt(q); err == nil {
+			exact, err := r.searchExact(ctx, f)
+			if err != nil {
+				return nil, err
+			}
+			add(exact...)
+		}
+		if len(digits) >= 6 && len(digits) < 64 { // shorter values are looked up only as they are
+			found, err := r.searchPrefix(ctx, digits, n)
+			if err != nil {
+				return nil, err
+			}
+			add(found...)
+		}
+	default:
+		tokens, err := r.Store.TokensByText(ctx, q, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tokens {
+			add(t)
+		}
+	}
+	if out == nil {
+		out = []db.Node{}
+	}
+	return out, nil
+}
+
+// searchExact looks a felt up as every kind of key at once (one statement per kind).
+func (r *Resolver) searchExact(ctx context.Context, f db.Felt) ([]db.Node, error) {
+	l, k := loaders.For(ctx), string(db.Normalize(f))
+	waits := []func() (db.Node, error){
+		waitFor(l.BlockBy.Load(ctx, k)), waitFor(l.TransactionBy.Load(ctx, k)), waitFor(l.Contract.Load(ctx, k)),
+		waitFor(l.Class.Load(ctx, k)), waitFor(l.Token.Load(ctx, k)), waitFor(l.Validator.Load(ctx, k)),
+	}
+	var out []db.Node
+	for _, w := range waits {
+		x, err := w()
+		if err != nil {
+			return nil, err
+		}
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// searchPrefix finds hashes and addresses whose 64-digit form starts with digits, or with
+// 0 and digits (the form without its leading zero), by index range scans; then loads them.
+func (r *Resolver) searchPrefix(ctx context.Context, digits string, n int) ([]db.Node, error) {
+	var hits []*db.SearchHit
+	for _, p := range []string{digits, "0" + digits} {
+		if len(p) > 64 || strings.HasPrefix(p, "00") {
+			continue // a range of values with a zero first byte mixes column forms of other lengths
+		}
+		lo, _ := hex.DecodeString(p + strings.Repeat("0", 64-len(p)))
+		hi, _ := hex.DecodeString(p + strings.Repeat("f", 64-len(p)))
+		found, err := r.Store.SearchKeyRange(ctx, db.Normalize(lo), db.Normalize(hi), n)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, found...)
+	}
+	l := loaders.For(ctx)
+	waits := make([]func() (db.Node, error), 0, len(hits))
+	for _, h := range hits {
+		k := string(h.Key)
+		switch h.Kind {
+		case "block":
+			waits = append(waits, waitFor(l.BlockBy.Load(ctx, k)))
+		case "transaction":
+			waits = append(waits, waitFor(l.TransactionBy.Load(ctx, k)))
+		case "contract":
+			waits = append(waits, waitFor(l.Contract.Load(ctx, k)))
+		case "class":
+			waits = append(waits, waitFor(l.Class.Load(ctx, k)))
+		case "token":
+			waits = append(waits, waitFor(l.Token.Load(ctx, k)))
+		case "validator":
+			waits = append(waits, waitFor(l.Validator.Load(ctx, k)))
+		}
+	}
+	out := make([]db.Node, 0, len(waits))
+	for _, w := range waits {
+		x, err := w()
+		if err != nil {
+			return nil, err
+		}
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+func containsNode(nodes []db.Node, x db.Node) bool {
+	for _, n := range nodes {
+		if n == x {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+func isHex(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789abcdef") == ""
+}
