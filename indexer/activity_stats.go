@@ -13,66 +13,59 @@ type bucket struct {
 	startsAt    int64
 }
 
-// addActivity adds a block's counts to its day and its hour. transfers is how many ERC-20
-// transfers the block made.
-func (w *batchWriter) addActivity(b *rpc.Block, transfers int) {
-	ts := int64(b.Timestamp)
-	var delta db.ActivityStat
-	delta.Blocks = 1
-	fees := map[string]*big.Int{"WEI": new(big.Int), "FRI": new(big.Int)}
-	for i := range b.Transactions {
-		t := &b.Transactions[i]
-		delta.Transactions++
-		switch t.Type {
-		case rpc.TxInvoke:
-			delta.Invokes++
-		case rpc.TxDeclare:
-			delta.Declares++
-		case rpc.TxDeployAccount:
-			delta.DeployAccounts++
-		case rpc.TxL1Handler:
-			delta.L1Handlers++
-		}
-		if t.Receipt.ExecutionStatus == rpc.ExecutionReverted {
-			delta.Reverted++
-		}
-		delta.Events += int64(len(t.Receipt.Events))
-		delta.MessagesToL1 += int64(len(t.Receipt.MessagesSent))
-		if sum := fees[t.Receipt.ActualFee.Unit]; sum != nil {
-			sum.Add(sum, t.Receipt.ActualFee.Amount.Big())
-		}
+// bucketSums are a bucket's counts over the batch, fees kept as integers until written.
+type bucketSums struct {
+	counts   db.ActivityStat
+	wei, fri *big.Int
+}
+
+// countTransaction adds a transaction's kind and outcome to a block's counts.
+func countTransaction(c *db.ActivityStat, t *rpc.Transaction) {
+	switch t.Type {
+	case rpc.TxInvoke:
+		c.Invokes++
+	case rpc.TxDeclare:
+		c.Declares++
+	case rpc.TxDeployAccount:
+		c.DeployAccounts++
+	case rpc.TxL1Handler:
+		c.L1Handlers++
 	}
-	delta.TokenTransfers = int64(transfers)
-	for _, k := range []bucket{{"d", ts / db.DaySeconds * db.DaySeconds}, {"h", ts / db.HourSeconds * db.HourSeconds}} {
-		a := w.buckets[k]
-		if a == nil {
-			a = &db.ActivityStat{Granularity: k.granularity, StartsAt: k.startsAt, FeesWei: "0", FeesFri: "0"}
-			w.buckets[k] = a
-		}
-		a.Blocks += delta.Blocks
-		a.Transactions += delta.Transactions
-		a.Invokes += delta.Invokes
-		a.Declares += delta.Declares
-		a.DeployAccounts += delta.DeployAccounts
-		a.L1Handlers += delta.L1Handlers
-		a.Reverted += delta.Reverted
-		a.Events += delta.Events
-		a.MessagesToL1 += delta.MessagesToL1
-		a.TokenTransfers += delta.TokenTransfers
-		a.FeesWei = addDecimal(a.FeesWei, fees["WEI"])
-		a.FeesFri = addDecimal(a.FeesFri, fees["FRI"])
+	if t.Receipt.ExecutionStatus == rpc.ExecutionReverted {
+		c.Reverted++
 	}
 }
 
-func addDecimal(sum string, v *big.Int) string {
-	s, _ := new(big.Int).SetString(sum, 10)
-	return s.Add(s, v).String()
+// addActivity adds a block's counts and fees (per unit) to its day and its hour.
+func (w *batchWriter) addActivity(ts int64, c *db.ActivityStat, wei, fri *big.Int) {
+	for _, k := range []bucket{{"d", ts / db.DaySeconds * db.DaySeconds}, {"h", ts / db.HourSeconds * db.HourSeconds}} {
+		s := w.buckets[k]
+		if s == nil {
+			s = &bucketSums{counts: db.ActivityStat{Granularity: k.granularity, StartsAt: k.startsAt}, wei: new(big.Int), fri: new(big.Int)}
+			w.buckets[k] = s
+		}
+		a := &s.counts
+		a.Blocks += c.Blocks
+		a.Transactions += c.Transactions
+		a.Invokes += c.Invokes
+		a.Declares += c.Declares
+		a.DeployAccounts += c.DeployAccounts
+		a.L1Handlers += c.L1Handlers
+		a.Reverted += c.Reverted
+		a.Events += c.Events
+		a.MessagesToL1 += c.MessagesToL1
+		a.TokenTransfers += c.TokenTransfers
+		s.wei.Add(s.wei, wei)
+		s.fri.Add(s.fri, fri)
+	}
 }
 
 // activityRows are the batch's counts per bucket, and their keys for the journal.
 func (w *batchWriter) activityRows() (rows []db.ActivityStat, granularities []string, starts []int64) {
-	for k, a := range w.buckets {
-		rows = append(rows, *a)
+	for k, s := range w.buckets {
+		row := s.counts
+		row.FeesWei, row.FeesFri = s.wei.String(), s.fri.String()
+		rows = append(rows, row)
 		granularities, starts = append(granularities, k.granularity), append(starts, k.startsAt)
 	}
 	return rows, granularities, starts

@@ -66,7 +66,7 @@ type batchWriter struct {
 	dirtyNFTBals   map[nftOwnerKey]bool
 	changes        []db.ContractChangeRow
 	counts         map[string]int64
-	buckets        map[bucket]*db.ActivityStat // the batch's counts per day and hour
+	buckets        map[bucket]*bucketSums // the batch's counts per day and hour
 	rows           db.ChainRows
 	staking        *staking
 	activity       *senderActivity
@@ -103,7 +103,7 @@ func newBatchWriter(tx *sqlx.Tx, classes *classCache) *batchWriter {
 		nftBals: map[nftOwnerKey]*balance{}, nftHeld: map[[2]starknet.Felt]*big.Int{}, newClass: map[starknet.Felt]*db.ClassRow{},
 		dirtyContracts: map[starknet.Felt]bool{}, dirtyTokens: map[starknet.Felt]bool{},
 		dirtyBalances: map[[2]starknet.Felt]bool{}, blockBalances: map[[2]starknet.Felt]bool{}, dirtyItems: map[nftKey]bool{},
-		dirtyNFTBals: map[nftOwnerKey]bool{}, counts: map[string]int64{}, buckets: map[bucket]*db.ActivityStat{}, staking: newStaking(),
+		dirtyNFTBals: map[nftOwnerKey]bool{}, counts: map[string]int64{}, buckets: map[bucket]*bucketSums{}, staking: newStaking(),
 	}
 }
 
@@ -352,8 +352,10 @@ func (w *batchWriter) apply(bd *blockData) {
 	transfersBefore := len(w.rows.TokenTransfers)
 	fees := map[string]*big.Int{"WEI": new(big.Int), "FRI": new(big.Int)} // by fee unit
 	feeTxs := map[string]int{}
+	activity := db.ActivityStat{Blocks: 1, Transactions: int64(len(b.Transactions))}
 	for i := range b.Transactions {
 		t := &b.Transactions[i]
+		countTransaction(&activity, t)
 		eventCount += len(t.Receipt.Events)
 		messageCount += len(t.Receipt.MessagesSent)
 		if sum := fees[t.Receipt.ActualFee.Unit]; sum != nil {
@@ -382,7 +384,9 @@ func (w *batchWriter) apply(bd *blockData) {
 	}
 	w.prevTimestamp, w.havePrev = ts, true
 	w.rows.Blocks = append(w.rows.Blocks, row)
-	w.addActivity(b, len(w.rows.TokenTransfers)-transfersBefore)
+	activity.Events, activity.MessagesToL1 = int64(eventCount), int64(messageCount)
+	activity.TokenTransfers = int64(len(w.rows.TokenTransfers) - transfersBefore)
+	w.addActivity(ts, &activity, fees["WEI"], fees["FRI"])
 	// Each balance the block changed, as it stands after the block.
 	for k := range w.blockBalances {
 		w.rows.BalancePoints = append(w.rows.BalancePoints, db.BalancePoint{Token: db.FeltOf(k[0]), Owner: db.FeltOf(k[1]),
