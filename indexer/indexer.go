@@ -397,7 +397,12 @@ func (ix *Indexer) writeBlocks(ctx context.Context, blocks []*blockData) error {
 }
 
 func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal bool) error {
-	tx, err := ix.db.BeginTxx(ctx, nil)
+	// The transaction does not end with ctx: database/sql rolls back a transaction whose
+	// context ends from a goroutine of its own, and a ROLLBACK sent while a COPY streams
+	// rows on the same connection breaks lib/pq's framing (the indexer then hung for good).
+	// ctx is checked before the commit instead: a cancelled batch is rolled back here.
+	work := context.WithoutCancel(ctx)
+	tx, err := ix.db.BeginTxx(work, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -407,14 +412,17 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	w.lookup = ix.lookup
 	w.oneByOne = ix.oneByOne
 	first, last := blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number
-	if err := w.write(ctx, blocks, journal); err != nil {
+	if err := w.write(work, blocks, journal); err != nil {
 		return fmt.Errorf("write blocks %d-%d: %w", first, last, err)
 	}
 	keepFrom := int64(ix.nodeHeadSeen) - int64(ix.cfg.MaxReorgDepth)
 	if last%64 == 0 && keepFrom > 0 {
-		if err := db.PruneJournal(ctx, tx, keepFrom); err != nil {
+		if err := db.PruneJournal(work, tx, keepFrom); err != nil {
 			return fmt.Errorf("prune journal: %w", err)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err // stopped: the batch is rolled back
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit blocks %d-%d: %w", first, last, err)
