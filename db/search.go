@@ -7,14 +7,14 @@ import (
 
 // SearchHit is one object a search found: its kind and the key it is loaded by.
 type SearchHit struct {
-	Kind string `db:"kind"` // block, transaction, contract, class, token, validator
+	Kind string `db:"kind"` // Block, Transaction, Contract, Class, Token or Validator
 	Key  Felt   `db:"key"`  // the hash or address
 }
 
 // searchedKeys are the columns a hex prefix is looked up in, each with a unique index.
 var searchedKeys = []struct{ kind, table, column string }{
-	{"block", "blocks", "hash"}, {"transaction", "transactions", "hash"}, {"contract", "contracts", "address"},
-	{"class", "classes", "hash"}, {"token", "tokens", "address"}, {"validator", "validators", "staker_address"},
+	{"Block", "blocks", "hash"}, {"Transaction", "transactions", "hash"}, {"Contract", "contracts", "address"},
+	{"Class", "classes", "hash"}, {"Token", "tokens", "address"}, {"Validator", "validators", "staker_address"},
 }
 
 // SearchKeyRange finds up to limit hashes and addresses of each kind between lo and hi

@@ -68,10 +68,6 @@ func nodeLoad(ctx context.Context, id string) (wait func() (db.Node, error), err
 		if n, ok := ints(1); ok {
 			return waitFor(l.Block.Load(ctx, n[0])), nil
 		}
-	case "Transaction":
-		if k, ok := felt(); ok {
-			return waitFor(l.TransactionBy.Load(ctx, k)), nil
-		}
 	case "Event":
 		if n, ok := ints(3); ok {
 			return waitFor(l.Event.Load(ctx, db.EventKey{Block: n[0], Tx: int(n[1]), Event: int(n[2])})), nil
@@ -80,20 +76,9 @@ func nodeLoad(ctx context.Context, id string) (wait func() (db.Node, error), err
 		if n, ok := ints(4); ok && n[2] <= 1 {
 			return waitFor(l.Message.Load(ctx, db.MessageKey{Block: n[0], Tx: int(n[1]), Direction: int(n[2]), Index: int(n[3])})), nil
 		}
-	case "Contract", "Class", "Token", "Validator", "Pool":
+	case "Transaction", "Contract", "Class", "Token", "Validator", "Pool":
 		if k, ok := felt(); ok {
-			switch kind {
-			case "Contract":
-				return waitFor(l.Contract.Load(ctx, k)), nil
-			case "Class":
-				return waitFor(l.Class.Load(ctx, k)), nil
-			case "Token":
-				return waitFor(l.Token.Load(ctx, k)), nil
-			case "Validator":
-				return waitFor(l.Validator.Load(ctx, k)), nil
-			default:
-				return waitFor(l.Pool.Load(ctx, k)), nil
-			}
+			return loadByKey(ctx, kind, k), nil
 		}
 	case "NftItem":
 		contract, tokenID, ok := strings.Cut(key, ":")
@@ -103,6 +88,42 @@ func nodeLoad(ctx context.Context, id string) (wait func() (db.Node, error), err
 		}
 	}
 	return nil, bad
+}
+
+// loadByKey starts loading an object of a kind found by its hash or address (column form,
+// as a string): Block (by hash), Transaction, Contract, Class, Token, Validator or Pool.
+func loadByKey(ctx context.Context, kind, key string) func() (db.Node, error) {
+	l := loaders.For(ctx)
+	switch kind {
+	case "Block":
+		return waitFor(l.BlockBy.Load(ctx, key))
+	case "Transaction":
+		return waitFor(l.TransactionBy.Load(ctx, key))
+	case "Contract":
+		return waitFor(l.Contract.Load(ctx, key))
+	case "Class":
+		return waitFor(l.Class.Load(ctx, key))
+	case "Token":
+		return waitFor(l.Token.Load(ctx, key))
+	case "Validator":
+		return waitFor(l.Validator.Load(ctx, key))
+	case "Pool":
+		return waitFor(l.Pool.Load(ctx, key))
+	}
+	panic("resolvers: no loader for kind " + kind) // the callers name only the kinds above
+}
+
+// awaitAll waits for loads started together; a missing object stays nil in its place.
+func awaitAll(waits []func() (db.Node, error)) ([]db.Node, error) {
+	out := make([]db.Node, len(waits))
+	for i, w := range waits {
+		n, err := w()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
 }
 
 // waitFor adapts a loader's thunk to a Node, keeping a missing row a nil interface.
@@ -129,13 +150,5 @@ func loadNodes(ctx context.Context, ids []string) ([]db.Node, error) {
 		}
 		waits[i] = w
 	}
-	out := make([]db.Node, len(ids))
-	for i, w := range waits {
-		n, err := w()
-		if err != nil {
-			return nil, err
-		}
-		out[i] = n
-	}
-	return out, nil
+	return awaitAll(waits)
 }

@@ -83,72 +83,38 @@ func (r *Resolver) search(ctx context.Context, query string, first *int) ([]db.N
 	return out, nil
 }
 
+// searchedKinds are the kinds a hash or address may be the key of.
+var searchedKinds = []string{"Block", "Transaction", "Contract", "Class", "Token", "Validator"}
+
 // searchExact looks a felt up as every kind of key at once (one statement per kind).
 func (r *Resolver) searchExact(ctx context.Context, f db.Felt) ([]db.Node, error) {
-	l, k := loaders.For(ctx), string(db.Normalize(f))
-	waits := []func() (db.Node, error){
-		waitFor(l.BlockBy.Load(ctx, k)), waitFor(l.TransactionBy.Load(ctx, k)), waitFor(l.Contract.Load(ctx, k)),
-		waitFor(l.Class.Load(ctx, k)), waitFor(l.Token.Load(ctx, k)), waitFor(l.Validator.Load(ctx, k)),
+	k := string(db.Normalize(f))
+	waits := make([]func() (db.Node, error), len(searchedKinds))
+	for i, kind := range searchedKinds {
+		waits[i] = loadByKey(ctx, kind, k)
 	}
-	var out []db.Node
-	for _, w := range waits {
-		x, err := w()
-		if err != nil {
-			return nil, err
-		}
-		if x != nil {
-			out = append(out, x)
-		}
-	}
-	return out, nil
+	return awaitAll(waits)
 }
 
 // searchPrefix finds hashes and addresses whose 64-digit form starts with digits, or with
 // 0 and digits (the form without its leading zero), by index range scans; then loads them.
 func (r *Resolver) searchPrefix(ctx context.Context, digits string, n int) ([]db.Node, error) {
-	var hits []*db.SearchHit
+	var waits []func() (db.Node, error)
 	for _, p := range []string{digits, "0" + digits} {
 		if len(p) > 64 || strings.HasPrefix(p, "00") {
 			continue // a range of values with a zero first byte mixes column forms of other lengths
 		}
 		lo, _ := hex.DecodeString(p + strings.Repeat("0", 64-len(p)))
 		hi, _ := hex.DecodeString(p + strings.Repeat("f", 64-len(p)))
-		found, err := r.Store.SearchKeyRange(ctx, db.Normalize(lo), db.Normalize(hi), n)
+		hits, err := r.Store.SearchKeyRange(ctx, db.Normalize(lo), db.Normalize(hi), n)
 		if err != nil {
 			return nil, err
 		}
-		hits = append(hits, found...)
-	}
-	l := loaders.For(ctx)
-	waits := make([]func() (db.Node, error), 0, len(hits))
-	for _, h := range hits {
-		k := string(h.Key)
-		switch h.Kind {
-		case "block":
-			waits = append(waits, waitFor(l.BlockBy.Load(ctx, k)))
-		case "transaction":
-			waits = append(waits, waitFor(l.TransactionBy.Load(ctx, k)))
-		case "contract":
-			waits = append(waits, waitFor(l.Contract.Load(ctx, k)))
-		case "class":
-			waits = append(waits, waitFor(l.Class.Load(ctx, k)))
-		case "token":
-			waits = append(waits, waitFor(l.Token.Load(ctx, k)))
-		case "validator":
-			waits = append(waits, waitFor(l.Validator.Load(ctx, k)))
+		for _, h := range hits {
+			waits = append(waits, loadByKey(ctx, h.Kind, string(h.Key)))
 		}
 	}
-	out := make([]db.Node, 0, len(waits))
-	for _, w := range waits {
-		x, err := w()
-		if err != nil {
-			return nil, err
-		}
-		if x != nil {
-			out = append(out, x)
-		}
-	}
-	return out, nil
+	return awaitAll(waits)
 }
 
 func containsNode(nodes []db.Node, x db.Node) bool {
