@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -42,6 +43,16 @@ func found[T any](v *T, err error, format string, args ...any) (*T, error) {
 // errorBody is the body of every 4xx and 5xx answer of this handler.
 type errorBody struct {
 	Error string `json:"error"`
+}
+
+// asParam restates a resolver's bad-input error about its argument arg as one about the
+// REST parameter param that carried it, for handlers whose parameter names differ.
+func asParam(err error, arg, param string) error {
+	var ge *gqlerror.Error
+	if a, ok := resolvers.IsBadInput(err); ok && a == arg && errors.As(err, &ge) {
+		return badRequest("%s: %s", param, strings.TrimPrefix(ge.Message, arg+" "))
+	}
+	return err
 }
 
 // statusOf tells which HTTP status an error returned by a handler becomes.

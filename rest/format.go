@@ -94,3 +94,18 @@ func formatUnits(amount string, decimals int) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// tokenNaming is how an item names the token it concerns; items embed it.
+type tokenNaming struct {
+	TokenName     *string `json:"tokenName"`
+	TokenSymbol   *string `json:"tokenSymbol"`
+	TokenDecimals *int    `json:"tokenDecimals"`
+}
+
+// namingOf names a token; an unknown one (nil) has no name.
+func namingOf(t *db.Token) tokenNaming {
+	if t == nil {
+		return tokenNaming{}
+	}
+	return tokenNaming{t.Name, t.Symbol, t.Decimals}
+}

@@ -175,10 +175,8 @@ type tokenBalancesBody struct {
 
 // tokenBalance is one ERC-20 balance a contract holds now.
 type tokenBalance struct {
-	TokenAddress     string   `json:"tokenAddress"`
-	TokenName        *string  `json:"tokenName"`
-	TokenSymbol      *string  `json:"tokenSymbol"`
-	TokenDecimals    *int     `json:"tokenDecimals"`
+	TokenAddress string `json:"tokenAddress"`
+	tokenNaming
 	IsVerified       bool     `json:"isVerified"`
 	Balance          string   `json:"balance"`          // in the token's smallest unit
 	FormattedBalance *string  `json:"formattedBalance"` // in whole tokens, exact
@@ -203,8 +201,9 @@ func tokenBalancesOp(ctx context.Context, s *server, a *args, _ *http.Request) (
 		if err != nil {
 			return out, err
 		}
+		out.tokenNaming = namingOf(t)
 		if t != nil {
-			out.TokenName, out.TokenSymbol, out.TokenDecimals, out.IsVerified, out.UsdPrice = t.Name, t.Symbol, t.Decimals, t.IsVerified, t.UsdPrice
+			out.IsVerified, out.UsdPrice = t.IsVerified, t.UsdPrice
 		}
 		if out.FormattedBalance, err = br.FormattedBalance(ctx, b); err != nil {
 			return out, err
@@ -246,11 +245,9 @@ type balanceHistoryBody struct {
 
 // tokenHistory is one token's closing balance per UTC day, oldest first.
 type tokenHistory struct {
-	TokenAddress  string         `json:"tokenAddress"`
-	TokenName     *string        `json:"tokenName"`
-	TokenSymbol   *string        `json:"tokenSymbol"`
-	TokenDecimals *int           `json:"tokenDecimals"`
-	Points        []balanceOnDay `json:"points"`
+	TokenAddress string `json:"tokenAddress"`
+	tokenNaming
+	Points []balanceOnDay `json:"points"`
 }
 
 type balanceOnDay struct {
@@ -284,9 +281,7 @@ func balanceHistoryOp(ctx context.Context, s *server, a *args, _ *http.Request) 
 		if err != nil {
 			return out, err
 		}
-		if t != nil {
-			out.TokenName, out.TokenSymbol, out.TokenDecimals = t.Name, t.Symbol, t.Decimals
-		}
+		out.tokenNaming = namingOf(t)
 		days, err := s.res.Wallet().DailyBalances(ctx, wallet, token, &rng)
 		for _, d := range days {
 			p := balanceOnDay{Date: d.Date, Timestamp: d.Timestamp, Balance: d.Balance}

@@ -101,10 +101,9 @@ type bridgeTransaction struct {
 	L1Address         string  `json:"l1Address"`     // the L1 sender or recipient
 	L1TransactionHash *string `json:"l1TransactionHash"`
 	TokenAddress      *string `json:"tokenAddress"`
-	TokenSymbol       *string `json:"tokenSymbol"`
-	TokenDecimals     *int    `json:"tokenDecimals"`
-	Amount            *string `json:"amount"`  // minted or burned, in the token's smallest unit
-	Account           *string `json:"account"` // the L2 account credited or debited
+	tokenNaming
+	Amount  *string `json:"amount"`  // minted or burned, in the token's smallest unit
+	Account *string `json:"account"` // the L2 account credited or debited
 }
 
 func bridgeTransactionsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
@@ -148,7 +147,7 @@ func (s *server) bridgeTransaction(ctx context.Context, m *db.Message) (bridgeTr
 			return out, err
 		}
 		if token != nil {
-			out.TokenSymbol, out.TokenDecimals = token.Symbol, token.Decimals
+			out.tokenNaming = namingOf(token)
 		}
 		break
 	}

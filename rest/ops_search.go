@@ -3,10 +3,8 @@ package rest
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"github.com/starkgraph/starkgraph/db"
-	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // searchItem is an item of GET /beta/search: what was found, by what identifies it.
@@ -21,11 +19,8 @@ type searchItem struct {
 
 func searchOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
 	nodes, err := s.res.Query().Search(ctx, a.str("q"), a.int("limit"))
-	if arg, ok := resolvers.IsBadInput(err); ok && arg == "query" {
-		return nil, badRequest("q: %s", strings.TrimPrefix(err.Error(), "input: query "))
-	}
 	if err != nil {
-		return nil, err
+		return nil, asParam(asParam(err, "query", "q"), "first", "limit")
 	}
 	items := make([]searchItem, 0, len(nodes))
 	for _, n := range nodes {

@@ -15,19 +15,17 @@ import (
 
 // transferItem is an item of GET /beta/token-transfers.
 type transferItem struct {
-	ID              string  `json:"id"`
-	BlockNumber     int64   `json:"blockNumber"`
-	Timestamp       int64   `json:"timestamp"`
-	TransactionHash string  `json:"transactionHash"`
-	EventIndex      int     `json:"eventIndex"`
-	TokenAddress    string  `json:"tokenAddress"`
-	TokenName       *string `json:"tokenName"`
-	TokenSymbol     *string `json:"tokenSymbol"`
-	TokenDecimals   *int    `json:"tokenDecimals"`
-	FromAddress     string  `json:"fromAddress"`
-	ToAddress       string  `json:"toAddress"`
-	Amount          string  `json:"amount"` // in the token's smallest unit
-	InvocationType  string  `json:"invocationType" enum:"EXECUTE,FEE_TRANSFER"`
+	ID              string `json:"id"`
+	BlockNumber     int64  `json:"blockNumber"`
+	Timestamp       int64  `json:"timestamp"`
+	TransactionHash string `json:"transactionHash"`
+	EventIndex      int    `json:"eventIndex"`
+	TokenAddress    string `json:"tokenAddress"`
+	tokenNaming
+	FromAddress    string `json:"fromAddress"`
+	ToAddress      string `json:"toAddress"`
+	Amount         string `json:"amount"` // in the token's smallest unit
+	InvocationType string `json:"invocationType" enum:"EXECUTE,FEE_TRANSFER"`
 }
 
 // transferEvent is the selector of the events transfers come from.
@@ -153,9 +151,7 @@ func (s *server) transferItem(ctx context.Context, t *db.TokenTransfer) (transfe
 	if err != nil {
 		return out, err
 	}
-	if token != nil {
-		out.TokenName, out.TokenSymbol, out.TokenDecimals = token.Name, token.Symbol, token.Decimals
-	}
+	out.tokenNaming = namingOf(token)
 	return out, nil
 }
 

@@ -34,7 +34,22 @@ var (
 	classHashParam       = pathFelt("classHash", "Class hash")
 	classOrContractParam = pathFelt("hash", "Class hash or contract address")
 	validatorParam       = queryFelt("validator", "Validator (staker) address").req()
+
+	// The parameters of the transfer lists.
+	transferPageSizeParam = query("page_size", kindLimit, "Items per page (1 to 100).").withDefault("100")
+	transferIDParam       = query("id", kindString, "The `id` of the last item of the previous page.")
+	orderByParam          = query("order_by", kindEnum, "Order by position in the chain.").oneOf("asc", "desc").withDefault("desc")
+	fromBlockParam        = query("from_block", kindUint, "Lowest block (inclusive).")
+	toBlockParam          = query("to_block", kindUint, "Highest block (inclusive).")
+	fromTimeParam         = query("from_timestamp", kindUint, "Earliest block time, Unix seconds (inclusive).")
+	toTimeParam           = query("to_timestamp", kindUint, "Latest block time, Unix seconds (inclusive).")
 )
+
+// invocationParam is a transfer list's invocation type filter, under the list's name for it.
+func invocationParam(name string) param {
+	return query(name, kindEnum, "Which transfers of a transaction.").
+		oneOf("all", "all_except_fee_transfer", "validate", "execute", "fee_transfer").withDefault("all")
+}
 
 // pathFelt and queryFelt are felt parameters; what names the value.
 func pathFelt(name, what string) param  { return path(name, kindFelt, what+": "+feltDesc) }
@@ -198,19 +213,15 @@ func routeTable() []route {
 				"An item's `id` is `<block>_<transaction index>_<event index>`. A fee transfer is the transfer from the transaction's sender (or the account a DEPLOY_ACCOUNT deploys) to the block's sequencer. " +
 				"Transfers made while validating are not told apart from execution, so `invocation_type=VALIDATE` lists none; transfers come from Transfer events only, so another `event_selector` lists none.",
 			params: []param{
-				query("page_size", kindLimit, "Items per page (1 to 100).").withDefault("100"),
+				transferPageSizeParam,
 				queryFelt("token_address", "Token contract address"),
 				queryFelt("from_address", "Sender address"),
 				queryFelt("to_address", "Recipient address"),
-				query("from_block", kindUint, "Lowest block (inclusive)."),
-				query("to_block", kindUint, "Highest block (inclusive)."),
-				query("from_timestamp", kindUint, "Earliest block time, Unix seconds (inclusive)."),
-				query("to_timestamp", kindUint, "Latest block time, Unix seconds (inclusive)."),
+				fromBlockParam, toBlockParam, fromTimeParam, toTimeParam,
 				queryFelt("event_selector", "Event selector"),
-				query("order_by", kindEnum, "Order by position in the chain.").oneOf("asc", "desc").withDefault("desc"),
-				query("invocation_type", kindEnum, "Which transfers of a transaction.").
-					oneOf("all", "all_except_fee_transfer", "validate", "execute", "fee_transfer").withDefault("all"),
-				query("id", kindString, "The `id` of the last item of the previous page."),
+				orderByParam,
+				invocationParam("invocation_type"),
+				transferIDParam,
 			},
 			resp: keysetList[transferItem]{}, statuses: onlyBad, handle: tokenTransfersOp,
 			graphql: "`tokenTransfers(first, after, token, filter: {fromAddress, toAddress, fromBlock, toBlock, fromTimestamp, toTimestamp, invocationType}, order)`"},
@@ -232,10 +243,9 @@ func routeTable() []route {
 				queryFelt("tokenAddress", "Token contract address"),
 				query("timestampFrom", kindUint, "Start of the window, Unix seconds (inclusive)."),
 				query("timestampTo", kindUint, "End of the window, Unix seconds (inclusive)."),
-				query("invocationType", kindEnum, "Which transfers of a transaction.").
-					oneOf("all", "all_except_fee_transfer", "validate", "execute", "fee_transfer").withDefault("all"),
-				query("id", kindString, "The `id` of the last item of the previous page."),
-				query("order_by", kindEnum, "Order by position in the chain.").oneOf("asc", "desc").withDefault("desc"),
+				invocationParam("invocationType"),
+				transferIDParam,
+				orderByParam,
 			},
 			resp: contractTransfersBody{}, statuses: badAnd404, handle: contractTransfersOp,
 			graphql: "`tokenTransfers(first, after, token, wallet, filter: {tokenAddresses, fromAddress, toAddress, fromTimestamp, toTimestamp, invocationType}, order)`"},
@@ -243,15 +253,12 @@ func routeTable() []route {
 			description: "The ERC-20 transfers a sender made, a recipient received, or both (at least one of the two is required), newest first unless `sort=asc`, as items of GET /token-transfers. " +
 				"Page by number (`page`, at most 100) or, further, by `last_id`, the `id` of the last item seen (then `page` is not used). Only ERC-20 transfers are listed (`token_type=erc20`).",
 			params: []param{
-				query("page_size", kindLimit, "Items per page (1 to 100).").withDefault("100"),
+				transferPageSizeParam,
 				query("page", kindPage, "Page number (at most 100).").withDefault("1"),
 				query("token_type", kindEnum, "Token standard.").oneOf("erc20").withDefault("erc20"),
 				queryFelt("from_address", "Sender address"),
 				queryFelt("to_address", "Recipient address"),
-				query("from_block", kindUint, "Lowest block (inclusive)."),
-				query("to_block", kindUint, "Highest block (inclusive)."),
-				query("from_timestamp", kindUint, "Earliest block time, Unix seconds (inclusive)."),
-				query("to_timestamp", kindUint, "Latest block time, Unix seconds (inclusive)."),
+				fromBlockParam, toBlockParam, fromTimeParam, toTimeParam,
 				query("sort", kindEnum, "Order by position in the chain.").oneOf("asc", "desc").withDefault("desc"),
 				query("last_id", kindString, "The `id` of the last item of the previous page."),
 			},
