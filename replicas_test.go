@@ -95,20 +95,6 @@ func getJSON(t *testing.T, base, key, path string, out any) {
 	}
 }
 
-// A private directory the server user can enter (as root the clusters run as postgres).
-func clusterDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "starkgraph-replica-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
-
 // Reads from a real streaming replica: a primary, a replica of it made with pg_basebackup,
 // and `serve` with DATABASE_READ_URL pointing at the replica. With the replica's replay
 // paused, the API still shows the head the replica has while the primary moves on, and
@@ -116,7 +102,7 @@ func clusterDir(t *testing.T) string {
 // usage, which are written, go to the primary all along.
 func TestReadReplica(t *testing.T) {
 	ctx := context.Background()
-	dir := clusterDir(t)
+	dir := dbtest.ClusterDir(t)
 	quiet := slog.New(slog.DiscardHandler)
 	primary, err := pglocal.Start(ctx, pglocal.Options{DataDir: filepath.Join(dir, "primary", "data"), Logger: quiet})
 	if err != nil {

@@ -59,14 +59,19 @@ func (s *Store) CountActivityStats(ctx context.Context, granularity string, from
 	return s.cappedCount(ctx, "activity_stats WHERE granularity = $1 AND starts_at >= $2", granularity, from)
 }
 
-// SumActivity adds up the buckets of a granularity from from to to (starts, inclusive).
-func (s *Store) SumActivity(ctx context.Context, granularity string, from, to int64) (*ActivityStat, error) {
+// activitySums is the select list of SumActivity: each count's sum over the buckets.
+var activitySums = func() string {
 	var sums []string
 	for _, c := range columnsOf[ActivityStat]()[2:] {
 		sums = append(sums, fmt.Sprintf("coalesce(sum(a.%[1]s), 0)::text AS %[1]s", c))
 	}
+	return strings.Join(sums, ", ")
+}()
+
+// SumActivity adds up the buckets of a granularity from from to to (starts, inclusive).
+func (s *Store) SumActivity(ctx context.Context, granularity string, from, to int64) (*ActivityStat, error) {
 	var out ActivityStat
-	_, err := s.getRow(ctx, &out, `SELECT $1 AS granularity, $2::bigint AS starts_at, `+strings.Join(sums, ", ")+`
+	_, err := s.getRow(ctx, &out, `SELECT $1 AS granularity, $2::bigint AS starts_at, `+activitySums+`
 		FROM activity_stats a WHERE a.granularity = $1 AND a.starts_at BETWEEN $2 AND $3`, granularity, from, to)
 	return &out, err
 }

@@ -1,25 +1,18 @@
 package resolvers_test
 
 import (
-	"math/big"
 	"math/rand/v2"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
-	"github.com/starkgraph/starkgraph/indexer/indexertest"
-	"github.com/starkgraph/starkgraph/sim"
 )
 
 // balance(at:) at 20 random (block, wallet, token) triples of an indexed simulated chain,
 // against the sum of the wallet's transfers up to that block; the history of one wallet
 // against the same sums block by block; the BlockRef forms and what they refuse.
 func TestBalancesAtAnyBlock(t *testing.T) {
-	s := newGQLServer(t)
-	node := httptest.NewServer(sim.New(sim.Config{Seed: 9, Blocks: 60, TxPerBlock: 12}).Handler())
-	t.Cleanup(node.Close)
-	indexertest.Run(t, s.db, node.URL, 0, 59)
+	s := indexedSim(t, 9, 60, 12)
 
 	// Pairs that moved often enough to have a history worth checking.
 	var pairs []struct {
@@ -139,8 +132,7 @@ func TestBalancesAtAnyBlock(t *testing.T) {
 		}
 		after = h.PageInfo.EndCursor
 	}
-	first, _ := new(big.Int).SetString(previous, 10)
-	if len(blocks) < 3 || first == nil || sumTo(p.Token, p.Owner, int64(blocks[len(blocks)-1])-1) != "0" {
+	if len(blocks) < 3 || previous == "0" || sumTo(p.Token, p.Owner, int64(blocks[len(blocks)-1])-1) != "0" {
 		t.Errorf("history of %d points; the oldest should follow a 0 balance", len(blocks))
 	}
 

@@ -13,7 +13,9 @@ import (
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/indexer/indexertest"
 	"github.com/starkgraph/starkgraph/loaders"
+	"github.com/starkgraph/starkgraph/sim"
 )
 
 func TestMain(m *testing.M) {
@@ -39,6 +41,17 @@ func newGQLServer(t testing.TB) *gqlServer {
 	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits, Introspection: true}))
 	t.Cleanup(srv.Close)
 	return &gqlServer{t: t, db: conn, store: store, url: srv.URL + "/graphql"}
+}
+
+// indexedSim serves the public handler over a simulated chain of blocks blocks (seeded by
+// seed), indexed through the real indexer.
+func indexedSim(t *testing.T, seed uint64, blocks, txPerBlock int) *gqlServer {
+	t.Helper()
+	s := newGQLServer(t)
+	node := httptest.NewServer(sim.New(sim.Config{Seed: seed, Blocks: uint64(blocks), TxPerBlock: txPerBlock}).Handler())
+	t.Cleanup(node.Close)
+	indexertest.Run(t, s.db, node.URL, 0, int64(blocks-1))
+	return s
 }
 
 // gqlResponse is a GraphQL answer with its data left raw for the test to decode.

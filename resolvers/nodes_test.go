@@ -2,20 +2,13 @@ package resolvers_test
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"testing"
-
-	"github.com/starkgraph/starkgraph/indexer/indexertest"
-	"github.com/starkgraph/starkgraph/sim"
 )
 
 // node(id) gives back every kind of Node it was given the id of, nodes(ids) all of them in
 // order with one statement per kind, and ids that were made up are refused or null.
 func TestNodeRoundTrips(t *testing.T) {
-	s := newGQLServer(t)
-	node := httptest.NewServer(sim.New(sim.Config{Seed: 4, Blocks: 40, TxPerBlock: 10}).Handler())
-	t.Cleanup(node.Close)
-	indexertest.Run(t, s.db, node.URL, 0, 39)
+	s := indexedSim(t, 4, 40, 10)
 
 	// One object of each kind, with its id and the key it is found by.
 	var first struct {

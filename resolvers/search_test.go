@@ -1,13 +1,10 @@
 package resolvers_test
 
 import (
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
-	"github.com/starkgraph/starkgraph/indexer/indexertest"
-	"github.com/starkgraph/starkgraph/sim"
 )
 
 const searchDoc = `query($q: String!, $n: Int) { search(query: $q, first: $n) {
@@ -16,10 +13,7 @@ const searchDoc = `query($q: String!, $n: Int) { search(query: $q, first: $n) {
 
 // search on an indexed simulated chain, for each kind of input.
 func TestSearch(t *testing.T) {
-	s := newGQLServer(t)
-	node := httptest.NewServer(sim.New(sim.Config{Seed: 6, Blocks: 30, TxPerBlock: 10}).Handler())
-	t.Cleanup(node.Close)
-	indexertest.Run(t, s.db, node.URL, 0, 29)
+	s := indexedSim(t, 6, 30, 10)
 
 	search := func(q string) []map[string]any {
 		t.Helper()

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/starkgraph/starkgraph/db/pglocal"
@@ -187,4 +188,19 @@ func keepAsSeed(dataDir string) {
 	// Rename is atomic: a concurrent binary that kept its own first wins, and
 	// ours is then removed with the rest of its directory.
 	_ = os.Rename(dataDir, seed)
+}
+
+// ClusterDir is a fresh directory for a test's own cluster that the server's OS user can
+// enter (as root, clusters run as postgres; t.TempDir's are 0700), removed after the test.
+func ClusterDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "starkgraph-cluster-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
