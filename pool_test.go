@@ -96,3 +96,17 @@ func TestSteadyLoadOpensNoSessions(t *testing.T) {
 		t.Errorf("the churning pool opened only %d sessions: the measure does not tell", baseline)
 	}
 }
+
+// The read pool's settings reach lib/pq in both forms of a connection string, and a
+// setting the operator gave is kept.
+func TestReadPoolSettings(t *testing.T) {
+	for _, c := range []struct{ dsn, want string }{
+		{"postgres://u@h/db?sslmode=disable", "postgres://u@h/db?binary_parameters=yes&sslmode=disable&statement_timeout=10000"},
+		{"host=/run dbname=x", "host=/run dbname=x statement_timeout=10000 binary_parameters=yes"},
+		{"postgres://u@h/db?binary_parameters=no&statement_timeout=5", "postgres://u@h/db?binary_parameters=no&statement_timeout=5"},
+	} {
+		if got := withBinaryParameters(withStatementTimeout(c.dsn, 10*time.Second)); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.dsn, got, c.want)
+		}
+	}
+}

@@ -284,7 +284,7 @@ func instrument(store *db.Store) {
 // session for a burst of parallel loads, which costs more than the queries), each session
 // stopping statements that run past timeout.
 func openReadPool(ctx context.Context, url string, maxConns int, timeout time.Duration) (*sqlx.DB, error) {
-	conn, err := openDB(ctx, withStatementTimeout(url, timeout))
+	conn, err := openDB(ctx, withBinaryParameters(withStatementTimeout(url, timeout)))
 	if err != nil {
 		return nil, err
 	}
@@ -310,6 +310,21 @@ func withStatementTimeout(dsn string, d time.Duration) string {
 		return u.String()
 	}
 	return dsn + " statement_timeout=" + ms
+}
+
+// withBinaryParameters sets lib/pq's binary_parameters, under which a statement with
+// arguments is parsed, bound and executed in one round trip instead of two.
+func withBinaryParameters(dsn string) string {
+	if strings.Contains(dsn, "binary_parameters") {
+		return dsn
+	}
+	if u, err := neturl.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		q := u.Query()
+		q.Set("binary_parameters", "yes")
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return dsn + " binary_parameters=yes"
 }
 
 // databaseURL is DATABASE_URL, which serve, index, migrate and keys require.

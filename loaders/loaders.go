@@ -6,6 +6,7 @@ package loaders
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/graph-gophers/dataloader/v7"
@@ -21,49 +22,49 @@ var BatchWait = 2 * time.Millisecond
 
 // Loaders are the dataloaders of one request.
 type Loaders struct {
-	Block           *dataloader.Loader[int64, *db.Block]
-	Transaction     *dataloader.Loader[db.TxKey, *db.Transaction]
-	TransactionBy   *dataloader.Loader[string, *db.Transaction] // by hash
-	Calls           *dataloader.Loader[db.TxKey, []*db.Call]
-	Contract        *dataloader.Loader[string, *db.Contract]
-	Class           *dataloader.Loader[string, *db.Class]
-	VerifiedClass   *dataloader.Loader[string, *db.VerifiedClass]
-	VerifiedSources *dataloader.Loader[string, *db.VerifiedSources]
-	Token           *dataloader.Loader[string, *db.Token]
-	Alias           *dataloader.Loader[string, *string]
-	TokensHeld      *dataloader.Loader[string, []*db.TokenBalance]
-	Holders         *dataloader.Loader[PageKey[string], []*db.TokenBalance]
-	ClassContracts  *dataloader.Loader[PageKey[string], []*db.Contract]
-	BlockTxs        *dataloader.Loader[PageKey[int64], []*db.Transaction]
-	TxEvents        *dataloader.Loader[PageKey[db.TxKey], []*db.Event]
+	Block           *Lazy[int64, *db.Block]
+	Transaction     *Lazy[db.TxKey, *db.Transaction]
+	TransactionBy   *Lazy[string, *db.Transaction] // by hash
+	Calls           *Lazy[db.TxKey, []*db.Call]
+	Contract        *Lazy[string, *db.Contract]
+	Class           *Lazy[string, *db.Class]
+	VerifiedClass   *Lazy[string, *db.VerifiedClass]
+	VerifiedSources *Lazy[string, *db.VerifiedSources]
+	Token           *Lazy[string, *db.Token]
+	Alias           *Lazy[string, *string]
+	TokensHeld      *Lazy[string, []*db.TokenBalance]
+	Holders         *Lazy[PageKey[string], []*db.TokenBalance]
+	ClassContracts  *Lazy[PageKey[string], []*db.Contract]
+	BlockTxs        *Lazy[PageKey[int64], []*db.Transaction]
+	TxEvents        *Lazy[PageKey[db.TxKey], []*db.Event]
 
-	NftItem           *dataloader.Loader[db.NftKey, *db.NftItem]
-	NftItemBalance    *dataloader.Loader[db.NftKey, *db.NftBalance]          // owner, or largest holder
-	NftItemEvents     *dataloader.Loader[PageKey[db.NftKey], []*db.NftEvent] // newest first
-	NftItemEventCount *dataloader.Loader[db.NftKey, int64]                   // capped
-	OwnedNfts         *dataloader.Loader[PageKey[db.OwnedNftKey], []*db.NftBalance]
-	OwnedNftCount     *dataloader.Loader[db.OwnedNftKey, int64] // capped
-	TxMetaTransaction *dataloader.Loader[db.TxKey, *db.MetaTransaction]
-	Validator         *dataloader.Loader[string, *db.Validator] // by staker address
-	Pool              *dataloader.Loader[string, *db.Pool]      // by pool contract
+	NftItem           *Lazy[db.NftKey, *db.NftItem]
+	NftItemBalance    *Lazy[db.NftKey, *db.NftBalance]          // owner, or largest holder
+	NftItemEvents     *Lazy[PageKey[db.NftKey], []*db.NftEvent] // newest first
+	NftItemEventCount *Lazy[db.NftKey, int64]                   // capped
+	OwnedNfts         *Lazy[PageKey[db.OwnedNftKey], []*db.NftBalance]
+	OwnedNftCount     *Lazy[db.OwnedNftKey, int64] // capped
+	TxMetaTransaction *Lazy[db.TxKey, *db.MetaTransaction]
+	Validator         *Lazy[string, *db.Validator] // by staker address
+	Pool              *Lazy[string, *db.Pool]      // by pool contract
 	// StakingOverview is the one staking overview row (key: struct{}{}), read once per
 	// request however many pools and rows ask for it.
-	StakingOverview *dataloader.Loader[struct{}, *db.StakingOverview]
+	StakingOverview *Lazy[struct{}, *db.StakingOverview]
 	// ValidatorEconomics holds rank and APRs, by staker.
-	ValidatorEconomics *dataloader.Loader[string, *db.ValidatorEconomics]
-	ValidatorPools     *dataloader.Loader[string, []*db.Pool] // by staker address
-	PoolDelegations    *dataloader.Loader[PageKey[string], []*db.Delegation]
-	Positions          *dataloader.Loader[string, []*db.StakedPosition] // by delegator
-	StakeHistory       *dataloader.Loader[StakeHistoryKey, []*db.StakePoint]
-	TokenHoldersReport *dataloader.Loader[string, *db.HoldersOverview] // newest snapshot
-	TxTransfers        *dataloader.Loader[db.TxKey, []*db.TokenTransfer]
-	TxPayload          *dataloader.Loader[db.TxKey, *db.TxPayload]
-	PriceAt            *dataloader.Loader[db.PriceKey, *db.PriceAt]     // nil: no reading yet
-	BalanceAt          *dataloader.Loader[db.BalanceKey, *db.BalanceAt] // nil: 0
-	DailyBalances      *dataloader.Loader[db.DailyKey, []*db.DailyBalance]
-	Event              *dataloader.Loader[db.EventKey, *db.Event]
-	BlockBy            *dataloader.Loader[string, *db.Block] // by hash
-	Message            *dataloader.Loader[db.MessageKey, *db.Message]
+	ValidatorEconomics *Lazy[string, *db.ValidatorEconomics]
+	ValidatorPools     *Lazy[string, []*db.Pool] // by staker address
+	PoolDelegations    *Lazy[PageKey[string], []*db.Delegation]
+	Positions          *Lazy[string, []*db.StakedPosition] // by delegator
+	StakeHistory       *Lazy[StakeHistoryKey, []*db.StakePoint]
+	TokenHoldersReport *Lazy[string, *db.HoldersOverview] // newest snapshot
+	TxTransfers        *Lazy[db.TxKey, []*db.TokenTransfer]
+	TxPayload          *Lazy[db.TxKey, *db.TxPayload]
+	PriceAt            *Lazy[db.PriceKey, *db.PriceAt]     // nil: no reading yet
+	BalanceAt          *Lazy[db.BalanceKey, *db.BalanceAt] // nil: 0
+	DailyBalances      *Lazy[db.DailyKey, []*db.DailyBalance]
+	Event              *Lazy[db.EventKey, *db.Event]
+	BlockBy            *Lazy[string, *db.Block] // by hash
+	Message            *Lazy[db.MessageKey, *db.Message]
 
 	store  *db.Store
 	caches *caches
@@ -100,43 +101,78 @@ func Sequential(store *db.Store) *Loaders {
 // some item does not ask. They share l's caches, so what the request loaded or primed
 // before is not read again.
 func (l *Loaders) FanOut(n int) *Loaders {
-	return build(l.store, dispatch{wait: BatchWait, capacity: n, caches: &caches{list: l.caches.list}})
+	return build(l.store, dispatch{wait: BatchWait, capacity: n, caches: l.caches})
 }
 
 // dispatch says when a loader runs its statement: after wait, or as soon as capacity
-// keys are in (0: no such bound); caches are the request's.
+// keys are in (0: no such bound); caches are the request's, and next numbers the loaders
+// of one build, in the order build makes them, to give each its cache.
 type dispatch struct {
 	wait     time.Duration
 	capacity int
 	caches   *caches
+	next     *int
 }
 
-// caches are the loaders' caches of one request, one per loader in the order build makes
-// them; a fan-out's loaders take the request's instead of new ones.
+// caches are the loaders' caches of one request, by loader number; a fan-out's loaders
+// take the request's instead of new ones. Loaders are made on first use, from the
+// goroutines of a fan-out too, hence the lock.
 type caches struct {
+	mu   sync.Mutex
 	list []any
-	next int
 }
 
-func cacheFor[K comparable, V any](c *caches) dataloader.Cache[K, V] {
-	defer func() { c.next++ }()
-	if c.next < len(c.list) {
-		return c.list[c.next].(dataloader.Cache[K, V])
+func cacheFor[K comparable, V any](c *caches, slot int) dataloader.Cache[K, V] {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.list) <= slot {
+		c.list = append(c.list, nil)
 	}
-	cache := dataloader.NewCache[K, V]()
-	c.list = append(c.list, cache)
-	return cache
+	if c.list[slot] == nil {
+		c.list[slot] = dataloader.NewCache[K, V]()
+	}
+	return c.list[slot].(dataloader.Cache[K, V])
 }
 
-func newLoader[K comparable, V any](d dispatch, batch dataloader.BatchFunc[K, V]) *dataloader.Loader[K, V] {
-	opts := []dataloader.Option[K, V]{dataloader.WithWait[K, V](d.wait), dataloader.WithCache(cacheFor[K, V](d.caches))}
-	if d.capacity > 0 {
-		opts = append(opts, dataloader.WithBatchCapacity[K, V](d.capacity))
-	}
-	return dataloader.NewBatchedLoader(batch, opts...)
+// Lazy is a dataloader made on its first load: a request uses a few of the ~45 links,
+// and making every loader up front cost a cheap route a tenth of its CPU.
+type Lazy[K comparable, V any] struct {
+	once   sync.Once
+	loader *dataloader.Loader[K, V]
+	batch  dataloader.BatchFunc[K, V]
+	d      dispatch
+	slot   int // the loader's number in its build, which picks its cache
+}
+
+func (z *Lazy[K, V]) get() *dataloader.Loader[K, V] {
+	z.once.Do(func() {
+		opts := []dataloader.Option[K, V]{dataloader.WithWait[K, V](z.d.wait), dataloader.WithCache(cacheFor[K, V](z.d.caches, z.slot))}
+		if z.d.capacity > 0 {
+			opts = append(opts, dataloader.WithBatchCapacity[K, V](z.d.capacity))
+		}
+		z.loader = dataloader.NewBatchedLoader(z.batch, opts...)
+	})
+	return z.loader
+}
+
+// Load asks for key's value; the thunk waits for the batch it joined.
+func (z *Lazy[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
+	return z.get().Load(ctx, key)
+}
+
+// Prime caches value for key, so that a later Load of key runs no statement.
+func (z *Lazy[K, V]) Prime(ctx context.Context, key K, value V) {
+	z.get().Prime(ctx, key, value)
+}
+
+func newLoader[K comparable, V any](d dispatch, batch dataloader.BatchFunc[K, V]) *Lazy[K, V] {
+	slot := *d.next
+	*d.next++
+	return &Lazy[K, V]{batch: batch, d: d, slot: slot}
 }
 
 func build(store *db.Store, d dispatch) *Loaders {
+	d.next = new(int)
 	return &Loaders{
 		store:  store,
 		caches: d.caches,
@@ -242,7 +278,7 @@ func byFelt[V any](fetch func(context.Context, []db.Felt) ([]V, error)) func(con
 
 // one builds a loader whose keys each have at most one row; rows are matched to keys by
 // their key, never by position, and a key without a row gets nil.
-func one[K comparable, V any](d dispatch, fetch func(context.Context, []K) ([]V, error), keyOf func(V) K) *dataloader.Loader[K, V] {
+func one[K comparable, V any](d dispatch, fetch func(context.Context, []K) ([]V, error), keyOf func(V) K) *Lazy[K, V] {
 	batch := func(ctx context.Context, keys []K) []*dataloader.Result[V] {
 		rows, err := fetch(ctx, keys)
 		results := make([]*dataloader.Result[V], len(keys))
@@ -259,7 +295,7 @@ func one[K comparable, V any](d dispatch, fetch func(context.Context, []K) ([]V,
 }
 
 // many builds a loader whose keys each have a list of rows, kept in the store's order.
-func many[K comparable, V any](d dispatch, fetch func(context.Context, []K) ([]V, error), keyOf func(V) K) *dataloader.Loader[K, []V] {
+func many[K comparable, V any](d dispatch, fetch func(context.Context, []K) ([]V, error), keyOf func(V) K) *Lazy[K, []V] {
 	batch := func(ctx context.Context, keys []K) []*dataloader.Result[[]V] {
 		rows, err := fetch(ctx, keys)
 		byKey := make(map[K][]V, len(keys))
@@ -278,7 +314,7 @@ func many[K comparable, V any](d dispatch, fetch func(context.Context, []K) ([]V
 // paged builds a loader of child pages: keys that share a window are fetched in one
 // statement (a LATERAL join over the parents), so a list of parents each showing its first
 // n children costs one statement whatever the list's length.
-func paged[K comparable, V any](d dispatch, fetch func(ctx context.Context, parents []K, limit, offset int) ([]V, error), parentOf func(V) K) *dataloader.Loader[PageKey[K], []V] {
+func paged[K comparable, V any](d dispatch, fetch func(ctx context.Context, parents []K, limit, offset int) ([]V, error), parentOf func(V) K) *Lazy[PageKey[K], []V] {
 	type window struct{ limit, offset int }
 	batch := func(ctx context.Context, keys []PageKey[K]) []*dataloader.Result[[]V] {
 		groups := map[window][]K{}
@@ -316,7 +352,7 @@ func byFeltPaged[V any](fetch func(context.Context, []db.Felt, int, int) ([]V, e
 	}
 }
 
-func aliases(d dispatch, store *db.Store) *dataloader.Loader[string, *string] {
+func aliases(d dispatch, store *db.Store) *Lazy[string, *string] {
 	fetch := byFelt(store.AliasesOf)
 	batch := func(ctx context.Context, keys []string) []*dataloader.Result[*string] {
 		rows, err := fetch(ctx, keys)
@@ -340,7 +376,7 @@ func nftKey(contract db.Felt, tokenID string) db.NftKey {
 }
 
 // counts builds a loader of per-key totals; fetch returns them in key order.
-func counts[K comparable](d dispatch, fetch func(context.Context, []K) ([]int64, error)) *dataloader.Loader[K, int64] {
+func counts[K comparable](d dispatch, fetch func(context.Context, []K) ([]int64, error)) *Lazy[K, int64] {
 	batch := func(ctx context.Context, keys []K) []*dataloader.Result[int64] {
 		n, err := fetch(ctx, keys)
 		results := make([]*dataloader.Result[int64], len(keys))
@@ -359,7 +395,7 @@ func counts[K comparable](d dispatch, fetch func(context.Context, []K) ([]int64,
 // ownedNfts is the paged loader of an owner's NFT balances. A row cannot tell which key
 // asked for it (the collection filter is optional), so the store tags each row with its
 // key's position.
-func ownedNfts(d dispatch, store *db.Store) *dataloader.Loader[PageKey[db.OwnedNftKey], []*db.NftBalance] {
+func ownedNfts(d dispatch, store *db.Store) *Lazy[PageKey[db.OwnedNftKey], []*db.NftBalance] {
 	type window struct{ limit, offset int }
 	batch := func(ctx context.Context, keys []PageKey[db.OwnedNftKey]) []*dataloader.Result[[]*db.NftBalance] {
 		groups := map[window][]int{} // window -> positions in keys
@@ -394,7 +430,7 @@ func ownedNfts(d dispatch, store *db.Store) *dataloader.Loader[PageKey[db.OwnedN
 
 // stakeHistory loads wallets' stake points; the wallets asked for over one window share a
 // statement.
-func stakeHistory(d dispatch, store *db.Store) *dataloader.Loader[StakeHistoryKey, []*db.StakePoint] {
+func stakeHistory(d dispatch, store *db.Store) *Lazy[StakeHistoryKey, []*db.StakePoint] {
 	batch := func(ctx context.Context, keys []StakeHistoryKey) []*dataloader.Result[[]*db.StakePoint] {
 		groups := map[string][]db.Felt{}
 		for _, k := range keys {
@@ -429,7 +465,7 @@ func stakeHistory(d dispatch, store *db.Store) *dataloader.Loader[StakeHistoryKe
 
 // dailyBalances is the loader of closing balances per day: keys with the same window of
 // days are read in one statement.
-func dailyBalances(d dispatch, store *db.Store) *dataloader.Loader[db.DailyKey, []*db.DailyBalance] {
+func dailyBalances(d dispatch, store *db.Store) *Lazy[db.DailyKey, []*db.DailyBalance] {
 	batch := func(ctx context.Context, keys []db.DailyKey) []*dataloader.Result[[]*db.DailyBalance] {
 		type window struct{ from, to string }
 		groups := map[window][]db.DailyKey{}

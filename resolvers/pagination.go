@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/graph-gophers/dataloader/v7"
-
 	"github.com/starkgraph/starkgraph/cursor"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
@@ -205,7 +203,7 @@ func ifWanted(ctx context.Context, count func() (int64, error)) func() (int64, e
 
 // loadWithTotal is the listSpec.load of a parent's children read through two loaders: one
 // for a window of rows, one for the total, which is asked for only when it is wanted.
-func loadWithTotal[K comparable, T any](ctx context.Context, rows *dataloader.Loader[loaders.PageKey[K], []T], total *dataloader.Loader[K, int64], parent K) func(db.Window) (func() ([]T, error), func() (int64, error)) {
+func loadWithTotal[K comparable, T any](ctx context.Context, rows *loaders.Lazy[loaders.PageKey[K], []T], total *loaders.Lazy[K, int64], parent K) func(db.Window) (func() ([]T, error), func() (int64, error)) {
 	return func(w db.Window) (func() ([]T, error), func() (int64, error)) {
 		rowsOf := rows.Load(ctx, pageKey(parent, w))
 		if !wants(ctx, "totalCount") {

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzhttp"
+	"github.com/klauspost/compress/gzip"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -71,7 +72,7 @@ func NewHandler(res *resolvers.Resolver, opts Options) http.Handler {
 	mux.HandleFunc("/beta/", fallback)
 	mux.HandleFunc("/beta", fallback)
 
-	gz, err := gzhttp.NewWrapper(gzhttp.MinSize(512))
+	gz, err := gzhttp.NewWrapper(gzhttp.MinSize(512), gzhttp.CompressionLevel(gzip.BestSpeed))
 	if err != nil {
 		panic(err) // only on invalid constant options
 	}
