@@ -42,6 +42,7 @@ import (
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/pglocal"
 	"github.com/starkgraph/starkgraph/indexer"
+	"github.com/starkgraph/starkgraph/live"
 	"github.com/starkgraph/starkgraph/metrics"
 	"github.com/starkgraph/starkgraph/replay"
 	"github.com/starkgraph/starkgraph/sim"
@@ -463,6 +464,20 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	usage := auth.NewUsageRecorder(keys, 5*time.Second, log)
 	defer usage.Close(context.WithoutCancel(ctx))
 
+	// Subscriptions: notices come from the primary (a standby cannot LISTEN), rows from
+	// the read pool.
+	hub := live.NewHub(store, live.Options{Logger: log})
+	metrics.SetSubscriptionCount(hub.Count)
+	hubCtx, stopHub := context.WithCancel(ctx)
+	hubDone := make(chan struct{})
+	go func() {
+		defer close(hubDone)
+		if err := hub.Run(hubCtx, primaryURL); err != nil {
+			log.Error("subscriptions are not fed", "err", err)
+		}
+	}()
+	defer func() { stopHub(); <-hubDone }()
+
 	limits := sf.graphQLLimits()
 	var origins []string
 	if sf.corsOrigins != "" {
@@ -480,6 +495,7 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 		PlaygroundKey: devKey,
 		CORSOrigins:   origins,
 		Ready:         api.ReadyCheck(store),
+		Live:          hub,
 		Logger:        log,
 	})
 

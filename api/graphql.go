@@ -3,6 +3,7 @@
 package api
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"reflect"
 	"strings"
@@ -60,11 +62,15 @@ var DefaultGraphQLLimits = GraphQLLimits{
 	MaxBody: 1 << 20, Timeout: 10 * time.Second,
 }
 
-// NewGraphQL returns the /graphql handler over res.
-func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection bool, log *slog.Logger) http.Handler {
+// NewGraphQL returns the /graphql handler over res; streams are the subscription
+// transports (none: subscriptions are not served).
+func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection bool, log *slog.Logger, streams ...graphql.Transport) http.Handler {
 	cfg := graph.Config{Resolvers: res}
 	setConnectionComplexity(&cfg.Complexity)
 	srv := handler.New(graph.NewExecutableSchema(cfg))
+	for _, t := range streams { // before POST, which would take an SSE request
+		srv.AddTransport(t)
+	}
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
@@ -77,6 +83,10 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 	srv.Use(&documentLimits{limits: limits})
 	srv.AroundOperations(chargeComplexity)
 	srv.AroundOperations(timeOperation)
+	srv.AroundOperations(openSubscription)
+	srv.AroundOperations(withLoaders(res.Store))
+	srv.AroundResponses(subscriptionMessages)
+	srv.AroundResponses(subscriptionLoaders(res.Store))
 	srv.AroundRootFields(timeRootField)
 	srv.SetErrorPresenter(presentError(log))
 	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
@@ -366,3 +376,20 @@ func setConnectionComplexity(c any) {
 }
 
 func exportedName(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush sends what a stream (Server-Sent Events) has written so far.
+func (w *statusWriter) Flush() {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Hijack hands a WebSocket's connection over.
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w.wrote = true
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}

@@ -8,12 +8,13 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/rs/cors"
 
 	"github.com/starkgraph/starkgraph/api/playground"
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/db"
-	"github.com/starkgraph/starkgraph/loaders"
+	"github.com/starkgraph/starkgraph/live"
 	"github.com/starkgraph/starkgraph/metrics"
 	"github.com/starkgraph/starkgraph/reqid"
 	"github.com/starkgraph/starkgraph/resolvers"
@@ -36,6 +37,8 @@ type Config struct {
 	PlaygroundKey string
 	// CORSOrigins lists the origins browsers may call from; empty allows any origin.
 	CORSOrigins []string
+	// Live feeds GraphQL subscriptions; nil serves none.
+	Live *live.Hub
 	// Ready reports whether the database is reachable and migrated (for /readyz).
 	Ready func(context.Context) error
 	// MaxInFlight caps the requests running at once in this process (503 with
@@ -50,7 +53,11 @@ func NewHandler(cfg Config) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	res := &resolvers.Resolver{Store: cfg.Store}
+	res := &resolvers.Resolver{Store: cfg.Store, Live: cfg.Live}
+	var streams []graphql.Transport
+	if cfg.Live != nil {
+		streams = streamTransports(cfg.Auth, cfg.CORSOrigins)
+	}
 	keyed := func(h http.Handler) http.Handler {
 		if cfg.Auth != nil {
 			h = cfg.Auth.Middleware(h)
@@ -61,7 +68,7 @@ func NewHandler(cfg Config) http.Handler {
 	mux := http.NewServeMux()
 	// The REST handler installs the request's loaders itself; GraphQL gets them here.
 	// One deadline per request, outside the key check, so that the key lookup is bounded too.
-	mux.Handle("/graphql", withDeadline(cfg.Limits.Timeout, keyed(loaders.Middleware(cfg.Store, NewGraphQL(res, cfg.Limits, cfg.Introspection, log)))))
+	mux.Handle("/graphql", streamRequests(withDeadline(cfg.Limits.Timeout, keyed(NewGraphQL(res, cfg.Limits, cfg.Introspection, log, streams...)))))
 	if cfg.REST != nil {
 		mux.Handle("/beta/", withDeadline(cfg.Limits.Timeout, keyed(cfg.REST)))
 	}
@@ -112,6 +119,10 @@ func withDeadline(d time.Duration, next http.Handler) http.Handler {
 		d = DefaultGraphQLLimits.Timeout
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if auth.IsStream(r) { // lives as long as its subscriptions; each read has its own
+			next.ServeHTTP(w, r)
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
@@ -126,7 +137,7 @@ func capInFlight(max int, next http.Handler) http.Handler {
 	}
 	slots := make(chan struct{}, max)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" {
+		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || auth.IsStream(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -100,9 +100,10 @@ type Options struct {
 
 // Auth is the configured middleware.
 type Auth struct {
-	opts     Options
-	log      *slog.Logger
-	inFlight sync.Map // key id -> *atomic.Int64
+	opts          Options
+	log           *slog.Logger
+	inFlight      sync.Map // key id -> *atomic.Int64
+	subscriptions sync.Map // key id -> *atomic.Int64, open subscriptions
 }
 
 // New returns the middleware configured by opts.
@@ -173,6 +174,10 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		text := r.Header.Get(HeaderAPIKey)
+		if text == "" && isWebSocket(r) {
+			next.ServeHTTP(w, r) // admitted by its connection_init (AdmitStream)
+			return
+		}
 		if text == "" || len(text) > maxKeyLength {
 			forbidden(w)
 			return
@@ -203,13 +208,15 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 		}
 		// Before the rate and quota: a request refused as one too many in flight must not
 		// spend them.
-		release, ok := a.enter(key)
-		if !ok {
-			a.log.Warn("auth: too many requests in flight for one key", "key_id", key.ID, "max", a.opts.MaxInFlightPerKey)
-			busy(tw)
-			return
+		if !IsStream(r) { // a stream's subscriptions are capped by OpenSubscription
+			release, ok := a.enter(key)
+			if !ok {
+				a.log.Warn("auth: too many requests in flight for one key", "key_id", key.ID, "max", a.opts.MaxInFlightPerKey)
+				busy(tw)
+				return
+			}
+			defer release()
 		}
-		defer release()
 
 		rr, err := a.opts.Limiter.AllowRate(ctx, limiterKey(key), plan.Rate(), 1)
 		if errors.Is(err, ErrLimiterUnavailable) {
@@ -278,6 +285,13 @@ func Charge(ctx context.Context, cost int) error {
 	rr, err := st.auth.opts.Limiter.AllowRate(ctx, limiterKey(st.key), st.plan.Rate(), extra)
 	if err != nil {
 		st.auth.log.Warn("auth: rate limiter failed, cost not charged", "err", err)
+		return nil
+	}
+	if st.w == nil { // a WebSocket admitted by AdmitStream: no HTTP answer to give
+		if !rr.Allowed {
+			metrics.RateLimitRejections.WithLabelValues("cost").Inc()
+			return ErrLimitExceeded
+		}
 		return nil
 	}
 	st.w.mu.Lock()

@@ -42,6 +42,9 @@ type Plan struct {
 	MonthlyQuota *int64 `db:"monthly_quota"`
 	// AllowedOperations is nil when the plan may call every operation.
 	AllowedOperations pq.StringArray `db:"allowed_operations"`
+	// MaxSubscriptions caps the GraphQL subscriptions one key holds open in one API
+	// process; nil when upserting keeps the column's default (100).
+	MaxSubscriptions *int `db:"max_subscriptions"`
 }
 
 // Rate is the plan's token bucket.
@@ -224,8 +227,8 @@ func (s *Store) insertKey(ctx context.Context, text, plan, label string, upsert 
 // Plan returns the plan named name, or ErrUnknownPlan.
 func (s *Store) Plan(ctx context.Context, name string) (Plan, error) {
 	var p Plan
-	err := s.db.GetContext(ctx, &p, `SELECT name, rate_per_second, burst, daily_quota, monthly_quota, allowed_operations
-		FROM plans WHERE name = $1`, name)
+	err := s.db.GetContext(ctx, &p, `SELECT name, rate_per_second, burst, daily_quota, monthly_quota, allowed_operations,
+		max_subscriptions FROM plans WHERE name = $1`, name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Plan{}, fmt.Errorf("%w %q", ErrUnknownPlan, name)
 	}
@@ -235,8 +238,8 @@ func (s *Store) Plan(ctx context.Context, name string) (Plan, error) {
 // ListPlans returns every plan by name.
 func (s *Store) ListPlans(ctx context.Context) ([]Plan, error) {
 	var ps []Plan
-	err := s.db.SelectContext(ctx, &ps, `SELECT name, rate_per_second, burst, daily_quota, monthly_quota, allowed_operations
-		FROM plans ORDER BY name`)
+	err := s.db.SelectContext(ctx, &ps, `SELECT name, rate_per_second, burst, daily_quota, monthly_quota, allowed_operations,
+		max_subscriptions FROM plans ORDER BY name`)
 	return ps, err
 }
 
@@ -244,11 +247,13 @@ func (s *Store) ListPlans(ctx context.Context) ([]Plan, error) {
 // within their cache TTL.
 func (s *Store) UpsertPlan(ctx context.Context, p Plan) error {
 	_, err := s.db.NamedExecContext(ctx, `INSERT INTO plans
-		(name, rate_per_second, burst, daily_quota, monthly_quota, allowed_operations)
-		VALUES (:name, :rate_per_second, :burst, :daily_quota, :monthly_quota, :allowed_operations)
+		(name, rate_per_second, burst, daily_quota, monthly_quota, allowed_operations, max_subscriptions)
+		VALUES (:name, :rate_per_second, :burst, :daily_quota, :monthly_quota, :allowed_operations,
+			coalesce(:max_subscriptions, 100))
 		ON CONFLICT (name) DO UPDATE SET rate_per_second = excluded.rate_per_second,
 			burst = excluded.burst, daily_quota = excluded.daily_quota,
-			monthly_quota = excluded.monthly_quota, allowed_operations = excluded.allowed_operations`, p)
+			monthly_quota = excluded.monthly_quota, allowed_operations = excluded.allowed_operations,
+			max_subscriptions = excluded.max_subscriptions`, p)
 	if err != nil {
 		return fmt.Errorf("upsert plan %q: %w", p.Name, err)
 	}
@@ -293,7 +298,7 @@ func (s *Store) lookupUncached(ctx context.Context, hash [sha256.Size]byte) (cac
 	err := s.db.GetContext(ctx, &row, `SELECT k.id, k.key_prefix, k.label, k.plan, k.created_at, k.revoked_at,
 			p.name AS "p.name", p.rate_per_second AS "p.rate_per_second", p.burst AS "p.burst",
 			p.daily_quota AS "p.daily_quota", p.monthly_quota AS "p.monthly_quota",
-			p.allowed_operations AS "p.allowed_operations"
+			p.allowed_operations AS "p.allowed_operations", p.max_subscriptions AS "p.max_subscriptions"
 		FROM api_keys k JOIN plans p ON p.name = k.plan
 		WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, hash[:])
 	var c cachedKey

@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/live"
 	"github.com/starkgraph/starkgraph/scalars"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -48,6 +49,7 @@ type ResolverRoot interface {
 	Pool() PoolResolver
 	Query() QueryResolver
 	StakingOverview() StakingOverviewResolver
+	Subscription() SubscriptionResolver
 	Token() TokenResolver
 	TokenBalance() TokenBalanceResolver
 	TokenTransfer() TokenTransferResolver
@@ -146,6 +148,12 @@ type ComplexityRoot struct {
 	BlockEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	BlockEvent struct {
+		Block func(childComplexity int) int
+		Kind  func(childComplexity int) int
+		Reorg func(childComplexity int) int
 	}
 
 	Call struct {
@@ -532,6 +540,13 @@ type ComplexityRoot struct {
 		Wallet           func(childComplexity int, address db.Felt) int
 	}
 
+	Reorg struct {
+		Ancestor  func(childComplexity int) int
+		Depth     func(childComplexity int) int
+		NewHashes func(childComplexity int) int
+		OldHashes func(childComplexity int) int
+	}
+
 	SourceFile struct {
 		Content func(childComplexity int) int
 		Path    func(childComplexity int) int
@@ -572,6 +587,13 @@ type ComplexityRoot struct {
 		TotalSupply             func(childComplexity int) int
 		TotalValidators         func(childComplexity int) int
 		YearlyMint              func(childComplexity int) int
+	}
+
+	Subscription struct {
+		Events         func(childComplexity int, contract db.Felt, keys []db.Felt) int
+		NewBlocks      func(childComplexity int) int
+		TokenTransfers func(childComplexity int, token db.Felt, wallet db.Felt) int
+		Transactions   func(childComplexity int, filter *model.LiveTransactionFilter) int
 	}
 
 	Token struct {
@@ -995,6 +1017,12 @@ type StakingOverviewResolver interface {
 
 	EpochStartTime(ctx context.Context, obj *db.StakingOverview) (int, error)
 	EpochDurationSeconds(ctx context.Context, obj *db.StakingOverview) (float64, error)
+}
+type SubscriptionResolver interface {
+	NewBlocks(ctx context.Context) (<-chan *live.BlockEvent, error)
+	Transactions(ctx context.Context, filter *model.LiveTransactionFilter) (<-chan *db.Transaction, error)
+	TokenTransfers(ctx context.Context, token db.Felt, wallet db.Felt) (<-chan *db.TokenTransfer, error)
+	Events(ctx context.Context, contract db.Felt, keys []db.Felt) (<-chan *db.Event, error)
 }
 type TokenResolver interface {
 	ID(ctx context.Context, obj *db.Token) (string, error)
@@ -1461,6 +1489,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BlockEdge.Node(childComplexity), true
+
+	case "BlockEvent.block":
+		if e.ComplexityRoot.BlockEvent.Block == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockEvent.Block(childComplexity), true
+	case "BlockEvent.kind":
+		if e.ComplexityRoot.BlockEvent.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockEvent.Kind(childComplexity), true
+	case "BlockEvent.reorg":
+		if e.ComplexityRoot.BlockEvent.Reorg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockEvent.Reorg(childComplexity), true
 
 	case "Call.callType":
 		if e.ComplexityRoot.Call.CallType == nil {
@@ -3335,6 +3382,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Wallet(childComplexity, args["address"].(db.Felt)), true
 
+	case "Reorg.ancestor":
+		if e.ComplexityRoot.Reorg.Ancestor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reorg.Ancestor(childComplexity), true
+	case "Reorg.depth":
+		if e.ComplexityRoot.Reorg.Depth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reorg.Depth(childComplexity), true
+	case "Reorg.newHashes":
+		if e.ComplexityRoot.Reorg.NewHashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reorg.NewHashes(childComplexity), true
+	case "Reorg.oldHashes":
+		if e.ComplexityRoot.Reorg.OldHashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reorg.OldHashes(childComplexity), true
+
 	case "SourceFile.content":
 		if e.ComplexityRoot.SourceFile.Content == nil {
 			break
@@ -3535,6 +3607,46 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StakingOverview.YearlyMint(childComplexity), true
+
+	case "Subscription.events":
+		if e.ComplexityRoot.Subscription.Events == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_events_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Events(childComplexity, args["contract"].(db.Felt), args["keys"].([]db.Felt)), true
+	case "Subscription.newBlocks":
+		if e.ComplexityRoot.Subscription.NewBlocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.NewBlocks(childComplexity), true
+	case "Subscription.tokenTransfers":
+		if e.ComplexityRoot.Subscription.TokenTransfers == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_tokenTransfers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.TokenTransfers(childComplexity, args["token"].(db.Felt), args["wallet"].(db.Felt)), true
+	case "Subscription.transactions":
+		if e.ComplexityRoot.Subscription.Transactions == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_transactions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Transactions(childComplexity, args["filter"].(*model.LiveTransactionFilter)), true
 
 	case "Token.address":
 		if e.ComplexityRoot.Token.Address == nil {
@@ -4700,6 +4812,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("BlockRef", ec.unmarshalInputBlockRef),
 			graphql.NewInputUnmarshaler("EventFilter", ec.unmarshalInputEventFilter),
+			graphql.NewInputUnmarshaler("LiveTransactionFilter", ec.unmarshalInputLiveTransactionFilter),
 			graphql.NewInputUnmarshaler("MessageListFilter", ec.unmarshalInputMessageListFilter),
 			graphql.NewInputUnmarshaler("TransactionFilter", ec.unmarshalInputTransactionFilter),
 			graphql.NewInputUnmarshaler("TransferFilter", ec.unmarshalInputTransferFilter),
@@ -4754,6 +4867,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -4791,6 +4921,7 @@ round them. Lists are Relay connections: pass ` + "`" + `first` + "`" + ` and ` 
 schema {
   query: Query
   mutation: Mutation
+  subscription: Subscription
 }
 
 "A field element as hex: ` + "`" + `0x` + "`" + ` and lowercase digits without leading zeros. Input accepts 1-64 hex digits in any case."
@@ -5243,6 +5374,57 @@ type VerifiedClassConnection {
 type VerifiedClassEdge {
   cursor: String!
   node: VerifiedClass!
+}
+`, BuiltIn: false},
+	{Name: "../schema/live.graphqls", Input: `"""
+Live updates, over graphql-transport-ws (a WebSocket on /graphql; the API key goes in
+connection_init's payload as "x-api-key") or Server-Sent Events (POST /graphql with
+Accept: text/event-stream and the x-api-key header). Messages follow the indexer: each
+arrives when the block that holds it is committed.
+"""
+type Subscription {
+  "Each block when it is written, again when its status changes (to ACCEPTED_ON_L1), and a REORG notice when blocks are replaced."
+  newBlocks: BlockEvent!
+  "Each transaction that matches the filter, as its block is written."
+  transactions(filter: LiveTransactionFilter): Transaction!
+  "Each transfer of token (any token when omitted) to or from wallet (any wallet when omitted)."
+  tokenTransfers(token: Address, wallet: Address): TokenTransfer!
+  "Each event emitted by contract (any when omitted) whose keys begin with keys (the first key is usually the event selector)."
+  events(contract: Address, keys: [Felt!]): Event!
+}
+
+enum BlockEventKind {
+  "The block was written."
+  NEW
+  "The block's status changed."
+  STATUS
+  "Blocks above reorg.ancestor were replaced; the replacements follow as NEW."
+  REORG
+}
+
+type BlockEvent {
+  kind: BlockEventKind!
+  "The block (NEW and STATUS)."
+  block: Block
+  "What was replaced (REORG)."
+  reorg: Reorg
+}
+
+type Reorg {
+  "The newest block kept."
+  ancestor: Int!
+  "How many blocks were replaced."
+  depth: Int!
+  "The replaced blocks' hashes, oldest first (at most 50)."
+  oldHashes: [Felt!]!
+  "The node's blocks at the same heights when the fork was found, oldest first (fewer when the new chain was shorter)."
+  newHashes: [Felt!]!
+}
+
+input LiveTransactionFilter {
+  senderAddress: Address
+  contractAddress: Address
+  type: TransactionType
 }
 `, BuiltIn: false},
 	{Name: "../schema/messages.graphqls", Input: `extend type Query {
@@ -6066,6 +6248,18 @@ func (ec *executionContext) childFields_BlockEdge(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type BlockEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_BlockEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_BlockEvent_kind(ctx, field)
+	case "block":
+		return ec.fieldContext_BlockEvent_block(ctx, field)
+	case "reorg":
+		return ec.fieldContext_BlockEvent_reorg(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BlockEvent", field.Name)
+}
+
 func (ec *executionContext) childFields_Call(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "index":
@@ -6752,6 +6946,20 @@ func (ec *executionContext) childFields_Pool(ctx context.Context, field graphql.
 		return ec.fieldContext_Pool_delegations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Pool", field.Name)
+}
+
+func (ec *executionContext) childFields_Reorg(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "ancestor":
+		return ec.fieldContext_Reorg_ancestor(ctx, field)
+	case "depth":
+		return ec.fieldContext_Reorg_depth(ctx, field)
+	case "oldHashes":
+		return ec.fieldContext_Reorg_oldHashes(ctx, field)
+	case "newHashes":
+		return ec.fieldContext_Reorg_newHashes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Reorg", field.Name)
 }
 
 func (ec *executionContext) childFields_SourceFile(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8393,6 +8601,64 @@ func (ec *executionContext) field_Query_wallet_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["address"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contract",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contract"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "keys",
+		func(ctx context.Context, v any) ([]db.Felt, error) {
+			return ec.unmarshalOFelt2ᚕgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFeltᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["keys"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_tokenTransfers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "wallet",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["wallet"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_transactions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.LiveTransactionFilter, error) {
+			return ec.unmarshalOLiveTransactionFilter2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐLiveTransactionFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
 	return args, nil
 }
 
@@ -10102,6 +10368,93 @@ func (ec *executionContext) fieldContext_BlockEdge_node(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BlockEvent_kind(ctx context.Context, field graphql.CollectedField, obj *live.BlockEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockEvent_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBlockEventKind2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BlockEvent_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BlockEvent", field, false, false, "BlockEventKind")
+}
+
+func (ec *executionContext) _BlockEvent_block(ctx context.Context, field graphql.CollectedField, obj *live.BlockEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockEvent_block(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Block, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BlockEvent_block(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BlockEvent_reorg(ctx context.Context, field graphql.CollectedField, obj *live.BlockEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockEvent_reorg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reorg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *live.Reorg) graphql.Marshaler {
+			return ec.marshalOReorg2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋliveᚐReorg(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BlockEvent_reorg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reorg(ctx, field)
 		},
 	}
 	return fc, nil
@@ -17773,6 +18126,98 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Reorg_ancestor(ctx context.Context, field graphql.CollectedField, obj *live.Reorg) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reorg_ancestor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ancestor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reorg_ancestor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reorg", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reorg_depth(ctx context.Context, field graphql.CollectedField, obj *live.Reorg) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reorg_depth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Depth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reorg_depth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reorg", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reorg_oldHashes(ctx context.Context, field graphql.CollectedField, obj *live.Reorg) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reorg_oldHashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OldHashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []db.Felt) graphql.Marshaler {
+			return ec.marshalNFelt2ᚕgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFeltᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reorg_oldHashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reorg", field, false, false, "Felt")
+}
+
+func (ec *executionContext) _Reorg_newHashes(ctx context.Context, field graphql.CollectedField, obj *live.Reorg) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reorg_newHashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NewHashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []db.Felt) graphql.Marshaler {
+			return ec.marshalNFelt2ᚕgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFeltᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reorg_newHashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reorg", field, false, false, "Felt")
+}
+
 func (ec *executionContext) _SourceFile_path(ctx context.Context, field graphql.CollectedField, obj *model.SourceFile) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18530,6 +18975,170 @@ func (ec *executionContext) _StakingOverview_lastUpdated(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_StakingOverview_lastUpdated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StakingOverview", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Subscription_newBlocks(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_newBlocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().NewBlocks(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *live.BlockEvent) graphql.Marshaler {
+			return ec.marshalNBlockEvent2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋliveᚐBlockEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_newBlocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BlockEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_transactions(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_transactions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().Transactions(ctx, fc.Args["filter"].(*model.LiveTransactionFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Transaction) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTransaction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_transactions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_transactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_tokenTransfers(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_tokenTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().TokenTransfers(ctx, fc.Args["token"].(db.Felt), fc.Args["wallet"].(db.Felt))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.TokenTransfer) graphql.Marshaler {
+			return ec.marshalNTokenTransfer2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenTransfer(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_tokenTransfers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TokenTransfer(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_tokenTransfers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_events(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().Events(ctx, fc.Args["contract"].(db.Felt), fc.Args["keys"].([]db.Felt))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_events(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Token_id(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
@@ -24420,6 +25029,62 @@ func UnmarshalEventFilter(ctx context.Context, raw any) (model.EventFilter, erro
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputLiveTransactionFilter(ctx context.Context, obj any) (model.LiveTransactionFilter, error) {
+	var it model.LiveTransactionFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"senderAddress", "contractAddress", "type"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "senderAddress":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("senderAddress"))
+			data, err := ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SenderAddress = data
+		case "contractAddress":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contractAddress"))
+			data, err := ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ContractAddress = data
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransactionType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalLiveTransactionFilter unmarshals raw into the LiveTransactionFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalLiveTransactionFilter(ctx context.Context, raw any) (model.LiveTransactionFilter, error) {
+	var out model.LiveTransactionFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "LiveTransactionFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputMessageListFilter(ctx context.Context, obj any) (model.MessageListFilter, error) {
 	var it model.MessageListFilter
 	if obj == nil {
@@ -25452,6 +26117,49 @@ func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet
 		case "node":
 			out.Values[i] = ec._BlockEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var blockEventImplementors = []string{"BlockEvent"}
+
+func (ec *executionContext) _BlockEvent(ctx context.Context, sel ast.SelectionSet, obj *live.BlockEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, blockEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BlockEvent")
+		case "kind":
+			out.Values[i] = ec._BlockEvent_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "block":
+			out.Values[i] = ec._BlockEvent_block(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reorg":
+			out.Values[i] = ec._BlockEvent_reorg(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -27983,6 +28691,54 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
+var reorgImplementors = []string{"Reorg"}
+
+func (ec *executionContext) _Reorg(ctx context.Context, sel ast.SelectionSet, obj *live.Reorg) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reorgImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Reorg")
+		case "ancestor":
+			out.Values[i] = ec._Reorg_ancestor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "depth":
+			out.Values[i] = ec._Reorg_depth(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "oldHashes":
+			out.Values[i] = ec._Reorg_oldHashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "newHashes":
+			out.Values[i] = ec._Reorg_newHashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var sourceFileImplementors = []string{"SourceFile"}
 
 func (ec *executionContext) _SourceFile(ctx context.Context, sel ast.SelectionSet, obj *model.SourceFile) graphql.Marshaler {
@@ -28235,6 +28991,32 @@ func (ec *executionContext) _StakingOverview(ctx context.Context, sel ast.Select
 	}
 
 	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "newBlocks":
+		return ec._Subscription_newBlocks(ctx, fields[0])
+	case "transactions":
+		return ec._Subscription_transactions(ctx, fields[0])
+	case "tokenTransfers":
+		return ec._Subscription_tokenTransfers(ctx, fields[0])
+	case "events":
+		return ec._Subscription_events(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
 }
 
 var tokenImplementors = []string{"Token", "SearchResult", "Node"}
@@ -30356,6 +31138,28 @@ func (ec *executionContext) marshalNBlockEdge2ᚖgithubᚗcomᚋstarkgraphᚋsta
 	return ec._BlockEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNBlockEvent2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋliveᚐBlockEvent(ctx context.Context, sel ast.SelectionSet, v *live.BlockEvent) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BlockEvent!")
+		return graphql.Null
+	}
+	return ec._BlockEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBlockEventKind2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBlockEventKind2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "BlockEventKind!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -31854,6 +32658,14 @@ func (ec *executionContext) marshalOJSON2githubᚗcomᚋstarkgraphᚋstarkgraph�
 	return res
 }
 
+func (ec *executionContext) unmarshalOLiveTransactionFilter2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐLiveTransactionFilter(ctx context.Context, v any) (*model.LiveTransactionFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputLiveTransactionFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOMessageDirection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageDirection(ctx context.Context, v any) (*model.MessageDirection, error) {
 	if v == nil {
 		return nil, nil
@@ -31911,6 +32723,13 @@ func (ec *executionContext) marshalOPool2ᚖgithubᚗcomᚋstarkgraphᚋstarkgra
 		return graphql.Null
 	}
 	return ec._Pool(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOReorg2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋliveᚐReorg(ctx context.Context, sel ast.SelectionSet, v *live.Reorg) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Reorg(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOSortDirection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐSortDirection(ctx context.Context, v any) (*model.SortDirection, error) {

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -421,6 +422,9 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 			return fmt.Errorf("prune journal: %w", err)
 		}
 	}
+	if err := db.NotifyChain(work, tx, db.ChainNotice{Written: &db.BlockRange{From: int64(first), To: int64(last)}}); err != nil {
+		return fmt.Errorf("notify blocks %d-%d: %w", first, last, err)
+	}
 	if err := ctx.Err(); err != nil {
 		return err // stopped: the batch is rolled back
 	}
@@ -437,6 +441,8 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 func (ix *Indexer) handleReorg(ctx context.Context, head int64) error {
 	lowest := max(head-int64(ix.cfg.MaxReorgDepth), 0)
 	ancestor := int64(-1)
+	// The replaced blocks' hashes, ours and the node's, newest first, for the notice.
+	var oldHashes, newHashes []string
 	for hi := head; hi >= lowest && ancestor < 0; hi -= 16 {
 		lo := max(hi-15, lowest)
 		ours, err := db.BlockHashes(ctx, ix.db, lo, hi)
@@ -453,8 +459,12 @@ func (ix *Indexer) handleReorg(ctx context.Context, head int64) error {
 				ancestor = n
 				break
 			}
+			oldHashes = append(oldHashes, h.Hex())
+			newHashes = append(newHashes, theirs[n-lo].Hex())
 		}
 	}
+	slices.Reverse(oldHashes)
+	slices.Reverse(newHashes)
 	switch {
 	case ancestor == head:
 		return fmt.Errorf("block %d: the node sent a block whose parent does not match, but still has our head; not a reorg", head+1)
@@ -474,6 +484,10 @@ func (ix *Indexer) handleReorg(ctx context.Context, head int64) error {
 		return err
 	}
 	if err := db.SetIndexerHead(ctx, tx, ancestor, hash); err != nil {
+		return err
+	}
+	notice := db.ReorgNotice{Ancestor: ancestor, Depth: head - ancestor, OldHashes: oldHashes, NewHashes: newHashes}
+	if err := db.NotifyChain(ctx, tx, db.ChainNotice{Reorg: &notice}); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -523,6 +537,11 @@ func (ix *Indexer) updateFinality(ctx context.Context) error {
 	n, err := db.MarkAcceptedOnL1(ctx, tx, oldest, found)
 	if err != nil {
 		return err
+	}
+	if n > 0 {
+		if err := db.NotifyChain(ctx, tx, db.ChainNotice{AcceptedOnL1: &db.BlockRange{From: oldest, To: found}}); err != nil {
+			return err
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return err

@@ -1,11 +1,11 @@
 // Package loaders holds the per-request dataloaders: each parent -> child link of the
 // GraphQL schema batches the keys asked for during one request into one SQL statement.
-// Loaders are created per request by Middleware, so nothing is cached across requests.
+// Loaders are created per operation (and per subscription message), so nothing is cached
+// across them.
 package loaders
 
 import (
 	"context"
-	"net/http"
 	"sync"
 	"time"
 
@@ -242,24 +242,18 @@ func build(store *db.Store, d dispatch) *Loaders {
 
 type ctxKey struct{}
 
-// Middleware installs fresh loaders in every request's context.
-func Middleware(store *db.Store, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(With(r.Context(), New(store))))
-	})
-}
-
 // With returns ctx carrying l.
 func With(ctx context.Context, l *Loaders) context.Context {
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 
-// For returns the request's loaders. Resolvers are only reached through Middleware (or
-// With in the REST handler), so a missing value is a wiring bug.
+// For returns the request's loaders. Resolvers are only reached with loaders installed
+// (by the GraphQL server per operation, or per subscription message, and by the REST
+// handler per request), so a missing value is a wiring bug.
 func For(ctx context.Context) *Loaders {
 	l, ok := ctx.Value(ctxKey{}).(*Loaders)
 	if !ok {
-		panic("loaders: no loaders in context; wrap the handler with loaders.Middleware")
+		panic("loaders: no loaders in context; install them with loaders.With")
 	}
 	return l
 }

@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -171,4 +172,28 @@ func OperationLabel(name string) string {
 	}
 	operationLabels.seen[name] = struct{}{}
 	return name
+}
+
+// openSubscriptions reports the GraphQL subscriptions open in this process (set by
+// SetSubscriptionCount; 0 until then).
+var openSubscriptions atomic.Pointer[func() int]
+
+// SetSubscriptionCount makes count the source of the graphql_subscriptions_open gauge.
+func SetSubscriptionCount(count func() int) { openSubscriptions.Store(&count) }
+
+// SlowSubscribers counts subscriptions ended because their client read too slowly.
+var SlowSubscribers = prometheus.NewCounter(prometheus.CounterOpts{
+	Name: "graphql_subscriptions_slow_ended_total",
+	Help: "Subscriptions ended because their client did not keep up (a full buffer).",
+})
+
+func init() {
+	Registry.MustRegister(SlowSubscribers, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "graphql_subscriptions_open", Help: "GraphQL subscriptions open in this process.",
+	}, func() float64 {
+		if f := openSubscriptions.Load(); f != nil {
+			return float64((*f)())
+		}
+		return 0
+	}))
 }

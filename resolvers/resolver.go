@@ -3,9 +3,22 @@
 // statements whatever its page sizes. The REST handler calls the same methods.
 package resolvers
 
-import "github.com/starkgraph/starkgraph/db"
+import (
+	"errors"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/live"
+)
 
 // Resolver is the root of all resolvers.
 type Resolver struct {
 	Store *db.Store
+	// Live feeds the subscriptions; nil where the process serves none.
+	Live *live.Hub
 }
+
+var errNoSubscriptions = errors.New("subscriptions are not served here")
+
+// maxEventKeys bounds the keys an events subscription matches (Starknet events rarely
+// have more than a handful).
+const maxEventKeys = 16

@@ -108,6 +108,12 @@ type EventFilter struct {
 	ToBlock   *int    `json:"toBlock,omitempty"`
 }
 
+type LiveTransactionFilter struct {
+	SenderAddress   db.Felt          `json:"senderAddress,omitempty"`
+	ContractAddress db.Felt          `json:"contractAddress,omitempty"`
+	Type            *TransactionType `json:"type,omitempty"`
+}
+
 type MessageConnection struct {
 	Edges      []*MessageEdge `json:"edges"`
 	PageInfo   *PageInfo      `json:"pageInfo"`
@@ -208,6 +214,13 @@ type Query struct {
 type SourceFile struct {
 	Path    string `json:"path"`
 	Content string `json:"content"`
+}
+
+// Live updates, over graphql-transport-ws (a WebSocket on /graphql; the API key goes in
+// connection_init's payload as "x-api-key") or Server-Sent Events (POST /graphql with
+// Accept: text/event-stream and the x-api-key header). Messages follow the indexer: each
+// arrives when the block that holds it is committed.
+type Subscription struct {
 }
 
 type TokenConnection struct {

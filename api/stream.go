@@ -1,0 +1,157 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	coderws "github.com/coder/websocket"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/starkgraph/starkgraph/auth"
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/live"
+	"github.com/starkgraph/starkgraph/loaders"
+)
+
+// StreamWriteTimeout bounds one write to a subscriber's connection: a client that stops
+// reading is disconnected after it, instead of holding its connection and goroutines.
+var StreamWriteTimeout = 10 * time.Second
+
+// streamTransports are the subscription transports of /graphql: graphql-transport-ws on
+// a WebSocket upgrade and Server-Sent Events for Accept: text/event-stream. keys admits a
+// WebSocket from its connection_init when the upgrade carried no key (nil: no keys).
+func streamTransports(keys *auth.Auth, origins []string) []graphql.Transport {
+	accept := coderws.AcceptOptions{OriginPatterns: originPatterns(origins), CompressionMode: coderws.CompressionDisabled}
+	if len(origins) == 0 {
+		accept.InsecureSkipVerify = true // any origin, as CORS allows
+	}
+	ws := transport.Websocket{
+		Implementation:        transport.CoderWebsocketImplementation{AcceptOptions: accept},
+		KeepAlivePingInterval: 15 * time.Second,
+		InitTimeout:           10 * time.Second,
+		InitFunc: func(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+			if keys == nil {
+				return ctx, nil, nil
+			}
+			admitted, err := keys.AdmitStream(ctx, payload)
+			if err != nil {
+				return transport.AppendCloseReason(ctx, err.Error()), nil, err
+			}
+			return admitted, nil, nil
+		},
+	}
+	return []graphql.Transport{ws, transport.SSE{}}
+}
+
+// originPatterns turns CORS origins ("https://app.example") into the host patterns the
+// WebSocket library checks Origin against.
+func originPatterns(origins []string) []string {
+	var out []string
+	for _, o := range origins {
+		if u, err := url.Parse(o); err == nil && u.Host != "" {
+			out = append(out, u.Host)
+		} else {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// streamRequests prepares a stream's request: it lives as long as its subscriptions, so the
+// server's whole-request timeouts are lifted, and each write to a hijacked WebSocket is
+// bounded by StreamWriteTimeout instead.
+func streamRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !auth.IsStream(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Time{})
+		_ = rc.SetWriteDeadline(time.Time{})
+		next.ServeHTTP(&boundedWrites{ResponseWriter: w}, r)
+	})
+}
+
+// boundedWrites hands over a connection whose writes each have a deadline.
+type boundedWrites struct{ http.ResponseWriter }
+
+func (w *boundedWrites) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *boundedWrites) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w *boundedWrites) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &deadlineConn{Conn: conn}, rw, nil
+}
+
+type deadlineConn struct{ net.Conn }
+
+func (c *deadlineConn) Write(b []byte) (int, error) {
+	_ = c.Conn.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
+	return c.Conn.Write(b)
+}
+
+// openSubscription counts a subscription against its key's plan and tracks it, so that
+// its last message can say why it ended (see endedSubscription).
+func openSubscription(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	op := graphql.GetOperationContext(ctx)
+	if op.Operation == nil || op.Operation.Operation != ast.Subscription {
+		return next(ctx)
+	}
+	release, err := auth.OpenSubscription(ctx)
+	if err != nil {
+		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{{Message: err.Error(),
+			Extensions: map[string]any{"code": "TOO_MANY_SUBSCRIPTIONS"}}}})
+	}
+	context.AfterFunc(ctx, release)
+	return next(live.Track(ctx))
+}
+
+// subscriptionMessages counts each message toward the key's usage, and turns the end of
+// a subscription the server ended (a client too slow) into a last message that says so.
+func subscriptionMessages(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	op := graphql.GetOperationContext(ctx)
+	if op.Operation == nil || op.Operation.Operation != ast.Subscription {
+		return next(ctx)
+	}
+	resp := next(ctx)
+	if resp == nil {
+		if err := live.TakeEndReason(ctx); errors.Is(err, live.ErrTooSlow) {
+			return &graphql.Response{Errors: gqlerror.List{{Message: err.Error(), Extensions: map[string]any{"code": "SLOW_CONSUMER"}}}}
+		}
+		return nil
+	}
+	auth.CountMessage(ctx)
+	return resp
+}
+
+// withLoaders gives each operation fresh dataloaders (a WebSocket carries many).
+func withLoaders(store *db.Store) graphql.OperationMiddleware {
+	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		return next(loaders.With(ctx, loaders.New(store)))
+	}
+}
+
+// subscriptionLoaders gives each message of a subscription fresh dataloaders: one
+// subscription's caches would otherwise grow, and go stale, for as long as it is open.
+func subscriptionLoaders(store *db.Store) graphql.ResponseMiddleware {
+	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+		op := graphql.GetOperationContext(ctx)
+		if op.Operation == nil || op.Operation.Operation != ast.Subscription {
+			return next(ctx)
+		}
+		return next(loaders.With(ctx, loaders.New(store)))
+	}
+}

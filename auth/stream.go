@@ -1,0 +1,124 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+)
+
+// IsStream reports whether r opens a long-lived stream of GraphQL subscription messages:
+// a WebSocket upgrade or a request for Server-Sent Events. Streams are capped by the
+// plan's subscriptions, not by the requests in flight.
+func IsStream(r *http.Request) bool {
+	return isWebSocket(r) || strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+}
+
+func isWebSocket(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
+
+// ErrForbidden refuses a stream whose connection_init carries no valid key, or whose
+// plan may not call GraphQL.
+//
+//lint:ignore ST1005 the text is the API's wire message, capitalised as clients expect it
+var ErrForbidden = errors.New("Forbidden")
+
+// ErrTooManySubscriptions refuses a subscription beyond the plan's cap.
+var ErrTooManySubscriptions = errors.New("too many subscriptions open")
+
+// AdmitStream admits a WebSocket whose upgrade carried no key: a browser cannot set
+// headers on one, so the key comes in the graphql-transport-ws connection_init payload,
+// as "x-api-key" or in "headers". The checks are the middleware's (key, plan, rate,
+// quota); the returned context carries the key for Charge, OpenSubscription and
+// CountMessage. A connection admitted by its header is returned as it is.
+func (a *Auth) AdmitStream(ctx context.Context, payload map[string]any) (context.Context, error) {
+	if _, ok := ctx.Value(stateKey{}).(*requestState); ok {
+		return ctx, nil
+	}
+	text := keyIn(payload)
+	if headers, ok := payload["headers"].(map[string]any); ok && text == "" {
+		text = keyIn(headers)
+	}
+	if text == "" || len(text) > maxKeyLength {
+		return nil, ErrForbidden
+	}
+	key, plan, err := a.opts.Keys.Lookup(ctx, text)
+	if errors.Is(err, ErrUnknownKey) {
+		return nil, ErrForbidden
+	}
+	if err != nil {
+		a.log.Error("auth: key lookup failed", "err", err)
+		return nil, ErrLimiterUnavailable
+	}
+	now := a.opts.Now()
+	if a.opts.Usage != nil {
+		a.opts.Usage.Record(key.ID, http.StatusOK, now)
+	}
+	if !plan.Allows("graphql") {
+		return nil, ErrForbidden
+	}
+	rr, err := a.opts.Limiter.AllowRate(ctx, limiterKey(key), plan.Rate(), 1)
+	if err == nil && !rr.Allowed {
+		return nil, ErrLimitExceeded
+	}
+	qr := QuotaResult{Allowed: true, DailyRemaining: -1, MonthlyRemaining: -1}
+	if q := plan.Quota(); !q.Unlimited() {
+		if r, err := a.opts.Limiter.AllowQuota(ctx, limiterKey(key), q, now); err == nil {
+			qr = r
+		}
+	}
+	if !qr.Allowed {
+		return nil, ErrLimitExceeded
+	}
+	return context.WithValue(ctx, stateKey{}, &requestState{auth: a, key: key, plan: plan, quota: qr}), nil
+}
+
+// defaultMaxSubscriptions is the plans table's default.
+const defaultMaxSubscriptions = 100
+
+// OpenSubscription counts one more open subscription of ctx's key against its plan's
+// cap (per API process); release ends it. Without a key (no auth configured) there is
+// no cap.
+func OpenSubscription(ctx context.Context) (release func(), err error) {
+	st, ok := ctx.Value(stateKey{}).(*requestState)
+	if !ok {
+		return func() {}, nil
+	}
+	limit := defaultMaxSubscriptions
+	if st.plan.MaxSubscriptions != nil {
+		limit = *st.plan.MaxSubscriptions
+	}
+	v, _ := st.auth.subscriptions.LoadOrStore(st.key.ID, new(atomic.Int64))
+	n := v.(*atomic.Int64)
+	if n.Add(1) > int64(limit) {
+		n.Add(-1)
+		return nil, fmt.Errorf("%w: this key's plan allows %d at once", ErrTooManySubscriptions, limit)
+	}
+	var once atomic.Bool
+	return func() {
+		if once.CompareAndSwap(false, true) {
+			n.Add(-1)
+		}
+	}, nil
+}
+
+// CountMessage counts one subscription message toward ctx's key's usage.
+func CountMessage(ctx context.Context) {
+	st, ok := ctx.Value(stateKey{}).(*requestState)
+	if ok && st.auth.opts.Usage != nil {
+		st.auth.opts.Usage.Record(st.key.ID, http.StatusOK, st.auth.opts.Now())
+	}
+}
+
+// keyIn finds the API key among JSON members named like the header, in any case.
+func keyIn(members map[string]any) string {
+	for name, v := range members {
+		if text, ok := v.(string); ok && strings.EqualFold(name, HeaderAPIKey) {
+			return text
+		}
+	}
+	return ""
+}

@@ -1,0 +1,315 @@
+// Package live feeds the GraphQL subscriptions. A Hub LISTENs for the indexer's chain
+// notices (db.ChainChannel), reads the rows of each notice once per kind that has
+// subscribers, and hands every subscriber the rows it asked for through a bounded buffer.
+// A subscriber whose buffer is full is too slow: it is ended with ErrTooSlow, never
+// allowed to grow the process's memory.
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/starknet"
+)
+
+// ErrTooSlow ends a subscription whose client did not take its messages as fast as
+// blocks came.
+var ErrTooSlow = errors.New("the client read too slowly: its buffer of pending messages is full, so the subscription was ended; subscribe again")
+
+// BlockEvent is one message of newBlocks.
+type BlockEvent struct {
+	Kind  string    // NEW, STATUS or REORG
+	Block *db.Block // NEW and STATUS
+	Reorg *Reorg    // REORG
+}
+
+// Reorg tells that the blocks above Ancestor were replaced.
+type Reorg struct {
+	Ancestor  int64
+	Depth     int64
+	OldHashes []db.Felt
+	NewHashes []db.Felt
+}
+
+// Block event kinds.
+const (
+	KindNew    = "NEW"
+	KindStatus = "STATUS"
+	KindReorg  = "REORG"
+)
+
+// Options tune a Hub.
+type Options struct {
+	// Buffer is how many messages a subscriber may have pending; default 256.
+	Buffer int
+	// ReadTimeout bounds the reads of one notice's rows; default 10s.
+	ReadTimeout time.Duration
+	// MaxStatusBlocks bounds the STATUS messages of one finality notice (the newest are
+	// sent): the first notice after an indexer starts can cover the whole chain. Default 256.
+	MaxStatusBlocks int64
+	Logger          *slog.Logger
+}
+
+// Hub serves the subscriptions of one API process.
+type Hub struct {
+	store *db.Store
+	opts  Options
+
+	mu     sync.Mutex
+	subs   map[feed]map[subscriber]struct{}
+	last   int64 // newest block announced to subscribers; -1 before the first notice
+	closed bool
+}
+
+// feed is what a subscriber follows; each has its own read of a notice's rows.
+type feed int
+
+const (
+	feedBlocks feed = iota
+	feedTransactions
+	feedTransfers
+	feedEvents
+)
+
+// subscriber is a Subscription of any row type, as the hub holds it.
+type subscriber interface {
+	offer(row any) bool // false when the subscriber could not take it (and was ended)
+	end(err error)
+}
+
+// NewHub returns a hub reading rows from store; Run feeds it.
+func NewHub(store *db.Store, opts Options) *Hub {
+	if opts.Buffer <= 0 {
+		opts.Buffer = 256
+	}
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = 10 * time.Second
+	}
+	if opts.MaxStatusBlocks <= 0 {
+		opts.MaxStatusBlocks = 256
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Hub{store: store, opts: opts, subs: map[feed]map[subscriber]struct{}{}, last: -1}
+}
+
+// Run listens on dsn (the primary: a standby cannot LISTEN) until ctx ends, then ends
+// every subscription. A lost connection is re-established; the blocks written meanwhile
+// are read from the database, so subscribers miss none.
+func (h *Hub) Run(ctx context.Context, dsn string) error {
+	listener := pq.NewListener(dsn, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
+		if err != nil {
+			h.opts.Logger.Warn("live: notice connection", "event", ev, "err", err)
+		}
+	})
+	defer listener.Close()
+	defer h.closeAll()
+	if err := listener.Listen(db.ChainChannel); err != nil {
+		return fmt.Errorf("live: listen: %w", err)
+	}
+	if err := h.catchUp(ctx); err != nil {
+		h.opts.Logger.Warn("live: reading the indexed head", "err", err)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case n := <-listener.Notify:
+			if n == nil { // reconnected: notices may have been lost
+				if err := h.catchUp(ctx); err != nil {
+					h.opts.Logger.Warn("live: catching up after a reconnect", "err", err)
+				}
+				continue
+			}
+			var notice db.ChainNotice
+			if err := json.Unmarshal([]byte(n.Extra), &notice); err != nil {
+				h.opts.Logger.Warn("live: unreadable notice", "payload", n.Extra, "err", err)
+				continue
+			}
+			h.Handle(ctx, notice)
+		case <-time.After(time.Minute):
+			go listener.Ping() // finds a dead connection sooner than TCP would
+		}
+	}
+}
+
+// catchUp announces the blocks written since the last notice handled (none at start:
+// subscribers see blocks from when they subscribe).
+func (h *Hub) catchUp(ctx context.Context) error {
+	head, _, ok, err := db.IndexedHead(ctx, h.store.DB())
+	if err != nil || !ok {
+		return err
+	}
+	h.mu.Lock()
+	last := h.last
+	if last < 0 || head < last {
+		h.last = head
+	}
+	h.mu.Unlock()
+	if last >= 0 && head > last {
+		h.Handle(ctx, db.ChainNotice{Written: &db.BlockRange{From: last + 1, To: head}})
+	}
+	return nil
+}
+
+// Handle delivers one notice to the subscribers. Run calls it for each notice; tests may
+// call it directly.
+func (h *Hub) Handle(ctx context.Context, n db.ChainNotice) {
+	ctx, cancel := context.WithTimeout(ctx, h.opts.ReadTimeout)
+	defer cancel()
+	switch {
+	case n.Written != nil:
+		h.written(ctx, *n.Written)
+	case n.AcceptedOnL1 != nil:
+		r := *n.AcceptedOnL1
+		r.From = max(r.From, r.To-h.opts.MaxStatusBlocks+1)
+		if h.has(feedBlocks) {
+			blocks, err := h.readBlocks(ctx, r)
+			h.deliver(feedBlocks, err, messages(blocks, func(b *db.Block) any { return &BlockEvent{Kind: KindStatus, Block: b} }))
+		}
+	case n.Reorg != nil:
+		h.mu.Lock()
+		h.last = min(h.last, n.Reorg.Ancestor)
+		h.mu.Unlock()
+		reorg := &Reorg{Ancestor: n.Reorg.Ancestor, Depth: n.Reorg.Depth,
+			OldHashes: felts(n.Reorg.OldHashes), NewHashes: felts(n.Reorg.NewHashes)}
+		h.deliver(feedBlocks, nil, []any{&BlockEvent{Kind: KindReorg, Reorg: reorg}})
+	}
+}
+
+func (h *Hub) written(ctx context.Context, r db.BlockRange) {
+	h.mu.Lock()
+	if r.To > h.last {
+		h.last = r.To
+	}
+	h.mu.Unlock()
+	if h.has(feedBlocks) {
+		blocks, err := h.readBlocks(ctx, r)
+		h.deliver(feedBlocks, err, messages(blocks, func(b *db.Block) any { return &BlockEvent{Kind: KindNew, Block: b} }))
+	}
+	if h.has(feedTransactions) {
+		rows, err := h.store.TransactionsInRange(ctx, r.From, r.To)
+		h.deliver(feedTransactions, err, messages(rows, func(t *db.Transaction) any { return t }))
+	}
+	if h.has(feedTransfers) {
+		rows, err := h.store.TransfersInRange(ctx, r.From, r.To)
+		h.deliver(feedTransfers, err, messages(rows, func(t *db.TokenTransfer) any { return t }))
+	}
+	if h.has(feedEvents) {
+		rows, err := h.store.EventsInRange(ctx, r.From, r.To)
+		h.deliver(feedEvents, err, messages(rows, func(e *db.Event) any { return e }))
+	}
+}
+
+// readBlocks reads the blocks of r, waiting a little for those a read replica has not
+// replayed yet (the notice comes from the primary).
+func (h *Hub) readBlocks(ctx context.Context, r db.BlockRange) ([]*db.Block, error) {
+	for wait := 10 * time.Millisecond; ; wait *= 2 {
+		blocks, err := h.store.BlocksInRange(ctx, r.From, r.To)
+		if err != nil || int64(len(blocks)) >= r.To-r.From+1 || wait > time.Second {
+			return blocks, err
+		}
+		select {
+		case <-ctx.Done():
+			return blocks, nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+func (h *Hub) has(f feed) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs[f]) > 0
+}
+
+// messages makes each row into its message.
+func messages[T any](rows []T, message func(T) any) []any {
+	out := make([]any, len(rows))
+	for i, r := range rows {
+		out[i] = message(r)
+	}
+	return out
+}
+
+// deliver offers each message to every subscriber of f. A failed read is logged: the
+// subscribers miss those rows but stay subscribed.
+func (h *Hub) deliver(f feed, err error, msgs []any) {
+	if err != nil {
+		h.opts.Logger.Warn("live: reading a notice's rows", "err", err)
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, m := range msgs {
+		for s := range h.subs[f] {
+			if !s.offer(m) {
+				delete(h.subs[f], s)
+			}
+		}
+	}
+}
+
+// Count is the number of open subscriptions.
+func (h *Hub) Count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, subs := range h.subs {
+		n += len(subs)
+	}
+	return n
+}
+
+func (h *Hub) add(f feed, s subscriber) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	if h.subs[f] == nil {
+		h.subs[f] = map[subscriber]struct{}{}
+	}
+	h.subs[f][s] = struct{}{}
+	return true
+}
+
+func (h *Hub) remove(f feed, s subscriber) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.subs[f][s]; ok {
+		delete(h.subs[f], s)
+		s.end(nil)
+	}
+}
+
+func (h *Hub) closeAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for _, subs := range h.subs {
+		for s := range subs {
+			s.end(nil)
+		}
+	}
+	h.subs = map[feed]map[subscriber]struct{}{}
+}
+
+func felts(hexes []string) []db.Felt {
+	out := make([]db.Felt, 0, len(hexes))
+	for _, x := range hexes {
+		if f, err := starknet.ParseFelt(x); err == nil {
+			out = append(out, db.FeltOf(f))
+		}
+	}
+	return out
+}

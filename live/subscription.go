@@ -1,0 +1,145 @@
+package live
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/metrics"
+)
+
+// subscription is one subscriber's stream: the channel gqlgen reads, of the rows that
+// match. The hub is its only sender and ends it under the hub's lock.
+type subscription[T any] struct {
+	ch    chan T
+	match func(T) bool
+	ended bool  // guarded by the hub's lock
+	err   error // why it ended; read after the channel is seen closed
+}
+
+func (s *subscription[T]) offer(m any) bool {
+	v, ok := m.(T)
+	if !ok || (s.match != nil && !s.match(v)) {
+		return true
+	}
+	select {
+	case s.ch <- v:
+		return true
+	default:
+		metrics.SlowSubscribers.Inc()
+		s.end(ErrTooSlow)
+		return false
+	}
+}
+
+func (s *subscription[T]) end(err error) {
+	if !s.ended {
+		s.ended, s.err = true, err
+		close(s.ch)
+	}
+}
+
+// ErrClosed refuses a subscription while the server shuts down.
+var ErrClosed = errors.New("the server is shutting down; subscribe again")
+
+func subscribe[T any](ctx context.Context, h *Hub, f feed, match func(T) bool) (<-chan T, error) {
+	s := &subscription[T]{ch: make(chan T, h.opts.Buffer), match: match}
+	if !h.add(f, s) {
+		return nil, ErrClosed
+	}
+	if t, ok := ctx.Value(trackerKey{}).(*tracker); ok {
+		t.set(func() error { return s.err })
+	}
+	// No goroutine waits for the end: 10,000 idle subscriptions cost their buffers only.
+	context.AfterFunc(ctx, func() { h.remove(f, s) })
+	return s.ch, nil
+}
+
+// Blocks subscribes to newBlocks until ctx ends.
+func (h *Hub) Blocks(ctx context.Context) (<-chan *BlockEvent, error) {
+	return subscribe[*BlockEvent](ctx, h, feedBlocks, nil)
+}
+
+// TxMatch selects transactions; nil fields match any.
+type TxMatch struct {
+	Sender, Contract db.Felt
+	Type             string
+}
+
+// Transactions subscribes to the transactions that m selects, as their blocks are written.
+func (h *Hub) Transactions(ctx context.Context, m TxMatch) (<-chan *db.Transaction, error) {
+	return subscribe(ctx, h, feedTransactions, func(t *db.Transaction) bool {
+		return (m.Sender == nil || m.Sender.Equal(t.SenderAddress)) &&
+			(m.Contract == nil || m.Contract.Equal(t.ContractAddress)) &&
+			(m.Type == "" || m.Type == t.RawType)
+	})
+}
+
+// Transfers subscribes to the token transfers of token (nil: any) to or from wallet (nil:
+// anyone).
+func (h *Hub) Transfers(ctx context.Context, token, wallet db.Felt) (<-chan *db.TokenTransfer, error) {
+	return subscribe(ctx, h, feedTransfers, func(t *db.TokenTransfer) bool {
+		return (token == nil || token.Equal(t.TokenAddress)) &&
+			(wallet == nil || wallet.Equal(t.FromAddress) || wallet.Equal(t.ToAddress))
+	})
+}
+
+// Events subscribes to the events emitted by contract (nil: any) whose keys begin with
+// keys (each given key equals the event's key at the same position).
+func (h *Hub) Events(ctx context.Context, contract db.Felt, keys []db.Felt) (<-chan *db.Event, error) {
+	return subscribe(ctx, h, feedEvents, func(e *db.Event) bool {
+		if contract != nil && !contract.Equal(e.FromAddress) {
+			return false
+		}
+		if len(keys) > len(e.Keys) {
+			return false
+		}
+		for i, k := range keys {
+			if !bytes.Equal(db.Normalize(k), db.Normalize(e.Keys[i])) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// tracker remembers the subscription of one operation, so that the transport's last
+// message can say why it ended.
+type tracker struct {
+	mu       sync.Mutex
+	err      func() error
+	reported bool
+}
+
+type trackerKey struct{}
+
+func (t *tracker) set(err func() error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.err = err
+}
+
+// Track returns ctx with room for the subscription an operation opens; TakeEndReason
+// reads it.
+func Track(ctx context.Context) context.Context {
+	return context.WithValue(ctx, trackerKey{}, &tracker{})
+}
+
+// TakeEndReason says, once, why the subscription opened under ctx (see Track) ended when
+// the server ended it (ErrTooSlow); nil when it ended normally, or was already told. Call
+// it once its channel is closed.
+func TakeEndReason(ctx context.Context) error {
+	t, ok := ctx.Value(trackerKey{}).(*tracker)
+	if !ok {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err == nil || t.reported {
+		return nil
+	}
+	t.reported = true
+	return t.err()
+}

@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/coder/websocket/wsjson"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/indexer"
+	"github.com/starkgraph/starkgraph/sim"
+)
+
+const newBlocksDocument = `subscription { newBlocks { kind block { number hash status } reorg { ancestor depth oldHashes newHashes } } }`
+
+// blockMessage is one newBlocks message as a client reads it.
+type blockMessage struct {
+	Kind  string `json:"kind"`
+	Block *struct {
+		Number int64  `json:"number"`
+		Hash   string `json:"hash"`
+		Status string `json:"status"`
+	} `json:"block"`
+	Reorg *struct {
+		Ancestor  int64    `json:"ancestor"`
+		Depth     int64    `json:"depth"`
+		OldHashes []string `json:"oldHashes"`
+		NewHashes []string `json:"newHashes"`
+	} `json:"reorg"`
+}
+
+// String is what the streams of different transports and replicas must agree on: the
+// kind and the block (a block's status is read when the message is made, so it is left
+// out).
+func (m blockMessage) String() string {
+	switch {
+	case m.Block != nil:
+		return fmt.Sprintf("%s %d %s", m.Kind, m.Block.Number, m.Block.Hash)
+	case m.Reorg != nil:
+		return fmt.Sprintf("%s above %d, depth %d, %v -> %v", m.Kind, m.Reorg.Ancestor, m.Reorg.Depth, m.Reorg.OldHashes, m.Reorg.NewHashes)
+	}
+	return m.Kind
+}
+
+// graphQLMessage is the payload of a subscription message on either transport.
+type graphQLMessage struct {
+	Data struct {
+		NewBlocks blockMessage `json:"newBlocks"`
+	} `json:"data"`
+	Errors []struct {
+		Message    string         `json:"message"`
+		Extensions map[string]any `json:"extensions"`
+	} `json:"errors"`
+}
+
+// subscribeWS opens a graphql-transport-ws connection to base with key in its
+// connection_init, subscribes to document and sends each message's payload to the
+// returned channel, which is closed when the stream ends.
+func subscribeWS(t *testing.T, ctx context.Context, base, key, document string) <-chan graphQLMessage {
+	t.Helper()
+	conn := dialWS(t, ctx, base, key, nil)
+	if err := wsjson.Write(ctx, conn, map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": document}}); err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan graphQLMessage, 1000)
+	go func() {
+		defer close(out)
+		for {
+			var msg struct {
+				Type    string          `json:"type"`
+				Payload json.RawMessage `json:"payload"`
+			}
+			if err := wsjson.Read(ctx, conn, &msg); err != nil {
+				return
+			}
+			switch msg.Type {
+			case "ping":
+				_ = wsjson.Write(ctx, conn, map[string]string{"type": "pong"})
+			case "next":
+				var m graphQLMessage
+				_ = json.Unmarshal(msg.Payload, &m)
+				out <- m
+			case "complete", "error":
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// dialWS connects and completes the connection_init handshake.
+func dialWS(t *testing.T, ctx context.Context, base, key string, opts *websocket.DialOptions) *websocket.Conn {
+	t.Helper()
+	if opts == nil {
+		opts = &websocket.DialOptions{}
+	}
+	opts.Subprotocols = []string{"graphql-transport-ws"}
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/graphql", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadLimit(1 << 24)
+	t.Cleanup(func() { conn.CloseNow() })
+	if err := wsjson.Write(ctx, conn, map[string]any{"type": "connection_init", "payload": map[string]string{"x-api-key": key}}); err != nil {
+		t.Fatal(err)
+	}
+	var ack struct {
+		Type string `json:"type"`
+	}
+	if err := wsjson.Read(ctx, conn, &ack); err != nil || ack.Type != "connection_ack" {
+		t.Fatalf("connection_init: %+v, %v", ack, err)
+	}
+	return conn
+}
+
+// subscribeSSE subscribes over Server-Sent Events (graphql-sse's distinct connections
+// mode, as `curl -N` does it).
+func subscribeSSE(t *testing.T, ctx context.Context, base, key, document string) <-chan graphQLMessage {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"query": document})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/graphql", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("x-api-key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("SSE: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	out := make(chan graphQLMessage, 1000)
+	go func() {
+		defer close(out)
+		defer resp.Body.Close()
+		lines := bufio.NewScanner(resp.Body)
+		lines.Buffer(nil, 1<<24)
+		event := ""
+		for lines.Scan() {
+			line := lines.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				event = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: ") && event == "next":
+				var m graphQLMessage
+				_ = json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &m)
+				out <- m
+			case event == "complete":
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// indexForever runs the indexer on node until the test ends, following the head.
+func indexForever(t *testing.T, conn *sqlx.DB, node string) {
+	t.Helper()
+	ix, err := indexer.New(indexer.Config{RPCURL: node, DB: conn, StopAt: -1, PollInterval: 20 * time.Millisecond,
+		FinalityInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ix.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil && ctx.Err() == nil {
+			t.Errorf("indexer: %v", err)
+		}
+	})
+}
+
+// waitIndexed waits until the database holds block n.
+func waitIndexed(t *testing.T, conn *sqlx.DB, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		var head int64
+		if err := conn.Get(&head, `SELECT coalesce(max(number), -1) FROM blocks`); err == nil && head >= n {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("block %d was not indexed in time", n)
+}
+
+// Subscriptions end to end: the simulated node grows its chain block by block while the
+// indexer follows it, and two `serve` processes (two API replicas) stream newBlocks, one
+// over a WebSocket and over SSE, the other over a WebSocket. Each stream has the new
+// blocks in order, a status transition (Accepted on L2 -> Accepted on L1) and a REORG
+// notice when the simulator replaces its newest blocks, followed by the replacements; and
+// the three streams are the same.
+func TestSubscriptionsFollowTheChain(t *testing.T) {
+	dbURL := dbtest.NewURL(t)
+	conn, err := sqlx.Open("postgres", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	chain := sim.New(sim.Config{Seed: 11, Blocks: 12, TxPerBlock: 4, L1Lag: 3})
+	node := httptest.NewServer(chain.Handler())
+	defer node.Close()
+	indexForever(t, conn, node.URL)
+	waitIndexed(t, conn, 11)
+
+	replicaA, replicaB := serveProcess(t, dbURL), serveProcess(t, dbURL)
+	key := apiKey(t, conn)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	streams := map[string]<-chan graphQLMessage{
+		"replica A, WebSocket": subscribeWS(t, ctx, replicaA, key, newBlocksDocument),
+		"replica A, SSE":       subscribeSSE(t, ctx, replicaA, key, newBlocksDocument),
+		"replica B, WebSocket": subscribeWS(t, ctx, replicaB, key, newBlocksDocument),
+	}
+	time.Sleep(500 * time.Millisecond) // the subscriptions reach their hubs
+
+	// Five blocks, one at a time; then a reorg of the newest two, and one more block.
+	for n := int64(12); n < 17; n++ {
+		chain.AddBlocks(1)
+		waitIndexed(t, conn, n)
+	}
+	chain.Reorg(2)
+	chain.AddBlocks(1)
+	waitIndexed(t, conn, 17)
+	var replacement string
+	if err := conn.Get(&replacement, `SELECT '0x' || encode(hash, 'hex') FROM blocks WHERE number = 15`); err != nil {
+		t.Fatal(err)
+	}
+
+	var first []string
+	for name, stream := range streams {
+		var got []blockMessage
+		sawReplacement := false
+		for !sawReplacement {
+			select {
+			case m, ok := <-stream:
+				if !ok {
+					t.Fatalf("%s: the stream ended after %v", name, got)
+				}
+				if len(m.Errors) > 0 {
+					t.Fatalf("%s: %+v", name, m.Errors)
+				}
+				got = append(got, m.Data.NewBlocks)
+				b := m.Data.NewBlocks.Block
+				sawReplacement = b != nil && m.Data.NewBlocks.Kind == "NEW" && canonicalHex(b.Hash) == canonicalHex(replacement)
+			case <-ctx.Done():
+				t.Fatalf("%s: no replacement of block 15 after %v", name, got)
+			}
+		}
+		checkBlockStream(t, name, got)
+		var lines []string
+		for _, m := range got {
+			lines = append(lines, m.String())
+		}
+		if first == nil {
+			first = lines
+		} else if strings.Join(lines, "\n") != strings.Join(first, "\n") {
+			t.Errorf("%s differs from another stream:\n%s\nvs\n%s", name, strings.Join(lines, "\n"), strings.Join(first, "\n"))
+		}
+	}
+}
+
+// checkBlockStream asserts what every newBlocks stream of the test must show.
+func checkBlockStream(t *testing.T, name string, got []blockMessage) {
+	t.Helper()
+	var news []int64
+	var l1, reorgs int
+	last := int64(-1)
+	for _, m := range got {
+		switch m.Kind {
+		case "NEW":
+			if m.Block.Number <= last {
+				t.Errorf("%s: block %d came after %d without a reorg", name, m.Block.Number, last)
+			}
+			last = m.Block.Number
+			news = append(news, m.Block.Number)
+		case "STATUS":
+			if m.Block.Status == "Accepted on L1" {
+				l1++
+			}
+		case "REORG":
+			reorgs++
+			r := m.Reorg
+			if r.Ancestor != 14 || r.Depth != 2 || len(r.OldHashes) != 2 || len(r.NewHashes) != 2 || r.OldHashes[1] == r.NewHashes[1] {
+				t.Errorf("%s: reorg notice %+v; want blocks 15-16 replaced", name, *r)
+			}
+			last = r.Ancestor
+		}
+	}
+	if len(news) < 5 || news[0] != 12 || news[4] != 16 {
+		t.Errorf("%s: new blocks %v; want 12..16 in order, then the replacements", name, news)
+	}
+	if l1 == 0 {
+		t.Errorf("%s: no block moved to ACCEPTED_ON_L1: %v", name, got)
+	}
+	if reorgs != 1 {
+		t.Errorf("%s: %d reorg notices, want 1", name, reorgs)
+	}
+}
