@@ -33,13 +33,20 @@ import (
 // /readyz answers. The process is stopped with SIGTERM when the test ends.
 func serveProcess(t *testing.T, databaseURL string, env ...string) string {
 	t.Helper()
+	base, _ := serveProcessWith(t, databaseURL, nil, env)
+	return base
+}
+
+// serveProcessWith is serveProcess with extra flags of serve; it also returns the process.
+func serveProcessWith(t *testing.T, databaseURL string, args, env []string) (string, *os.Process) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(os.Args[0], "serve", "--addr", addr, "--admin-addr=", "--verify-workers", "0")
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", addr, "--admin-addr=", "--verify-workers", "0"}, args...)...)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1", "DATABASE_URL="+databaseURL, "LOG_LEVEL=error")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -63,7 +70,7 @@ func serveProcess(t *testing.T, databaseURL string, env ...string) string {
 	if err := waitReady(ctx, base); err != nil {
 		t.Fatal(err)
 	}
-	return base
+	return base, cmd.Process
 }
 
 // apiKey creates a key of the dev plan.

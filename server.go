@@ -210,6 +210,9 @@ type serverFlags struct {
 	inFlight      int
 	inFlightKey   int
 	dbMaxConns    int
+	// subscriptions
+	subscriptionBuffer int
+	streamWriteTimeout time.Duration
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
@@ -234,6 +237,8 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 		"while Redis is down: local (per-replica counters), open (admit uncounted) or closed (503)")
 	fs.IntVar(&f.inFlight, "max-inflight", 512, "requests running at once in this process; 503 with Retry-After above it (0: no cap)")
 	fs.IntVar(&f.dbMaxConns, "db-max-conns", 20, "connections of the API's read pool, all kept open while idle (no reconnect per request)")
+	fs.IntVar(&f.subscriptionBuffer, "subscription-buffer", 256, "messages a subscriber may have pending; one too slow to keep up is ended")
+	fs.DurationVar(&f.streamWriteTimeout, "stream-write-timeout", api.DefaultStreamWriteTimeout, "longest write to a subscriber's connection; a client that stops reading is disconnected")
 	fs.IntVar(&f.inFlightKey, "max-inflight-per-key", 32, "requests of one API key running at once; 503 with Retry-After above it (0: no cap)")
 }
 
@@ -466,7 +471,7 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 
 	// Subscriptions: notices come from the primary (a standby cannot LISTEN), rows from
 	// the read pool.
-	hub := live.NewHub(store, live.Options{Logger: log})
+	hub := live.NewHub(store, live.Options{Buffer: sf.subscriptionBuffer, Logger: log})
 	metrics.SetSubscriptionCount(hub.Count)
 	hubCtx, stopHub := context.WithCancel(ctx)
 	hubDone := make(chan struct{})
@@ -487,16 +492,17 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 		Store: store,
 		Auth: auth.New(auth.Options{Keys: keys, Limiter: limiter, Usage: usage, Logger: log, Operation: operationName,
 			MaxInFlightPerKey: sf.inFlightKey}),
-		MaxInFlight:   sf.inFlight,
-		REST:          restHandler(store),
-		Limits:        limits,
-		Introspection: sf.introspection,
-		Playground:    sf.playground,
-		PlaygroundKey: devKey,
-		CORSOrigins:   origins,
-		Ready:         api.ReadyCheck(store),
-		Live:          hub,
-		Logger:        log,
+		MaxInFlight:        sf.inFlight,
+		REST:               restHandler(store),
+		Limits:             limits,
+		Introspection:      sf.introspection,
+		Playground:         sf.playground,
+		PlaygroundKey:      devKey,
+		CORSOrigins:        origins,
+		Ready:              api.ReadyCheck(store),
+		Live:               hub,
+		StreamWriteTimeout: sf.streamWriteTimeout,
+		Logger:             log,
 	})
 
 	// Slow clients cannot hold a connection: headers within 10 s, the whole request within

@@ -4,11 +4,16 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -308,4 +313,172 @@ func checkBlockStream(t *testing.T, name string, got []blockMessage) {
 	if reorgs != 1 {
 		t.Errorf("%s: %d reorg notices, want 1", name, reorgs)
 	}
+}
+
+// rssMiB reads a process's resident set from /proc.
+func rssMiB(t *testing.T, pid int) float64 {
+	t.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb / 1024
+		}
+	}
+	t.Fatal("no VmRSS in /proc status")
+	return 0
+}
+
+// 10,000 idle subscriptions (100 WebSockets of 100 subscriptions each) hold a `serve`
+// process under 300 MB of resident memory; and they are live: one new block reaches
+// every one of them.
+func TestTenThousandIdleSubscriptions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 10,000 subscriptions")
+	}
+	const connections, perConnection = 100, 100
+	dbURL := dbtest.NewURL(t)
+	conn, err := sqlx.Open("postgres", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	chain := sim.New(sim.Config{Seed: 12, Blocks: 5, TxPerBlock: 2})
+	node := httptest.NewServer(chain.Handler())
+	defer node.Close()
+	indexForever(t, conn, node.URL)
+	waitIndexed(t, conn, 4)
+	base, proc := serveProcessWith(t, dbURL, nil, nil) // the GC settings serve ships with
+	key := apiKey(t, conn)
+	before := rssMiB(t, proc.Pid)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	received := make(chan int, connections)
+	for range connections {
+		ws := dialWS(t, ctx, base, key, nil)
+		for i := range perConnection {
+			msg := map[string]any{"id": strconv.Itoa(i), "type": "subscribe", "payload": map[string]any{"query": `subscription { newBlocks { kind block { number } } }`}}
+			if err := wsjson.Write(ctx, ws, msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		go func() {
+			n := 0
+			defer func() { received <- n }()
+			for n < perConnection {
+				var m struct {
+					Type string `json:"type"`
+				}
+				if err := wsjson.Read(ctx, ws, &m); err != nil {
+					return
+				}
+				if m.Type == "next" {
+					n++
+				}
+			}
+		}()
+	}
+	time.Sleep(3 * time.Second) // the last subscriptions reach the hub
+	idle := rssMiB(t, proc.Pid)
+	t.Logf("serve RSS: %.0f MiB before, %.0f MiB with %d idle subscriptions", before, idle, connections*perConnection)
+	if idle > 300 {
+		t.Errorf("%d idle subscriptions take the process to %.0f MiB; want under 300", connections*perConnection, idle)
+	}
+
+	chain.AddBlocks(1)
+	total := 0
+	for range connections {
+		total += <-received
+	}
+	if total != connections*perConnection {
+		t.Fatalf("the new block reached %d of %d subscriptions", total, connections*perConnection)
+	}
+}
+
+// A client that stops reading is disconnected, with a bounded buffer on the server, while
+// a client beside it on the same server receives every block.
+func TestSlowSubscriberIsDisconnected(t *testing.T) {
+	dbURL := dbtest.NewURL(t)
+	conn, err := sqlx.Open("postgres", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	chain := sim.New(sim.Config{Seed: 13, Blocks: 5, TxPerBlock: 200})
+	node := httptest.NewServer(chain.Handler())
+	defer node.Close()
+	indexForever(t, conn, node.URL)
+	waitIndexed(t, conn, 4)
+	base, _ := serveProcessWith(t, dbURL, []string{"--subscription-buffer", "8", "--stream-write-timeout", "1s"}, nil)
+	key := apiKey(t, conn)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	// The slow client asks for every transaction with its calldata and never reads; a
+	// small receive buffer makes the server's writes block soon.
+	slow := dialWS(t, ctx, base, key, &websocket.DialOptions{HTTPClient: smallReceiveBuffer()})
+	heavy := `subscription { transactions { hash calldata signature senderAddress } }`
+	if err := wsjson.Write(ctx, slow, map[string]any{"id": "slow", "type": "subscribe", "payload": map[string]any{"query": heavy}}); err != nil {
+		t.Fatal(err)
+	}
+	fast := subscribeWS(t, ctx, base, key, `subscription { newBlocks { kind block { number } } }`)
+	time.Sleep(500 * time.Millisecond)
+
+	const blocks = 40
+	for range blocks {
+		chain.AddBlocks(1)
+	}
+	for n := 0; n < blocks; {
+		select {
+		case m, ok := <-fast:
+			if !ok {
+				t.Fatalf("the fast client's stream ended after %d blocks", n)
+			}
+			if m.Data.NewBlocks.Kind == "NEW" {
+				n++
+			}
+		case <-ctx.Done():
+			t.Fatalf("the fast client received %d of %d blocks", n, blocks)
+		}
+	}
+
+	// The slow client now reads: what the kernel buffered, then the end of the connection.
+	read, lastErr := 0, error(nil)
+	for {
+		var m struct {
+			Type string `json:"type"`
+		}
+		readCtx, stop := context.WithTimeout(ctx, 15*time.Second)
+		lastErr = wsjson.Read(readCtx, slow, &m)
+		stop()
+		if lastErr != nil {
+			break
+		}
+		read++
+	}
+	var all int
+	if err := conn.Get(&all, `SELECT count(*) FROM transactions WHERE block_number > 4`); err != nil {
+		t.Fatal(err)
+	}
+	if read >= all || errors.Is(lastErr, context.DeadlineExceeded) {
+		t.Fatalf("the slow client read %d of %d messages and then %v; want it cut off by the server", read, all, lastErr)
+	}
+	t.Logf("the slow client got %d of %d messages before the server closed it (%v)", read, all, lastErr)
+}
+
+// smallReceiveBuffer is an HTTP client whose connections have a 4 KiB receive buffer.
+func smallReceiveBuffer() *http.Client {
+	dialer := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var err error
+		_ = c.Control(func(fd uintptr) { err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+		return err
+	}}
+	return &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
 }

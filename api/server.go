@@ -39,6 +39,9 @@ type Config struct {
 	CORSOrigins []string
 	// Live feeds GraphQL subscriptions; nil serves none.
 	Live *live.Hub
+	// StreamWriteTimeout bounds each write to a subscriber's connection (default
+	// DefaultStreamWriteTimeout): a client that stops reading is disconnected after it.
+	StreamWriteTimeout time.Duration
 	// Ready reports whether the database is reachable and migrated (for /readyz).
 	Ready func(context.Context) error
 	// MaxInFlight caps the requests running at once in this process (503 with
@@ -68,7 +71,7 @@ func NewHandler(cfg Config) http.Handler {
 	mux := http.NewServeMux()
 	// The REST handler installs the request's loaders itself; GraphQL gets them here.
 	// One deadline per request, outside the key check, so that the key lookup is bounded too.
-	mux.Handle("/graphql", streamRequests(withDeadline(cfg.Limits.Timeout, keyed(NewGraphQL(res, cfg.Limits, cfg.Introspection, log, streams...)))))
+	mux.Handle("/graphql", streamRequests(cfg.StreamWriteTimeout, withDeadline(cfg.Limits.Timeout, keyed(NewGraphQL(res, cfg.Limits, cfg.Introspection, log, streams...)))))
 	if cfg.REST != nil {
 		mux.Handle("/beta/", withDeadline(cfg.Limits.Timeout, keyed(cfg.REST)))
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -21,9 +22,10 @@ import (
 	"github.com/starkgraph/starkgraph/loaders"
 )
 
-// StreamWriteTimeout bounds one write to a subscriber's connection: a client that stops
-// reading is disconnected after it, instead of holding its connection and goroutines.
-var StreamWriteTimeout = 10 * time.Second
+// DefaultStreamWriteTimeout bounds one write to a subscriber's connection: a client that
+// stops reading is disconnected after it, instead of holding its connection and
+// goroutines.
+const DefaultStreamWriteTimeout = 10 * time.Second
 
 // streamTransports are the subscription transports of /graphql: graphql-transport-ws on
 // a WebSocket upgrade and Server-Sent Events for Accept: text/event-stream. keys admits a
@@ -65,10 +67,13 @@ func originPatterns(origins []string) []string {
 	return out
 }
 
-// streamRequests prepares a stream's request: it lives as long as its subscriptions, so the
-// server's whole-request timeouts are lifted, and each write to a hijacked WebSocket is
-// bounded by StreamWriteTimeout instead.
-func streamRequests(next http.Handler) http.Handler {
+// streamRequests prepares a stream's request: it lives as long as its subscriptions, so
+// the server's whole-request timeouts are lifted, and each write to a hijacked WebSocket
+// is bounded by writeTimeout instead.
+func streamRequests(writeTimeout time.Duration, next http.Handler) http.Handler {
+	if writeTimeout <= 0 {
+		writeTimeout = DefaultStreamWriteTimeout
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !auth.IsStream(r) {
 			next.ServeHTTP(w, r)
@@ -77,12 +82,37 @@ func streamRequests(next http.Handler) http.Handler {
 		rc := http.NewResponseController(w)
 		_ = rc.SetReadDeadline(time.Time{})
 		_ = rc.SetWriteDeadline(time.Time{})
-		next.ServeHTTP(&boundedWrites{ResponseWriter: w}, r)
+		bw := &boundedWrites{ResponseWriter: w, timeout: writeTimeout}
+		next.ServeHTTP(bw, r.WithContext(context.WithValue(r.Context(), streamKey{}, bw)))
 	})
 }
 
+type streamKey struct{}
+
+// disconnectStream closes the WebSocket that ctx's operation came on, once its last
+// message had the write timeout to go out: a connection too slow for one subscription
+// is too slow for all of them. An SSE stream ends with its one subscription.
+func disconnectStream(ctx context.Context) {
+	bw, ok := ctx.Value(streamKey{}).(*boundedWrites)
+	if !ok {
+		return
+	}
+	bw.mu.Lock()
+	conn := bw.conn
+	bw.mu.Unlock()
+	if conn != nil {
+		time.AfterFunc(bw.timeout, func() { conn.Close() })
+	}
+}
+
 // boundedWrites hands over a connection whose writes each have a deadline.
-type boundedWrites struct{ http.ResponseWriter }
+type boundedWrites struct {
+	http.ResponseWriter
+	timeout time.Duration
+
+	mu   sync.Mutex
+	conn net.Conn // once hijacked
+}
 
 func (w *boundedWrites) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
@@ -93,21 +123,33 @@ func (w *boundedWrites) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &deadlineConn{Conn: conn}, rw, nil
+	// The WebSocket library writes through the returned buffer, so it must write to the
+	// bounded connection too.
+	if err := rw.Flush(); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	bounded := &deadlineConn{Conn: conn, timeout: w.timeout}
+	w.mu.Lock()
+	w.conn = bounded
+	w.mu.Unlock()
+	return bounded, bufio.NewReadWriter(rw.Reader, bufio.NewWriter(bounded)), nil
 }
 
-type deadlineConn struct{ net.Conn }
+type deadlineConn struct {
+	net.Conn
+	timeout time.Duration
+}
 
 func (c *deadlineConn) Write(b []byte) (int, error) {
-	_ = c.Conn.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
+	_ = c.Conn.SetWriteDeadline(time.Now().Add(c.timeout))
 	return c.Conn.Write(b)
 }
 
 // openSubscription counts a subscription against its key's plan and tracks it, so that
 // its last message can say why it ended (see endedSubscription).
 func openSubscription(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-	op := graphql.GetOperationContext(ctx)
-	if op.Operation == nil || op.Operation.Operation != ast.Subscription {
+	if !isSubscription(ctx) {
 		return next(ctx)
 	}
 	release, err := auth.OpenSubscription(ctx)
@@ -122,13 +164,13 @@ func openSubscription(ctx context.Context, next graphql.OperationHandler) graphq
 // subscriptionMessages counts each message toward the key's usage, and turns the end of
 // a subscription the server ended (a client too slow) into a last message that says so.
 func subscriptionMessages(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	op := graphql.GetOperationContext(ctx)
-	if op.Operation == nil || op.Operation.Operation != ast.Subscription {
+	if !isSubscription(ctx) {
 		return next(ctx)
 	}
 	resp := next(ctx)
 	if resp == nil {
 		if err := live.TakeEndReason(ctx); errors.Is(err, live.ErrTooSlow) {
+			disconnectStream(ctx)
 			return &graphql.Response{Errors: gqlerror.List{{Message: err.Error(), Extensions: map[string]any{"code": "SLOW_CONSUMER"}}}}
 		}
 		return nil
@@ -137,21 +179,30 @@ func subscriptionMessages(ctx context.Context, next graphql.ResponseHandler) *gr
 	return resp
 }
 
-// withLoaders gives each operation fresh dataloaders (a WebSocket carries many).
+// withLoaders gives each query and mutation fresh dataloaders (a WebSocket carries many
+// operations); a subscription gets them per message (subscriptionLoaders), as one held
+// for its lifetime would cost every idle subscription its loaders.
 func withLoaders(store *db.Store) graphql.OperationMiddleware {
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		if isSubscription(ctx) {
+			return next(ctx)
+		}
 		return next(loaders.With(ctx, loaders.New(store)))
 	}
+}
+
+func isSubscription(ctx context.Context) bool {
+	op := graphql.GetOperationContext(ctx)
+	return op.Operation != nil && op.Operation.Operation == ast.Subscription
 }
 
 // subscriptionLoaders gives each message of a subscription fresh dataloaders: one
 // subscription's caches would otherwise grow, and go stale, for as long as it is open.
 func subscriptionLoaders(store *db.Store) graphql.ResponseMiddleware {
 	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-		op := graphql.GetOperationContext(ctx)
-		if op.Operation == nil || op.Operation.Operation != ast.Subscription {
+		if !isSubscription(ctx) {
 			return next(ctx)
 		}
-		return next(loaders.With(ctx, loaders.New(store)))
+		return next(loaders.WithNew(ctx, store))
 	}
 }

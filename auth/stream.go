@@ -21,9 +21,7 @@ func isWebSocket(r *http.Request) bool {
 }
 
 // ErrForbidden refuses a stream whose connection_init carries no valid key, or whose
-// plan may not call GraphQL.
-//
-//lint:ignore ST1005 the text is the API's wire message, capitalised as clients expect it
+// plan may not call GraphQL; its text is the API's wire message.
 var ErrForbidden = errors.New("Forbidden")
 
 // ErrTooManySubscriptions refuses a subscription beyond the plan's cap.

@@ -50,6 +50,10 @@ const (
 type Options struct {
 	// Buffer is how many messages a subscriber may have pending; default 256.
 	Buffer int
+	// Patience is how long the delivery of one notice waits for room in the buffers of
+	// subscribers whose buffer is full, before it ends them; default 200ms. A block's
+	// burst of messages may outrun a client that keeps up; one that stays full does not.
+	Patience time.Duration
 	// ReadTimeout bounds the reads of one notice's rows; default 10s.
 	ReadTimeout time.Duration
 	// MaxStatusBlocks bounds the STATUS messages of one finality notice (the newest are
@@ -81,7 +85,9 @@ const (
 
 // subscriber is a Subscription of any row type, as the hub holds it.
 type subscriber interface {
-	offer(row any) bool // false when the subscriber could not take it (and was ended)
+	// offer hands over a message if the subscriber wants it, waiting until patience for
+	// room; false when there was none (the subscriber is then ended).
+	offer(m any, patience time.Time) bool
 	end(err error)
 }
 
@@ -89,6 +95,9 @@ type subscriber interface {
 func NewHub(store *db.Store, opts Options) *Hub {
 	if opts.Buffer <= 0 {
 		opts.Buffer = 256
+	}
+	if opts.Patience <= 0 {
+		opts.Patience = 200 * time.Millisecond
 	}
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = 10 * time.Second
@@ -250,9 +259,10 @@ func (h *Hub) deliver(f feed, err error, msgs []any) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	patience := time.Now().Add(h.opts.Patience)
 	for _, m := range msgs {
 		for s := range h.subs[f] {
-			if !s.offer(m) {
+			if !s.offer(m, patience) {
 				delete(h.subs[f], s)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/metrics"
@@ -19,7 +20,7 @@ type subscription[T any] struct {
 	err   error // why it ended; read after the channel is seen closed
 }
 
-func (s *subscription[T]) offer(m any) bool {
+func (s *subscription[T]) offer(m any, patience time.Time) bool {
 	v, ok := m.(T)
 	if !ok || (s.match != nil && !s.match(v)) {
 		return true
@@ -28,6 +29,13 @@ func (s *subscription[T]) offer(m any) bool {
 	case s.ch <- v:
 		return true
 	default:
+	}
+	wait := time.NewTimer(time.Until(patience))
+	defer wait.Stop()
+	select {
+	case s.ch <- v:
+		return true
+	case <-wait.C:
 		metrics.SlowSubscribers.Inc()
 		s.end(ErrTooSlow)
 		return false

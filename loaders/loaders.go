@@ -247,15 +247,35 @@ func With(ctx context.Context, l *Loaders) context.Context {
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 
+// WithNew returns ctx carrying loaders over store that are made when first asked for: a
+// subscription waits for its next message under such a context, and 10,000 idle ones
+// must not hold loaders each.
+func WithNew(ctx context.Context, store *db.Store) context.Context {
+	return context.WithValue(ctx, ctxKey{}, &deferred{store: store})
+}
+
+type deferred struct {
+	once  sync.Once
+	store *db.Store
+	l     *Loaders
+}
+
+func (d *deferred) get() *Loaders {
+	d.once.Do(func() { d.l = New(d.store) })
+	return d.l
+}
+
 // For returns the request's loaders. Resolvers are only reached with loaders installed
 // (by the GraphQL server per operation, or per subscription message, and by the REST
 // handler per request), so a missing value is a wiring bug.
 func For(ctx context.Context) *Loaders {
-	l, ok := ctx.Value(ctxKey{}).(*Loaders)
-	if !ok {
-		panic("loaders: no loaders in context; install them with loaders.With")
+	switch l := ctx.Value(ctxKey{}).(type) {
+	case *Loaders:
+		return l
+	case *deferred:
+		return l.get()
 	}
-	return l
+	panic("loaders: no loaders in context; install them with loaders.With")
 }
 
 // byFelt adapts a store lookup by felts to string keys (felts are byte slices, which cannot
