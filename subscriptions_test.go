@@ -21,9 +21,12 @@ import (
 	"github.com/coder/websocket/wsjson"
 	"github.com/jmoiron/sqlx"
 
+	"github.com/starkgraph/starkgraph/auth"
+	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
 	"github.com/starkgraph/starkgraph/indexer"
 	"github.com/starkgraph/starkgraph/sim"
+	"github.com/starkgraph/starkgraph/starknet"
 )
 
 const newBlocksDocument = `subscription { newBlocks { kind block { number hash status } reorg { ancestor depth oldHashes newHashes } } }`
@@ -59,6 +62,7 @@ func (m blockMessage) String() string {
 
 // graphQLMessage is the payload of a subscription message on either transport.
 type graphQLMessage struct {
+	Raw  json.RawMessage `json:"-"` // the whole payload
 	Data struct {
 		NewBlocks blockMessage `json:"newBlocks"`
 	} `json:"data"`
@@ -92,7 +96,7 @@ func subscribeWS(t *testing.T, ctx context.Context, base, key, document string) 
 			case "ping":
 				_ = wsjson.Write(ctx, conn, map[string]string{"type": "pong"})
 			case "next":
-				var m graphQLMessage
+				m := graphQLMessage{Raw: msg.Payload}
 				_ = json.Unmarshal(msg.Payload, &m)
 				out <- m
 			case "complete", "error":
@@ -157,8 +161,8 @@ func subscribeSSE(t *testing.T, ctx context.Context, base, key, document string)
 			case strings.HasPrefix(line, "event: "):
 				event = strings.TrimPrefix(line, "event: ")
 			case strings.HasPrefix(line, "data: ") && event == "next":
-				var m graphQLMessage
-				_ = json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &m)
+				m := graphQLMessage{Raw: json.RawMessage(strings.TrimPrefix(line, "data: "))}
+				_ = json.Unmarshal(m.Raw, &m)
 				out <- m
 			case event == "complete":
 				return
@@ -481,4 +485,147 @@ func smallReceiveBuffer() *http.Client {
 		return err
 	}}
 	return &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
+}
+
+// The filtered subscriptions deliver exactly the rows of the new blocks that match, in
+// chain order: a sender's transactions, STRK's transfers, and STRK's Transfer events by
+// their first key; a plan's cap refuses a subscription over it; and every message counts
+// toward the key's usage.
+func TestFilteredSubscriptions(t *testing.T) {
+	dbURL := dbtest.NewURL(t)
+	conn, err := sqlx.Open("postgres", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	chain := sim.New(sim.Config{Seed: 14, Blocks: 5, TxPerBlock: 30})
+	node := httptest.NewServer(chain.Handler())
+	defer node.Close()
+	indexForever(t, conn, node.URL)
+	waitIndexed(t, conn, 4)
+	base := serveProcess(t, dbURL)
+	key := apiKey(t, conn)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	// The busiest sender so far is likely to send again.
+	var sender string
+	if err := conn.Get(&sender, `SELECT '0x' || encode(sender_address, 'hex') FROM transactions
+		WHERE sender_address IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	const strk = "0x4718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d"
+	transfer := starknet.Selector("Transfer").Hex()
+	streams := map[string]<-chan graphQLMessage{
+		"transactions":   subscribeWS(t, ctx, base, key, `subscription { transactions(filter: {senderAddress: "`+sender+`"}) { hash senderAddress } }`),
+		"tokenTransfers": subscribeSSE(t, ctx, base, key, `subscription { tokenTransfers(token: "`+strk+`") { transactionHash amount } }`),
+		"events":         subscribeWS(t, ctx, base, key, `subscription { events(contract: "`+strk+`", keys: ["`+transfer+`"]) { transactionHash keys } }`),
+	}
+	time.Sleep(500 * time.Millisecond)
+	chain.AddBlocks(10)
+	waitIndexed(t, conn, 14)
+
+	want := map[string][]string{}
+	queries := map[string]string{
+		"transactions": `SELECT '0x' || encode(hash, 'hex') FROM transactions WHERE block_number > 4 AND sender_address = $1
+			ORDER BY block_number, tx_index`,
+		"tokenTransfers": `SELECT '0x' || encode(transaction_hash, 'hex') FROM token_transfers WHERE block_number > 4 AND token_address = $2
+			ORDER BY block_number, tx_index, event_index`,
+		"events": `SELECT '0x' || encode(t.hash, 'hex') FROM events e JOIN transactions t USING (block_number, tx_index)
+			WHERE e.block_number > 4 AND e.from_address = $2 AND e.keys[1] = $3
+			ORDER BY e.block_number, e.tx_index, e.event_index`,
+	}
+	felt := func(hex string) db.Felt { return db.FeltOf(starknet.MustFelt(hex)) }
+	for name, q := range queries {
+		var rows []string
+		if err := conn.Select(&rows, `WITH p AS (SELECT $1::bytea, $2::bytea, $3::bytea) `+q, felt(sender), felt(strk), felt(transfer)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, r := range rows {
+			want[name] = append(want[name], canonicalHex(r))
+		}
+	}
+	messages := 0
+	for name, stream := range streams {
+		if len(want[name]) == 0 {
+			t.Fatalf("%s: the new blocks have nothing to match; pick another seed", name)
+		}
+		var got []string
+		for len(got) < len(want[name]) {
+			select {
+			case m, ok := <-stream:
+				if !ok || len(m.Errors) > 0 {
+					t.Fatalf("%s: the stream ended (%+v) after %d of %d", name, m.Errors, len(got), len(want[name]))
+				}
+				var data map[string]map[string]any
+				_ = json.Unmarshal(m.Raw, &struct {
+					Data *map[string]map[string]any `json:"data"`
+				}{&data})
+				item := data[name]
+				hash, _ := item["hash"].(string)
+				if hash == "" {
+					hash, _ = item["transactionHash"].(string)
+				}
+				got = append(got, canonicalHex(hash))
+			case <-ctx.Done():
+				t.Fatalf("%s: %d of %d messages", name, len(got), len(want[name]))
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(want[name], ",") {
+			t.Errorf("%s: got %v, want %v", name, got, want[name])
+		}
+		select {
+		case m := <-stream:
+			t.Errorf("%s: a message beyond the matching rows: %s", name, m.Raw)
+		case <-time.After(300 * time.Millisecond):
+		}
+		messages += len(got)
+	}
+
+	// Usage: the three subscriptions' messages (and their connections) were counted.
+	deadline := time.Now().Add(15 * time.Second)
+	var used int
+	for time.Now().Before(deadline) && used < messages {
+		time.Sleep(500 * time.Millisecond)
+		_ = conn.Get(&used, `SELECT coalesce(sum(requests), 0) FROM api_key_usage u JOIN api_keys k ON k.id = u.key_id WHERE k.label = $1`, t.Name())
+	}
+	if used < messages {
+		t.Errorf("the key's usage counts %d requests; want at least the %d messages", used, messages)
+	}
+
+	// The cap: a plan allowing 2 subscriptions refuses a third on the same server.
+	if _, err := conn.Exec(`INSERT INTO plans (name, rate_per_second, burst, max_subscriptions) VALUES ('two', 100, 100, 2)`); err != nil {
+		t.Fatal(err)
+	}
+	capped, _, err := auth.NewStore(conn).CreateKey(ctx, "two", "capped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := dialWS(t, ctx, base, capped, nil)
+	for i := range 3 {
+		msg := map[string]any{"id": strconv.Itoa(i), "type": "subscribe", "payload": map[string]any{"query": `subscription { newBlocks { kind } }`}}
+		if err := wsjson.Write(ctx, ws, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The refusal comes as the subscription's one message, an error, then its completion.
+	refusal := ""
+	for !strings.Contains(refusal, "TOO_MANY_SUBSCRIPTIONS") {
+		var msg struct {
+			Type    string          `json:"type"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		readCtx, stop := context.WithTimeout(ctx, 10*time.Second)
+		err := wsjson.Read(readCtx, ws, &msg)
+		stop()
+		if err != nil {
+			t.Fatalf("no subscription was refused: %v", err)
+		}
+		if msg.Type == "next" || msg.Type == "error" {
+			refusal = string(msg.Payload)
+		}
+	}
+	if !strings.Contains(refusal, "allows 2 at once") {
+		t.Fatalf("refusal: %s", refusal)
+	}
 }
