@@ -17,12 +17,14 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/jmoiron/sqlx"
 
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
 	"github.com/starkgraph/starkgraph/indexer/indexertest"
+	"github.com/starkgraph/starkgraph/live"
 	"github.com/starkgraph/starkgraph/sim"
 )
 
@@ -43,11 +45,18 @@ func chromium(t *testing.T) string {
 
 // TestPlaygroundInBrowser opens the playground in headless Chromium against a real server
 // on data indexed from the simulated node: the editor renders with the example tab, the
-// documentation explorer lists the root fields, running the tab shows data, and no request
-// leaves the server's origin (nor is any blocked by the page's CSP).
+// documentation explorer lists the root fields, running the tab shows data, the live tab
+// subscribes over a WebSocket (with the key of the headers tab) and shows the next block
+// the indexer writes, and no request leaves the server's origin (nor is any blocked by the
+// page's CSP).
 func TestPlaygroundInBrowser(t *testing.T) {
 	bin := chromium(t)
-	conn := dbtest.New(t)
+	dbURL := dbtest.NewURL(t)
+	conn, err := sqlx.Open("postgres", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
 	chain := sim.New(sim.Config{Seed: 7, Blocks: 12})
 	node := httptest.NewServer(chain.Handler())
 	defer node.Close()
@@ -65,8 +74,10 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeLimiter()
+	hub := live.NewHub(db.NewStore(conn), live.Options{})
+	go hub.Run(ctx, dbURL)
 	srv := httptest.NewServer(api.NewHandler(api.Config{
-		Store: db.NewStore(conn), Limits: api.DefaultGraphQLLimits, Introspection: true,
+		Store: db.NewStore(conn), Limits: api.DefaultGraphQLLimits, Introspection: true, Live: hub,
 		Auth:       auth.New(auth.Options{Keys: keys, Limiter: limiter, Logger: slog.New(slog.DiscardHandler)}),
 		Playground: true, PlaygroundKey: devKey,
 	}))
@@ -92,13 +103,15 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	}
 
 	var mu sync.Mutex
-	var requests, problems []string
+	var requests, sockets, problems []string
 	chromedp.ListenTarget(browser, func(ev any) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch e := ev.(type) {
 		case *network.EventRequestWillBeSent:
 			requests = append(requests, e.Request.URL)
+		case *network.EventWebSocketCreated:
+			sockets = append(sockets, e.URL)
 		case *runtime.EventExceptionThrown:
 			problems = append(problems, "exception: "+e.ExceptionDetails.Error())
 		case *log.EventEntryAdded:
@@ -153,8 +166,8 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	}
 	var tabs []string
 	step("read the tabs", chromedp.Evaluate(`[...document.querySelectorAll('.graphiql-tab > button:first-child')].map(e => e.textContent.trim())`, &tabs))
-	if strings.Join(tabs, ",") != "Overview,Contracts,Staking,DecodedTransaction" {
-		t.Errorf("tabs %v, want the four examples", tabs)
+	if strings.Join(tabs, ",") != "Overview,Contracts,Staking,DecodedTransaction,LiveBlocks" {
+		t.Errorf("tabs %v, want the five examples", tabs)
 	}
 	step("read the headers tab",
 		chromedp.Evaluate(`[...document.querySelectorAll('section[aria-label="Headers"] .CodeMirror')].map(e => e.CodeMirror.getValue()).join('\n')`, &headers))
@@ -188,12 +201,36 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		t.Errorf("result pane: want the newest indexed block (10) and holders, got:\n%.600s", result)
 	}
 
+	// The live tab subscribes over a WebSocket with the key of the headers tab: the next
+	// block the indexer writes appears in the result pane.
+	step("subscribe to new blocks",
+		chromedp.Evaluate(`[...document.querySelectorAll('.graphiql-tab > button:first-child')].find(e => e.textContent.trim() === 'LiveBlocks').click()`, nil),
+		chromedp.Poll(`document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.getValue().includes('newBlocks')`, nil),
+		chromedp.Sleep(time.Second), // GraphiQL parses the tab's document before it can tell a subscription
+		chromedp.Click(`button.graphiql-execute-button`, chromedp.ByQuery),
+		chromedp.Sleep(time.Second),
+	)
+	chain.AddBlocks(1)
+	indexertest.Run(t, conn, node.URL, 0, 12)
+	var live string
+	step("see the new block",
+		chromedp.Poll(`document.querySelector('.graphiql-response .CodeMirror').CodeMirror.getValue().includes('"newBlocks"')`, nil),
+		chromedp.Evaluate(`document.querySelector('.graphiql-response .CodeMirror').CodeMirror.getValue()`, &live),
+	)
+	// The pane shows the newest message: block 11 or 12 written, or an older block's status.
+	if !strings.Contains(live, `"kind": "NEW"`) && !strings.Contains(live, `"kind": "STATUS"`) {
+		t.Errorf("result pane of the subscription: want a block message, got:\n%.600s", live)
+	}
+
 	mu.Lock()
 	defer mu.Unlock()
 	for _, u := range requests {
 		if !strings.HasPrefix(u, srv.URL+"/") && !strings.HasPrefix(u, "data:") {
 			t.Errorf("a request left the server's origin: %s", u)
 		}
+	}
+	if ws := "ws" + strings.TrimPrefix(srv.URL, "http") + "/graphql"; len(sockets) != 1 || sockets[0] != ws {
+		t.Errorf("WebSockets opened: %v; want the subscription's one to %s", sockets, ws)
 	}
 	if len(requests) < 8 {
 		t.Errorf("only %d requests seen; the listener is not working", len(requests))

@@ -100,4 +100,14 @@ query DecodedTransaction {
   }
 }
 `},
+	{Name: "Live blocks", Query: `# Blocks as the indexer writes them, their status changes and reorgs, over a
+# WebSocket (graphql-transport-ws). Press ▶ and watch; press ■ to stop.
+subscription LiveBlocks {
+  newBlocks {
+    kind
+    block { number hash status txnCount }
+    reorg { ancestor depth oldHashes newHashes }
+  }
+}
+`},
 }

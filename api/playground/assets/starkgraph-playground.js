@@ -6,7 +6,15 @@
   var root = document.getElementById('graphiql');
   var config = JSON.parse(root.getAttribute('data-config'));
   var url = location.protocol + '//' + location.host + config.endpoint;
-  var fetcher = GraphiQL.createFetcher({ url: url, headers: config.fetcherHeaders || {} });
+  // Subscriptions go over a WebSocket on the same path (graphql-transport-ws); the headers
+  // tab's x-api-key travels in connection_init, as a browser cannot set WebSocket headers.
+  var subscriptionUrl = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + config.endpoint;
+  var fetcher = GraphiQL.createFetcher({
+    url: url,
+    subscriptionUrl: subscriptionUrl,
+    headers: config.fetcherHeaders || {},
+    wsConnectionParams: config.fetcherHeaders || {},
+  });
   var tabs = config.tabs.map(function (tab) {
     return { query: tab.query, variables: tab.variables || undefined, headers: config.headers };
   });
