@@ -172,10 +172,20 @@ func subscribeSSE(t *testing.T, ctx context.Context, base, key, document string)
 	return out
 }
 
-// indexForever runs the indexer on node until the test ends, following the head.
-func indexForever(t *testing.T, conn *sqlx.DB, node string) {
+// followedChain starts the simulated node with cfg in a database of its own, and the
+// indexer following it until the test ends; it returns once the node's blocks are indexed.
+func followedChain(t *testing.T, cfg sim.Config) (dbURL string, conn *sqlx.DB, chain *sim.Chain) {
 	t.Helper()
-	ix, err := indexer.New(indexer.Config{RPCURL: node, DB: conn, StopAt: -1, PollInterval: 20 * time.Millisecond,
+	dbURL = dbtest.NewURL(t)
+	conn, err := sqlx.Open("postgres", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	chain = sim.New(cfg)
+	node := httptest.NewServer(chain.Handler())
+	t.Cleanup(node.Close)
+	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: -1, PollInterval: 20 * time.Millisecond,
 		FinalityInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -183,12 +193,15 @@ func indexForever(t *testing.T, conn *sqlx.DB, node string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- ix.Run(ctx) }()
-	t.Cleanup(func() {
+	t.Cleanup(func() { // before the node and the connection close
 		cancel()
 		if err := <-done; err != nil && ctx.Err() == nil {
 			t.Errorf("indexer: %v", err)
 		}
 	})
+	head, _ := chain.Head()
+	waitIndexed(t, conn, int64(head))
+	return dbURL, conn, chain
 }
 
 // waitIndexed waits until the database holds block n.
@@ -212,17 +225,7 @@ func waitIndexed(t *testing.T, conn *sqlx.DB, n int64) {
 // notice when the simulator replaces its newest blocks, followed by the replacements; and
 // the three streams are the same.
 func TestSubscriptionsFollowTheChain(t *testing.T) {
-	dbURL := dbtest.NewURL(t)
-	conn, err := sqlx.Open("postgres", dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	chain := sim.New(sim.Config{Seed: 11, Blocks: 12, TxPerBlock: 4, L1Lag: 3})
-	node := httptest.NewServer(chain.Handler())
-	defer node.Close()
-	indexForever(t, conn, node.URL)
-	waitIndexed(t, conn, 11)
+	dbURL, conn, chain := followedChain(t, sim.Config{Seed: 11, Blocks: 12, TxPerBlock: 4, L1Lag: 3})
 
 	replicaA, replicaB := serveProcess(t, dbURL), serveProcess(t, dbURL)
 	key := apiKey(t, conn)
@@ -347,17 +350,7 @@ func TestTenThousandIdleSubscriptions(t *testing.T) {
 		t.Skip("opens 10,000 subscriptions")
 	}
 	const connections, perConnection = 100, 100
-	dbURL := dbtest.NewURL(t)
-	conn, err := sqlx.Open("postgres", dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	chain := sim.New(sim.Config{Seed: 12, Blocks: 5, TxPerBlock: 2})
-	node := httptest.NewServer(chain.Handler())
-	defer node.Close()
-	indexForever(t, conn, node.URL)
-	waitIndexed(t, conn, 4)
+	dbURL, conn, chain := followedChain(t, sim.Config{Seed: 12, Blocks: 5, TxPerBlock: 2})
 	base, proc := serveProcessWith(t, dbURL, nil, nil) // the GC settings serve ships with
 	key := apiKey(t, conn)
 	before := rssMiB(t, proc.Pid)
@@ -409,17 +402,7 @@ func TestTenThousandIdleSubscriptions(t *testing.T) {
 // A client that stops reading is disconnected, with a bounded buffer on the server, while
 // a client beside it on the same server receives every block.
 func TestSlowSubscriberIsDisconnected(t *testing.T) {
-	dbURL := dbtest.NewURL(t)
-	conn, err := sqlx.Open("postgres", dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	chain := sim.New(sim.Config{Seed: 13, Blocks: 5, TxPerBlock: 200})
-	node := httptest.NewServer(chain.Handler())
-	defer node.Close()
-	indexForever(t, conn, node.URL)
-	waitIndexed(t, conn, 4)
+	dbURL, conn, chain := followedChain(t, sim.Config{Seed: 13, Blocks: 5, TxPerBlock: 200})
 	base, _ := serveProcessWith(t, dbURL, []string{"--subscription-buffer", "8", "--stream-write-timeout", "1s"}, nil)
 	key := apiKey(t, conn)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -492,17 +475,7 @@ func smallReceiveBuffer() *http.Client {
 // their first key; a plan's cap refuses a subscription over it; and every message counts
 // toward the key's usage.
 func TestFilteredSubscriptions(t *testing.T) {
-	dbURL := dbtest.NewURL(t)
-	conn, err := sqlx.Open("postgres", dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	chain := sim.New(sim.Config{Seed: 14, Blocks: 5, TxPerBlock: 30})
-	node := httptest.NewServer(chain.Handler())
-	defer node.Close()
-	indexForever(t, conn, node.URL)
-	waitIndexed(t, conn, 4)
+	dbURL, conn, chain := followedChain(t, sim.Config{Seed: 14, Blocks: 5, TxPerBlock: 30})
 	base := serveProcess(t, dbURL)
 	key := apiKey(t, conn)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
