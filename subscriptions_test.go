@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -29,7 +30,8 @@ import (
 	"github.com/starkgraph/starkgraph/starknet"
 )
 
-const newBlocksDocument = `subscription { newBlocks { kind block { number hash status } reorg { ancestor depth oldHashes newHashes } } }`
+const newBlocksDocument = `subscription { newBlocks { kind block { number hash status } reorg { ancestor depth oldHashes newHashes }
+	preConfirmed { number txnCount } } }`
 
 // blockMessage is one newBlocks message as a client reads it.
 type blockMessage struct {
@@ -45,6 +47,10 @@ type blockMessage struct {
 		OldHashes []string `json:"oldHashes"`
 		NewHashes []string `json:"newHashes"`
 	} `json:"reorg"`
+	PreConfirmed *struct {
+		Number   int64 `json:"number"`
+		TxnCount int   `json:"txnCount"`
+	} `json:"preConfirmed"`
 }
 
 // String is what the streams of different transports and replicas must agree on: the
@@ -56,6 +62,8 @@ func (m blockMessage) String() string {
 		return fmt.Sprintf("%s %d %s", m.Kind, m.Block.Number, m.Block.Hash)
 	case m.Reorg != nil:
 		return fmt.Sprintf("%s above %d, depth %d, %v -> %v", m.Kind, m.Reorg.Ancestor, m.Reorg.Depth, m.Reorg.OldHashes, m.Reorg.NewHashes)
+	case m.PreConfirmed != nil:
+		return fmt.Sprintf("%s %d with %d transactions", m.Kind, m.PreConfirmed.Number, m.PreConfirmed.TxnCount)
 	}
 	return m.Kind
 }
@@ -172,6 +180,44 @@ func subscribeSSE(t *testing.T, ctx context.Context, base, key, document string)
 	return out
 }
 
+// liveServer is a `serve` process with its admin address, whose metrics tell how many
+// subscriptions its hub holds.
+type liveServer struct {
+	base, admin string
+	proc        *os.Process
+}
+
+func serveLive(t *testing.T, dbURL string, args ...string) liveServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := ln.Addr().String()
+	ln.Close()
+	base, proc := serveProcessWith(t, dbURL, append([]string{"--admin-addr", admin}, args...), nil)
+	return liveServer{base: base, admin: "http://" + admin, proc: proc}
+}
+
+// waitSubscriptions waits until the server's hub holds n subscriptions: a subscribe
+// message has no answer of its own to wait for.
+func (s liveServer) waitSubscriptions(t *testing.T, n int) {
+	t.Helper()
+	want := fmt.Sprintf("graphql_subscriptions_open %d\n", n)
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(s.admin + "/metrics"); err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if strings.Contains(string(body), want) {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the server at %s does not hold %d subscriptions", s.base, n)
+}
+
 // followedChain starts the simulated node with cfg in a database of its own, and the
 // indexer following it until the test ends; it returns once the node's blocks are indexed.
 func followedChain(t *testing.T, cfg sim.Config) (dbURL string, conn *sqlx.DB, chain *sim.Chain) {
@@ -221,22 +267,24 @@ func waitIndexed(t *testing.T, conn *sqlx.DB, n int64) {
 // Subscriptions end to end: the simulated node grows its chain block by block while the
 // indexer follows it, and two `serve` processes (two API replicas) stream newBlocks, one
 // over a WebSocket and over SSE, the other over a WebSocket. Each stream has the new
-// blocks in order, a status transition (Accepted on L2 -> Accepted on L1) and a REORG
+// blocks in order, each first being built (PRE_CONFIRMED), then written (Accepted on L2),
+// and some moving to Accepted on L1, and a REORG
 // notice when the simulator replaces its newest blocks, followed by the replacements; and
 // the three streams are the same.
 func TestSubscriptionsFollowTheChain(t *testing.T) {
 	dbURL, conn, chain := followedChain(t, sim.Config{Seed: 11, Blocks: 12, TxPerBlock: 4, L1Lag: 3})
 
-	replicaA, replicaB := serveProcess(t, dbURL), serveProcess(t, dbURL)
+	replicaA, replicaB := serveLive(t, dbURL), serveLive(t, dbURL)
 	key := apiKey(t, conn)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	streams := map[string]<-chan graphQLMessage{
-		"replica A, WebSocket": subscribeWS(t, ctx, replicaA, key, newBlocksDocument),
-		"replica A, SSE":       subscribeSSE(t, ctx, replicaA, key, newBlocksDocument),
-		"replica B, WebSocket": subscribeWS(t, ctx, replicaB, key, newBlocksDocument),
+		"replica A, WebSocket": subscribeWS(t, ctx, replicaA.base, key, newBlocksDocument),
+		"replica A, SSE":       subscribeSSE(t, ctx, replicaA.base, key, newBlocksDocument),
+		"replica B, WebSocket": subscribeWS(t, ctx, replicaB.base, key, newBlocksDocument),
 	}
-	time.Sleep(500 * time.Millisecond) // the subscriptions reach their hubs
+	replicaA.waitSubscriptions(t, 2)
+	replicaB.waitSubscriptions(t, 1)
 
 	// Five blocks, one at a time; then a reorg of the newest two, and one more block.
 	for n := int64(12); n < 17; n++ {
@@ -288,16 +336,25 @@ func TestSubscriptionsFollowTheChain(t *testing.T) {
 func checkBlockStream(t *testing.T, name string, got []blockMessage) {
 	t.Helper()
 	var news []int64
-	var l1, reorgs int
+	var l1, reorgs, confirmedAfterBuilding int
 	last := int64(-1)
+	building := map[int64]bool{}
 	for _, m := range got {
 		switch m.Kind {
+		case "PRE_CONFIRMED":
+			building[m.PreConfirmed.Number] = true
+			if last >= 0 && m.PreConfirmed.Number != last+1 {
+				t.Errorf("%s: block %d is being built on block %d", name, m.PreConfirmed.Number, last)
+			}
 		case "NEW":
 			if m.Block.Number <= last {
 				t.Errorf("%s: block %d came after %d without a reorg", name, m.Block.Number, last)
 			}
 			last = m.Block.Number
 			news = append(news, m.Block.Number)
+			if building[m.Block.Number] && m.Block.Status == "Accepted on L2" {
+				confirmedAfterBuilding++
+			}
 		case "STATUS":
 			if m.Block.Status == "Accepted on L1" {
 				l1++
@@ -315,7 +372,10 @@ func checkBlockStream(t *testing.T, name string, got []blockMessage) {
 		t.Errorf("%s: new blocks %v; want 12..16 in order, then the replacements", name, news)
 	}
 	if l1 == 0 {
-		t.Errorf("%s: no block moved to ACCEPTED_ON_L1: %v", name, got)
+		t.Errorf("%s: no block moved to Accepted on L1: %v", name, got)
+	}
+	if confirmedAfterBuilding < 4 {
+		t.Errorf("%s: %d blocks went from PRE_CONFIRMED to Accepted on L2; want each appended block: %v", name, confirmedAfterBuilding, got)
 	}
 	if reorgs != 1 {
 		t.Errorf("%s: %d reorg notices, want 1", name, reorgs)
@@ -351,7 +411,8 @@ func TestTenThousandIdleSubscriptions(t *testing.T) {
 	}
 	const connections, perConnection = 100, 100
 	dbURL, conn, chain := followedChain(t, sim.Config{Seed: 12, Blocks: 5, TxPerBlock: 2})
-	base, proc := serveProcessWith(t, dbURL, nil, nil) // the GC settings serve ships with
+	srv := serveLive(t, dbURL) // with the GC settings serve ships with
+	base, proc := srv.base, srv.proc
 	key := apiKey(t, conn)
 	before := rssMiB(t, proc.Pid)
 
@@ -382,7 +443,7 @@ func TestTenThousandIdleSubscriptions(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(3 * time.Second) // the last subscriptions reach the hub
+	srv.waitSubscriptions(t, connections*perConnection)
 	idle := rssMiB(t, proc.Pid)
 	t.Logf("serve RSS: %.0f MiB before, %.0f MiB with %d idle subscriptions", before, idle, connections*perConnection)
 	if idle > 300 {
@@ -403,7 +464,8 @@ func TestTenThousandIdleSubscriptions(t *testing.T) {
 // a client beside it on the same server receives every block.
 func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	dbURL, conn, chain := followedChain(t, sim.Config{Seed: 13, Blocks: 5, TxPerBlock: 200})
-	base, _ := serveProcessWith(t, dbURL, []string{"--subscription-buffer", "8", "--stream-write-timeout", "1s"}, nil)
+	srv := serveLive(t, dbURL, "--subscription-buffer", "8", "--stream-write-timeout", "1s")
+	base := srv.base
 	key := apiKey(t, conn)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -416,7 +478,7 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 		t.Fatal(err)
 	}
 	fast := subscribeWS(t, ctx, base, key, `subscription { newBlocks { kind block { number } } }`)
-	time.Sleep(500 * time.Millisecond)
+	srv.waitSubscriptions(t, 2)
 
 	const blocks = 40
 	for range blocks {
@@ -476,7 +538,8 @@ func smallReceiveBuffer() *http.Client {
 // toward the key's usage.
 func TestFilteredSubscriptions(t *testing.T) {
 	dbURL, conn, chain := followedChain(t, sim.Config{Seed: 14, Blocks: 5, TxPerBlock: 30})
-	base := serveProcess(t, dbURL)
+	srv := serveLive(t, dbURL)
+	base := srv.base
 	key := apiKey(t, conn)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -494,7 +557,7 @@ func TestFilteredSubscriptions(t *testing.T) {
 		"tokenTransfers": subscribeSSE(t, ctx, base, key, `subscription { tokenTransfers(token: "`+strk+`") { transactionHash amount } }`),
 		"events":         subscribeWS(t, ctx, base, key, `subscription { events(contract: "`+strk+`", keys: ["`+transfer+`"]) { transactionHash keys } }`),
 	}
-	time.Sleep(500 * time.Millisecond)
+	srv.waitSubscriptions(t, 3)
 	chain.AddBlocks(10)
 	waitIndexed(t, conn, 14)
 

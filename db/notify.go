@@ -21,6 +21,16 @@ type ChainNotice struct {
 	AcceptedOnL1 *BlockRange `json:"acceptedOnL1,omitempty"`
 	// Reorg: blocks above Ancestor were replaced.
 	Reorg *ReorgNotice `json:"reorg,omitempty"`
+	// PreConfirmed: the block being built changed. It is not stored (it has no hash yet,
+	// and grows until it is accepted), so the notice carries what subscribers are told.
+	PreConfirmed *PreConfirmedNotice `json:"preConfirmed,omitempty"`
+}
+
+// PreConfirmedNotice is the block being built: its number, time and transactions so far.
+type PreConfirmedNotice struct {
+	Number    int64 `json:"number"`
+	Timestamp int64 `json:"timestamp"`
+	TxCount   int   `json:"txCount"`
 }
 
 // BlockRange is an inclusive range of block numbers.

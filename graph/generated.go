@@ -151,9 +151,10 @@ type ComplexityRoot struct {
 	}
 
 	BlockEvent struct {
-		Block func(childComplexity int) int
-		Kind  func(childComplexity int) int
-		Reorg func(childComplexity int) int
+		Block        func(childComplexity int) int
+		Kind         func(childComplexity int) int
+		PreConfirmed func(childComplexity int) int
+		Reorg        func(childComplexity int) int
 	}
 
 	Call struct {
@@ -502,6 +503,12 @@ type ComplexityRoot struct {
 		TokenAddress   func(childComplexity int) int
 		TotalDelegated func(childComplexity int) int
 		Validator      func(childComplexity int) int
+	}
+
+	PreConfirmedBlock struct {
+		Number    func(childComplexity int) int
+		Timestamp func(childComplexity int) int
+		TxnCount  func(childComplexity int) int
 	}
 
 	Query struct {
@@ -1502,6 +1509,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BlockEvent.Kind(childComplexity), true
+	case "BlockEvent.preConfirmed":
+		if e.ComplexityRoot.BlockEvent.PreConfirmed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockEvent.PreConfirmed(childComplexity), true
 	case "BlockEvent.reorg":
 		if e.ComplexityRoot.BlockEvent.Reorg == nil {
 			break
@@ -3031,6 +3044,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Pool.Validator(childComplexity), true
+
+	case "PreConfirmedBlock.number":
+		if e.ComplexityRoot.PreConfirmedBlock.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PreConfirmedBlock.Number(childComplexity), true
+	case "PreConfirmedBlock.timestamp":
+		if e.ComplexityRoot.PreConfirmedBlock.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PreConfirmedBlock.Timestamp(childComplexity), true
+	case "PreConfirmedBlock.txnCount":
+		if e.ComplexityRoot.PreConfirmedBlock.TxnCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PreConfirmedBlock.TxnCount(childComplexity), true
 
 	case "Query.block":
 		if e.ComplexityRoot.Query.Block == nil {
@@ -5383,7 +5415,7 @@ Accept: text/event-stream and the x-api-key header). Messages follow the indexer
 arrives when the block that holds it is committed.
 """
 type Subscription {
-  "Each block when it is written, again when its status changes (to ACCEPTED_ON_L1), and a REORG notice when blocks are replaced."
+  "The block being built as it grows (PRE_CONFIRMED), each block when it is written (NEW, Accepted on L2), again when its status changes (STATUS, Accepted on L1), and a REORG notice when blocks are replaced."
   newBlocks: BlockEvent!
   "Each transaction that matches the filter, as its block is written."
   transactions(filter: LiveTransactionFilter): Transaction!
@@ -5394,6 +5426,8 @@ type Subscription {
 }
 
 enum BlockEventKind {
+  "The block being built grew (it has no hash yet; NEW follows when it is accepted)."
+  PRE_CONFIRMED
   "The block was written."
   NEW
   "The block's status changed."
@@ -5408,6 +5442,15 @@ type BlockEvent {
   block: Block
   "What was replaced (REORG)."
   reorg: Reorg
+  "The block being built (PRE_CONFIRMED)."
+  preConfirmed: PreConfirmedBlock
+}
+
+type PreConfirmedBlock {
+  number: Int!
+  timestamp: Int!
+  "Its transactions so far."
+  txnCount: Int!
 }
 
 type Reorg {
@@ -6256,6 +6299,8 @@ func (ec *executionContext) childFields_BlockEvent(ctx context.Context, field gr
 		return ec.fieldContext_BlockEvent_block(ctx, field)
 	case "reorg":
 		return ec.fieldContext_BlockEvent_reorg(ctx, field)
+	case "preConfirmed":
+		return ec.fieldContext_BlockEvent_preConfirmed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BlockEvent", field.Name)
 }
@@ -6946,6 +6991,18 @@ func (ec *executionContext) childFields_Pool(ctx context.Context, field graphql.
 		return ec.fieldContext_Pool_delegations(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Pool", field.Name)
+}
+
+func (ec *executionContext) childFields_PreConfirmedBlock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "number":
+		return ec.fieldContext_PreConfirmedBlock_number(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_PreConfirmedBlock_timestamp(ctx, field)
+	case "txnCount":
+		return ec.fieldContext_PreConfirmedBlock_txnCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PreConfirmedBlock", field.Name)
 }
 
 func (ec *executionContext) childFields_Reorg(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10455,6 +10512,38 @@ func (ec *executionContext) fieldContext_BlockEvent_reorg(_ context.Context, fie
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Reorg(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BlockEvent_preConfirmed(ctx context.Context, field graphql.CollectedField, obj *live.BlockEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockEvent_preConfirmed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PreConfirmed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *live.PreConfirmed) graphql.Marshaler {
+			return ec.marshalOPreConfirmedBlock2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋliveᚐPreConfirmed(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BlockEvent_preConfirmed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PreConfirmedBlock(ctx, field)
 		},
 	}
 	return fc, nil
@@ -16632,6 +16721,75 @@ func (ec *executionContext) fieldContext_Pool_delegations(ctx context.Context, f
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _PreConfirmedBlock_number(ctx context.Context, field graphql.CollectedField, obj *live.PreConfirmed) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PreConfirmedBlock_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PreConfirmedBlock_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PreConfirmedBlock", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PreConfirmedBlock_timestamp(ctx context.Context, field graphql.CollectedField, obj *live.PreConfirmed) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PreConfirmedBlock_timestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PreConfirmedBlock_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PreConfirmedBlock", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PreConfirmedBlock_txnCount(ctx context.Context, field graphql.CollectedField, obj *live.PreConfirmed) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PreConfirmedBlock_txnCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxnCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PreConfirmedBlock_txnCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PreConfirmedBlock", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -26162,6 +26320,11 @@ func (ec *executionContext) _BlockEvent(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "preConfirmed":
+			out.Values[i] = ec._BlockEvent_preConfirmed(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -28426,6 +28589,49 @@ func (ec *executionContext) _Pool(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Pool_delegations(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var preConfirmedBlockImplementors = []string{"PreConfirmedBlock"}
+
+func (ec *executionContext) _PreConfirmedBlock(ctx context.Context, sel ast.SelectionSet, obj *live.PreConfirmed) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, preConfirmedBlockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PreConfirmedBlock")
+		case "number":
+			out.Values[i] = ec._PreConfirmedBlock_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timestamp":
+			out.Values[i] = ec._PreConfirmedBlock_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "txnCount":
+			out.Values[i] = ec._PreConfirmedBlock_txnCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32723,6 +32929,13 @@ func (ec *executionContext) marshalOPool2ᚖgithubᚗcomᚋstarkgraphᚋstarkgra
 		return graphql.Null
 	}
 	return ec._Pool(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPreConfirmedBlock2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋliveᚐPreConfirmed(ctx context.Context, sel ast.SelectionSet, v *live.PreConfirmed) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PreConfirmedBlock(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOReorg2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋliveᚐReorg(ctx context.Context, sel ast.SelectionSet, v *live.Reorg) graphql.Marshaler {

@@ -72,8 +72,12 @@ type Indexer struct {
 	head                 int64 // newest written block, -1 when none
 	nodeHeadSeen         uint64
 	lastFinality         time.Time
-	progress             *progress
-	oneByOne             bool // single-row INSERTs instead of COPY (benchmark baseline)
+	// preConfirmed is the block being built as last announced; preConfirmedRetry is when
+	// to ask a node that could not tell again.
+	preConfirmed      db.PreConfirmedNotice
+	preConfirmedRetry time.Time
+	progress          *progress
+	oneByOne          bool // single-row INSERTs instead of COPY (benchmark baseline)
 }
 
 // New checks the configuration; Run does the work.
@@ -273,6 +277,9 @@ func (ix *Indexer) step(ctx context.Context) (done bool, err error) {
 	if err := ix.updateFinality(ctx); err != nil {
 		ix.log.Warn("finality update failed", "err", err)
 	}
+	if next > target && ok {
+		ix.notePreConfirmed(ctx, head, hash)
+	}
 	if ix.cfg.StopAt >= 0 && ix.head >= ix.cfg.StopAt {
 		return true, nil
 	}
@@ -434,6 +441,32 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	ix.head = int64(last)
 	metrics.SetIndexerHeads(last, max(ix.nodeHeadSeen, last))
 	return nil
+}
+
+// notePreConfirmed announces the block the node is building on the indexed head (number
+// head+1) when it changed, for subscribers. A node that cannot tell is asked again a minute
+// later.
+func (ix *Indexer) notePreConfirmed(ctx context.Context, head int64, hash db.Felt) {
+	if time.Now().Before(ix.preConfirmedRetry) {
+		return
+	}
+	pc, err := ix.node.PreConfirmed(ctx)
+	if err != nil {
+		ix.log.Debug("no block being built from the node", "err", err)
+		ix.preConfirmedRetry = time.Now().Add(time.Minute)
+		return
+	}
+	onHead := (pc.Number != nil && int64(*pc.Number) == head+1) ||
+		(pc.Number == nil && pc.ParentHash != nil && hash.Equal(db.FeltOf(*pc.ParentHash)))
+	notice := db.PreConfirmedNotice{Number: head + 1, Timestamp: int64(pc.Timestamp), TxCount: len(pc.TransactionHashes)}
+	if !onHead || notice == ix.preConfirmed {
+		return
+	}
+	if err := db.NotifyChain(ctx, ix.db, db.ChainNotice{PreConfirmed: &notice}); err != nil {
+		ix.log.Warn("cannot announce the block being built", "err", err)
+		return
+	}
+	ix.preConfirmed = notice
 }
 
 // handleReorg walks back from head to the newest block on which the node and the database

@@ -26,9 +26,17 @@ var ErrTooSlow = errors.New("the client read too slowly: its buffer of pending m
 
 // BlockEvent is one message of newBlocks.
 type BlockEvent struct {
-	Kind  string    // NEW, STATUS or REORG
-	Block *db.Block // NEW and STATUS
-	Reorg *Reorg    // REORG
+	Kind         string        // PRE_CONFIRMED, NEW, STATUS or REORG
+	Block        *db.Block     // NEW and STATUS
+	Reorg        *Reorg        // REORG
+	PreConfirmed *PreConfirmed // PRE_CONFIRMED
+}
+
+// PreConfirmed is the block being built, as the node last showed it.
+type PreConfirmed struct {
+	Number    int64
+	Timestamp int64
+	TxnCount  int
 }
 
 // Reorg tells that the blocks above Ancestor were replaced.
@@ -41,9 +49,10 @@ type Reorg struct {
 
 // Block event kinds.
 const (
-	KindNew    = "NEW"
-	KindStatus = "STATUS"
-	KindReorg  = "REORG"
+	KindPreConfirmed = "PRE_CONFIRMED"
+	KindNew          = "NEW"
+	KindStatus       = "STATUS"
+	KindReorg        = "REORG"
 )
 
 // Options tune a Hub.
@@ -185,6 +194,9 @@ func (h *Hub) Handle(ctx context.Context, n db.ChainNotice) {
 			blocks, err := h.readBlocks(ctx, r)
 			h.deliver(feedBlocks, err, messages(blocks, func(b *db.Block) any { return &BlockEvent{Kind: KindStatus, Block: b} }))
 		}
+	case n.PreConfirmed != nil:
+		pc := &PreConfirmed{Number: n.PreConfirmed.Number, Timestamp: n.PreConfirmed.Timestamp, TxnCount: n.PreConfirmed.TxCount}
+		h.deliver(feedBlocks, nil, []any{&BlockEvent{Kind: KindPreConfirmed, PreConfirmed: pc}})
 	case n.Reorg != nil:
 		h.mu.Lock()
 		h.last = min(h.last, n.Reorg.Ancestor)

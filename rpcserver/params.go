@@ -58,15 +58,17 @@ func indexOf(names []string, k string) int {
 	return -1
 }
 
-// BlockID is a parsed Starknet BLOCK_ID: a tag ("latest", "pending"), a number or a hash.
+// BlockID is a parsed Starknet BLOCK_ID: a tag ("latest", "pending" or its 0.9 name
+// "pre_confirmed"), a number or a hash.
 type BlockID struct {
-	Tag    string // "latest" or "pending"; empty when Number or Hash is set
+	Tag    string // "latest", "pending" or "pre_confirmed"; empty when Number or Hash is set
 	Hash   string // canonical felt, when given by hash
 	Number uint64
 	ByNum  bool
 }
 
-// ParseBlockID reads "latest" | "pending" | {"block_number": n} | {"block_hash": "0x.."}.
+// ParseBlockID reads "latest" | "pending" | "pre_confirmed" | {"block_number": n} |
+// {"block_hash": "0x.."}.
 func ParseBlockID(raw json.RawMessage) (BlockID, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -77,8 +79,8 @@ func ParseBlockID(raw json.RawMessage) (BlockID, error) {
 		if err := json.Unmarshal(raw, &tag); err != nil {
 			return BlockID{}, InvalidParams("block_id: %v", err)
 		}
-		if tag != "latest" && tag != "pending" {
-			return BlockID{}, InvalidParams("block_id tag must be \"latest\" or \"pending\", got %q", tag)
+		if tag != "latest" && tag != "pending" && tag != "pre_confirmed" {
+			return BlockID{}, InvalidParams("block_id tag must be \"latest\", \"pending\" or \"pre_confirmed\", got %q", tag)
 		}
 		return BlockID{Tag: tag}, nil
 	}

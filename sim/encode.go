@@ -45,6 +45,11 @@ func (e *enc) header(b *block, status string) {
 	e.feltField("parent_hash", b.parent)
 	e.uintField("block_number", b.number)
 	e.feltField("new_root", b.root)
+	e.headerRest(b)
+}
+
+// headerRest writes the header members a block being built has too.
+func (e *enc) headerRest(b *block) {
 	e.uintField("timestamp", b.timestamp)
 	e.feltField("sequencer_address", fixedAddr[fixedSequencer])
 	e.price("l1_gas_price", b.l1GasFri, b.l1GasWei)
@@ -202,12 +207,18 @@ const (
 func encodeBlock(dst []byte, b *block, status string, view int) []byte {
 	e := enc{dst}
 	e.header(b, status)
+	e.transactions(b.txs, status, view)
+	return e.b
+}
+
+// transactions writes a block's transactions member, in the view's form, and closes it.
+func (e *enc) transactions(txs []tx, status string, view int) {
 	e.raw(`,"transactions":[`)
-	for i := range b.txs {
+	for i := range txs {
 		if i > 0 {
 			e.comma()
 		}
-		t := &b.txs[i]
+		t := &txs[i]
 		switch view {
 		case viewReceipts:
 			e.raw(`{"transaction":`)
@@ -222,6 +233,17 @@ func encodeBlock(dst []byte, b *block, status string, view int) []byte {
 		}
 	}
 	e.raw("]}")
+}
+
+// encodePending writes the block being built as a 0.8 node does ("pending"): the next
+// block's header without its hash, number, root and status, on parent, with the first half
+// of its transactions (the rest come when it is accepted).
+func encodePending(dst []byte, next *block, parent felt, view int) []byte {
+	e := enc{dst}
+	e.raw(`{"parent_hash":`)
+	e.felt(parent)
+	e.headerRest(next)
+	e.transactions(next.txs[:len(next.txs)/2], "ACCEPTED_ON_L2", view)
 	return e.b
 }
 

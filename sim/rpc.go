@@ -89,8 +89,9 @@ func (c *Chain) newServer() *rpcserver.Server {
 	return s
 }
 
-// resolve turns a BLOCK_ID into a block number on the current chain ("pending" is
-// the head: the simulator has no pending block). Callers hold c.mu.
+// resolve turns a BLOCK_ID into a block number on the current chain ("pending" is the
+// head, except for the getBlockWith* methods, which answer the block being built).
+// Callers hold c.mu.
 func (c *Chain) resolve(raw json.RawMessage) (uint64, error) {
 	id, err := rpcserver.ParseBlockID(raw)
 	if err != nil {
@@ -139,6 +140,13 @@ func (c *Chain) blockMethod(view int) rpcserver.Method {
 		ps, err := rpcserver.Params(p, []string{"block_id"}, 1)
 		if err != nil {
 			return nil, err
+		}
+		if id, err := rpcserver.ParseBlockID(ps[0]); err == nil && (id.Tag == "pending" || id.Tag == "pre_confirmed") {
+			c.mu.RLock()
+			next := c.block(c.head + 1)
+			parent := c.block(c.head).hash
+			c.mu.RUnlock()
+			return json.RawMessage(encodePending(make([]byte, 0, 1024+len(next.txs)*1024), next, parent, view)), nil
 		}
 		c.mu.RLock()
 		n, err := c.resolve(ps[0])

@@ -222,6 +222,38 @@ func (c *Client) BlockTxHashes(ctx context.Context, block BlockID) (*BlockTxHash
 	return checkBlockTxHashes(method, block.number, block.hash, w)
 }
 
+// PreConfirmedBlock is the block the sequencer is building: a 0.9 node gives its number,
+// a 0.8 node ("pending") its parent instead.
+type PreConfirmedBlock struct {
+	Number            *uint64
+	ParentHash        *Felt
+	Timestamp         uint64
+	TransactionHashes []Felt
+}
+
+// PreConfirmed fetches the block being built, with the hashes of its transactions so far.
+func (c *Client) PreConfirmed(ctx context.Context) (*PreConfirmedBlock, error) {
+	const method = "starknet_getBlockWithTxHashes"
+	bid, err := c.blockIDParam(ctx, PreConfirmed())
+	if err != nil {
+		return nil, err
+	}
+	var w *wireBlockTxHashes
+	if err := c.call(ctx, method, nil, map[string]any{"block_id": bid}, &w); err != nil {
+		return nil, err
+	}
+	switch {
+	case w == nil:
+		return nil, invalid(method, nil, "null result")
+	case w.Timestamp == nil || w.Transactions == nil:
+		return nil, invalid(method, nil, "the block being built has no timestamp or transactions")
+	case w.BlockNumber == nil && w.ParentHash == nil:
+		return nil, invalid(method, nil, "the block being built has neither block_number nor parent_hash")
+	}
+	return &PreConfirmedBlock{Number: w.BlockNumber, ParentHash: w.ParentHash, Timestamp: *w.Timestamp,
+		TransactionHashes: *w.Transactions}, nil
+}
+
 // checkBlockTxHashes checks and normalises a block header with hashes that was asked for
 // by number or by hash (either may be nil).
 func checkBlockTxHashes(method string, number *uint64, hash *Felt, w *wireBlockTxHashes) (*BlockTxHashes, error) {
