@@ -665,3 +665,41 @@ func TestFilteredSubscriptions(t *testing.T) {
 		t.Fatalf("refusal: %s", refusal)
 	}
 }
+
+// Streams and keys: an upgrade to a WebSocket elsewhere than /graphql needs the key header
+// like any request, and a GraphQL WebSocket whose connection_init has no valid key is
+// closed before it can subscribe.
+func TestStreamsNeedAKey(t *testing.T) {
+	dbURL, _, _ := followedChain(t, sim.Config{Seed: 15, Blocks: 3, TxPerBlock: 2})
+	base := serveProcess(t, dbURL)
+	req, _ := http.NewRequest(http.MethodGet, base+"/beta/blocks", nil)
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Connection", "Upgrade")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a WebSocket upgrade to /beta without a key: %d, want 403", resp.StatusCode)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, payload := range []map[string]string{{}, {"x-api-key": "sg_not_a_key"}} {
+		conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/graphql",
+			&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wsjson.Write(ctx, conn, map[string]any{"type": "connection_init", "payload": payload}); err != nil {
+			t.Fatal(err)
+		}
+		var msg map[string]any
+		err = wsjson.Read(ctx, conn, &msg)
+		if err == nil || !strings.Contains(err.Error(), "Forbidden") {
+			t.Errorf("connection_init with %v: %v, %v; want the connection closed as Forbidden", payload, msg, err)
+		}
+		conn.CloseNow()
+	}
+}

@@ -67,11 +67,17 @@ func NewHandler(cfg Config) http.Handler {
 		}
 		return h
 	}
+	// GraphQL's WebSockets may bring their key in connection_init instead, when the server
+	// serves subscriptions (whose transport then checks it).
+	keyedGraphQL := keyed
+	if cfg.Auth != nil && cfg.Live != nil {
+		keyedGraphQL = cfg.Auth.MiddlewareWithStreams
+	}
 
 	mux := http.NewServeMux()
 	// The REST handler installs the request's loaders itself; GraphQL gets them here.
 	// One deadline per request, outside the key check, so that the key lookup is bounded too.
-	mux.Handle("/graphql", streamRequests(cfg.StreamWriteTimeout, withDeadline(cfg.Limits.Timeout, keyed(NewGraphQL(res, cfg.Limits, cfg.Introspection, log, streams...)))))
+	mux.Handle("/graphql", streamRequests(cfg.StreamWriteTimeout, withDeadline(cfg.Limits.Timeout, keyedGraphQL(NewGraphQL(res, cfg.Limits, cfg.Introspection, log, streams...)))))
 	if cfg.REST != nil {
 		mux.Handle("/beta/", withDeadline(cfg.Limits.Timeout, keyed(cfg.REST)))
 	}

@@ -170,11 +170,20 @@ func limiterKey(k Key) string { return "key:" + strconv.FormatInt(k.ID, 10) }
 
 // Middleware admits requests with a valid key within its plan's limits and
 // answers the others itself.
-func (a *Auth) Middleware(next http.Handler) http.Handler {
+func (a *Auth) Middleware(next http.Handler) http.Handler { return a.middleware(next, false) }
+
+// MiddlewareWithStreams is Middleware for a handler whose WebSockets are admitted by
+// their connection_init (AdmitStream, which the handler must call): an upgrade without a
+// key header is passed on unchecked.
+func (a *Auth) MiddlewareWithStreams(next http.Handler) http.Handler {
+	return a.middleware(next, true)
+}
+
+func (a *Auth) middleware(next http.Handler, streamsAdmitThemselves bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		text := r.Header.Get(HeaderAPIKey)
-		if text == "" && isWebSocket(r) {
+		if text == "" && streamsAdmitThemselves && isWebSocket(r) {
 			next.ServeHTTP(w, r) // admitted by its connection_init (AdmitStream)
 			return
 		}
