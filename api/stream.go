@@ -33,7 +33,9 @@ const DefaultStreamWriteTimeout = 10 * time.Second
 func streamTransports(keys *auth.Auth, origins []string) []graphql.Transport {
 	accept := coderws.AcceptOptions{OriginPatterns: originPatterns(origins), CompressionMode: coderws.CompressionDisabled}
 	if len(origins) == 0 {
-		accept.InsecureSkipVerify = true // any origin, as CORS allows
+		// Any origin, as CORS allows: a key is never ambient (no cookies), so a page of
+		// another site can only use a key it was given.
+		accept.InsecureSkipVerify = true
 	}
 	ws := transport.Websocket{
 		Implementation:        transport.CoderWebsocketImplementation{AcceptOptions: accept},
@@ -147,7 +149,7 @@ func (c *deadlineConn) Write(b []byte) (int, error) {
 }
 
 // openSubscription counts a subscription against its key's plan and tracks it, so that
-// its last message can say why it ended (see endedSubscription).
+// its last message can say why it ended (see subscriptionMessages).
 func openSubscription(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	if !isSubscription(ctx) {
 		return next(ctx)

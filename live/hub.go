@@ -65,9 +65,10 @@ type Options struct {
 	Patience time.Duration
 	// ReadTimeout bounds the reads of one notice's rows; default 10s.
 	ReadTimeout time.Duration
-	// MaxStatusBlocks bounds the STATUS messages of one finality notice (the newest are
-	// sent): the first notice after an indexer starts can cover the whole chain. Default 256.
-	MaxStatusBlocks int64
+	// MaxNoticeBlocks bounds the blocks of one notice whose rows are sent (the newest):
+	// the first finality notice after an indexer starts can cover the whole chain, and the
+	// catch-up after a lost connection the blocks written meanwhile. Default 256.
+	MaxNoticeBlocks int64
 	Logger          *slog.Logger
 }
 
@@ -111,8 +112,8 @@ func NewHub(store *db.Store, opts Options) *Hub {
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = 10 * time.Second
 	}
-	if opts.MaxStatusBlocks <= 0 {
-		opts.MaxStatusBlocks = 256
+	if opts.MaxNoticeBlocks <= 0 {
+		opts.MaxNoticeBlocks = 256
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -189,7 +190,7 @@ func (h *Hub) Handle(ctx context.Context, n db.ChainNotice) {
 		h.written(ctx, *n.Written)
 	case n.AcceptedOnL1 != nil:
 		r := *n.AcceptedOnL1
-		r.From = max(r.From, r.To-h.opts.MaxStatusBlocks+1)
+		r.From = max(r.From, r.To-h.opts.MaxNoticeBlocks+1)
 		if h.has(feedBlocks) {
 			blocks, err := h.readBlocks(ctx, r)
 			h.deliver(feedBlocks, err, messages(blocks, func(b *db.Block) any { return &BlockEvent{Kind: KindStatus, Block: b} }))
@@ -213,8 +214,14 @@ func (h *Hub) written(ctx context.Context, r db.BlockRange) {
 		h.last = r.To
 	}
 	h.mu.Unlock()
+	if h.Count() == 0 {
+		return
+	}
+	r.From = max(r.From, r.To-h.opts.MaxNoticeBlocks+1)
+	// The blocks first, whoever asks: a block's rows commit with it, so once a read
+	// replica shows the blocks it shows the rest.
+	blocks, err := h.readBlocks(ctx, r)
 	if h.has(feedBlocks) {
-		blocks, err := h.readBlocks(ctx, r)
 		h.deliver(feedBlocks, err, messages(blocks, func(b *db.Block) any { return &BlockEvent{Kind: KindNew, Block: b} }))
 	}
 	if h.has(feedTransactions) {
