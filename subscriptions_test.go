@@ -286,10 +286,42 @@ func TestSubscriptionsFollowTheChain(t *testing.T) {
 	replicaA.waitSubscriptions(t, 2)
 	replicaB.waitSubscriptions(t, 1)
 
-	// Five blocks, one at a time; then a reorg of the newest two, and one more block.
+	got := map[string][]blockMessage{}
+	// readUntil reads a stream until a message that want accepts.
+	readUntil := func(name string, want func(blockMessage) bool) {
+		t.Helper()
+		for {
+			select {
+			case m, ok := <-streams[name]:
+				if !ok {
+					t.Fatalf("%s: the stream ended after %v", name, got[name])
+				}
+				if len(m.Errors) > 0 {
+					t.Fatalf("%s: %+v", name, m.Errors)
+				}
+				got[name] = append(got[name], m.Data.NewBlocks)
+				if want(m.Data.NewBlocks) {
+					return
+				}
+			case <-ctx.Done():
+				t.Fatalf("%s: not there after %v", name, got[name])
+			}
+		}
+	}
+	written := func(n int64) func(blockMessage) bool {
+		return func(m blockMessage) bool { return m.Kind == "NEW" && m.Block.Number == n }
+	}
+	building := func(n int64) func(blockMessage) bool {
+		return func(m blockMessage) bool { return m.Kind == "PRE_CONFIRMED" && m.PreConfirmed.Number == n }
+	}
+
+	// Five blocks, one at a time, each appended once the stream showed it being built;
+	// then a reorg of the newest two, and one more block.
+	const watch = "replica A, WebSocket"
 	for n := int64(12); n < 17; n++ {
 		chain.AddBlocks(1)
-		waitIndexed(t, conn, n)
+		readUntil(watch, written(n))
+		readUntil(watch, building(n+1))
 	}
 	chain.Reorg(2)
 	chain.AddBlocks(1)
@@ -300,25 +332,11 @@ func TestSubscriptionsFollowTheChain(t *testing.T) {
 	}
 
 	var first []string
-	for name, stream := range streams {
-		var got []blockMessage
-		sawReplacement := false
-		for !sawReplacement {
-			select {
-			case m, ok := <-stream:
-				if !ok {
-					t.Fatalf("%s: the stream ended after %v", name, got)
-				}
-				if len(m.Errors) > 0 {
-					t.Fatalf("%s: %+v", name, m.Errors)
-				}
-				got = append(got, m.Data.NewBlocks)
-				b := m.Data.NewBlocks.Block
-				sawReplacement = b != nil && m.Data.NewBlocks.Kind == "NEW" && canonicalHex(b.Hash) == canonicalHex(replacement)
-			case <-ctx.Done():
-				t.Fatalf("%s: no replacement of block 15 after %v", name, got)
-			}
-		}
+	for name := range streams {
+		readUntil(name, func(m blockMessage) bool {
+			return m.Kind == "NEW" && canonicalHex(m.Block.Hash) == canonicalHex(replacement)
+		})
+		got := got[name]
 		checkBlockStream(t, name, got)
 		var lines []string
 		for _, m := range got {

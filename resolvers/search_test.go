@@ -2,6 +2,7 @@ package resolvers_test
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -120,9 +121,15 @@ func TestSearchUsesIndexes(t *testing.T) {
 		SELECT sha256(int8send(n) || '\x05'), 1, 0, 100, 'active', 0 FROM generate_series(0, 999) n`)
 	s.exec(`ANALYZE`)
 
+	// Statements run from several goroutines (search's kinds are looked up at once).
+	var mu sync.Mutex
 	var statements []string
 	var args [][]any
-	s.store.OnQuery = func(q string, a []any) { statements, args = append(statements, q), append(args, a) }
+	s.store.OnQuery = func(q string, a []any) {
+		mu.Lock()
+		defer mu.Unlock()
+		statements, args = append(statements, q), append(args, a)
+	}
 	var tx db.Felt
 	if err := s.db.Get(&tx, `SELECT hash FROM transactions WHERE block_number = 500 AND tx_index = 7`); err != nil {
 		t.Fatal(err)
