@@ -132,7 +132,12 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	defer func() { lock.Close() }()
+	defer func() {
+		// The lock belongs to the session, which outlives Close in the pool: release it,
+		// or the next indexer on this pool could wait for good on an idle connection.
+		_, _ = lock.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, ix.cfg.LockID)
+		lock.Close()
+	}()
 
 	if err := ix.handshake(ctx); err != nil {
 		if ctx.Err() != nil {

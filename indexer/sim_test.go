@@ -317,3 +317,28 @@ func TestOneWriter(t *testing.T) {
 		t.Fatal("two indexers on one database wrote something a single one would not")
 	}
 }
+
+// An indexer that stops releases its writer lock: the next one on the same pool takes it
+// whichever connection it gets (the lock was held by the pooled session, idle, for good).
+func TestStoppedIndexerReleasesItsLock(t *testing.T) {
+	_, url := simNode(t, sim.Config{Seed: 31, Blocks: 10, TxPerBlock: 3})
+	d := dbtest.New(t)
+	d.SetMaxIdleConns(10) // the pool keeps the lock's connection, as a server's pool does
+	runIndexer(t, d, url, 0, 5, nil)
+	// Keep the connection the first indexer's lock was on (the last one returned) busy,
+	// so that the second gets another one.
+	held, err := d.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	ix, err := New(Config{RPCURL: url, DB: d, StopAt: 8, Logger: quietLogger(), PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := ix.Run(ctx); err != nil || ctx.Err() != nil {
+		t.Fatalf("the second indexer did not run: %v, %v", err, ctx.Err())
+	}
+}
