@@ -103,41 +103,32 @@ func (s *Set) getStateUpdate(_ context.Context, params json.RawMessage) (any, er
 }
 
 func (s *Set) getClass(_ context.Context, params json.RawMessage) (any, error) {
-	ps, err := rpcserver.Params(params, []string{"block_id", "class_hash"}, 2)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := s.resolve(ps[0]); err != nil {
-		return nil, err
-	}
-	hash, err := rpcserver.FeltParam("class_hash", ps[1])
-	if err != nil {
-		return nil, err
-	}
-	c, ok := s.classes[hash]
-	if !ok {
-		return nil, rpcserver.ErrClassHashNotFound
-	}
-	return c, nil
+	return lookupAtBlock(s, params, "class_hash", s.classes, rpcserver.ErrClassHashNotFound)
 }
 
 func (s *Set) getClassHashAt(_ context.Context, params json.RawMessage) (any, error) {
-	ps, err := rpcserver.Params(params, []string{"block_id", "contract_address"}, 2)
+	return lookupAtBlock(s, params, "contract_address", s.contracts, rpcserver.ErrContractNotFound)
+}
+
+// lookupAtBlock answers a method taking (block_id, a felt named name) from one of the
+// set's maps by the felt; the block must exist, though the map does not vary by block.
+func lookupAtBlock[V any](s *Set, params json.RawMessage, name string, values map[string]V, notFound *rpcserver.Error) (any, error) {
+	ps, err := rpcserver.Params(params, []string{"block_id", name}, 2)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := s.resolve(ps[0]); err != nil {
 		return nil, err
 	}
-	addr, err := rpcserver.FeltParam("contract_address", ps[1])
+	key, err := rpcserver.FeltParam(name, ps[1])
 	if err != nil {
 		return nil, err
 	}
-	c, ok := s.contracts[addr]
+	v, ok := values[key]
 	if !ok {
-		return nil, rpcserver.ErrContractNotFound
+		return nil, notFound
 	}
-	return c, nil
+	return v, nil
 }
 
 func (s *Set) lookupTx(params json.RawMessage) (*block, txWithReceipt, error) {
