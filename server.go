@@ -351,6 +351,15 @@ func openDatabaseURL(ctx context.Context) (*sqlx.DB, error) {
 	return openDB(ctx, url)
 }
 
+// openDatabaseURLMigrated connects to DATABASE_URL and applies the migrations.
+func openDatabaseURLMigrated(ctx context.Context) (*sqlx.DB, error) {
+	url, err := databaseURL()
+	if err != nil {
+		return nil, err
+	}
+	return openMigrated(ctx, url)
+}
+
 // openMigrated connects to url and applies the migrations.
 func openMigrated(ctx context.Context, url string) (*sqlx.DB, error) {
 	conn, err := openDB(ctx, url)
@@ -369,11 +378,7 @@ func runMigrate(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	url, err := databaseURL()
-	if err != nil {
-		return err
-	}
-	conn, err := openMigrated(ctx, url)
+	conn, err := openDatabaseURLMigrated(ctx)
 	if err != nil {
 		return err
 	}
@@ -677,11 +682,7 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	if *rpcURL == "" {
 		return errors.New("--rpc URL is required (or STARKNET_RPC_URL)")
 	}
-	url, err := databaseURL()
-	if err != nil {
-		return err
-	}
-	conn, err := openMigrated(ctx, url)
+	conn, err := openDatabaseURLMigrated(ctx)
 	if err != nil {
 		return err
 	}

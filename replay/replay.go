@@ -428,19 +428,5 @@ func Serve(ctx context.Context, dir, addr string, logger *slog.Logger) error {
 	}
 	logger.Info("replaying fixture set", "set", set.Name, "chain_id", set.ChainID,
 		"blocks", fmt.Sprintf("%d-%d", set.FirstBlock, set.LastBlock), "url", "http://"+ln.Addr().String()+"/")
-	return serveUntilDone(ctx, &http.Server{Handler: set, ReadHeaderTimeout: 10 * time.Second}, ln)
-}
-
-func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener) error {
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdownCtx)
-		return nil
-	}
+	return rpcserver.ServeUntilDone(ctx, &http.Server{Handler: set, ReadHeaderTimeout: 10 * time.Second}, ln)
 }

@@ -15,9 +15,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Method answers one JSON-RPC call. params is the raw "params" member (nil when absent).
@@ -278,4 +280,20 @@ func appendID(out []byte, id json.RawMessage) []byte {
 		return append(out, "null"...)
 	}
 	return append(out, buf.Bytes()...)
+}
+
+// ServeUntilDone serves srv on ln until ctx ends (then it shuts srv down, allowing 5 s for
+// requests in flight, and returns nil) or serving fails.
+func ServeUntilDone(ctx context.Context, srv *http.Server, ln net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+		return nil
+	}
 }

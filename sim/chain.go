@@ -214,21 +214,10 @@ func Serve(ctx context.Context, cfg Config, addr string, logger *slog.Logger) er
 	head, _ := c.Head()
 	logger.Info("simulated Starknet node", "url", "http://"+ln.Addr().String()+"/rpc/v0_8", "seed", cfg.Seed, "head", head,
 		"block_time", cfg.BlockTime, "reorg_every", cfg.ReorgEvery, "l1_url", "http://"+ln.Addr().String()+L1Path)
-	srv := &http.Server{Handler: c.Handlers(), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go c.Run(runCtx)
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdownCtx)
-		return nil
-	}
+	return rpcserver.ServeUntilDone(ctx, &http.Server{Handler: c.Handlers(), ReadHeaderTimeout: 10 * time.Second}, ln)
 }
 
 // dropMember removes `"name":<string value>,` from an encoded object (fault injection).
