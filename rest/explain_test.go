@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jmoiron/sqlx"
+	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
 	"github.com/starkgraph/starkgraph/resolvers"
@@ -24,57 +27,45 @@ var bigTables = map[string]bool{
 	"contract_changes": true, "delegations": true,
 }
 
-// TestEveryRouteUsesIndexes runs every GET operation on the seeded chain, collects the SQL
-// it executes, and EXPLAINs each statement with sequential scans and sorts disabled: what
-// is left of them is what no index can serve. A sequential scan of a big table, or a sort
-// of a big table's rows, fails the test.
-func TestEveryRouteUsesIndexes(t *testing.T) {
-	conn := dbtest.New(t)
-	seed(t, conn)
-	store := db.NewStore(conn)
-	type statement struct {
-		query string
-		args  []any
-		route string
-	}
-	var mu sync.Mutex
-	seen := map[string]statement{}
-	route := ""
-	store.OnQuery = func(q string, args []any) {
-		mu.Lock()
-		defer mu.Unlock()
-		if _, ok := seen[q]; !ok {
-			seen[q] = statement{query: q, args: args, route: route}
-		}
-	}
-	srv := httptest.NewServer(NewHandler(&resolvers.Resolver{Store: store}, Options{}))
-	defer srv.Close()
-	var ops []string
-	for op := range sampleRequests {
-		ops = append(ops, op)
-	}
-	sort.Strings(ops)
-	for _, op := range ops {
-		for _, path := range []string{sampleRequests[op], withQuery(sampleRequests[op], "p=2")} {
-			mu.Lock()
-			route = path
-			mu.Unlock()
-			resp, err := http.Get(srv.URL + path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			if resp.StatusCode >= 500 {
-				t.Fatalf("%s: %d", path, resp.StatusCode)
-			}
-		}
-	}
-	if len(seen) < 20 {
-		t.Fatalf("only %d statements collected", len(seen))
-	}
+// statements records the distinct SQL statements a store runs, each with the first
+// arguments and the request it came from.
+type statements struct {
+	mu      sync.Mutex
+	seen    map[string]statement
+	request string
+}
 
+type statement struct {
+	query   string
+	args    []any
+	request string
+}
+
+func recordStatements(store *db.Store) *statements {
+	st := &statements{seen: map[string]statement{}}
+	store.OnQuery = func(q string, args []any) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if _, ok := st.seen[q]; !ok {
+			st.seen[q] = statement{query: q, args: args, request: st.request}
+		}
+	}
+	return st
+}
+
+func (st *statements) during(request string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.request = request
+}
+
+// explainAll EXPLAINs each recorded statement with sequential scans and sorts disabled:
+// what is left of them is what no index can serve. A sequential scan of a big table, or a
+// sort of a big table's rows, fails the test.
+func (st *statements) explainAll(t *testing.T, conn *sqlx.DB) {
+	t.Helper()
 	ctx := context.Background()
-	for text, st := range seen {
+	for text, s := range st.seen {
 		tx, err := conn.BeginTxx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -83,7 +74,7 @@ func TestEveryRouteUsesIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 		var plan []byte
-		err = tx.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+text, st.args...).Scan(&plan)
+		err = tx.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+text, s.args...).Scan(&plan)
 		_ = tx.Rollback()
 		if err != nil {
 			t.Errorf("EXPLAIN %s: %v", firstLineOf(text), err)
@@ -94,10 +85,111 @@ func TestEveryRouteUsesIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if problems := root[0].Plan.problems(); len(problems) > 0 {
-			t.Errorf("%s runs %s\n  %s", st.route, strings.Join(problems, "; "), firstLineOf(text))
+			t.Errorf("%s runs %s\n  %s", s.request, strings.Join(problems, "; "), firstLineOf(text))
 		}
 	}
-	t.Logf("%d distinct statements of %d operations explained", len(seen), len(ops))
+}
+
+// TestEveryRouteUsesIndexes runs every GET operation on the seeded chain, on its first
+// page and its second, and EXPLAINs the SQL it executes (explainAll).
+func TestEveryRouteUsesIndexes(t *testing.T) {
+	conn := dbtest.New(t)
+	seed(t, conn)
+	store := db.NewStore(conn)
+	st := recordStatements(store)
+	srv := httptest.NewServer(NewHandler(&resolvers.Resolver{Store: store}, Options{}))
+	defer srv.Close()
+	var ops []string
+	for op := range sampleRequests {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	for _, op := range ops {
+		for _, path := range []string{sampleRequests[op], withQuery(sampleRequests[op], "p=2")} {
+			st.during(path)
+			resp, err := http.Get(srv.URL + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode >= 500 {
+				t.Fatalf("%s: %d", path, resp.StatusCode)
+			}
+		}
+	}
+	if len(st.seen) < 20 {
+		t.Fatalf("only %d statements collected", len(st.seen))
+	}
+	st.explainAll(t, conn)
+	t.Logf("%d distinct statements of %d operations explained", len(st.seen), len(ops))
+}
+
+// graphQLLists are the GraphQL lists that have no REST route of their own, or filters and
+// orders REST does not offer; a root list is also walked to its second page by its
+// endCursor.
+var graphQLLists = map[string]string{
+	"transactions by sender, oldest first":  `{ transactions(first: 2, filter: {senderAddress: "` + account(1).Hex() + `"}, order: ASC) { edges { node { hash } } pageInfo { endCursor } totalCount } }`,
+	"transactions by type and blocks":       `{ transactions(first: 2, filter: {type: INVOKE, fromBlock: 3, toBlock: 20}) { edges { node { hash } } pageInfo { endCursor } totalCount } }`,
+	"events by emitter and key":             `{ events(first: 2, filter: {fromAddress: "` + ethAddr.Hex() + `", key: "` + transferKey.Hex() + `"}) { edges { node { index } } pageInfo { endCursor } totalCount } }`,
+	"contracts by type":                     `{ contracts(first: 2, type: ACCOUNT) { edges { node { address } } pageInfo { endCursor } totalCount } }`,
+	"token transfers of a wallet":           `{ tokenTransfers(first: 2, wallet: "` + account(1).Hex() + `") { edges { node { amount } } pageInfo { endCursor } totalCount } }`,
+	"token transfers of a token, oldest":    `{ tokenTransfers(first: 2, token: "` + ethAddr.Hex() + `", order: ASC) { edges { node { amount } } pageInfo { endCursor } totalCount } }`,
+	"tokens by symbol":                      `{ tokens(first: 2, symbol: "eth") { edges { node { address } } pageInfo { endCursor } totalCount } }`,
+	"validators by stake":                   `{ validators(first: 2, orderBy: STAKE, direction: DESC) { edges { node { stakerAddress } } pageInfo { endCursor } totalCount } }`,
+	"nft items of an owner":                 `{ nftItems(first: 2, ownerAddress: "` + account(1).Hex() + `") { edges { node { tokenId } } pageInfo { endCursor } totalCount } }`,
+	"nft events of a collection":            `{ nftEvents(first: 2, contractAddress: "` + nftAddr.Hex() + `") { edges { node { tokenId } } pageInfo { endCursor } totalCount } }`,
+	"messages":                              `{ messages(first: 2) { edges { node { blockNumber } } pageInfo { endCursor } totalCount } }`,
+	"daily stats":                           `{ dailyStats(first: 2) { edges { node { date } } pageInfo { endCursor } } }`,
+	"a wallet's activity and balance":       `{ wallet(address: "` + account(1).Hex() + `") { activity(first: 2, fromBlock: 5) { edges { node { hash } } } balanceHistory(token: "` + ethAddr.Hex() + `", first: 2) { edges { node { balance } } } } }`,
+	"a block's transactions and events":     `{ blocks(first: 2) { edges { node { transactions(first: 2) { edges { node { events(first: 2) { edges { node { index } } } } } } } } pageInfo { endCursor } } }`,
+	"a token's holders and their contracts": `{ tokens(first: 2) { edges { node { holders(first: 3) { edges { node { owner { class { hash } } } } } } } pageInfo { endCursor } } }`,
+}
+
+// TestEveryGraphQLListUsesIndexes does for the GraphQL-only lists what
+// TestEveryRouteUsesIndexes does for the routes.
+func TestEveryGraphQLListUsesIndexes(t *testing.T) {
+	conn := dbtest.New(t)
+	seed(t, conn)
+	store := db.NewStore(conn)
+	st := recordStatements(store)
+	srv := httptest.NewServer(api.NewGraphQL(&resolvers.Resolver{Store: store}, api.DefaultGraphQLLimits, false, slog.New(slog.DiscardHandler)))
+	defer srv.Close()
+	post := func(name, query string) map[string]any {
+		t.Helper()
+		body, _ := json.Marshal(map[string]any{"query": query})
+		resp, err := http.Post(srv.URL, "application/json", strings.NewReader(string(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			Data   map[string]any `json:"data"`
+			Errors []any          `json:"errors"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || len(out.Errors) > 0 {
+			t.Fatalf("%s: %v %v", name, err, out.Errors)
+		}
+		return out.Data
+	}
+	for name, query := range graphQLLists {
+		st.during(name)
+		data := post(name, query)
+		// The second page: the first list's endCursor, as an after argument.
+		for field, v := range data {
+			conn, _ := v.(map[string]any)
+			info, _ := conn["pageInfo"].(map[string]any)
+			if cursor, ok := info["endCursor"].(string); ok {
+				st.during(name + ", page 2")
+				after, _ := json.Marshal(cursor)
+				post(name, strings.Replace(query, field+"(", field+"(after: "+string(after)+", ", 1))
+			}
+		}
+	}
+	if len(st.seen) < 15 {
+		t.Fatalf("only %d statements collected", len(st.seen))
+	}
+	st.explainAll(t, conn)
+	t.Logf("%d distinct statements of %d documents explained", len(st.seen), len(graphQLLists))
 }
 
 // planNode is a node of EXPLAIN (FORMAT JSON).
