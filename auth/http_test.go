@@ -3,6 +3,7 @@ package auth
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -571,5 +572,42 @@ func TestDatabaseOutage(t *testing.T) {
 	}
 	if a := api.do("GET", "/beta/tokens", cached); a.status != http.StatusOK {
 		t.Fatalf("cached key with the database down: got %d", a.status)
+	}
+}
+
+// A WebSocket admitted by its connection_init passes the middleware's checks: a key in
+// either place and in any case, the plan's operations, the rate, and a limiter that
+// fails closed.
+func TestAdmitStream(t *testing.T) {
+	ctx := context.Background()
+	api := newTestAPI(t, NewMemoryLimiter())
+	api.plan(Plan{Name: "one", RatePerSecond: 0.001, Burst: 1})
+	api.plan(Plan{Name: "rest-only", RatePerSecond: 100, Burst: 100, AllowedOperations: []string{"GET /beta/*"}})
+	admit := func(limiter Limiter, payload map[string]any) error {
+		_, err := New(Options{Keys: api.store, Limiter: limiter}).AdmitStream(ctx, payload)
+		return err
+	}
+	one := api.key("one")
+	memory := NewMemoryLimiter()
+	if err := admit(memory, map[string]any{"headers": map[string]any{"X-API-KEY": one}}); err != nil {
+		t.Fatalf("a key in headers: %v", err)
+	}
+	if err := admit(memory, map[string]any{"x-api-key": one}); !errors.Is(err, ErrLimitExceeded) {
+		t.Errorf("past the burst: %v, want ErrLimitExceeded", err)
+	}
+	for name, payload := range map[string]map[string]any{
+		"no key":      {},
+		"unknown key": {"x-api-key": "sg_unknown"},
+		"REST plan":   {"x-api-key": api.key("rest-only")},
+	} {
+		if err := admit(NewMemoryLimiter(), payload); !errors.Is(err, ErrForbidden) {
+			t.Errorf("%s: %v, want ErrForbidden", name, err)
+		}
+	}
+	if err := admit(closedLimiter{}, map[string]any{"x-api-key": api.key("rest-only")}); !errors.Is(err, ErrForbidden) {
+		t.Errorf("a plan without GraphQL is refused before the limiter: %v", err)
+	}
+	if err := admit(closedLimiter{}, map[string]any{"x-api-key": api.key("one")}); !errors.Is(err, ErrLimiterUnavailable) {
+		t.Errorf("a limiter failing closed: %v, want ErrLimiterUnavailable", err)
 	}
 }

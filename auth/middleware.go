@@ -187,17 +187,12 @@ func (a *Auth) middleware(next http.Handler, streamsAdmitThemselves bool) http.H
 			next.ServeHTTP(w, r) // admitted by its connection_init (AdmitStream)
 			return
 		}
-		if text == "" || len(text) > maxKeyLength {
-			forbidden(w)
-			return
-		}
-		key, plan, err := a.opts.Keys.Lookup(ctx, text)
-		if errors.Is(err, ErrUnknownKey) {
+		key, plan, err := a.identify(ctx, text)
+		if errors.Is(err, ErrForbidden) {
 			forbidden(w)
 			return
 		}
 		if err != nil {
-			a.log.Error("auth: key lookup failed", "err", err)
 			setNoPlanHeaders(w.Header())
 			unavailable(w)
 			return
@@ -227,36 +222,16 @@ func (a *Auth) middleware(next http.Handler, streamsAdmitThemselves bool) http.H
 			defer release()
 		}
 
-		rr, err := a.opts.Limiter.AllowRate(ctx, limiterKey(key), plan.Rate(), 1)
-		if errors.Is(err, ErrLimiterUnavailable) {
+		rr, qr, err := a.spend(ctx, key, plan, now)
+		switch {
+		case err != nil:
 			unavailable(tw) // --limiter-fail closed while Redis is down
 			return
-		}
-		if err != nil {
-			// Only a limiter without fallback (or a caller that went away)
-			// gets here; serving beats refusing everyone.
-			a.log.Warn("auth: rate limiter failed, request admitted", "err", err)
-			rr = RateResult{Allowed: true, Remaining: plan.Burst}
-		}
-		if !rr.Allowed {
+		case !rr.Allowed:
 			setLimitHeaders(tw.Header(), plan, rr, QuotaResult{DailyRemaining: -1, MonthlyRemaining: -1})
 			limitExceeded(tw, rr.RetryAfter, "rate")
 			return
-		}
-
-		qr := QuotaResult{Allowed: true, DailyRemaining: -1, MonthlyRemaining: -1}
-		if q := plan.Quota(); !q.Unlimited() {
-			qr, err = a.opts.Limiter.AllowQuota(ctx, limiterKey(key), q, now)
-			if errors.Is(err, ErrLimiterUnavailable) {
-				unavailable(tw)
-				return
-			}
-			if err != nil {
-				a.log.Warn("auth: quota counter failed, request admitted", "err", err)
-				qr = QuotaResult{Allowed: true, DailyRemaining: -1, MonthlyRemaining: -1}
-			}
-		}
-		if !qr.Allowed {
+		case !qr.Allowed:
 			retry := qr.DailyReset
 			if qr.Exceeded == "monthly" {
 				retry = qr.MonthlyReset
@@ -270,6 +245,51 @@ func (a *Auth) middleware(next http.Handler, streamsAdmitThemselves bool) http.H
 		st := &requestState{auth: a, key: key, plan: plan, quota: qr, w: tw}
 		next.ServeHTTP(tw, r.WithContext(context.WithValue(ctx, stateKey{}, st)))
 	})
+}
+
+// identify finds the active key behind text, or says ErrForbidden; another error is the
+// key store's failure (logged).
+func (a *Auth) identify(ctx context.Context, text string) (Key, Plan, error) {
+	if text == "" || len(text) > maxKeyLength {
+		return Key{}, Plan{}, ErrForbidden
+	}
+	key, plan, err := a.opts.Keys.Lookup(ctx, text)
+	if errors.Is(err, ErrUnknownKey) {
+		return Key{}, Plan{}, ErrForbidden
+	}
+	if err != nil {
+		a.log.Error("auth: key lookup failed", "err", err)
+	}
+	return key, plan, err
+}
+
+// spend takes one request from the key's rate and, when the plan has quotas, from them:
+// a result not Allowed says which limit refused. The error is ErrLimiterUnavailable, when
+// the limiter fails closed; a limiter failing otherwise admits (logged), serving rather
+// than refusing everyone.
+func (a *Auth) spend(ctx context.Context, key Key, plan Plan, now time.Time) (RateResult, QuotaResult, error) {
+	unlimited := QuotaResult{Allowed: true, DailyRemaining: -1, MonthlyRemaining: -1}
+	rr, err := a.opts.Limiter.AllowRate(ctx, limiterKey(key), plan.Rate(), 1)
+	if errors.Is(err, ErrLimiterUnavailable) {
+		return rr, unlimited, err
+	}
+	if err != nil {
+		a.log.Warn("auth: rate limiter failed, request admitted", "err", err)
+		rr = RateResult{Allowed: true, Remaining: plan.Burst}
+	}
+	q := plan.Quota()
+	if !rr.Allowed || q.Unlimited() {
+		return rr, unlimited, nil
+	}
+	qr, err := a.opts.Limiter.AllowQuota(ctx, limiterKey(key), q, now)
+	if errors.Is(err, ErrLimiterUnavailable) {
+		return rr, unlimited, err
+	}
+	if err != nil {
+		a.log.Warn("auth: quota counter failed, request admitted", "err", err)
+		qr = unlimited
+	}
+	return rr, qr, nil
 }
 
 // Charge takes the rest of a request's cost from its key's rate: a GraphQL

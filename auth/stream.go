@@ -20,8 +20,8 @@ func isWebSocket(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 }
 
-// ErrForbidden refuses a stream whose connection_init carries no valid key, or whose
-// plan may not call GraphQL; its text is the API's wire message.
+// ErrForbidden refuses a request or stream without a valid key, or whose plan may not
+// call the operation; its text is the API's wire message.
 var ErrForbidden = errors.New("Forbidden")
 
 // ErrTooManySubscriptions refuses a subscription beyond the plan's cap.
@@ -29,8 +29,9 @@ var ErrTooManySubscriptions = errors.New("too many subscriptions open")
 
 // AdmitStream admits a WebSocket whose upgrade carried no key: a browser cannot set
 // headers on one, so the key comes in the graphql-transport-ws connection_init payload,
-// as "x-api-key" or in "headers". The checks are the middleware's (key, plan, rate,
-// quota); the returned context carries the key for Charge, OpenSubscription and
+// as "x-api-key" or in "headers". The checks are the middleware's (identify, the plan's
+// operations, spend), and fail as ErrForbidden, ErrLimitExceeded or the key store's or
+// limiter's unavailability; the returned context carries the key for Charge, OpenSubscription and
 // CountMessage. A connection admitted by its header is returned as it is.
 func (a *Auth) AdmitStream(ctx context.Context, payload map[string]any) (context.Context, error) {
 	if _, ok := ctx.Value(stateKey{}).(*requestState); ok {
@@ -40,16 +41,9 @@ func (a *Auth) AdmitStream(ctx context.Context, payload map[string]any) (context
 	if headers, ok := payload["headers"].(map[string]any); ok && text == "" {
 		text = keyIn(headers)
 	}
-	if text == "" || len(text) > maxKeyLength {
-		return nil, ErrForbidden
-	}
-	key, plan, err := a.opts.Keys.Lookup(ctx, text)
-	if errors.Is(err, ErrUnknownKey) {
-		return nil, ErrForbidden
-	}
+	key, plan, err := a.identify(ctx, text)
 	if err != nil {
-		a.log.Error("auth: key lookup failed", "err", err)
-		return nil, ErrLimiterUnavailable
+		return nil, err
 	}
 	now := a.opts.Now()
 	if a.opts.Usage != nil {
@@ -58,17 +52,11 @@ func (a *Auth) AdmitStream(ctx context.Context, payload map[string]any) (context
 	if !plan.Allows("graphql") {
 		return nil, ErrForbidden
 	}
-	rr, err := a.opts.Limiter.AllowRate(ctx, limiterKey(key), plan.Rate(), 1)
-	if err == nil && !rr.Allowed {
-		return nil, ErrLimitExceeded
+	rr, qr, err := a.spend(ctx, key, plan, now)
+	if err != nil {
+		return nil, err
 	}
-	qr := QuotaResult{Allowed: true, DailyRemaining: -1, MonthlyRemaining: -1}
-	if q := plan.Quota(); !q.Unlimited() {
-		if r, err := a.opts.Limiter.AllowQuota(ctx, limiterKey(key), q, now); err == nil {
-			qr = r
-		}
-	}
-	if !qr.Allowed {
+	if !rr.Allowed || !qr.Allowed {
 		return nil, ErrLimitExceeded
 	}
 	return context.WithValue(ctx, stateKey{}, &requestState{auth: a, key: key, plan: plan, quota: qr}), nil
