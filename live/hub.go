@@ -1,8 +1,8 @@
 // Package live feeds the GraphQL subscriptions. A Hub LISTENs for the indexer's chain
 // notices (db.ChainChannel), reads the rows of each notice once per kind that has
 // subscribers, and hands every subscriber the rows it asked for through a bounded buffer.
-// A subscriber whose buffer is full is too slow: it is ended with ErrTooSlow, never
-// allowed to grow the process's memory.
+// A subscriber whose buffer stays full for the hub's patience is too slow: it is ended
+// with ErrTooSlow, never allowed to grow the process's memory.
 package live
 
 import (
@@ -17,7 +17,6 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/starkgraph/starkgraph/db"
-	"github.com/starkgraph/starkgraph/starknet"
 )
 
 // ErrTooSlow ends a subscription whose client did not take its messages as fast as
@@ -336,8 +335,8 @@ func (h *Hub) closeAll() {
 func felts(hexes []string) []db.Felt {
 	out := make([]db.Felt, 0, len(hexes))
 	for _, x := range hexes {
-		if f, err := starknet.ParseFelt(x); err == nil {
-			out = append(out, db.FeltOf(f))
+		if f, err := db.ParseFelt(x); err == nil {
+			out = append(out, f)
 		}
 	}
 	return out

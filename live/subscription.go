@@ -17,7 +17,7 @@ type subscription[T any] struct {
 	ch    chan T
 	match func(T) bool
 	ended bool  // guarded by the hub's lock
-	err   error // why it ended; read after the channel is seen closed
+	err   error // why it ended; guarded by the hub's lock
 }
 
 func (s *subscription[T]) offer(m any, patience time.Time) bool {
@@ -58,7 +58,11 @@ func subscribe[T any](ctx context.Context, h *Hub, f feed, match func(T) bool) (
 		return nil, ErrClosed
 	}
 	if t, ok := ctx.Value(trackerKey{}).(*tracker); ok {
-		t.set(func() error { return s.err })
+		t.set(func() error { // the hub may still be ending s when the context ends
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return s.err
+		})
 	}
 	// No goroutine waits for the end: 10,000 idle subscriptions cost their buffers only.
 	context.AfterFunc(ctx, func() { h.remove(f, s) })

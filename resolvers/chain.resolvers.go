@@ -113,14 +113,7 @@ func (r *queryResolver) Transactions(ctx context.Context, first *int, after *str
 		if filter.Type != nil {
 			f.Type = string(*filter.Type)
 		}
-		if filter.FromBlock != nil {
-			v := int64(*filter.FromBlock)
-			f.FromBlock = &v
-		}
-		if filter.ToBlock != nil {
-			v := int64(*filter.ToBlock)
-			f.ToBlock = &v
-		}
+		f.FromBlock, f.ToBlock = int64Of(filter.FromBlock), int64Of(filter.ToBlock)
 	}
 	desc := order == nil || *order == model.SortDirectionDesc
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.Transaction]{
@@ -139,14 +132,7 @@ func (r *queryResolver) Events(ctx context.Context, first *int, after *string, f
 	f := db.EventsFilter{}
 	if filter != nil {
 		f.From, f.Key = filter.FromAddress, filter.Key
-		if filter.FromBlock != nil {
-			v := int64(*filter.FromBlock)
-			f.FromBlock = &v
-		}
-		if filter.ToBlock != nil {
-			v := int64(*filter.ToBlock)
-			f.ToBlock = &v
-		}
+		f.FromBlock, f.ToBlock = int64Of(filter.FromBlock), int64Of(filter.ToBlock)
 	}
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.Event]{
 		name: "events", keyWidth: 3,

@@ -29,6 +29,15 @@ func displayStatus(raw string) string {
 	return raw
 }
 
+// int64Of widens an optional Int argument.
+func int64Of(v *int) *int64 {
+	if v == nil {
+		return nil
+	}
+	w := int64(*v)
+	return &w
+}
+
 // nonNil turns a nil list into an empty one, for non-null GraphQL lists.
 func nonNil[T any, S ~[]T](s S) []T {
 	if s == nil {

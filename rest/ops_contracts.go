@@ -131,12 +131,19 @@ type tokenHeld struct {
 	IsVerified       *bool   `json:"isVerified"`
 }
 
-func tokensHeldOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+// tokensHeld is the contract its contractAddress parameter names (or a 404) and the
+// ERC-20 balances it holds.
+func (s *server) tokensHeld(ctx context.Context, a *args) (*db.Contract, []*db.TokenBalance, error) {
 	c, err := s.requireContract(ctx, a.felt("contractAddress"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	held, err := s.res.Contract().TokensHeld(ctx, c)
+	return c, held, err
+}
+
+func tokensHeldOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	_, held, err := s.tokensHeld(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -186,11 +193,7 @@ type tokenBalance struct {
 }
 
 func tokenBalancesOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	c, err := s.requireContract(ctx, a.felt("contractAddress"))
-	if err != nil {
-		return nil, err
-	}
-	held, err := s.res.Contract().TokensHeld(ctx, c)
+	c, held, err := s.tokensHeld(ctx, a)
 	if err != nil {
 		return nil, err
 	}

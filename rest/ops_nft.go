@@ -84,16 +84,12 @@ type nftContractBalance struct {
 	ContractType     *int        `json:"contractType"`
 }
 
-// requireCollection answers 404 for a contract address that is no known token.
-func (s *server) requireCollection(ctx context.Context, address db.Felt, param string) error {
-	_, err := s.collection(ctx, address, param)
-	return err
-}
-
-// collection is the token at address, or a 404 naming param.
-func (s *server) collection(ctx context.Context, address db.Felt, param string) (*db.Token, error) {
-	t, err := s.res.Query().Token(ctx, address)
-	return found(t, err, "%s: no NFT collection at %s", param, addr(address))
+// collectionArg is the collection its contract_address parameter names, or a 404.
+func (s *server) collectionArg(ctx context.Context, a *args) (db.Felt, *db.Token, error) {
+	contract := a.felt("contract_address")
+	t, err := s.res.Query().Token(ctx, contract)
+	t, err = found(t, err, "contract_address: no NFT collection at %s", addr(contract))
+	return contract, t, err
 }
 
 func nftItemsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
@@ -101,8 +97,8 @@ func nftItemsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	contract := a.felt("contract_address")
-	if err := s.requireCollection(ctx, contract, "contract_address"); err != nil {
+	contract, _, err := s.collectionArg(ctx, a)
+	if err != nil {
 		return nil, err
 	}
 	conn, err := s.res.Query().NftItems(ctx, &w.first, w.after, contract, a.felt("owner_address"))
@@ -261,8 +257,8 @@ type nftHoldersBody struct {
 }
 
 func nftHoldersOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	contract := a.felt("contract_address")
-	if err := s.requireCollection(ctx, contract, "contract_address"); err != nil {
+	contract, _, err := s.collectionArg(ctx, a)
+	if err != nil {
 		return nil, err
 	}
 	pg := pageOf(a)

@@ -10,8 +10,8 @@ import (
 // nftBalancesOp answers GET /beta/nft-balances: a collection's balance records (or one
 // item's), by token id then owner.
 func nftBalancesOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	contract := a.felt("contract_address")
-	if err := s.requireCollection(ctx, contract, "contract_address"); err != nil {
+	contract, _, err := s.collectionArg(ctx, a)
+	if err != nil {
 		return nil, err
 	}
 	pg := pageOf(a)
@@ -34,8 +34,7 @@ func nftTransfersOp(ctx context.Context, s *server, a *args, _ *http.Request) (a
 	if err != nil {
 		return nil, err
 	}
-	contract := a.felt("contract_address")
-	t, err := s.collection(ctx, contract, "contract_address")
+	contract, t, err := s.collectionArg(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -70,8 +69,7 @@ func nftContractOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	contract := a.felt("contract_address")
-	t, err := s.collection(ctx, contract, "contract_address")
+	contract, t, err := s.collectionArg(ctx, a)
 	if err != nil {
 		return nil, err
 	}
