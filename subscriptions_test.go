@@ -203,19 +203,28 @@ func serveLive(t *testing.T, dbURL string, args ...string) liveServer {
 // message has no answer of its own to wait for.
 func (s liveServer) waitSubscriptions(t *testing.T, n int) {
 	t.Helper()
-	want := fmt.Sprintf("graphql_subscriptions_open %d\n", n)
+	s.waitMetric(t, "graphql_subscriptions_open", func(v float64) bool { return v == float64(n) })
+}
+
+// waitMetric waits until the server's metric (a line "name value" of /metrics) satisfies ok.
+func (s liveServer) waitMetric(t *testing.T, name string, ok func(float64) bool) {
+	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		if resp, err := http.Get(s.admin + "/metrics"); err == nil {
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if strings.Contains(string(body), want) {
-				return
+			for _, line := range strings.Split(string(body), "\n") {
+				if rest, found := strings.CutPrefix(line, name+" "); found {
+					if v, err := strconv.ParseFloat(rest, 64); err == nil && ok(v) {
+						return
+					}
+				}
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("the server at %s does not hold %d subscriptions", s.base, n)
+	t.Fatalf("the server at %s: %s never came as wanted", s.base, name)
 }
 
 // followedChain starts the simulated node with cfg in a database of its own, and the
@@ -478,17 +487,17 @@ func TestTenThousandIdleSubscriptions(t *testing.T) {
 	}
 }
 
-// A client that stops reading is disconnected, with a bounded buffer on the server, while
-// a client beside it on the same server receives every block.
+// A client that stops reading is told it was too slow and disconnected, with a bounded
+// buffer on the server, while a client beside it on the same server receives every block.
 func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	dbURL, conn, chain := followedChain(t, sim.Config{Seed: 13, Blocks: 5, TxPerBlock: 200})
-	srv := serveLive(t, dbURL, "--subscription-buffer", "8", "--stream-write-timeout", "1s")
+	srv := serveLive(t, dbURL, "--subscription-buffer", "8", "--stream-write-timeout", "5s")
 	base := srv.base
 	key := apiKey(t, conn)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	// The slow client asks for every transaction with its calldata and never reads; a
+	// The slow client asks for every transaction with its calldata and does not read; a
 	// small receive buffer makes the server's writes block soon.
 	slow := dialWS(t, ctx, base, key, &websocket.DialOptions{HTTPClient: smallReceiveBuffer()})
 	heavy := `subscription { transactions { hash calldata signature senderAddress } }`
@@ -502,6 +511,35 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	for range blocks {
 		chain.AddBlocks(1)
 	}
+	srv.waitMetric(t, "graphql_subscriptions_slow_ended_total", func(v float64) bool { return v >= 1 })
+
+	// The slow client reads again, before its blocked write times out: what was buffered,
+	// the reason its subscription ended, then the end of the connection.
+	read, told, lastErr := 0, false, error(nil)
+	for {
+		var m struct {
+			Type    string          `json:"type"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		readCtx, stop := context.WithTimeout(ctx, 15*time.Second)
+		lastErr = wsjson.Read(readCtx, slow, &m)
+		stop()
+		if lastErr != nil {
+			break
+		}
+		read++
+		told = told || (m.Type == "next" && strings.Contains(string(m.Payload), `"SLOW_CONSUMER"`))
+	}
+	var all int
+	if err := conn.Get(&all, `SELECT count(*) FROM transactions WHERE block_number > 4`); err != nil {
+		t.Fatal(err)
+	}
+	if !told || read >= all || errors.Is(lastErr, context.DeadlineExceeded) {
+		t.Fatalf("the slow client read %d of %d messages (told it was too slow: %v) and then %v; want it told and cut off by the server",
+			read, all, told, lastErr)
+	}
+	t.Logf("the slow client got %d of %d messages, was told why, and the server closed it (%v)", read, all, lastErr)
+
 	for n := 0; n < blocks; {
 		select {
 		case m, ok := <-fast:
@@ -515,29 +553,6 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 			t.Fatalf("the fast client received %d of %d blocks", n, blocks)
 		}
 	}
-
-	// The slow client now reads: what the kernel buffered, then the end of the connection.
-	read, lastErr := 0, error(nil)
-	for {
-		var m struct {
-			Type string `json:"type"`
-		}
-		readCtx, stop := context.WithTimeout(ctx, 15*time.Second)
-		lastErr = wsjson.Read(readCtx, slow, &m)
-		stop()
-		if lastErr != nil {
-			break
-		}
-		read++
-	}
-	var all int
-	if err := conn.Get(&all, `SELECT count(*) FROM transactions WHERE block_number > 4`); err != nil {
-		t.Fatal(err)
-	}
-	if read >= all || errors.Is(lastErr, context.DeadlineExceeded) {
-		t.Fatalf("the slow client read %d of %d messages and then %v; want it cut off by the server", read, all, lastErr)
-	}
-	t.Logf("the slow client got %d of %d messages before the server closed it (%v)", read, all, lastErr)
 }
 
 // smallReceiveBuffer is an HTTP client whose connections have a 4 KiB receive buffer.
