@@ -75,7 +75,7 @@ func NewHandler(cfg Config) http.Handler {
 	}
 
 	mux := http.NewServeMux()
-	// The REST handler installs the request's loaders itself; GraphQL gets them here.
+	// The REST handler installs the request's loaders itself; GraphQL per operation (NewGraphQL).
 	// One deadline per request, outside the key check, so that the key lookup is bounded too.
 	mux.Handle("/graphql", streamRequests(cfg.StreamWriteTimeout, withDeadline(cfg.Limits.Timeout, keyedGraphQL(NewGraphQL(res, cfg.Limits, cfg.Introspection, log, streams...)))))
 	if cfg.REST != nil {
