@@ -671,6 +671,7 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	maxReorg := fs.Int("max-reorg-depth", 64, "deepest reorg to follow")
 	concurrency := fs.Int("concurrency", 4, "block ranges fetched at once")
 	batch := fs.Int("batch-size", 20, "blocks per JSON-RPC batch and per SQL transaction while catching up")
+	bulkFrom := fs.Int64("bulk-load-min-blocks", 1000, "catch up at least this many blocks (and at least as many as are indexed) as a bulk load: secondary indexes and foreign keys rebuilt once at the end (-1: never)")
 	adminAddr := fs.String("admin-addr", envOr("STARKGRAPH_INDEX_ADMIN_ADDR", "127.0.0.1:9091"), "admin address for the indexer's /metrics (empty: off)")
 	var l1f l1Flags
 	l1f.register(fs)
@@ -689,7 +690,7 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	defer conn.Close()
 	ix, err := indexer.New(indexer.Config{
 		RPCURL: *rpcURL, DB: conn, FromBlock: *from, StopAt: *stopAt, MaxReorgDepth: *maxReorg,
-		Concurrency: *concurrency, BatchSize: *batch, Logger: log, Figures: figures,
+		Concurrency: *concurrency, BatchSize: *batch, BulkLoadMinBlocks: *bulkFrom, Logger: log, Figures: figures,
 		Progress: term.IsTerminal(int(os.Stderr.Fd())),
 	})
 	if err != nil {

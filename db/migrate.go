@@ -22,6 +22,13 @@ func Migrate(ctx context.Context, conn *sql.DB) error {
 	if err != nil {
 		return err
 	}
+	if pending, err := provider.HasPending(ctx); err != nil || !pending {
+		return err
+	}
+	// A bulk load interrupted by an upgrade left constraints out; a migration expects them.
+	if err := restoreBeforeMigrating(ctx, conn); err != nil {
+		return fmt.Errorf("restore deferred constraints: %w", err)
+	}
 	if _, err := provider.Up(ctx); err != nil {
 		return fmt.Errorf("apply migrations: %w", err)
 	}

@@ -37,6 +37,10 @@ type Config struct {
 	Progress      bool // draw a progress bar (on a terminal) instead of log lines
 	Concurrency   int  // block ranges fetched at once; default 4
 	BatchSize     int  // blocks per JSON-RPC batch and per SQL transaction while catching up; default 20
+	// BulkLoadMinBlocks is the shortest catch-up written as a bulk load (bulk.go), which
+	// must also be at least as long as the chain already indexed; default 1000, negative
+	// for never.
+	BulkLoadMinBlocks int64
 
 	// PollInterval is how often the node is asked for new blocks once caught up, and how
 	// often a waiting indexer tries the writer lock; default 2s.
@@ -78,6 +82,9 @@ type Indexer struct {
 	preConfirmedRetry time.Time
 	progress          *progress
 	oneByOne          bool // single-row INSERTs instead of COPY (benchmark baseline)
+	// constraintsDeferred is set while a bulk load (bulk.go) has the per-block tables'
+	// secondary indexes and foreign keys dropped, or may have: Run starts by asking.
+	constraintsDeferred bool
 }
 
 // New checks the configuration; Run does the work.
@@ -102,6 +109,9 @@ func New(cfg Config) (*Indexer, error) {
 	}
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 20
+	}
+	if cfg.BulkLoadMinBlocks == 0 {
+		cfg.BulkLoadMinBlocks = defaultBulkLoadMinBlocks
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 2 * time.Second
@@ -145,6 +155,9 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	// A bulk load that did not finish left its constraints out; step resumes or ends it.
+	// Until this is known, assume it did.
+	ix.constraintsDeferred = true
 	bo := newBackoff()
 	for ctx.Err() == nil {
 		// The lock lives as long as its connection: if that broke, another indexer may
@@ -273,6 +286,13 @@ func (ix *Indexer) step(ctx context.Context) (done bool, err error) {
 	target := int64(nodeHead)
 	if ix.cfg.StopAt >= 0 && ix.cfg.StopAt < target {
 		target = ix.cfg.StopAt
+	}
+	end, bulk := ix.bulkLoadEnd(next, target)
+	if bulk {
+		return false, ix.bulkLoad(ctx, next, end, hash, ok)
+	}
+	if err := ix.restoreConstraints(ctx); err != nil {
+		return false, err
 	}
 	if next <= target {
 		if err := ix.catchUp(ctx, next, target, hash, ok); err != nil {
@@ -477,6 +497,10 @@ func (ix *Indexer) notePreConfirmed(ctx context.Context, head int64, hash db.Fel
 // handleReorg walks back from head to the newest block on which the node and the database
 // agree, and undoes everything above it in one transaction.
 func (ix *Indexer) handleReorg(ctx context.Context, head int64) error {
+	// Undoing blocks relies on the foreign keys' cascades.
+	if err := ix.restoreConstraints(ctx); err != nil {
+		return err
+	}
 	lowest := max(head-int64(ix.cfg.MaxReorgDepth), 0)
 	ancestor := int64(-1)
 	// The replaced blocks' hashes, ours and the node's, newest first, for the notice.

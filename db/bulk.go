@@ -1,0 +1,132 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// Bulk loading. Far behind the node, the indexer writes millions of rows into the per-block
+// tables, and most of PostgreSQL's work per row is not the row: it is a B-tree insert per
+// secondary index, at a random place, and a foreign-key check per row. Building an index
+// once from sorted rows, and checking a foreign key once with a join, costs a fraction of
+// that. So DeferConstraints drops them, recording their definitions in
+// deferred_constraints in the same transaction, and RestoreConstraints rebuilds them in one
+// transaction that also empties the table: after a crash at any point, the database either
+// has its constraints or has their definitions.
+
+// bulkTables are the tables that grow with every block.
+var bulkTables = []string{"transactions", "calls", "events", "token_transfers", "erc20_balance_changes", "nft_events", "meta_transactions"}
+
+// keptWhileBulkLoading are secondary indexes of bulkTables that stay: the L1 follower finds
+// L1_HANDLER transactions by message hash while the indexer catches up.
+var keptWhileBulkLoading = []string{"transactions_message_hash"}
+
+// DeferConstraints drops the secondary indexes and foreign keys of the per-block tables,
+// keeping their definitions for RestoreConstraints. Unique indexes and primary keys stay:
+// they guard what is written. It returns how many it deferred; none when already deferred.
+func DeferConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
+	tx, err := conn.BeginTxx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	n, err := tx.ExecContext(ctx, `INSERT INTO deferred_constraints (name, table_name, kind, definition)
+		SELECT c.conname, c.conrelid::regclass::text, 'foreign key', pg_get_constraintdef(c.oid)
+		FROM pg_constraint c
+		WHERE c.contype = 'f' AND c.conrelid::regclass::text = ANY($1)
+		UNION ALL
+		SELECT i.relname, t.relname, 'index', pg_get_indexdef(i.oid)
+		FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+		WHERE t.relname = ANY($1) AND t.relnamespace = 'public'::regnamespace
+		  AND NOT x.indisunique AND NOT x.indisprimary AND NOT (i.relname = ANY($2))
+		ON CONFLICT (name) DO NOTHING`, pq.StringArray(bulkTables), pq.StringArray(keptWhileBulkLoading))
+	if err != nil {
+		return 0, fmt.Errorf("record constraints: %w", err)
+	}
+	count, _ := n.RowsAffected()
+	var deferred []struct {
+		Name  string `db:"name"`
+		Table string `db:"table_name"`
+		Kind  string `db:"kind"`
+	}
+	if err := tx.SelectContext(ctx, &deferred, `SELECT name, table_name, kind FROM deferred_constraints ORDER BY name`); err != nil {
+		return 0, err
+	}
+	for _, d := range deferred {
+		stmt := fmt.Sprintf(`DROP INDEX IF EXISTS %s`, pq.QuoteIdentifier(d.Name))
+		if d.Kind == "foreign key" {
+			stmt = fmt.Sprintf(`ALTER TABLE %s DROP CONSTRAINT IF EXISTS %s`, pq.QuoteIdentifier(d.Table), pq.QuoteIdentifier(d.Name))
+		}
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return 0, fmt.Errorf("drop %s %s: %w", d.Kind, d.Name, err)
+		}
+	}
+	return int(count), tx.Commit()
+}
+
+// ConstraintsDeferred reports whether DeferConstraints left constraints to restore.
+func ConstraintsDeferred(ctx context.Context, conn sqlx.QueryerContext) (bool, error) {
+	var deferred bool
+	err := sqlx.GetContext(ctx, conn, &deferred, `SELECT EXISTS (SELECT FROM deferred_constraints)`)
+	return deferred, err
+}
+
+// RestoreConstraints rebuilds what DeferConstraints dropped, indexes first (the foreign
+// keys' checks are joins that may use them), and reports how many. The indexes are built
+// with the session's maintenance memory raised and parallel workers allowed; readers are
+// not blocked, writers to the tables wait until the transaction commits.
+func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
+	tx, err := conn.BeginTxx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var deferred []struct {
+		Name       string `db:"name"`
+		Table      string `db:"table_name"`
+		Kind       string `db:"kind"`
+		Definition string `db:"definition"`
+	}
+	// FOR UPDATE: two processes restoring at once (an indexer, a migration) take turns, and
+	// the second finds nothing left.
+	if err := tx.SelectContext(ctx, &deferred, `SELECT name, table_name, kind, definition FROM deferred_constraints
+		ORDER BY kind DESC, name FOR UPDATE`); err != nil {
+		return 0, err
+	}
+	if len(deferred) == 0 {
+		return 0, nil
+	}
+	for _, setting := range []string{`SET LOCAL maintenance_work_mem = '256MB'`, `SET LOCAL max_parallel_maintenance_workers = 2`} {
+		if _, err := tx.ExecContext(ctx, setting); err != nil {
+			return 0, err
+		}
+	}
+	for _, d := range deferred {
+		stmt := d.Definition // CREATE INDEX ... ON public.t USING btree (...)
+		if d.Kind == "foreign key" {
+			stmt = fmt.Sprintf(`ALTER TABLE %s ADD CONSTRAINT %s %s`, pq.QuoteIdentifier(d.Table), pq.QuoteIdentifier(d.Name), d.Definition)
+		}
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return 0, fmt.Errorf("restore %s %s: %w", d.Kind, d.Name, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM deferred_constraints`); err != nil {
+		return 0, err
+	}
+	return len(deferred), tx.Commit()
+}
+
+// restoreBeforeMigrating puts deferred constraints back before migrations run, so that a
+// migration always finds the schema it was written against.
+func restoreBeforeMigrating(ctx context.Context, conn *sql.DB) error {
+	var exists bool
+	if err := conn.QueryRowContext(ctx, `SELECT to_regclass('deferred_constraints') IS NOT NULL`).Scan(&exists); err != nil || !exists {
+		return err
+	}
+	_, err := RestoreConstraints(ctx, sqlx.NewDb(conn, "postgres"))
+	return err
+}

@@ -1,0 +1,62 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/starkgraph/starkgraph/db"
+)
+
+// Bulk loading: a catch-up long enough to at least double the indexed chain runs with the
+// per-block tables' secondary indexes and foreign keys dropped, and rebuilds them once when
+// it ends, short of the blocks that may still be reorganised (db/bulk.go says why that is
+// faster). A shorter catch-up over a big database would spend longer rebuilding than it
+// saves, so it writes through the indexes as usual.
+
+// defaultBulkLoadMinBlocks is the shortest catch-up that is bulk loaded, by default.
+const defaultBulkLoadMinBlocks = 1000
+
+// bulkLoadEnd says whether writing next..target is a bulk load, and up to which block: the
+// last block that cannot be reorganised any more.
+func (ix *Indexer) bulkLoadEnd(next, target int64) (end int64, bulk bool) {
+	if ix.cfg.BulkLoadMinBlocks < 0 {
+		return 0, false
+	}
+	end = min(target, int64(ix.nodeHeadSeen)-int64(ix.cfg.MaxReorgDepth))
+	indexed := max(ix.head-ix.cfg.FromBlock+1, 0)
+	length := end - next + 1
+	return end, length >= ix.cfg.BulkLoadMinBlocks && length >= indexed
+}
+
+// bulkLoad writes next..end with the constraints deferred, then restores them.
+func (ix *Indexer) bulkLoad(ctx context.Context, next, end int64, headHash db.Felt, haveHead bool) error {
+	n, err := db.DeferConstraints(ctx, ix.db)
+	if err != nil {
+		return fmt.Errorf("bulk load: %w", err)
+	}
+	ix.constraintsDeferred = true
+	ix.log.Info("bulk load: secondary indexes and foreign keys dropped until the catch-up ends",
+		"from", next, "to", end, "dropped", n)
+	if err := ix.catchUp(ctx, next, end, headHash, haveHead); err != nil {
+		return err // the next step resumes the bulk load, or restores
+	}
+	return ix.restoreConstraints(ctx)
+}
+
+// restoreConstraints rebuilds what a bulk load deferred, if anything.
+func (ix *Indexer) restoreConstraints(ctx context.Context) error {
+	if !ix.constraintsDeferred {
+		return nil
+	}
+	began := time.Now()
+	n, err := db.RestoreConstraints(ctx, ix.db)
+	if err != nil {
+		return fmt.Errorf("bulk load: %w", err)
+	}
+	ix.constraintsDeferred = false
+	if n > 0 {
+		ix.log.Info("bulk load: secondary indexes and foreign keys rebuilt", "rebuilt", n, "took", time.Since(began).Round(time.Millisecond))
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package indexer
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/sim"
+)
+
+// schemaOf lists the public schema's indexes and constraints with their definitions.
+func schemaOf(t *testing.T, d *sqlx.DB) []string {
+	t.Helper()
+	var defs []string
+	if err := d.Select(&defs, `SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'
+		UNION ALL
+		SELECT conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+		WHERE connamespace = 'public'::regnamespace AND convalidated
+		ORDER BY 1`); err != nil {
+		t.Fatal(err)
+	}
+	return defs
+}
+
+// bulkTweak makes every catch-up of more than 50 blocks a bulk load.
+func bulkTweak(c *Config) { c.BulkLoadMinBlocks = 50; c.MaxReorgDepth = 8 }
+
+// TestBulkLoad indexes a chain as a bulk load and checks that it ends with the schema it
+// started with and the rows a load through the indexes writes; then that a bulk load
+// stopped half way leaves its constraints recorded, and that the next run finishes the
+// load and rebuilds them.
+func TestBulkLoad(t *testing.T) {
+	chain, url := simNode(t, sim.Config{Seed: 7, Blocks: 160, TxPerBlock: 12})
+	head := simHead(chain)
+	want := snapshot(t, freshIndex(t, url, head))
+
+	d := dbtest.New(t)
+	schema := schemaOf(t, d)
+	runIndexer(t, d, url, 0, head, bulkTweak)
+	if got := schemaOf(t, d); !slices.Equal(got, schema) {
+		t.Fatalf("the bulk load changed the schema:\n got %q\nwant %q", got, schema)
+	}
+	if deferred, err := db.ConstraintsDeferred(context.Background(), d); err != nil || deferred {
+		t.Fatalf("constraints still deferred after the load: %v %v", deferred, err)
+	}
+	if !equalSnapshots(t, want, snapshot(t, d)) {
+		t.Fatal("the bulk load wrote other rows than a load through the indexes")
+	}
+	checkConsistent(t, d)
+
+	t.Run("interrupted", func(t *testing.T) {
+		d := dbtest.New(t)
+		cfg := Config{RPCURL: url, DB: d, StopAt: head, Logger: quietLogger(), PollInterval: 50 * time.Millisecond, BatchSize: 5}
+		bulkTweak(&cfg)
+		ix, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- ix.Run(ctx) }()
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			if n, _, ok, err := db.IndexedHead(ctx, d); err != nil {
+				t.Fatal(err)
+			} else if ok && n >= 40 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the indexer did not reach block 40")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		stoppedAt, _, _, _ := db.IndexedHead(context.Background(), d)
+		if stoppedAt >= head-8 {
+			t.Fatalf("stopped at %d, past the bulk load; the test needs it stopped inside", stoppedAt)
+		}
+		if deferred, err := db.ConstraintsDeferred(context.Background(), d); err != nil || !deferred {
+			t.Fatalf("a stopped bulk load should leave its constraints recorded: %v %v", deferred, err)
+		}
+		if slices.Equal(schemaOf(t, d), schema) {
+			t.Fatal("a stopped bulk load should not have rebuilt the indexes")
+		}
+		checkConsistent(t, d)
+
+		runIndexer(t, d, url, 0, head, bulkTweak)
+		if got := schemaOf(t, d); !slices.Equal(got, schema) {
+			t.Fatalf("the resumed load did not restore the schema:\n got %q\nwant %q", got, schema)
+		}
+		if !equalSnapshots(t, want, snapshot(t, d)) {
+			t.Fatal("the resumed bulk load wrote other rows than a load through the indexes")
+		}
+	})
+}
+
+// TestMigrationsRestoreDeferredConstraints: a migration expects the schema it was written
+// against, so constraints a bulk load left out are rebuilt before any migration runs.
+func TestMigrationsRestoreDeferredConstraints(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.New(t)
+	schema := schemaOf(t, d)
+	n, err := db.DeferConstraints(ctx, d)
+	if err != nil || n == 0 {
+		t.Fatalf("deferred %d: %v", n, err)
+	}
+	if again, err := db.DeferConstraints(ctx, d); err != nil || again != 0 {
+		t.Fatalf("deferring twice deferred %d more: %v", again, err)
+	}
+	// With nothing to migrate, migrating leaves a bulk load alone.
+	if err := db.Migrate(ctx, d.DB); err != nil {
+		t.Fatal(err)
+	}
+	if deferred, _ := db.ConstraintsDeferred(ctx, d); !deferred {
+		t.Fatal("migrating with nothing pending restored a bulk load's constraints")
+	}
+	// One migration pending (the newest, which may run again): the constraints come back
+	// before it runs.
+	if _, err := d.Exec(`DELETE FROM goose_db_version WHERE version_id = (SELECT max(version_id) FROM goose_db_version)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx, d.DB); err != nil {
+		t.Fatal(err)
+	}
+	if got := schemaOf(t, d); !slices.Equal(got, schema) {
+		t.Fatalf("constraints not restored before migrating:\n got %q\nwant %q", got, schema)
+	}
+}
