@@ -19,10 +19,13 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/bench"
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/pglocal"
 )
 
 func runBench(ctx context.Context, log *slog.Logger, args []string) error {
@@ -34,14 +37,15 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	out := fs.String("out", "bench/results", "directory for the results (JSON and Markdown)")
 	only := fs.String("only", "", "run only the workloads whose name contains this text (e.g. stats)")
 	postgraphile := fs.String("postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (README: Performance)")
+	indexTxs := fs.Int("index-txs", 300_000, "transactions indexed from scratch, once per indexing mode, to time the indexer (0: skip; needs the private cluster)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the service's process, taken while it serves the workloads, to this file")
 	var sf serverFlags
 	sf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *txs < 1000 || *concurrency < 1 || *duration <= 0 {
-		return fmt.Errorf("--txs must be at least 1000, --concurrency and --duration positive")
+	if *txs < 1000 || *concurrency < 1 || *duration <= 0 || *indexTxs < 0 {
+		return fmt.Errorf("--txs must be at least 1000, --concurrency and --duration positive, --index-txs not negative")
 	}
 	var listenFlag error
 	fs.Visit(func(f *flag.Flag) {
@@ -54,8 +58,10 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 
 	url := os.Getenv("DATABASE_URL")
+	var cluster *pglocal.Cluster
 	if url == "" {
-		cluster, _, err := startLocalPostgres(ctx, log, filepath.Join(*dataDir, "pgdata"))
+		var err error
+		cluster, _, err = startLocalPostgres(ctx, log, filepath.Join(*dataDir, "pgdata"))
 		if err != nil {
 			return err
 		}
@@ -79,7 +85,8 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	workloads = slices.DeleteFunc(workloads, func(w bench.Workload) bool { return !strings.Contains(w.Name, *only) })
-	if len(workloads) == 0 {
+	timeIndexer := *indexTxs > 0 && strings.Contains(indexerWorkload, *only)
+	if len(workloads) == 0 && !timeIndexer {
 		return fmt.Errorf("--only %q: no workload's name contains it", *only)
 	}
 
@@ -152,17 +159,74 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		results = append(results, r)
 	}
 	table := bench.Markdown(results)
+	report := map[string]any{"txs": *txs, "concurrency": *concurrency, "duration": duration.String(),
+		"at": time.Now().UTC().Format(time.RFC3339), "results": results}
+	if timeIndexer {
+		stopServe() // the indexer gets the machine to itself
+		runs, err := timeIndexing(ctx, log, cluster, *indexTxs)
+		if err != nil {
+			return err
+		}
+		table += "\n" + bench.IndexingMarkdown(runs)
+		report["indexing"] = runs
+	}
 	fmt.Print(table)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
 	stamp := time.Now().UTC().Format("20060102-150405")
-	report, _ := json.MarshalIndent(map[string]any{"txs": *txs, "concurrency": *concurrency, "duration": duration.String(),
-		"at": time.Now().UTC().Format(time.RFC3339), "results": results}, "", "  ")
-	if err := os.WriteFile(filepath.Join(*out, stamp+".json"), report, 0o644); err != nil {
+	reportJSON, _ := json.MarshalIndent(report, "", "  ")
+	if err := os.WriteFile(filepath.Join(*out, stamp+".json"), reportJSON, 0o644); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(*out, stamp+".md"), []byte(table), 0o644)
+}
+
+// indexerWorkload names the indexer's measurement for --only.
+const indexerWorkload = "indexer"
+
+// timeIndexing indexes txs transactions into a new database of the private cluster once per
+// indexing mode, and reports each run with its ratio to the last (the baseline).
+func timeIndexing(ctx context.Context, log *slog.Logger, cluster *pglocal.Cluster, txs int) ([]bench.Indexing, error) {
+	if cluster == nil {
+		log.Warn("bench: the indexer is timed on the private cluster only (DATABASE_URL is set); skipped")
+		return nil, nil
+	}
+	const name = "bench_indexing"
+	admin, err := sqlx.Open("postgres", cluster.URL("postgres"))
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close()
+	drop := func() error {
+		_, err := admin.ExecContext(context.WithoutCancel(ctx), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
+		return err
+	}
+	var runs []bench.Indexing
+	for _, mode := range bench.IndexingModes {
+		if err := drop(); err != nil {
+			return nil, err
+		}
+		if err := cluster.CreateDatabase(ctx, name); err != nil {
+			return nil, err
+		}
+		conn, err := openMigrated(ctx, cluster.URL(name))
+		if err != nil {
+			return nil, err
+		}
+		log.Info("bench: timing the indexer", "mode", mode.Name, "transactions", txs)
+		r, err := bench.MeasureIndexing(ctx, slog.New(slog.DiscardHandler), conn, txs, mode.Name, mode.BulkLoadMinBlocks)
+		conn.Close()
+		if err != nil {
+			return nil, err
+		}
+		log.Info("bench", "indexer", mode.Name, "tx_per_s", int(r.TxPerSecond), "seconds", r.Seconds)
+		runs = append(runs, r)
+	}
+	for i := range runs {
+		runs[i].Ratio = runs[i].TxPerSecond / runs[len(runs)-1].TxPerSecond
+	}
+	return runs, drop()
 }
 
 // waitReady polls /readyz until the server answers 200.

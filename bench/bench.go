@@ -39,25 +39,83 @@ const TxPerBlock = 200
 // transactions, then computes holders analytics. A database that already holds them is
 // left as it is.
 func Build(ctx context.Context, log *slog.Logger, conn *sqlx.DB, txs int) error {
-	blocks := uint64(max(txs/TxPerBlock, 2))
+	blocks := blocksFor(txs)
 	if head, _, ok, err := db.IndexedHead(ctx, conn); err != nil {
 		return err
 	} else if ok && uint64(head)+1 >= blocks {
 		log.Info("bench: reusing the indexed chain", "head", head)
 		return nil
 	}
-	chain := sim.New(sim.Config{Seed: 1, Blocks: blocks, TxPerBlock: TxPerBlock})
-	node := httptest.NewServer(chain.Handler())
-	defer node.Close()
 	log.Info("bench: indexing the simulated chain", "blocks", blocks, "transactions", txs)
-	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: int64(blocks - 1), Logger: log})
-	if err != nil {
-		return err
-	}
-	if err := ix.Run(ctx); err != nil {
+	if err := indexChain(ctx, log, conn, blocks, 0); err != nil {
 		return err
 	}
 	return analytics.RefreshAll(ctx, conn, time.Now())
+}
+
+func blocksFor(txs int) uint64 { return uint64(max(txs/TxPerBlock, 2)) }
+
+// indexChain runs the indexer from the simulated chain (seed 1), served over HTTP, into
+// conn until block blocks-1 is written. bulkLoadMinBlocks is the indexer's setting (0: its
+// default).
+func indexChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, blocks uint64, bulkLoadMinBlocks int64) error {
+	chain := sim.New(sim.Config{Seed: 1, Blocks: blocks, TxPerBlock: TxPerBlock})
+	node := httptest.NewServer(chain.Handler())
+	defer node.Close()
+	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: int64(blocks - 1), Logger: log,
+		BulkLoadMinBlocks: bulkLoadMinBlocks})
+	if err != nil {
+		return err
+	}
+	return ix.Run(ctx)
+}
+
+// Indexing is one timed run of the indexer from the simulated node (in this process,
+// over HTTP) into an empty database, from genesis to the node's head.
+type Indexing struct {
+	Mode         string  `json:"mode"`
+	Transactions int64   `json:"transactions"`
+	Events       int64   `json:"events"`
+	Seconds      float64 `json:"seconds"`
+	TxPerSecond  float64 `json:"txPerSecond"`
+	EventsPerSec float64 `json:"eventsPerSecond"`
+	// Ratio is TxPerSecond over that of the run through the indexes, the baseline.
+	Ratio float64 `json:"ratio"`
+}
+
+// IndexingModes are the indexer's two ways of writing a long catch-up: the bulk load (its
+// default) and, as the baseline, through every index and foreign key.
+var IndexingModes = []struct {
+	Name              string
+	BulkLoadMinBlocks int64
+}{{"bulk load (default)", 0}, {"through the indexes", -1}}
+
+// MeasureIndexing indexes about txs transactions into conn, which must be an empty
+// migrated database, and reports the rate. The time is the whole run: fetching, decoding,
+// writing, and a bulk load's rebuilding of its indexes at the end.
+func MeasureIndexing(ctx context.Context, log *slog.Logger, conn *sqlx.DB, txs int, mode string, bulkLoadMinBlocks int64) (Indexing, error) {
+	began := time.Now()
+	if err := indexChain(ctx, log, conn, blocksFor(txs), bulkLoadMinBlocks); err != nil {
+		return Indexing{}, err
+	}
+	r := Indexing{Mode: mode, Seconds: time.Since(began).Seconds()}
+	if err := conn.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM transactions), (SELECT count(*) FROM events)`).
+		Scan(&r.Transactions, &r.Events); err != nil {
+		return r, err
+	}
+	r.TxPerSecond, r.EventsPerSec = float64(r.Transactions)/r.Seconds, float64(r.Events)/r.Seconds
+	return r, nil
+}
+
+// IndexingMarkdown renders indexing runs as a table, each against the last run (the
+// baseline).
+func IndexingMarkdown(runs []Indexing) string {
+	var b strings.Builder
+	b.WriteString("| indexer, simulator -> PostgreSQL (fsync on) | transactions | tx/s | events/s | seconds | ratio |\n|---|---|---|---|---|---|\n")
+	for _, r := range runs {
+		fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.1f | %.2f |\n", r.Mode, r.Transactions, r.TxPerSecond, r.EventsPerSec, r.Seconds, r.Ratio)
+	}
+	return b.String()
 }
 
 // Workload is one kind of request.

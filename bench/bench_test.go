@@ -70,3 +70,40 @@ func TestBenchOnASmallChain(t *testing.T) {
 		t.Errorf("the table has %d lines for %d workloads:\n%s", lines, len(workloads), table)
 	}
 }
+
+// The indexer's timing: each mode indexes the whole chain into an empty database, counts
+// what it wrote, and a bulk load ends with its indexes rebuilt.
+func TestMeasureIndexing(t *testing.T) {
+	ctx := context.Background()
+	var runs []bench.Indexing
+	for _, mode := range []struct {
+		name string
+		bulk int64
+	}{{"bulk load", 5}, {"through the indexes", -1}} {
+		conn := dbtest.New(t)
+		var logged strings.Builder
+		log := slog.New(slog.NewTextHandler(&logged, nil))
+		// 100 blocks: the 64 newest may be reorganised, so a bulk load writes the 36 below.
+		r, err := bench.MeasureIndexing(ctx, log, conn, 100*bench.TxPerBlock, mode.name, mode.bulk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var blocks int64
+		if err := conn.Get(&blocks, `SELECT count(*) FROM blocks`); err != nil || blocks != 100 {
+			t.Fatalf("%s: %d blocks indexed (%v), want 100", mode.name, blocks, err)
+		}
+		if rebuilt := strings.Contains(logged.String(), "bulk load: secondary indexes and foreign keys rebuilt"); rebuilt != (mode.bulk > 0) {
+			t.Errorf("%s: indexes rebuilt at the end: %v", mode.name, rebuilt)
+		}
+		if r.Transactions < 100*bench.TxPerBlock/2 || r.Events == 0 || r.Seconds <= 0 || r.TxPerSecond <= 0 {
+			t.Fatalf("%s: %+v", mode.name, r)
+		}
+		if deferred, err := db.ConstraintsDeferred(ctx, conn); err != nil || deferred {
+			t.Fatalf("%s: constraints left deferred (%v)", mode.name, err)
+		}
+		runs = append(runs, r)
+	}
+	if table := bench.IndexingMarkdown(runs); strings.Count(table, "\n") != 4 || !strings.Contains(table, "| bulk load |") {
+		t.Errorf("indexing table:\n%s", table)
+	}
+}
