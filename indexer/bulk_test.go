@@ -61,6 +61,7 @@ func TestBulkLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		ix.writeTxTarget = 50 // several SQL transactions, to stop between
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- ix.Run(ctx) }()

@@ -85,6 +85,7 @@ type Indexer struct {
 	// constraintsDeferred is set while a bulk load (bulk.go) has the per-block tables'
 	// secondary indexes and foreign keys dropped, or may have: Run starts by asking.
 	constraintsDeferred bool
+	writeTxTarget       int // defaultWriteTxTarget; tests lower it
 }
 
 // New checks the configuration; Run does the work.
@@ -128,7 +129,8 @@ func New(cfg Config) (*Indexer, error) {
 	node := rpc.NewClient(cfg.RPCURL, rpc.WithMaxResponseBytes(maxResponseBytes))
 	log := cfg.Logger.With("component", "indexer")
 	return &Indexer{cfg: cfg, db: cfg.DB, node: node, log: log,
-		classes: newClassCache(), lookup: newContractLookup(node, log), tokenMeta: newTokenMetaCache(), head: -1}, nil
+		classes: newClassCache(), lookup: newContractLookup(node, log), tokenMeta: newTokenMetaCache(), head: -1,
+		writeTxTarget: defaultWriteTxTarget}, nil
 }
 
 // Run indexes until ctx ends (nil), or, with StopAt set, until that block is written (nil).
@@ -332,8 +334,24 @@ func (ix *Indexer) catchUp(ctx context.Context, next, target int64, headHash db.
 	defer cancel()
 	results := ix.fetchAhead(fetchCtx, uint64(next), uint64(target), ix.nodeHeadSeen)
 	ix.progress = ix.progress.start(ix, next, target)
-	for r := range results {
-		blocks := <-r
+	// pending is a fetched batch not written yet; nil once results are drained.
+	var pending []*blockData
+	take := func() (blocks []*blockData, more bool) {
+		if pending != nil {
+			blocks, pending = pending, nil
+			return blocks, true
+		}
+		r, ok := <-results
+		if !ok {
+			return nil, false
+		}
+		return <-r, true
+	}
+	for {
+		blocks, more := take()
+		if !more {
+			return nil
+		}
 		if blocks == nil {
 			return ctx.Err() // fetches end with nil only when ctx ends
 		}
@@ -342,6 +360,22 @@ func (ix *Indexer) catchUp(ctx context.Context, next, target int64, headHash db.
 			cancel()
 			return ix.handleReorg(ctx, int64(first.Number)-1)
 		}
+		// Far from the head, batches that follow on go into the same SQL transaction up to
+		// ix.writeTxTarget transactions: fewer, larger statements for the same rows.
+		for countTx(blocks) < ix.writeTxTarget && !ix.journaled(int64(blocks[len(blocks)-1].Block.Number)+1) {
+			following, more := take()
+			if !more {
+				break
+			}
+			if following == nil {
+				return ctx.Err()
+			}
+			if following[0].Block.ParentHash != blocks[len(blocks)-1].Block.Hash {
+				pending = following // written (or found reorganised) on its own
+				break
+			}
+			blocks = append(blocks, following...)
+		}
 		if err := ix.writeBlocks(ctx, blocks); err != nil {
 			return err
 		}
@@ -349,8 +383,12 @@ func (ix *Indexer) catchUp(ctx context.Context, next, target int64, headHash db.
 		headHash, haveHead = db.FeltOf(last.Hash), true
 		ix.progress.add(ix, len(blocks), countTx(blocks))
 	}
-	return nil
 }
+
+// defaultWriteTxTarget is how many transactions the indexer gathers into one SQL
+// transaction while catching up, from as many fetched batches as that takes: measured
+// with the bench, 12,000 writes 20-30% faster than one batch of 20 blocks of 200.
+const defaultWriteTxTarget = 12_000
 
 func countTx(blocks []*blockData) int {
 	n := 0
