@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -25,7 +26,6 @@ import (
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/bench"
 	"github.com/starkgraph/starkgraph/db"
-	"github.com/starkgraph/starkgraph/db/pglocal"
 )
 
 func runBench(ctx context.Context, log *slog.Logger, args []string) error {
@@ -37,7 +37,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	out := fs.String("out", "bench/results", "directory for the results (JSON and Markdown)")
 	only := fs.String("only", "", "run only the workloads whose name contains this text (e.g. stats)")
 	postgraphile := fs.String("postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (README: Performance)")
-	indexTxs := fs.Int("index-txs", 300_000, "transactions indexed from scratch, once per indexing mode, to time the indexer (0: skip; needs the private cluster)")
+	indexTxs := fs.Int("index-txs", 300_000, "transactions indexed from scratch, once per indexing mode, to time the indexer (0: skip), into a database bench_indexing made beside the bench's")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the service's process, taken while it serves the workloads, to this file")
 	var sf serverFlags
 	sf.register(fs)
@@ -57,11 +57,9 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		return listenFlag
 	}
 
-	url := os.Getenv("DATABASE_URL")
-	var cluster *pglocal.Cluster
-	if url == "" {
-		var err error
-		cluster, _, err = startLocalPostgres(ctx, log, filepath.Join(*dataDir, "pgdata"))
+	dbURL := os.Getenv("DATABASE_URL")
+	if dbURL == "" {
+		cluster, _, err := startLocalPostgres(ctx, log, filepath.Join(*dataDir, "pgdata"))
 		if err != nil {
 			return err
 		}
@@ -70,9 +68,9 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		if err := cluster.CreateDatabase(ctx, name); err != nil {
 			return err
 		}
-		url = cluster.URL(name)
+		dbURL = cluster.URL(name)
 	}
-	conn, err := openMigrated(ctx, url)
+	conn, err := openMigrated(ctx, dbURL)
 	if err != nil {
 		return err
 	}
@@ -116,13 +114,13 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	serveCtx, stopServe := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- serveAPI(serveCtx, slog.New(slog.DiscardHandler), conn, url, sf, "") }()
+	go func() { served <- serveAPI(serveCtx, slog.New(slog.DiscardHandler), conn, dbURL, sf, "") }()
 	defer func() { stopServe(); <-served }()
 	base := "http://" + sf.addr
 	if err := waitReady(ctx, base); err != nil {
 		return err
 	}
-	raw, err := openReadPool(ctx, url, *concurrency, sf.timeout)
+	raw, err := openReadPool(ctx, dbURL, *concurrency, sf.timeout)
 	if err != nil {
 		return err
 	}
@@ -163,7 +161,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		"at": time.Now().UTC().Format(time.RFC3339), "results": results}
 	if timeIndexer {
 		stopServe() // the indexer gets the machine to itself
-		runs, err := timeIndexing(ctx, log, cluster, *indexTxs)
+		runs, err := timeIndexing(ctx, log, conn, dbURL, *indexTxs)
 		if err != nil {
 			return err
 		}
@@ -185,19 +183,17 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 // indexerWorkload names the indexer's measurement for --only.
 const indexerWorkload = "indexer"
 
-// timeIndexing indexes txs transactions into a new database of the private cluster once per
-// indexing mode, and reports each run with its ratio to the last (the baseline).
-func timeIndexing(ctx context.Context, log *slog.Logger, cluster *pglocal.Cluster, txs int) ([]bench.Indexing, error) {
-	if cluster == nil {
-		log.Warn("bench: the indexer is timed on the private cluster only (DATABASE_URL is set); skipped")
+// timeIndexing indexes txs transactions into a new database beside the bench's (on the
+// same server, named bench_indexing, dropped at the end) once per indexing mode, and
+// reports each run with its ratio to the last (the baseline).
+func timeIndexing(ctx context.Context, log *slog.Logger, admin *sqlx.DB, benchURL string, txs int) ([]bench.Indexing, error) {
+	const name = "bench_indexing"
+	u, err := url.Parse(benchURL)
+	if err != nil || u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		log.Warn("bench: the indexer is timed only with a postgres:// DATABASE_URL; skipped")
 		return nil, nil
 	}
-	const name = "bench_indexing"
-	admin, err := sqlx.Open("postgres", cluster.URL("postgres"))
-	if err != nil {
-		return nil, err
-	}
-	defer admin.Close()
+	u.Path = "/" + name
 	drop := func() error {
 		_, err := admin.ExecContext(context.WithoutCancel(ctx), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
 		return err
@@ -207,10 +203,10 @@ func timeIndexing(ctx context.Context, log *slog.Logger, cluster *pglocal.Cluste
 		if err := drop(); err != nil {
 			return nil, err
 		}
-		if err := cluster.CreateDatabase(ctx, name); err != nil {
-			return nil, err
+		if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name); err != nil {
+			return nil, fmt.Errorf("bench: create the indexer's database: %w", err)
 		}
-		conn, err := openMigrated(ctx, cluster.URL(name))
+		conn, err := openMigrated(ctx, u.String())
 		if err != nil {
 			return nil, err
 		}

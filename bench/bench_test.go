@@ -83,7 +83,6 @@ func TestMeasureIndexing(t *testing.T) {
 		conn := dbtest.New(t)
 		var logged strings.Builder
 		log := slog.New(slog.NewTextHandler(&logged, nil))
-		// 100 blocks: the 64 newest may be reorganised, so a bulk load writes the 36 below.
 		r, err := bench.MeasureIndexing(ctx, log, conn, 100*bench.TxPerBlock, mode.name, mode.bulk)
 		if err != nil {
 			t.Fatal(err)
