@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/metrics"
 )
 
 // Bulk loading: a catch-up long enough to at least double the indexed chain runs with the
@@ -36,6 +37,7 @@ func (ix *Indexer) bulkLoad(ctx context.Context, next, end int64, headHash db.Fe
 		return fmt.Errorf("bulk load: %w", err)
 	}
 	ix.constraintsDeferred = true
+	metrics.IndexerBulkLoading.Set(1)
 	ix.log.Info("bulk load: secondary indexes and foreign keys dropped until the catch-up ends",
 		"from", next, "to", end, "dropped", n)
 	if err := ix.catchUp(ctx, next, end, headHash, haveHead); err != nil {
@@ -55,6 +57,7 @@ func (ix *Indexer) restoreConstraints(ctx context.Context) error {
 		return fmt.Errorf("bulk load: %w", err)
 	}
 	ix.constraintsDeferred = false
+	metrics.IndexerBulkLoading.Set(0)
 	if n > 0 {
 		ix.log.Info("bulk load: secondary indexes and foreign keys rebuilt", "rebuilt", n, "took", time.Since(began).Round(time.Millisecond))
 	}

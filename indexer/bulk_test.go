@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/metrics"
 	"github.com/starkgraph/starkgraph/sim"
 )
 
@@ -87,6 +89,9 @@ func TestBulkLoad(t *testing.T) {
 		if deferred, err := db.ConstraintsDeferred(context.Background(), d); err != nil || !deferred {
 			t.Fatalf("a stopped bulk load should leave its constraints recorded: %v %v", deferred, err)
 		}
+		if g := testutil.ToFloat64(metrics.IndexerBulkLoading); g != 1 {
+			t.Errorf("indexer_bulk_loading = %v during a stopped bulk load, want 1", g)
+		}
 		if slices.Equal(schemaOf(t, d), schema) {
 			t.Fatal("a stopped bulk load should not have rebuilt the indexes")
 		}
@@ -95,6 +100,9 @@ func TestBulkLoad(t *testing.T) {
 		runIndexer(t, d, url, 0, head, bulkTweak)
 		if got := schemaOf(t, d); !slices.Equal(got, schema) {
 			t.Fatalf("the resumed load did not restore the schema:\n got %q\nwant %q", got, schema)
+		}
+		if g := testutil.ToFloat64(metrics.IndexerBulkLoading); g != 0 {
+			t.Errorf("indexer_bulk_loading = %v after the load, want 0", g)
 		}
 		if !equalSnapshots(t, want, snapshot(t, d)) {
 			t.Fatal("the resumed bulk load wrote other rows than a load through the indexes")

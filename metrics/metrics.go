@@ -102,6 +102,13 @@ var (
 		Name: "indexer_lag_blocks",
 		Help: "Blocks the indexer is behind the followed node.",
 	})
+
+	// IndexerBulkLoading is 1 while a bulk load has the per-block tables' secondary indexes
+	// and foreign keys dropped (API reads that need them are slow until it ends), else 0.
+	IndexerBulkLoading = factory.NewGauge(prometheus.GaugeOpts{
+		Name: "indexer_bulk_loading",
+		Help: "1 while the indexer bulk loads with secondary indexes dropped, else 0.",
+	})
 )
 
 func init() {
