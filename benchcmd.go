@@ -156,7 +156,10 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		log.Info("bench", "workload", w.Name, "req_per_s", int(service.PerSecond), "p99", service.P99, "raw_sql_per_s", int(baseline.PerSecond))
 		results = append(results, r)
 	}
-	table := bench.Markdown(results)
+	var table string
+	if len(results) > 0 {
+		table = bench.Markdown(results)
+	}
 	report := map[string]any{"txs": *txs, "concurrency": *concurrency, "duration": duration.String(),
 		"at": time.Now().UTC().Format(time.RFC3339), "results": results}
 	if timeIndexer {
@@ -165,7 +168,10 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		if err != nil {
 			return err
 		}
-		table += "\n" + bench.IndexingMarkdown(runs)
+		if table != "" {
+			table += "\n"
+		}
+		table += bench.IndexingMarkdown(runs)
 		report["indexing"] = runs
 	}
 	fmt.Print(table)
