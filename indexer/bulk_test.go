@@ -142,3 +142,33 @@ func TestMigrationsRestoreDeferredConstraints(t *testing.T) {
 		t.Fatalf("constraints not restored before migrating:\n got %q\nwant %q", got, schema)
 	}
 }
+
+// TestBulkLoadEnd: a catch-up is a bulk load when it is long and at least doubles the chain,
+// and it stops short of the blocks the node may still reorganise.
+func TestBulkLoadEnd(t *testing.T) {
+	for _, c := range []struct {
+		name                string
+		head, next, target  int64 // head -1: empty database
+		nodeHead, minBlocks int64
+		wantEnd             int64
+		wantBulk            bool
+	}{
+		{"first sync", -1, 0, 9999, 9999, 1000, 9999 - 64, true},
+		{"first sync, stop below the reorg window", -1, 0, 5000, 9999, 1000, 5000, true},
+		{"too short", -1, 0, 900, 900, 1000, 900 - 64, false},
+		{"would not double the chain", 49_999, 50_000, 60_000, 60_000, 1000, 60_000 - 64, false},
+		{"doubles the chain", 9_999, 10_000, 30_000, 30_000, 1000, 30_000 - 64, true},
+		{"turned off", -1, 0, 9999, 9999, -1, 0, false},
+		{"caught up", 9_999, 10_000, 9_999, 9_999, 1000, 9_999 - 64, false},
+	} {
+		ix, err := New(Config{RPCURL: "http://node", DB: &sqlx.DB{}, BulkLoadMinBlocks: c.minBlocks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.head, ix.nodeHeadSeen = c.head, uint64(c.nodeHead)
+		end, bulk := ix.bulkLoadEnd(c.next, c.target)
+		if bulk != c.wantBulk || (bulk && end != c.wantEnd) {
+			t.Errorf("%s: bulkLoadEnd = %d, %v; want %d, %v", c.name, end, bulk, c.wantEnd, c.wantBulk)
+		}
+	}
+}
