@@ -30,6 +30,7 @@ type rowShape struct {
 	columns []string
 	reads   []string // how selectList reads each column, %s standing for the column
 	sources []string // the from= expression of each column, or ""
+	types   []string // the SQL type of each column, for key arrays (loadAll)
 	fields  []rowField
 }
 
@@ -64,10 +65,27 @@ func rowShapeOf[T any]() *rowShape {
 		}
 		s.reads = append(s.reads, read)
 		s.sources = append(s.sources, optionValue(opts, "from"))
+		s.types = append(s.types, sqlTypeOf(f.Type, opts))
 		s.fields = append(s.fields, rowField{index: i, value: fieldValue(f, opts)})
 	}
 	actual, _ := rowShapes.LoadOrStore(t, s)
 	return actual.(*rowShape)
+}
+
+// sqlTypeOf is the SQL type of a column, as far as loadAll's key arrays need it.
+func sqlTypeOf(t reflect.Type, opts string) string {
+	switch {
+	case hasOption(opts, "numeric"):
+		return "numeric"
+	case hasOption(opts, "date"):
+		return "date"
+	case t == reflect.TypeFor[Felt]():
+		return "bytea"
+	case t.Kind() == reflect.String:
+		return "text"
+	default:
+		return "bigint"
+	}
 }
 
 // optionValue is the value of the option key=value, or "".
@@ -162,6 +180,32 @@ func rowValues[T any](rows []T) [][]any {
 
 // columnsOf are T's columns.
 func columnsOf[T any]() []string { return rowShapeOf[T]().columns }
+
+// loadAll reads the rows of table whose leading columns, as many as there are keys, hold
+// the i-th element of each key array: one array per key column (ByteaKeys for felts,
+// pq.StringArray for numeric and date columns). Rows that do not exist are not returned.
+func loadAll[T any](ctx context.Context, q sqlx.QueryerContext, table string, keys ...any) ([]T, error) {
+	s := rowShapeOf[T]()
+	if len(keys) == 0 || len(keys) > len(s.columns) {
+		return nil, fmt.Errorf("load %s: %d key columns of %d", table, len(keys), len(s.columns))
+	}
+	var query string
+	if len(keys) == 1 {
+		query = fmt.Sprintf(`SELECT %s FROM %s r WHERE r.%s = ANY($1::%s[])`, s.selectList("r"), table, s.columns[0], s.types[0])
+	} else {
+		arrays, names, on := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys))
+		for i := range keys {
+			arrays[i] = fmt.Sprintf("$%d::%s[]", i+1, s.types[i])
+			names[i] = fmt.Sprintf("k%d", i)
+			on[i] = fmt.Sprintf("r.%s = k.k%d", s.columns[i], i)
+		}
+		query = fmt.Sprintf(`SELECT %s FROM unnest(%s) AS k(%s) JOIN %s r ON %s`, s.selectList("r"),
+			strings.Join(arrays, ", "), strings.Join(names, ", "), table, strings.Join(on, " AND "))
+	}
+	var rows []T
+	err := sqlx.SelectContext(ctx, q, &rows, query, keys...)
+	return rows, err
+}
 
 // upsertAll writes rows into table, replacing every column but the key (the first
 // keyColumns columns) on conflict.

@@ -33,9 +33,7 @@ func UpsertValidators(ctx context.Context, tx *sqlx.Tx, rows []ValidatorRow) err
 
 // LoadValidators reads validators by staker address.
 func LoadValidators(ctx context.Context, q sqlx.QueryerContext, stakers []Felt) ([]ValidatorRow, error) {
-	var rows []ValidatorRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[ValidatorRow]().selectList("")+` FROM validators WHERE staker_address = ANY($1)`, ByteaKeys(stakers))
-	return rows, err
+	return loadAll[ValidatorRow](ctx, q, "validators", ByteaKeys(stakers))
 }
 
 // PoolRow is a pools row.
@@ -55,10 +53,7 @@ func UpsertPools(ctx context.Context, tx *sqlx.Tx, rows []PoolRow) error {
 
 // LoadPools reads pools by contract address.
 func LoadPools(ctx context.Context, q sqlx.QueryerContext, pools []Felt) ([]PoolRow, error) {
-	var rows []PoolRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[PoolRow]().selectList("")+`
-		FROM pools WHERE pool_contract = ANY($1)`, ByteaKeys(pools))
-	return rows, err
+	return loadAll[PoolRow](ctx, q, "pools", ByteaKeys(pools))
 }
 
 // DelegationRow is the indexer's part of a delegations row.
@@ -79,11 +74,7 @@ func UpsertDelegations(ctx context.Context, tx *sqlx.Tx, rows []DelegationRow) e
 
 // LoadDelegations reads delegations of (pools[i], delegators[i]).
 func LoadDelegations(ctx context.Context, q sqlx.QueryerContext, pools, delegators []Felt) ([]DelegationRow, error) {
-	var rows []DelegationRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[DelegationRow]().selectList("d")+`
-		FROM unnest($1::bytea[], $2::bytea[]) AS k(p, m)
-		JOIN delegations d ON d.pool_contract = k.p AND d.delegator_address = k.m`, ByteaKeys(pools), ByteaKeys(delegators))
-	return rows, err
+	return loadAll[DelegationRow](ctx, q, "delegations", ByteaKeys(pools), ByteaKeys(delegators))
 }
 
 // StakePointRow is a stake_points row; Day is an ISO date (YYYY-MM-DD).
@@ -103,12 +94,7 @@ func UpsertStakePoints(ctx context.Context, tx *sqlx.Tx, rows []StakePointRow) e
 
 // LoadStakePoints reads stake points of (wallets[i], tokens[i], days[i]).
 func LoadStakePoints(ctx context.Context, q sqlx.QueryerContext, wallets, tokens []Felt, days []string) ([]StakePointRow, error) {
-	var rows []StakePointRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[StakePointRow]().selectList("s")+`
-		FROM unnest($1::bytea[], $2::bytea[], $3::date[]) AS k(w, t, d)
-		JOIN stake_points s ON s.wallet_address = k.w AND s.token_address = k.t AND s.day = k.d`,
-		ByteaKeys(wallets), ByteaKeys(tokens), pq.StringArray(days))
-	return rows, err
+	return loadAll[StakePointRow](ctx, q, "stake_points", ByteaKeys(wallets), ByteaKeys(tokens), pq.StringArray(days))
 }
 
 // SetStakingContract records the staking contract, the token its pools hold and when the

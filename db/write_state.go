@@ -85,10 +85,7 @@ func UpsertClasses(ctx context.Context, tx *sqlx.Tx, rows []ClassRow) error {
 
 // LoadClasses reads the classes with the given hashes.
 func LoadClasses(ctx context.Context, q sqlx.QueryerContext, hashes []Felt) ([]ClassRow, error) {
-	var rows []ClassRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[ClassRow]().selectList("")+
-		` FROM classes WHERE hash = ANY($1)`, ByteaKeys(hashes))
-	return rows, err
+	return loadAll[ClassRow](ctx, q, "classes", ByteaKeys(hashes))
 }
 
 // ContractRow is one row of contracts.
@@ -111,10 +108,7 @@ func UpsertContracts(ctx context.Context, tx *sqlx.Tx, rows []ContractRow) error
 
 // LoadContracts reads the contracts at the given addresses.
 func LoadContracts(ctx context.Context, q sqlx.QueryerContext, addresses []Felt) ([]ContractRow, error) {
-	var rows []ContractRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[ContractRow]().selectList("")+
-		` FROM contracts WHERE address = ANY($1)`, ByteaKeys(addresses))
-	return rows, err
+	return loadAll[ContractRow](ctx, q, "contracts", ByteaKeys(addresses))
 }
 
 // ContractChangeRow records what a block changed of an existing contract.
@@ -151,10 +145,7 @@ func UpsertTokens(ctx context.Context, tx *sqlx.Tx, rows []TokenRow) error {
 
 // LoadTokens reads the tokens at the given addresses.
 func LoadTokens(ctx context.Context, q sqlx.QueryerContext, addresses []Felt) ([]TokenRow, error) {
-	var rows []TokenRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[TokenRow]().selectList("")+
-		` FROM tokens WHERE address = ANY($1)`, ByteaKeys(addresses))
-	return rows, err
+	return loadAll[TokenRow](ctx, q, "tokens", ByteaKeys(addresses))
 }
 
 // ERC20BalanceRow is one row of erc20_balances.
@@ -173,11 +164,7 @@ func UpsertERC20Balances(ctx context.Context, tx *sqlx.Tx, rows []ERC20BalanceRo
 
 // LoadERC20Balances reads the balances of (tokens[i], owners[i]) pairs.
 func LoadERC20Balances(ctx context.Context, q sqlx.QueryerContext, tokens, owners []Felt) ([]ERC20BalanceRow, error) {
-	var rows []ERC20BalanceRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[ERC20BalanceRow]().selectList("b")+`
-		FROM unnest($1::bytea[], $2::bytea[]) AS k(t, o)
-		JOIN erc20_balances b ON b.token_address = k.t AND b.owner_address = k.o`, ByteaKeys(tokens), ByteaKeys(owners))
-	return rows, err
+	return loadAll[ERC20BalanceRow](ctx, q, "erc20_balances", ByteaKeys(tokens), ByteaKeys(owners))
 }
 
 // NFTBalanceRow is one row of nft_balances.
@@ -196,12 +183,7 @@ func UpsertNFTBalances(ctx context.Context, tx *sqlx.Tx, rows []NFTBalanceRow) e
 
 // LoadNFTBalances reads nft_balances of (contracts[i], ids[i], owners[i]).
 func LoadNFTBalances(ctx context.Context, q sqlx.QueryerContext, contracts []Felt, ids []string, owners []Felt) ([]NFTBalanceRow, error) {
-	var rows []NFTBalanceRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[NFTBalanceRow]().selectList("b")+`
-		FROM unnest($1::bytea[], $2::numeric[], $3::bytea[]) AS k(c, i, o)
-		JOIN nft_balances b ON b.contract_address = k.c AND b.token_id = k.i AND b.owner_address = k.o`,
-		ByteaKeys(contracts), pq.StringArray(ids), ByteaKeys(owners))
-	return rows, err
+	return loadAll[NFTBalanceRow](ctx, q, "nft_balances", ByteaKeys(contracts), pq.StringArray(ids), ByteaKeys(owners))
 }
 
 // NFTItemRow is the part of an nft_items row the indexer maintains.
@@ -223,11 +205,7 @@ func UpsertNFTItems(ctx context.Context, tx *sqlx.Tx, rows []NFTItemRow) error {
 
 // LoadNFTItems reads items of (contracts[i], ids[i]).
 func LoadNFTItems(ctx context.Context, q sqlx.QueryerContext, contracts []Felt, ids []string) ([]NFTItemRow, error) {
-	var rows []NFTItemRow
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+rowShapeOf[NFTItemRow]().selectList("n")+`
-		FROM unnest($1::bytea[], $2::numeric[]) AS k(c, i)
-		JOIN nft_items n ON n.contract_address = k.c AND n.token_id = k.i`, ByteaKeys(contracts), pq.StringArray(ids))
-	return rows, err
+	return loadAll[NFTItemRow](ctx, q, "nft_items", ByteaKeys(contracts), pq.StringArray(ids))
 }
 
 // AddListCounts adds deltas to list_counts.
