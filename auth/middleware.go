@@ -397,13 +397,20 @@ func (a *Auth) enter(key Key) (release func(), ok bool) {
 	if a.opts.MaxInFlightPerKey <= 0 {
 		return func() {}, true
 	}
-	v, _ := a.inFlight.LoadOrStore(key.ID, new(atomic.Int64))
+	return takeSlot(&a.inFlight, key.ID, a.opts.MaxInFlightPerKey)
+}
+
+// takeSlot counts one more of something a key holds at once (requests in flight, open
+// subscriptions) in counters, if that stays within limit; release gives it back, once.
+func takeSlot(counters *sync.Map, keyID int64, limit int) (release func(), ok bool) {
+	v, _ := counters.LoadOrStore(keyID, new(atomic.Int64))
 	n := v.(*atomic.Int64)
-	if n.Add(1) > int64(a.opts.MaxInFlightPerKey) {
+	if n.Add(1) > int64(limit) {
 		n.Add(-1)
 		return nil, false
 	}
-	return func() { n.Add(-1) }, true
+	var once sync.Once
+	return func() { once.Do(func() { n.Add(-1) }) }, true
 }
 
 func writeMessage(w http.ResponseWriter, status int, message string) {

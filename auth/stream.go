@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 )
 
 // IsStream reports whether r opens a long-lived stream of GraphQL subscription messages:
@@ -77,18 +76,11 @@ func OpenSubscription(ctx context.Context) (release func(), err error) {
 	if st.plan.MaxSubscriptions != nil {
 		limit = *st.plan.MaxSubscriptions
 	}
-	v, _ := st.auth.subscriptions.LoadOrStore(st.key.ID, new(atomic.Int64))
-	n := v.(*atomic.Int64)
-	if n.Add(1) > int64(limit) {
-		n.Add(-1)
+	release, ok = takeSlot(&st.auth.subscriptions, st.key.ID, limit)
+	if !ok {
 		return nil, fmt.Errorf("%w: this key's plan allows %d at once", ErrTooManySubscriptions, limit)
 	}
-	var once atomic.Bool
-	return func() {
-		if once.CompareAndSwap(false, true) {
-			n.Add(-1)
-		}
-	}, nil
+	return release, nil
 }
 
 // CountMessage counts one subscription message toward ctx's key's usage.
