@@ -107,27 +107,23 @@ type TxFilter struct {
 
 func (f TxFilter) where(args *[]any) []string {
 	var conds []string
-	add := func(cond string, v any) {
-		*args = append(*args, v)
-		conds = append(conds, replaceArg(cond, len(*args)))
-	}
 	if f.Sender != nil {
-		add("t.sender_address = $?", f.Sender)
+		conds = append(conds, "t.sender_address = "+arg(args, f.Sender))
 	}
 	if f.Contract != nil {
-		add("t.contract_address = $?", f.Contract)
+		conds = append(conds, "t.contract_address = "+arg(args, f.Contract))
 	}
 	if f.Type != "" {
-		add("t.type = $?", f.Type)
+		conds = append(conds, "t.type = "+arg(args, f.Type))
 	}
 	if f.FromBlock != nil {
-		add("t.block_number >= $?", *f.FromBlock)
+		conds = append(conds, "t.block_number >= "+arg(args, *f.FromBlock))
 	}
 	if f.ToBlock != nil {
-		add("t.block_number <= $?", *f.ToBlock)
+		conds = append(conds, "t.block_number <= "+arg(args, *f.ToBlock))
 	}
 	if f.Block != nil {
-		add("t.block_number = $?", *f.Block)
+		conds = append(conds, "t.block_number = "+arg(args, *f.Block))
 	}
 	return conds
 }
@@ -178,25 +174,20 @@ var eventCols = rowShapeOf[Event]().selectList("e")
 
 func (f EventsFilter) where(args *[]any) []string {
 	var conds []string
-	add := func(cond string, v any) {
-		*args = append(*args, v)
-		conds = append(conds, replaceArg(cond, len(*args)))
-	}
 	if f.From != nil {
-		add("e.from_address = $?", f.From)
+		conds = append(conds, "e.from_address = "+arg(args, f.From))
 	}
 	if f.Key != nil {
-		add("e.key0 = $?", f.Key)
+		conds = append(conds, "e.key0 = "+arg(args, f.Key))
 	}
 	if f.FromBlock != nil {
-		add("e.block_number >= $?", *f.FromBlock)
+		conds = append(conds, "e.block_number >= "+arg(args, *f.FromBlock))
 	}
 	if f.ToBlock != nil {
-		add("e.block_number <= $?", *f.ToBlock)
+		conds = append(conds, "e.block_number <= "+arg(args, *f.ToBlock))
 	}
 	if f.Tx != nil {
-		add("e.block_number = $?", f.Tx.Block)
-		add("e.tx_index = $?", f.Tx.Index)
+		conds = append(conds, "e.block_number = "+arg(args, f.Tx.Block), "e.tx_index = "+arg(args, f.Tx.Index))
 	}
 	return conds
 }

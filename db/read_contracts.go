@@ -19,12 +19,10 @@ func (s *Store) Contracts(ctx context.Context, typ string, class Felt, w Window)
 	var args []any
 	var conds []string
 	if typ != "" {
-		args = append(args, typ)
-		conds = append(conds, "type = $1")
+		conds = append(conds, "type = "+arg(&args, typ))
 	}
 	if class != nil {
-		args = append(args, class)
-		conds = append(conds, replaceArg("class_hash = $?", len(args)))
+		conds = append(conds, "class_hash = "+arg(&args, class))
 	}
 	where, tail, kargs := w.keyset([]string{"coalesce(deployed_block, -1)", "address"}, true, len(args)+1)
 	args = append(args, kargs...)

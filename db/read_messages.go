@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/lib/pq"
 )
@@ -44,21 +43,17 @@ var messageKeyColumns = []string{"m.block_number", "m.tx_index", "m.direction", 
 
 func (f MessageFilter) conds(args *[]any) []string {
 	var conds []string
-	add := func(format string, v any) {
-		*args = append(*args, v)
-		conds = append(conds, fmt.Sprintf(format, len(*args)))
-	}
 	if f.Block != nil {
-		add("m.block_number = $%d", *f.Block)
+		conds = append(conds, "m.block_number = "+arg(args, *f.Block))
 	}
 	if f.Contract != nil {
-		add("m.l2_address = $%d", f.Contract)
+		conds = append(conds, "m.l2_address = "+arg(args, f.Contract))
 	}
 	if f.Direction != nil {
-		add("m.direction = $%d", *f.Direction)
+		conds = append(conds, "m.direction = "+arg(args, *f.Direction))
 	}
 	if f.Hash != nil {
-		add("m.message_hash = $%d", f.Hash)
+		conds = append(conds, "m.message_hash = "+arg(args, f.Hash))
 	}
 	return conds
 }

@@ -48,18 +48,16 @@ type NftItemFilter struct {
 func (f NftItemFilter) where(args *[]any) []string {
 	var conds []string
 	if f.Contract != nil {
-		*args = append(*args, f.Contract)
-		conds = append(conds, fmt.Sprintf("i.contract_address = $%d", len(*args)))
+		conds = append(conds, "i.contract_address = "+arg(args, f.Contract))
 	}
 	if f.Owner != nil {
 		// ERC-721 items carry their owner; ERC-1155 items are owned through balances. Both
 		// sets come from the owner indexes and are small, so the planner joins them to the
 		// items instead of scanning the items for the owner.
-		*args = append(*args, f.Owner)
-		n := len(*args)
-		conds = append(conds, fmt.Sprintf(`(i.contract_address, i.token_id) IN (
-			SELECT contract_address, token_id FROM nft_items WHERE owner_address = $%d
-			UNION SELECT contract_address, token_id FROM nft_balances WHERE owner_address = $%d AND balance > 0)`, n, n))
+		owner := arg(args, f.Owner)
+		conds = append(conds, `(i.contract_address, i.token_id) IN (
+			SELECT contract_address, token_id FROM nft_items WHERE owner_address = `+owner+`
+			UNION SELECT contract_address, token_id FROM nft_balances WHERE owner_address = `+owner+` AND balance > 0)`)
 	}
 	return conds
 }
@@ -232,12 +230,10 @@ type NftEventFilter struct {
 func (f NftEventFilter) where(args *[]any) []string {
 	var conds []string
 	if f.Contract != nil {
-		*args = append(*args, f.Contract)
-		conds = append(conds, fmt.Sprintf("e.contract_address = $%d", len(*args)))
+		conds = append(conds, "e.contract_address = "+arg(args, f.Contract))
 	}
 	if f.TokenID != nil {
-		*args = append(*args, *f.TokenID)
-		conds = append(conds, fmt.Sprintf("e.token_id = $%d::numeric", len(*args)))
+		conds = append(conds, "e.token_id = "+arg(args, *f.TokenID)+"::numeric")
 	}
 	return conds
 }

@@ -288,15 +288,12 @@ type ValidatorDelegationFilter struct {
 }
 
 func (f ValidatorDelegationFilter) where(args *[]any) (pools, delegations string) {
-	*args = append(*args, f.Staker)
-	pools = "p.staker_address = $1"
+	pools = "p.staker_address = " + arg(args, f.Staker)
 	if f.Strk != nil {
-		*args = append(*args, *f.Strk)
-		pools += fmt.Sprintf(" AND coalesce(p.token_address = (SELECT strk_token_address FROM staking_overview WHERE id = 1), false) = $%d", len(*args))
+		pools += " AND coalesce(p.token_address = (SELECT strk_token_address FROM staking_overview WHERE id = 1), false) = " + arg(args, *f.Strk)
 	}
 	if f.Delegator != nil {
-		*args = append(*args, f.Delegator)
-		delegations = fmt.Sprintf(" AND d.delegator_address = $%d", len(*args))
+		delegations = " AND d.delegator_address = " + arg(args, f.Delegator)
 	}
 	return pools, delegations
 }

@@ -43,33 +43,29 @@ type TokenTransferFilter struct {
 
 func (f TokenTransferFilter) conds(args *[]any) []string {
 	var conds []string
-	add := func(format string, v any) {
-		*args = append(*args, v)
-		conds = append(conds, fmt.Sprintf(format, len(*args)))
-	}
 	if f.Token != nil {
-		add("e.token_address = $%d", f.Token)
+		conds = append(conds, "e.token_address = "+arg(args, f.Token))
 	}
 	if f.Tokens != nil {
-		add("e.token_address = ANY($%d)", feltList(f.Tokens))
+		conds = append(conds, "e.token_address = ANY("+arg(args, feltList(f.Tokens))+")")
 	}
 	if f.From != nil {
-		add("e.from_address = $%d", f.From)
+		conds = append(conds, "e.from_address = "+arg(args, f.From))
 	}
 	if f.To != nil {
-		add("e.to_address = $%d", f.To)
+		conds = append(conds, "e.to_address = "+arg(args, f.To))
 	}
 	if f.FromBlock != nil {
-		add("e.block_number >= $%d", *f.FromBlock)
+		conds = append(conds, "e.block_number >= "+arg(args, *f.FromBlock))
 	}
 	if f.ToBlock != nil {
-		add("e.block_number <= $%d", *f.ToBlock)
+		conds = append(conds, "e.block_number <= "+arg(args, *f.ToBlock))
 	}
 	if f.FromTime != nil {
-		add("e.block_number >= (SELECT number FROM blocks WHERE timestamp >= $%d ORDER BY timestamp, number LIMIT 1)", *f.FromTime)
+		conds = append(conds, "e.block_number >= (SELECT number FROM blocks WHERE timestamp >= "+arg(args, *f.FromTime)+" ORDER BY timestamp, number LIMIT 1)")
 	}
 	if f.ToTime != nil {
-		add("e.block_number <= (SELECT number FROM blocks WHERE timestamp <= $%d ORDER BY timestamp DESC, number DESC LIMIT 1)", *f.ToTime)
+		conds = append(conds, "e.block_number <= (SELECT number FROM blocks WHERE timestamp <= "+arg(args, *f.ToTime)+" ORDER BY timestamp DESC, number DESC LIMIT 1)")
 	}
 	if f.Fee != nil {
 		if *f.Fee {

@@ -234,7 +234,9 @@ func feltList(keys []Felt) pq.ByteaArray {
 	return out
 }
 
-// replaceArg puts the placeholder number n where a condition has "$?".
-func replaceArg(cond string, n int) string {
-	return strings.Replace(cond, "$?", fmt.Sprintf("$%d", n), 1)
+// arg appends v to a statement's arguments and returns its placeholder ($n): filters
+// build their conditions with it, after whatever arguments come before.
+func arg(args *[]any, v any) string {
+	*args = append(*args, v)
+	return fmt.Sprintf("$%d", len(*args))
 }
