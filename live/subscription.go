@@ -1,7 +1,6 @@
 package live
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"sync"
@@ -52,7 +51,13 @@ func (s *subscription[T]) end(err error) {
 // ErrClosed refuses a subscription while the server shuts down.
 var ErrClosed = errors.New("the server is shutting down; subscribe again")
 
+// ErrNotServed refuses a subscription in a process without a hub (a nil *Hub).
+var ErrNotServed = errors.New("subscriptions are not served here")
+
 func subscribe[T any](ctx context.Context, h *Hub, f feed, match func(T) bool) (<-chan T, error) {
+	if h == nil {
+		return nil, ErrNotServed
+	}
 	s := &subscription[T]{ch: make(chan T, h.opts.Buffer), match: match}
 	if !h.add(f, s) {
 		return nil, ErrClosed
@@ -68,6 +73,8 @@ func subscribe[T any](ctx context.Context, h *Hub, f feed, match func(T) bool) (
 	context.AfterFunc(ctx, func() { h.remove(f, s) })
 	return s.ch, nil
 }
+
+// The subscribing methods may be called on a nil *Hub: they return ErrNotServed.
 
 // Blocks subscribes to newBlocks until ctx ends.
 func (h *Hub) Blocks(ctx context.Context) (<-chan *BlockEvent, error) {
@@ -109,7 +116,7 @@ func (h *Hub) Events(ctx context.Context, contract db.Felt, keys []db.Felt) (<-c
 			return false
 		}
 		for i, k := range keys {
-			if !bytes.Equal(db.Normalize(k), db.Normalize(e.Keys[i])) {
+			if !k.Equal(e.Keys[i]) {
 				return false
 			}
 		}

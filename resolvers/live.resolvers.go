@@ -16,16 +16,10 @@ import (
 )
 
 func (r *subscriptionResolver) NewBlocks(ctx context.Context) (<-chan *live.BlockEvent, error) {
-	if r.Live == nil {
-		return nil, errNoSubscriptions
-	}
 	return r.Live.Blocks(ctx)
 }
 
 func (r *subscriptionResolver) Transactions(ctx context.Context, filter *model.LiveTransactionFilter) (<-chan *db.Transaction, error) {
-	if r.Live == nil {
-		return nil, errNoSubscriptions
-	}
 	var m live.TxMatch
 	if filter != nil {
 		m.Sender, m.Contract = filter.SenderAddress, filter.ContractAddress
@@ -37,16 +31,10 @@ func (r *subscriptionResolver) Transactions(ctx context.Context, filter *model.L
 }
 
 func (r *subscriptionResolver) TokenTransfers(ctx context.Context, token db.Felt, wallet db.Felt) (<-chan *db.TokenTransfer, error) {
-	if r.Live == nil {
-		return nil, errNoSubscriptions
-	}
 	return r.Live.Transfers(ctx, token, wallet)
 }
 
 func (r *subscriptionResolver) Events(ctx context.Context, contract db.Felt, keys []db.Felt) (<-chan *db.Event, error) {
-	if r.Live == nil {
-		return nil, errNoSubscriptions
-	}
 	if len(keys) > maxEventKeys {
 		return nil, badInput("keys", fmt.Sprintf("has %d keys; at most %d can be matched", len(keys), maxEventKeys))
 	}

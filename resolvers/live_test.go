@@ -27,7 +27,7 @@ func TestSubscriptionArguments(t *testing.T) {
 	if n := hub.Count(); n != 0 {
 		t.Fatalf("a refused subscription is open: %d", n)
 	}
-	if _, err := (&Resolver{}).Subscription().NewBlocks(ctx); !errors.Is(err, errNoSubscriptions) {
+	if _, err := (&Resolver{}).Subscription().NewBlocks(ctx); !errors.Is(err, live.ErrNotServed) {
 		t.Fatalf("without a hub: %v", err)
 	}
 }

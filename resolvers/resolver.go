@@ -4,8 +4,6 @@
 package resolvers
 
 import (
-	"errors"
-
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/live"
 )
@@ -16,8 +14,6 @@ type Resolver struct {
 	// Live feeds the subscriptions; nil where the process serves none.
 	Live *live.Hub
 }
-
-var errNoSubscriptions = errors.New("subscriptions are not served here")
 
 // maxEventKeys bounds the keys an events subscription matches (Starknet events rarely
 // have more than a handful).
