@@ -168,11 +168,13 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		if err != nil {
 			return err
 		}
-		if table != "" {
-			table += "\n"
+		if len(runs) > 0 {
+			if table != "" {
+				table += "\n"
+			}
+			table += bench.IndexingMarkdown(runs)
+			report["indexing"] = runs
 		}
-		table += bench.IndexingMarkdown(runs)
-		report["indexing"] = runs
 	}
 	fmt.Print(table)
 	if err := os.MkdirAll(*out, 0o755); err != nil {

@@ -24,9 +24,6 @@ func nftBalancesOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 	})
 }
 
-// nftStandards maps `type` of /nft-transfers to the collection standard.
-var nftStandards = map[string]string{"erc721": "erc721", "erc1155": "erc1155"}
-
 // nftTransfersOp answers GET /beta/nft-transfers: a collection's transfers, mints and burns,
 // newest first, as items of GET /nft-events; a collection of the other standard lists none.
 func nftTransfersOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
@@ -38,7 +35,7 @@ func nftTransfersOp(ctx context.Context, s *server, a *args, _ *http.Request) (a
 	if err != nil {
 		return nil, err
 	}
-	if t.RawStandard != nftStandards[a.str("type")] {
+	if t.RawStandard != a.str("type") { // the enum's values are the standards' names
 		return cursorList[nftEvent]{Items: []nftEvent{}, Pagination: s.paginate(w, 0, &model.PageInfo{}, 0)}, nil
 	}
 	conn, err := s.res.Query().NftEvents(ctx, &w.first, w.after, contract, nil)
