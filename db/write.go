@@ -155,6 +155,8 @@ type ChainRows struct {
 	MetaTransactions []MetaTransactionRow
 	BalancePoints    []BalancePoint
 	Messages         []Message
+	StakingActivity  []StakingOperation
+	Attestations     []Attestation
 }
 
 // chainTable is one table of ChainRows: its name, its rows' shape, and the rows.
@@ -187,6 +189,8 @@ func (r *ChainRows) tables() []chainTable {
 		chainTableOf("meta_transactions", r.MetaTransactions),
 		chainTableOf("erc20_balance_changes", r.BalancePoints),
 		chainTableOf("messages", r.Messages),
+		chainTableOf("staking_activity", r.StakingActivity),
+		chainTableOf("attestations", r.Attestations),
 	}
 }
 

@@ -24,6 +24,11 @@ type ValidatorRow struct {
 	StartTime          *int64 `db:"start_time"`
 	TotalDelegators    int64  `db:"total_delegators"`
 	CreatedBlock       *int64 `db:"created_block"`
+	// From the attestation contract's events: epochs attested, epochs from the first
+	// attested to the last, and the last.
+	LivenessAttestedEpochs int64  `db:"liveness_attested_epochs"`
+	LivenessTotalEpochs    int64  `db:"liveness_total_epochs"`
+	LivenessLastEpoch      *int64 `db:"liveness_last_epoch"`
 }
 
 // UpsertValidators writes validator rows.
@@ -75,6 +80,40 @@ func UpsertDelegations(ctx context.Context, tx *sqlx.Tx, rows []DelegationRow) e
 // LoadDelegations reads delegations of (pools[i], delegators[i]).
 func LoadDelegations(ctx context.Context, q sqlx.QueryerContext, pools, delegators []Felt) ([]DelegationRow, error) {
 	return loadAll[DelegationRow](ctx, q, "delegations", ByteaKeys(pools), ByteaKeys(delegators))
+}
+
+// ValidatorDayRow is a validator_days row: a validator's stake and delegators at the end of
+// a UTC day (Day, YYYY-MM-DD), or the network's when Staker is NetworkScope.
+type ValidatorDayRow struct {
+	Staker      Felt   `db:"staker_address"`
+	Day         string `db:"day,date"`
+	StakeSTRK   string `db:"stake_strk,numeric"`
+	StakeBTC    string `db:"stake_btc,numeric"`
+	Delegators  int64  `db:"delegators"`
+	BlockNumber int64  `db:"block_number"`
+}
+
+// NetworkScope is the staker_address of the network's validator_days rows: empty, not NULL.
+var NetworkScope = Felt{}
+
+// UpsertValidatorDays writes validator_days rows.
+func UpsertValidatorDays(ctx context.Context, tx *sqlx.Tx, rows []ValidatorDayRow) error {
+	return upsertAll(ctx, tx, "validator_days", 2, rows)
+}
+
+// StakingTotals are the network's stake and delegators, summed over its validators.
+type StakingTotals struct {
+	StakeSTRK  string `db:"stake_strk"`
+	StakeBTC   string `db:"stake_btc"`
+	Delegators int64  `db:"delegators"`
+}
+
+// LoadStakingTotals sums the validators' stakes and delegators.
+func LoadStakingTotals(ctx context.Context, q sqlx.QueryerContext) (StakingTotals, error) {
+	var t StakingTotals
+	err := sqlx.GetContext(ctx, q, &t, `SELECT coalesce(sum(self_stake + delegated_stake_strk), 0)::text AS stake_strk,
+		coalesce(sum(delegated_stake_btc), 0)::text AS stake_btc, coalesce(sum(total_delegators), 0) AS delegators FROM validators`)
+	return t, err
 }
 
 // StakePointRow is a stake_points row; Day is an ISO date (YYYY-MM-DD).

@@ -36,6 +36,7 @@ var journaledTables = []struct {
 	{"pools", journaled{[]string{"pool_contract"}, []string{"bytea"}}},
 	{"delegations", journaled{[]string{"pool_contract", "delegator_address"}, []string{"bytea", "bytea"}}},
 	{"stake_points", journaled{[]string{"wallet_address", "token_address", "day"}, []string{"bytea", "bytea", "date"}}},
+	{"validator_days", journaled{[]string{"staker_address", "day"}, []string{"bytea", "date"}}},
 	{"list_counts", journaled{[]string{"name"}, []string{"text"}}},
 	{"chain_stats", journaled{[]string{"id"}, []string{"smallint"}}},
 	{"staking_overview", journaled{[]string{"id"}, []string{"smallint"}}},

@@ -483,7 +483,7 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction,
 			m.Fee = m.Standard == "erc20" && payer != nil && m.From == *payer && m.To == sequencer
 			w.applyMove(num, ts, i, ei, t.Hash, e.FromAddress, m)
 		}
-		w.applyStakingEvent(num, ts, &r.Events[ei])
+		w.stakingEvent(num, ts, i, ei, t.Hash, &r.Events[ei])
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +75,41 @@ func checkConsistent(t *testing.T, d *sqlx.DB) {
 	checkSenderActivity(t, d)
 	checkNFTHolders(t, d)
 	checkStakingFigures(t, d)
+	checkStakingHistory(t, d)
+}
+
+// checkStakingHistory asserts that the staking history ends where the staking state is:
+// each validator's newest day, and the network's, hold its current stake and delegators;
+// liveness counts the distinct epochs attested; the log's totals count its rows.
+func checkStakingHistory(t *testing.T, d *sqlx.DB) {
+	t.Helper()
+	var wrong []string
+	err := d.Select(&wrong, `WITH now AS (
+			SELECT staker_address, self_stake + delegated_stake_strk AS strk, delegated_stake_btc AS btc, total_delegators AS delegators
+			FROM validators
+			UNION ALL
+			SELECT '\x'::bytea, coalesce(sum(self_stake + delegated_stake_strk), 0), coalesce(sum(delegated_stake_btc), 0),
+				coalesce(sum(total_delegators), 0) FROM validators HAVING count(*) > 0),
+		newest AS (SELECT DISTINCT ON (staker_address) staker_address, stake_strk, stake_btc, delegators
+			FROM validator_days ORDER BY staker_address, day DESC)
+		SELECT 'day of ' || encode(n.staker_address, 'hex') || ': ' || coalesce(h::text, 'none') || ', state ' || n::text
+		FROM now n LEFT JOIN newest h USING (staker_address)
+		WHERE (h.stake_strk, h.stake_btc, h.delegators) IS DISTINCT FROM (n.strk, n.btc, n.delegators)
+		UNION ALL
+		SELECT 'liveness of ' || encode(v.staker_address, 'hex') || ': ' || v.liveness_attested_epochs || ' vs ' || count(DISTINCT a.epoch)
+		FROM validators v LEFT JOIN attestations a USING (staker_address)
+		GROUP BY v.staker_address, v.liveness_attested_epochs HAVING v.liveness_attested_epochs <> count(DISTINCT a.epoch)
+		UNION ALL
+		SELECT c.name || ' counted ' || c.count || ', rows ' || x.n FROM list_counts c
+		JOIN (SELECT 'staking_activity' AS name, count(*) AS n FROM staking_activity
+			UNION ALL SELECT 'attestations', count(*) FROM attestations) x USING (name)
+		WHERE c.count <> x.n`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wrong) > 0 {
+		t.Fatalf("the staking history disagrees with the state:\n%s", strings.Join(wrong, "\n"))
+	}
 }
 
 // checkStakingFigures asserts that the staking figures kept for reads are what the views

@@ -65,6 +65,11 @@ type staking struct {
 	// The staking contract, as the emitter of the staker events, and when it last spoke.
 	contract     *starknet.Felt
 	lastChangeTs int64
+
+	// The history's end-of-day rows the batch writes, and the network's totals as the
+	// batch's events move them (read before the first).
+	days    map[dayKey]*db.ValidatorDayRow
+	network stakeTotals
 }
 
 func newStaking() *staking {
@@ -73,6 +78,7 @@ func newStaking() *staking {
 		delegations: map[[2]starknet.Felt]*db.DelegationRow{}, points: map[stakePointKey]*db.StakePointRow{},
 		dirtyValidators: map[starknet.Felt]bool{}, dirtyPools: map[starknet.Felt]bool{},
 		dirtyDelegations: map[[2]starknet.Felt]bool{}, dirtyPoints: map[stakePointKey]bool{},
+		days: map[dayKey]*db.ValidatorDayRow{}, network: totalsOf(nil),
 	}
 }
 
@@ -106,8 +112,8 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 				if len(e.Keys) < 2 {
 					continue
 				}
-				switch e.Keys[0] {
-				case selNewStaker, selStakeBalanceChanged, selNewDelegationPool, selStakeOwnChanged, selStakeDelegChanged:
+				switch {
+				case stakerEvent(e.Keys[0]):
 					if once("v" + string(e.Keys[1][:])) {
 						stakers = append(stakers, db.FeltOf(e.Keys[1]))
 					}
@@ -117,7 +123,7 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 						}
 						poolToken[e.Keys[2]] = newPoolToken(e.Keys)
 					}
-				case selNewPoolMember, selPoolMemberChanged:
+				case poolEvent(e.Keys[0]):
 					if once("p" + string(e.FromAddress[:])) {
 						pools = append(pools, db.FeltOf(e.FromAddress))
 					}
@@ -134,6 +140,11 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 	if len(stakers)+len(pools) == 0 {
 		return nil
 	}
+	totals, err := db.LoadStakingTotals(ctx, w.tx)
+	if err != nil {
+		return fmt.Errorf("load staking totals: %w", err)
+	}
+	s.network = stakeTotals{bigOf(totals.StakeSTRK), bigOf(totals.StakeBTC), totals.Delegators}
 	vs, err := db.LoadValidators(ctx, w.tx, stakers)
 	if err != nil {
 		return fmt.Errorf("load validators: %w", err)
@@ -341,6 +352,14 @@ func (w *batchWriter) journalStaking() {
 	if len(pw) > 0 {
 		w.journalAdd("stake_points", db.ByteaKeys(pw), db.ByteaKeys(pt), stringArray(pd))
 	}
+	if len(s.days) > 0 {
+		var stakers []db.Felt
+		var days []string
+		for _, d := range s.days {
+			stakers, days = append(stakers, d.Staker), append(days, d.Day)
+		}
+		w.journalAdd("validator_days", db.ByteaKeys(stakers), stringArray(days))
+	}
 	if s.contract != nil {
 		w.journalAdd("staking_overview", stringArray([]string{"1"}))
 	}
@@ -375,6 +394,13 @@ func (w *batchWriter) flushStaking(ctx context.Context) error {
 		pts = append(pts, *s.points[k])
 	}
 	if err := db.UpsertStakePoints(ctx, w.tx, pts); err != nil {
+		return err
+	}
+	days := make([]db.ValidatorDayRow, 0, len(s.days))
+	for _, d := range s.days {
+		days = append(days, *d)
+	}
+	if err := db.UpsertValidatorDays(ctx, w.tx, days); err != nil {
 		return err
 	}
 	if s.contract != nil {

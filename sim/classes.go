@@ -31,6 +31,7 @@ const (
 	clsMintingCurve          // Sierra staking minting curve
 	clsRewardSupplier        // Sierra staking reward supplier
 	clsOracle                // Sierra Pragma oracle
+	clsAttestation           // Sierra staking attestation
 	numClasses
 )
 
@@ -39,7 +40,7 @@ const dappMarker = 0xda
 
 var classNames = [numClasses]string{"fee_token_cairo0", "bridge_cairo0", "account_oz_cairo0", "argent_proxy_cairo0",
 	"argent_account_cairo0", "udc_cairo0", "account_oz", "account_argent", "erc20_oz", "erc721", "erc1155", "staking", "delegation_pool",
-	"minting_curve", "reward_supplier", "pragma_oracle"}
+	"minting_curve", "reward_supplier", "pragma_oracle", "attestation"}
 
 func isCairo0Class(c int) bool { return c <= clsUDC }
 
@@ -72,6 +73,8 @@ func (w *world) classOfEntity(e entity) felt {
 			return classHash(clsBridge)
 		case fixedStaking:
 			return classHash(clsStaking)
+		case fixedAttestation:
+			return classHash(clsAttestation)
 		case fixedUDC:
 			return classHash(clsUDC)
 		default:
@@ -295,6 +298,7 @@ func sierraClassABI(c int) string {
 		}, []abiEntry{ctor("staker_address", tAddr, "staking_contract", tAddr, "token_address", tAddr, "commission", tU16)}, []abiEntry{
 			sierraEvent(p+"::NewPoolMember", "pool_member", tAddr, "key", "staker_address", tAddr, "key", "reward_address", tAddr, "data", "amount", tU128, "data"),
 			sierraEvent(p+"::PoolMemberBalanceChanged", "pool_member", tAddr, "key", "old_delegated_stake", tU128, "data", "new_delegated_stake", tU128, "data"),
+			sierraEvent(p+"::PoolMemberRewardClaimed", "pool_member", tAddr, "key", "reward_address", tAddr, "key", "amount", tU128, "data"),
 		}, p+"::Event")
 	case clsMintingCurve:
 		p := "staking::minting_curve::minting_curve::MintingCurve"
@@ -310,6 +314,13 @@ func sierraClassABI(c int) string {
 			sierraFn("calculate_current_epoch_rewards", true, tU128),
 		}, []abiEntry{ctor("minting_curve_contract", tAddr, "staking_contract", tAddr)}, nil,
 			"staking::reward_supplier::reward_supplier::RewardSupplier::Event")
+	case clsAttestation:
+		return sierraABI("AttestationImpl", "staking::attestation::interface::IAttestation", []abiEntry{
+			sierraFn("attest", false, "", "block_hash", tFelt),
+			sierraFn("get_last_epoch_attestation_done", true, "core::integer::u64", "staker_address", tAddr),
+		}, []abiEntry{ctor("staking_contract", tAddr, "attestation_window", tU16)}, []abiEntry{
+			sierraEvent("staking::attestation::interface::Events::StakerAttestationSuccessful", "staker_address", tAddr, "key", "epoch", "core::integer::u64", "data"),
+		}, "staking::attestation::attestation::Attestation::Event")
 	case clsOracle:
 		return sierraABI("PragmaOracle", "pragma_lib::abi::IPragmaABI", []abiEntry{
 			sierraFn("get_data_median", true, "pragma_lib::types::PragmaPricesResponse", "data_type", "pragma_lib::types::DataType"),

@@ -41,7 +41,6 @@ var (
 	minStake         = mulU(20000, strkUnit)
 	l1SupplyBase     = mulU(10_000_000_000, strkUnit)
 	l1SupplyStep     = mulU(1_000_000, strkUnit)
-	attestation      = mustFelt("0x10398fe631af9ab2311840432d507bf7ef4b959ae967f1507928f5afe888a99")
 	selSupplyChanged = selector("TotalSupplyChanged")
 	selDelegatedBal  = selector("StakeDelegatedBalanceChanged")
 	fnUpdateSupply   = selector("update_total_supply")
@@ -144,7 +143,7 @@ func (w *world) economyCall(e entity, sel felt, args []felt, n, fork uint64) (ou
 		epoch := n / epochLength
 		switch sel {
 		case selector("contract_parameters_v1"):
-			return []felt{minStake.felt(), strkAddr, attestation, classHash(clsPool),
+			return []felt{minStake.felt(), strkAddr, w.addr(entity{kindFixed, fixedAttestation}), classHash(clsPool),
 				w.addr(entity{kindFixed, fixedRewardSupplier}), feltU(exitWaitSeconds)}, true, nil
 		case selector("get_current_epoch"):
 			return []felt{feltU(epoch)}, true, nil

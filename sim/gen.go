@@ -115,6 +115,8 @@ var (
 	selNewPool          = selector("NewDelegationPool")
 	selNewPoolMember    = selector("NewPoolMember")
 	selPoolMemberChange = selector("PoolMemberBalanceChanged")
+	selPoolMemberReward = selector("PoolMemberRewardClaimed")
+	selAttested         = selector("StakerAttestationSuccessful")
 	selOwnerAdded       = selector("OwnerAdded")
 
 	fnTransfer           = selector("transfer")
@@ -128,6 +130,8 @@ var (
 	fnIncreaseStake      = selector("increase_stake")
 	fnEnterPool          = selector("enter_delegation_pool")
 	fnAddToPool          = selector("add_to_delegation_pool")
+	fnClaimRewards       = selector("claim_rewards")
+	fnAttest             = selector("attest")
 	fnOutsideV2          = selector("execute_from_outside_v2")
 	fnIncrease           = selector("increase")
 	fnInitiateWithdraw   = selector("initiate_withdraw")
@@ -524,6 +528,11 @@ func (g *gen) pickCairo1Account() int {
 //   staking NewDelegationPool:        keys=[sel, staker, pool]     data=[commission]
 //   pool    NewPoolMember:            keys=[sel, member, staker]   data=[reward_address, amount]
 //   pool    PoolMemberBalanceChanged: keys=[sel, member]           data=[old_delegated_stake, new_delegated_stake]
+//   pool    PoolMemberRewardClaimed:  keys=[sel, member, reward]   data=[amount]
+//   attestation StakerAttestationSuccessful: keys=[sel, staker]    data=[epoch]
+// Each staker attests once per epoch, at a block of its own within it, and misses one
+// epoch in attestMissEvery; the first member of each pool claims rewards every claimEvery
+// blocks (the event only: the simulated pools pay no reward tokens).
 // STRK moves with the fee-token Transfer: staker -> staking on stake/increase_stake,
 // member -> pool -> staking on delegation.
 
@@ -594,6 +603,21 @@ func (g *gen) staking() {
 					t.events = append(t.events, event{poolAddr, []felt{selNewPoolMember, memberAddr, stakerAddr}, []felt{memberAddr, amount.felt()}})
 				}
 				t.events = append(t.events, event{poolAddr, []felt{selPoolMemberChange, memberAddr}, []felt{oldMember.felt(), newMember.felt()}})
+			})
+		}
+		if n%epochLength == uint64(s)%epochLength && mix64(w.seed^uint64(s)<<20^n/epochLength^0xa77e)%attestMissEvery != 0 {
+			attestation := w.addr(entity{kindFixed, fixedAttestation})
+			g.invoke(acct, []call{{attestation, fnAttest, []felt{hash3(w.seed, n, 0xa7)}}}, func(t *tx) {
+				t.events = append(t.events, event{attestation, []felt{selAttested, stakerAddr}, []felt{feltU(n / epochLength)}})
+			})
+		}
+		if period := delegationPeriod(s); n-sb > period && (n-sb)%claimEvery == claimEvery/2 {
+			member := w.memberAccount(s, 0)
+			memberAddr := w.account(member)
+			poolAddr := w.addr(pool)
+			reward := feltU(delegationAmount(s).lo / 200)
+			g.invoke(member, []call{{poolAddr, fnClaimRewards, []felt{memberAddr}}}, func(t *tx) {
+				t.events = append(t.events, event{poolAddr, []felt{selPoolMemberReward, memberAddr, memberAddr}, []felt{reward}})
 			})
 		}
 		if (n-sb)%increaseEvery == 0 {

@@ -92,6 +92,7 @@ const (
 	fixedOracle         // Pragma price oracle (median spot entries)
 	fixedUSDC           // bridged USDC, 6 decimals
 	fixedWBTC           // bridged WBTC, 8 decimals: the BTC staking token
+	fixedAttestation    // staking's attestation contract
 	numFixed
 )
 
@@ -106,6 +107,8 @@ const (
 	nftWindow       = 80 // an NFT's transfers and burn happen within this many blocks of its mint
 	erc1155IDs      = 10
 	increaseEvery   = 40 // stakers increase their own stake this often
+	claimEvery      = 50 // the first member of each pool claims its rewards this often
+	attestMissEvery = 8  // a staker misses one epoch's attestation in this many
 	genesisTime     = 1_700_000_000
 	blockSeconds    = 6
 	accountAdmin    = 0 // genesis account that mints the OZ tokens
@@ -131,6 +134,7 @@ var fixedAddr = [numFixed]felt{
 	fixedOracle:         mustFelt("0x2a85bd616f912537c50a49a4076db02c00b29b2cdc8a197ce92ed1837fa875b"),
 	fixedUSDC:           mustFelt("0x53c91253bc9682c04929ca02ed00b3e423f6710d2ee7e0d5ebb06f3ecf368a8"),
 	fixedWBTC:           mustFelt("0x3fe2b97c1fd336e750087d68b9b867997fd64a2661ff3ca5a7c771641e8e7ac"),
+	fixedAttestation:    mustFelt("0x10398fe631af9ab2311840432d507bf7ef4b959ae967f1507928f5afe888a99"),
 }
 
 func mustFelt(s string) felt {
