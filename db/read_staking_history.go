@@ -8,17 +8,17 @@ import (
 // StakingOperation is one operation of the staking log, a row of staking_activity: the
 // indexer writes it and the APIs read it.
 type StakingOperation struct {
-	BlockNumber     int64  `db:"block_number"`
-	TxIndex         int    `db:"tx_index"`
-	EventIndex      int    `db:"event_index"`
-	Operation       string `db:"operation"` // one of StakingOperations
-	Wallet          Felt   `db:"wallet_address"`
-	Staker          Felt   `db:"staker_address"`
-	Pool            Felt   `db:"pool_contract"`
-	Token           Felt   `db:"token_address"`
-	Amount          string `db:"amount,nullempty,numeric"` // "" when the event gives none
-	TransactionHash Felt   `db:"transaction_hash"`
-	Timestamp       int64  `db:"timestamp"`
+	BlockNumber     int64   `db:"block_number"`
+	TxIndex         int     `db:"tx_index"`
+	EventIndex      int     `db:"event_index"`
+	Operation       string  `db:"operation"` // one of StakingOperations
+	WalletAddress   Felt    `db:"wallet_address"`
+	StakerAddress   Felt    `db:"staker_address"`
+	PoolAddress     Felt    `db:"pool_contract"`
+	TokenAddress    Felt    `db:"token_address"`
+	Amount          *string `db:"amount,numeric"` // nil when the event gives none
+	TransactionHash Felt    `db:"transaction_hash"`
+	Timestamp       int64   `db:"timestamp"`
 }
 
 // StakingOperations are the operations of the log, named after the staking contract's and
@@ -35,7 +35,7 @@ type Attestation struct {
 	BlockNumber     int64 `db:"block_number"`
 	TxIndex         int   `db:"tx_index"`
 	EventIndex      int   `db:"event_index"`
-	Staker          Felt  `db:"staker_address"`
+	StakerAddress   Felt  `db:"staker_address"`
 	Epoch           int64 `db:"epoch"`
 	TransactionHash Felt  `db:"transaction_hash"`
 	Timestamp       int64 `db:"timestamp"`
@@ -47,8 +47,8 @@ var (
 	eventKeyColumns      = []string{"a.block_number", "a.tx_index", "a.event_index"}
 )
 
-// StakingActivityFilter narrows the staking log; Wallet or Staker picks the index.
-type StakingActivityFilter struct {
+// StakingLogFilter narrows the staking log; Wallet or Staker picks the index.
+type StakingLogFilter struct {
 	Wallet, Staker, Pool Felt
 	Operation            string
 	From, To             *int64 // Unix seconds, inclusive
@@ -56,7 +56,7 @@ type StakingActivityFilter struct {
 	Ascending            bool
 }
 
-func (f StakingActivityFilter) conds(args *[]any) []string {
+func (f StakingLogFilter) conds(args *[]any) []string {
 	var conds []string
 	for _, c := range []struct {
 		col string
@@ -80,7 +80,7 @@ func (f StakingActivityFilter) conds(args *[]any) []string {
 
 // StakingActivity lists staking operations, newest first unless f.Ascending; keyset:
 // (block, tx, event).
-func (s *Store) StakingActivity(ctx context.Context, f StakingActivityFilter, w Window) ([]*StakingOperation, error) {
+func (s *Store) StakingActivity(ctx context.Context, f StakingLogFilter, w Window) ([]*StakingOperation, error) {
 	var args []any
 	conds := f.conds(&args)
 	where, tail, kargs := w.keyset(eventKeyColumns, !f.Ascending, len(args)+1)
@@ -90,7 +90,7 @@ func (s *Store) StakingActivity(ctx context.Context, f StakingActivityFilter, w 
 }
 
 // CountStakingActivity is the maintained total without a filter, capped with one.
-func (s *Store) CountStakingActivity(ctx context.Context, f StakingActivityFilter) (int64, error) {
+func (s *Store) CountStakingActivity(ctx context.Context, f StakingLogFilter) (int64, error) {
 	var args []any
 	conds := f.conds(&args)
 	if len(conds) == 0 {

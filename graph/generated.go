@@ -32,6 +32,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	ActivityStat() ActivityStatResolver
+	Attestation() AttestationResolver
 	Block() BlockResolver
 	Call() CallResolver
 	Class() ClassResolver
@@ -48,6 +49,7 @@ type ResolverRoot interface {
 	NftItem() NftItemResolver
 	Pool() PoolResolver
 	Query() QueryResolver
+	StakingOperation() StakingOperationResolver
 	StakingOverview() StakingOverviewResolver
 	Subscription() SubscriptionResolver
 	Token() TokenResolver
@@ -88,6 +90,27 @@ type ComplexityRoot struct {
 	}
 
 	ActivityStatEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	Attestation struct {
+		BlockNumber     func(childComplexity int) int
+		Epoch           func(childComplexity int) int
+		StakerAddress   func(childComplexity int) int
+		Timestamp       func(childComplexity int) int
+		Transaction     func(childComplexity int) int
+		TransactionHash func(childComplexity int) int
+		Validator       func(childComplexity int) int
+	}
+
+	AttestationConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AttestationEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
 	}
@@ -512,6 +535,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		Attestations     func(childComplexity int, first *int, after *string, validator db.Felt) int
 		Block            func(childComplexity int, number *int, hash db.Felt) int
 		Blocks           func(childComplexity int, first *int, after *string) int
 		Class            func(childComplexity int, hash db.Felt) int
@@ -534,6 +558,8 @@ type ComplexityRoot struct {
 		Pool             func(childComplexity int, address db.Felt) int
 		RecentActivity   func(childComplexity int, hours int) int
 		Search           func(childComplexity int, query string, first *int) int
+		StakingActivity  func(childComplexity int, first *int, after *string, filter *model.StakingActivityFilter, order *model.SortDirection) int
+		StakingHistory   func(childComplexity int, rangeArg *model.TimeRange, validator db.Felt) int
 		StakingOverview  func(childComplexity int) int
 		Token            func(childComplexity int, address db.Felt) int
 		TokenTransfers   func(childComplexity int, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) int
@@ -565,6 +591,42 @@ type ComplexityRoot struct {
 		TotalStakeChangeBtc  func(childComplexity int) int
 		TotalStakeChangeStrk func(childComplexity int) int
 		TotalStakeStrk       func(childComplexity int) int
+	}
+
+	StakingActivityConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	StakingActivityEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	StakingDay struct {
+		Date                 func(childComplexity int) int
+		Delegators           func(childComplexity int) int
+		DelegatorsChange     func(childComplexity int) int
+		TotalStakeBtc        func(childComplexity int) int
+		TotalStakeChangeBtc  func(childComplexity int) int
+		TotalStakeChangeStrk func(childComplexity int) int
+		TotalStakeStrk       func(childComplexity int) int
+	}
+
+	StakingOperation struct {
+		Amount          func(childComplexity int) int
+		BlockNumber     func(childComplexity int) int
+		Operation       func(childComplexity int) int
+		PoolAddress     func(childComplexity int) int
+		StakerAddress   func(childComplexity int) int
+		Timestamp       func(childComplexity int) int
+		Token           func(childComplexity int) int
+		TokenAddress    func(childComplexity int) int
+		Transaction     func(childComplexity int) int
+		TransactionHash func(childComplexity int) int
+		Validator       func(childComplexity int) int
+		WalletAddress   func(childComplexity int) int
 	}
 
 	StakingOverview struct {
@@ -858,6 +920,11 @@ type ComplexityRoot struct {
 type ActivityStatResolver interface {
 	Date(ctx context.Context, obj *db.ActivityStat) (string, error)
 }
+type AttestationResolver interface {
+	Validator(ctx context.Context, obj *db.Attestation) (*db.Validator, error)
+
+	Transaction(ctx context.Context, obj *db.Attestation) (*db.Transaction, error)
+}
 type BlockResolver interface {
 	ID(ctx context.Context, obj *db.Block) (string, error)
 
@@ -1006,6 +1073,9 @@ type QueryResolver interface {
 	Validators(ctx context.Context, first *int, after *string, orderBy *model.ValidatorOrder, direction *model.SortDirection, search *string) (*model.ValidatorConnection, error)
 	Pool(ctx context.Context, address db.Felt) (*db.Pool, error)
 	StakingOverview(ctx context.Context) (*db.StakingOverview, error)
+	StakingActivity(ctx context.Context, first *int, after *string, filter *model.StakingActivityFilter, order *model.SortDirection) (*model.StakingActivityConnection, error)
+	Attestations(ctx context.Context, first *int, after *string, validator db.Felt) (*model.AttestationConnection, error)
+	StakingHistory(ctx context.Context, rangeArg *model.TimeRange, validator db.Felt) ([]*db.StakingDay, error)
 	NetworkStats(ctx context.Context) (*model.NetworkStats, error)
 	IndexerStatus(ctx context.Context) (*db.IndexerStatus, error)
 	DailyStats(ctx context.Context, first *int, after *string, days *int) (*model.ActivityStatConnection, error)
@@ -1014,6 +1084,15 @@ type QueryResolver interface {
 	Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder, symbol *string) (*model.TokenConnection, error)
 	TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) (*model.TokenTransferConnection, error)
 	Wallet(ctx context.Context, address db.Felt) (*model.Wallet, error)
+}
+type StakingOperationResolver interface {
+	Operation(ctx context.Context, obj *db.StakingOperation) (model.StakingOperationType, error)
+
+	Validator(ctx context.Context, obj *db.StakingOperation) (*db.Validator, error)
+
+	Token(ctx context.Context, obj *db.StakingOperation) (*db.Token, error)
+
+	Transaction(ctx context.Context, obj *db.StakingOperation) (*db.Transaction, error)
 }
 type StakingOverviewResolver interface {
 	MintingCurveDenominator(ctx context.Context, obj *db.StakingOverview) (int, error)
@@ -1262,6 +1341,81 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ActivityStatEdge.Node(childComplexity), true
+
+	case "Attestation.blockNumber":
+		if e.ComplexityRoot.Attestation.BlockNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attestation.BlockNumber(childComplexity), true
+	case "Attestation.epoch":
+		if e.ComplexityRoot.Attestation.Epoch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attestation.Epoch(childComplexity), true
+	case "Attestation.stakerAddress":
+		if e.ComplexityRoot.Attestation.StakerAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attestation.StakerAddress(childComplexity), true
+	case "Attestation.timestamp":
+		if e.ComplexityRoot.Attestation.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attestation.Timestamp(childComplexity), true
+	case "Attestation.transaction":
+		if e.ComplexityRoot.Attestation.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attestation.Transaction(childComplexity), true
+	case "Attestation.transactionHash":
+		if e.ComplexityRoot.Attestation.TransactionHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attestation.TransactionHash(childComplexity), true
+	case "Attestation.validator":
+		if e.ComplexityRoot.Attestation.Validator == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attestation.Validator(childComplexity), true
+
+	case "AttestationConnection.edges":
+		if e.ComplexityRoot.AttestationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttestationConnection.Edges(childComplexity), true
+	case "AttestationConnection.pageInfo":
+		if e.ComplexityRoot.AttestationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttestationConnection.PageInfo(childComplexity), true
+	case "AttestationConnection.totalCount":
+		if e.ComplexityRoot.AttestationConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttestationConnection.TotalCount(childComplexity), true
+
+	case "AttestationEdge.cursor":
+		if e.ComplexityRoot.AttestationEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttestationEdge.Cursor(childComplexity), true
+	case "AttestationEdge.node":
+		if e.ComplexityRoot.AttestationEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AttestationEdge.Node(childComplexity), true
 
 	case "AverageFee.avgFee":
 		if e.ComplexityRoot.AverageFee.AvgFee == nil {
@@ -3064,6 +3218,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PreConfirmedBlock.TxnCount(childComplexity), true
 
+	case "Query.attestations":
+		if e.ComplexityRoot.Query.Attestations == nil {
+			break
+		}
+
+		args, err := ec.field_Query_attestations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Attestations(childComplexity, args["first"].(*int), args["after"].(*string), args["validator"].(db.Felt)), true
 	case "Query.block":
 		if e.ComplexityRoot.Query.Block == nil {
 			break
@@ -3297,6 +3462,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Search(childComplexity, args["query"].(string), args["first"].(*int)), true
+	case "Query.stakingActivity":
+		if e.ComplexityRoot.Query.StakingActivity == nil {
+			break
+		}
+
+		args, err := ec.field_Query_stakingActivity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.StakingActivity(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(*model.StakingActivityFilter), args["order"].(*model.SortDirection)), true
+	case "Query.stakingHistory":
+		if e.ComplexityRoot.Query.StakingHistory == nil {
+			break
+		}
+
+		args, err := ec.field_Query_stakingHistory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.StakingHistory(childComplexity, args["range"].(*model.TimeRange), args["validator"].(db.Felt)), true
 	case "Query.stakingOverview":
 		if e.ComplexityRoot.Query.StakingOverview == nil {
 			break
@@ -3482,6 +3669,154 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StakePoint.TotalStakeStrk(childComplexity), true
+
+	case "StakingActivityConnection.edges":
+		if e.ComplexityRoot.StakingActivityConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingActivityConnection.Edges(childComplexity), true
+	case "StakingActivityConnection.pageInfo":
+		if e.ComplexityRoot.StakingActivityConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingActivityConnection.PageInfo(childComplexity), true
+	case "StakingActivityConnection.totalCount":
+		if e.ComplexityRoot.StakingActivityConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingActivityConnection.TotalCount(childComplexity), true
+
+	case "StakingActivityEdge.cursor":
+		if e.ComplexityRoot.StakingActivityEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingActivityEdge.Cursor(childComplexity), true
+	case "StakingActivityEdge.node":
+		if e.ComplexityRoot.StakingActivityEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingActivityEdge.Node(childComplexity), true
+
+	case "StakingDay.date":
+		if e.ComplexityRoot.StakingDay.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingDay.Date(childComplexity), true
+	case "StakingDay.delegators":
+		if e.ComplexityRoot.StakingDay.Delegators == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingDay.Delegators(childComplexity), true
+	case "StakingDay.delegatorsChange":
+		if e.ComplexityRoot.StakingDay.DelegatorsChange == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingDay.DelegatorsChange(childComplexity), true
+	case "StakingDay.totalStakeBtc":
+		if e.ComplexityRoot.StakingDay.TotalStakeBtc == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingDay.TotalStakeBtc(childComplexity), true
+	case "StakingDay.totalStakeChangeBtc":
+		if e.ComplexityRoot.StakingDay.TotalStakeChangeBtc == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingDay.TotalStakeChangeBtc(childComplexity), true
+	case "StakingDay.totalStakeChangeStrk":
+		if e.ComplexityRoot.StakingDay.TotalStakeChangeStrk == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingDay.TotalStakeChangeStrk(childComplexity), true
+	case "StakingDay.totalStakeStrk":
+		if e.ComplexityRoot.StakingDay.TotalStakeStrk == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingDay.TotalStakeStrk(childComplexity), true
+
+	case "StakingOperation.amount":
+		if e.ComplexityRoot.StakingOperation.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOperation.Amount(childComplexity), true
+	case "StakingOperation.blockNumber":
+		if e.ComplexityRoot.StakingOperation.BlockNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOperation.BlockNumber(childComplexity), true
+	case "StakingOperation.operation":
+		if e.ComplexityRoot.StakingOperation.Operation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOperation.Operation(childComplexity), true
+	case "StakingOperation.poolAddress":
+		if e.ComplexityRoot.StakingOperation.PoolAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOperation.PoolAddress(childComplexity), true
+	case "StakingOperation.stakerAddress":
+		if e.ComplexityRoot.StakingOperation.StakerAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOperation.StakerAddress(childComplexity), true
+	case "StakingOperation.timestamp":
+		if e.ComplexityRoot.StakingOperation.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOperation.Timestamp(childComplexity), true
+	case "StakingOperation.token":
+		if e.ComplexityRoot.StakingOperation.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOperation.Token(childComplexity), true
+	case "StakingOperation.tokenAddress":
+		if e.ComplexityRoot.StakingOperation.TokenAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOperation.TokenAddress(childComplexity), true
+	case "StakingOperation.transaction":
+		if e.ComplexityRoot.StakingOperation.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOperation.Transaction(childComplexity), true
+	case "StakingOperation.transactionHash":
+		if e.ComplexityRoot.StakingOperation.TransactionHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOperation.TransactionHash(childComplexity), true
+	case "StakingOperation.validator":
+		if e.ComplexityRoot.StakingOperation.Validator == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOperation.Validator(childComplexity), true
+	case "StakingOperation.walletAddress":
+		if e.ComplexityRoot.StakingOperation.WalletAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StakingOperation.WalletAddress(childComplexity), true
 
 	case "StakingOverview.averageCommission":
 		if e.ComplexityRoot.StakingOverview.AverageCommission == nil {
@@ -4846,6 +5181,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("EventFilter", ec.unmarshalInputEventFilter),
 			graphql.NewInputUnmarshaler("LiveTransactionFilter", ec.unmarshalInputLiveTransactionFilter),
 			graphql.NewInputUnmarshaler("MessageListFilter", ec.unmarshalInputMessageListFilter),
+			graphql.NewInputUnmarshaler("StakingActivityFilter", ec.unmarshalInputStakingActivityFilter),
 			graphql.NewInputUnmarshaler("TransactionFilter", ec.unmarshalInputTransactionFilter),
 			graphql.NewInputUnmarshaler("TransferFilter", ec.unmarshalInputTransferFilter),
 			graphql.NewInputUnmarshaler("VerificationInput", ec.unmarshalInputVerificationInput),
@@ -5653,6 +5989,107 @@ union SearchResult = Block | Transaction | Contract | Class | Token | Validator
   validators(first: Int = 25, after: String, orderBy: ValidatorOrder = RANK, direction: SortDirection = ASC, search: String): ValidatorConnection!
   pool(address: Address!): Pool
   stakingOverview: StakingOverview!
+  "Staking operations, newest first unless told otherwise: of a wallet, of a validator, or of everyone."
+  stakingActivity(first: Int = 25, after: String, filter: StakingActivityFilter, order: SortDirection = DESC): StakingActivityConnection!
+  "Validators' attestations (one per epoch attested), newest first."
+  attestations(first: Int = 25, after: String, validator: Address): AttestationConnection!
+  "The network's stake and delegators, or one validator's, at the end of each UTC day of the range that changed them, oldest first."
+  stakingHistory(range: TimeRange = ONE_MONTH, validator: Address): [StakingDay!]!
+}
+
+"An operation of the staking log, named after the staking contract's or a pool's entry point."
+enum StakingOperationType {
+  STAKE
+  INCREASE_STAKE
+  UNSTAKE_INTENT
+  UNSTAKE_ACTION
+  CLAIM_REWARDS
+  SET_OPEN_FOR_DELEGATION
+  UPDATE_COMMISSION
+  ENTER_DELEGATION_POOL
+  ADD_TO_DELEGATION_POOL
+  EXIT_DELEGATION_POOL_INTENT
+  EXIT_DELEGATION_POOL_ACTION
+  SWITCH_DELEGATION_POOL
+}
+
+input StakingActivityFilter {
+  "Who acted: the staker, or the pool member."
+  wallet: Address
+  "The validator the operations concern (its staker address)."
+  validator: Address
+  pool: Address
+  operation: StakingOperationType
+  "Unix seconds, inclusive."
+  fromTimestamp: Int
+  "Unix seconds, inclusive."
+  toTimestamp: Int
+  transactionHash: Felt
+}
+
+type StakingOperation {
+  operation: StakingOperationType!
+  "Who acted: the staker, or the pool member."
+  walletAddress: Address!
+  stakerAddress: Address!
+  validator: Validator
+  poolAddress: Address
+  tokenAddress: Address
+  token: Token
+  "In the token's smallest unit; null when the event gives no amount."
+  amount: BigInt
+  blockNumber: Int!
+  timestamp: Int!
+  transactionHash: Felt!
+  transaction: Transaction!
+}
+
+type StakingActivityConnection {
+  edges: [StakingActivityEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type StakingActivityEdge {
+  cursor: String!
+  node: StakingOperation!
+}
+
+"A validator's attestation of an epoch (StakerAttestationSuccessful)."
+type Attestation {
+  stakerAddress: Address!
+  validator: Validator
+  epoch: Int!
+  blockNumber: Int!
+  timestamp: Int!
+  transactionHash: Felt!
+  transaction: Transaction!
+}
+
+type AttestationConnection {
+  edges: [AttestationEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type AttestationEdge {
+  cursor: String!
+  node: Attestation!
+}
+
+"Stake and delegators at the end of a UTC day, with the change since the previous day that changed them."
+type StakingDay {
+  "YYYY-MM-DD"
+  date: String!
+  "Own plus delegated STRK."
+  totalStakeStrk: BigInt!
+  "Delegated BTC tokens, in their smallest units."
+  totalStakeBtc: BigInt!
+  totalStakeChangeStrk: BigInt!
+  totalStakeChangeBtc: BigInt!
+  "Delegations (a wallet in two pools counts twice)."
+  delegators: Int!
+  delegatorsChange: Int!
 }
 
 enum ValidatorOrder {
@@ -6173,6 +6610,48 @@ func (ec *executionContext) childFields_ActivityStatEdge(ctx context.Context, fi
 		return ec.fieldContext_ActivityStatEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ActivityStatEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Attestation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "stakerAddress":
+		return ec.fieldContext_Attestation_stakerAddress(ctx, field)
+	case "validator":
+		return ec.fieldContext_Attestation_validator(ctx, field)
+	case "epoch":
+		return ec.fieldContext_Attestation_epoch(ctx, field)
+	case "blockNumber":
+		return ec.fieldContext_Attestation_blockNumber(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_Attestation_timestamp(ctx, field)
+	case "transactionHash":
+		return ec.fieldContext_Attestation_transactionHash(ctx, field)
+	case "transaction":
+		return ec.fieldContext_Attestation_transaction(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Attestation", field.Name)
+}
+
+func (ec *executionContext) childFields_AttestationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AttestationConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AttestationConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AttestationConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AttestationConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AttestationEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_AttestationEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_AttestationEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AttestationEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_AverageFee(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7045,6 +7524,78 @@ func (ec *executionContext) childFields_StakePoint(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type StakePoint", field.Name)
 }
 
+func (ec *executionContext) childFields_StakingActivityConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_StakingActivityConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_StakingActivityConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_StakingActivityConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StakingActivityConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_StakingActivityEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_StakingActivityEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_StakingActivityEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StakingActivityEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_StakingDay(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_StakingDay_date(ctx, field)
+	case "totalStakeStrk":
+		return ec.fieldContext_StakingDay_totalStakeStrk(ctx, field)
+	case "totalStakeBtc":
+		return ec.fieldContext_StakingDay_totalStakeBtc(ctx, field)
+	case "totalStakeChangeStrk":
+		return ec.fieldContext_StakingDay_totalStakeChangeStrk(ctx, field)
+	case "totalStakeChangeBtc":
+		return ec.fieldContext_StakingDay_totalStakeChangeBtc(ctx, field)
+	case "delegators":
+		return ec.fieldContext_StakingDay_delegators(ctx, field)
+	case "delegatorsChange":
+		return ec.fieldContext_StakingDay_delegatorsChange(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StakingDay", field.Name)
+}
+
+func (ec *executionContext) childFields_StakingOperation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "operation":
+		return ec.fieldContext_StakingOperation_operation(ctx, field)
+	case "walletAddress":
+		return ec.fieldContext_StakingOperation_walletAddress(ctx, field)
+	case "stakerAddress":
+		return ec.fieldContext_StakingOperation_stakerAddress(ctx, field)
+	case "validator":
+		return ec.fieldContext_StakingOperation_validator(ctx, field)
+	case "poolAddress":
+		return ec.fieldContext_StakingOperation_poolAddress(ctx, field)
+	case "tokenAddress":
+		return ec.fieldContext_StakingOperation_tokenAddress(ctx, field)
+	case "token":
+		return ec.fieldContext_StakingOperation_token(ctx, field)
+	case "amount":
+		return ec.fieldContext_StakingOperation_amount(ctx, field)
+	case "blockNumber":
+		return ec.fieldContext_StakingOperation_blockNumber(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_StakingOperation_timestamp(ctx, field)
+	case "transactionHash":
+		return ec.fieldContext_StakingOperation_transactionHash(ctx, field)
+	case "transaction":
+		return ec.fieldContext_StakingOperation_transaction(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StakingOperation", field.Name)
+}
+
 func (ec *executionContext) childFields_StakingOverview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "stakingContract":
@@ -7889,6 +8440,36 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_attestations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "validator",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["validator"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_block_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8382,6 +8963,66 @@ func (ec *executionContext) field_Query_search_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["first"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_stakingActivity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.StakingActivityFilter, error) {
+			return ec.unmarshalOStakingActivityFilter2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingActivityFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "order",
+		func(ctx context.Context, v any) (*model.SortDirection, error) {
+			return ec.unmarshalOSortDirection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐSortDirection(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["order"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_stakingHistory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "range",
+		func(ctx context.Context, v any) (*model.TimeRange, error) {
+			return ec.unmarshalOTimeRange2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTimeRange(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["range"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "validator",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["validator"] = arg1
 	return args, nil
 }
 
@@ -9490,6 +10131,327 @@ func (ec *executionContext) fieldContext_ActivityStatEdge_node(_ context.Context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ActivityStat(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Attestation_stakerAddress(ctx context.Context, field graphql.CollectedField, obj *db.Attestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attestation_stakerAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StakerAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attestation_stakerAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attestation", field, false, false, "Address")
+}
+
+func (ec *executionContext) _Attestation_validator(ctx context.Context, field graphql.CollectedField, obj *db.Attestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attestation_validator(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attestation().Validator(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Validator) graphql.Marshaler {
+			return ec.marshalOValidator2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐValidator(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attestation_validator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attestation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Validator(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Attestation_epoch(ctx context.Context, field graphql.CollectedField, obj *db.Attestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attestation_epoch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Epoch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attestation_epoch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attestation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Attestation_blockNumber(ctx context.Context, field graphql.CollectedField, obj *db.Attestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attestation_blockNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attestation_blockNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attestation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Attestation_timestamp(ctx context.Context, field graphql.CollectedField, obj *db.Attestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attestation_timestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attestation_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attestation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Attestation_transactionHash(ctx context.Context, field graphql.CollectedField, obj *db.Attestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attestation_transactionHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TransactionHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNFelt2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attestation_transactionHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attestation", field, false, false, "Felt")
+}
+
+func (ec *executionContext) _Attestation_transaction(ctx context.Context, field graphql.CollectedField, obj *db.Attestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attestation_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Attestation().Transaction(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Transaction) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTransaction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Attestation_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Attestation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttestationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.AttestationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttestationConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AttestationEdge) graphql.Marshaler {
+			return ec.marshalNAttestationEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐAttestationEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttestationConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttestationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttestationEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttestationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.AttestationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttestationConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttestationConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttestationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AttestationConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.AttestationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttestationConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttestationConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttestationConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AttestationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.AttestationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttestationEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttestationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AttestationEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _AttestationEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.AttestationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AttestationEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Attestation) graphql.Marshaler {
+			return ec.marshalNAttestation2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐAttestation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AttestationEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AttestationEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Attestation(ctx, field)
 		},
 	}
 	return fc, nil
@@ -17880,6 +18842,138 @@ func (ec *executionContext) fieldContext_Query_stakingOverview(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_stakingActivity(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_stakingActivity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().StakingActivity(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(*model.StakingActivityFilter), fc.Args["order"].(*model.SortDirection))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StakingActivityConnection) graphql.Marshaler {
+			return ec.marshalNStakingActivityConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingActivityConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_stakingActivity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StakingActivityConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_stakingActivity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_attestations(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_attestations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Attestations(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["validator"].(db.Felt))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AttestationConnection) graphql.Marshaler {
+			return ec.marshalNAttestationConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐAttestationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_attestations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AttestationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_attestations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_stakingHistory(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_stakingHistory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().StakingHistory(ctx, fc.Args["range"].(*model.TimeRange), fc.Args["validator"].(db.Felt))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.StakingDay) graphql.Marshaler {
+			return ec.marshalNStakingDay2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐStakingDayᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_stakingHistory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StakingDay(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_stakingHistory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_networkStats(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18535,6 +19629,612 @@ func (ec *executionContext) _StakePoint_totalStakeBtc(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_StakePoint_totalStakeBtc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StakePoint", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _StakingActivityConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.StakingActivityConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingActivityConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.StakingActivityEdge) graphql.Marshaler {
+			return ec.marshalNStakingActivityEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingActivityEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingActivityConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakingActivityConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StakingActivityEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakingActivityConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.StakingActivityConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingActivityConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingActivityConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakingActivityConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakingActivityConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.StakingActivityConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingActivityConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingActivityConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingActivityConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StakingActivityEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.StakingActivityEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingActivityEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingActivityEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingActivityEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _StakingActivityEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.StakingActivityEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingActivityEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.StakingOperation) graphql.Marshaler {
+			return ec.marshalNStakingOperation2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐStakingOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingActivityEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakingActivityEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StakingOperation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakingDay_date(ctx context.Context, field graphql.CollectedField, obj *db.StakingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingDay_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingDay_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingDay", field, false, false, "String")
+}
+
+func (ec *executionContext) _StakingDay_totalStakeStrk(ctx context.Context, field graphql.CollectedField, obj *db.StakingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingDay_totalStakeStrk(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalStakeStrk, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingDay_totalStakeStrk(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingDay", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _StakingDay_totalStakeBtc(ctx context.Context, field graphql.CollectedField, obj *db.StakingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingDay_totalStakeBtc(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalStakeBtc, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingDay_totalStakeBtc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingDay", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _StakingDay_totalStakeChangeStrk(ctx context.Context, field graphql.CollectedField, obj *db.StakingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingDay_totalStakeChangeStrk(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalStakeChangeStrk, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingDay_totalStakeChangeStrk(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingDay", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _StakingDay_totalStakeChangeBtc(ctx context.Context, field graphql.CollectedField, obj *db.StakingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingDay_totalStakeChangeBtc(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalStakeChangeBtc, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingDay_totalStakeChangeBtc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingDay", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _StakingDay_delegators(ctx context.Context, field graphql.CollectedField, obj *db.StakingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingDay_delegators(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Delegators, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingDay_delegators(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingDay", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StakingDay_delegatorsChange(ctx context.Context, field graphql.CollectedField, obj *db.StakingDay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingDay_delegatorsChange(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DelegatorsChange, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingDay_delegatorsChange(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingDay", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StakingOperation_operation(ctx context.Context, field graphql.CollectedField, obj *db.StakingOperation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOperation_operation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StakingOperation().Operation(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.StakingOperationType) graphql.Marshaler {
+			return ec.marshalNStakingOperationType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingOperationType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOperation_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOperation", field, true, true, "StakingOperationType")
+}
+
+func (ec *executionContext) _StakingOperation_walletAddress(ctx context.Context, field graphql.CollectedField, obj *db.StakingOperation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOperation_walletAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WalletAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOperation_walletAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOperation", field, false, false, "Address")
+}
+
+func (ec *executionContext) _StakingOperation_stakerAddress(ctx context.Context, field graphql.CollectedField, obj *db.StakingOperation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOperation_stakerAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StakerAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOperation_stakerAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOperation", field, false, false, "Address")
+}
+
+func (ec *executionContext) _StakingOperation_validator(ctx context.Context, field graphql.CollectedField, obj *db.StakingOperation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOperation_validator(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StakingOperation().Validator(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Validator) graphql.Marshaler {
+			return ec.marshalOValidator2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐValidator(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOperation_validator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakingOperation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Validator(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakingOperation_poolAddress(ctx context.Context, field graphql.CollectedField, obj *db.StakingOperation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOperation_poolAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PoolAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOperation_poolAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOperation", field, false, false, "Address")
+}
+
+func (ec *executionContext) _StakingOperation_tokenAddress(ctx context.Context, field graphql.CollectedField, obj *db.StakingOperation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOperation_tokenAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokenAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOperation_tokenAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOperation", field, false, false, "Address")
+}
+
+func (ec *executionContext) _StakingOperation_token(ctx context.Context, field graphql.CollectedField, obj *db.StakingOperation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOperation_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StakingOperation().Token(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Token) graphql.Marshaler {
+			return ec.marshalOToken2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐToken(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOperation_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakingOperation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Token(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StakingOperation_amount(ctx context.Context, field graphql.CollectedField, obj *db.StakingOperation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOperation_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOBigInt2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOperation_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOperation", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _StakingOperation_blockNumber(ctx context.Context, field graphql.CollectedField, obj *db.StakingOperation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOperation_blockNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOperation_blockNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOperation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StakingOperation_timestamp(ctx context.Context, field graphql.CollectedField, obj *db.StakingOperation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOperation_timestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOperation_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOperation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StakingOperation_transactionHash(ctx context.Context, field graphql.CollectedField, obj *db.StakingOperation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOperation_transactionHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TransactionHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNFelt2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOperation_transactionHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StakingOperation", field, false, false, "Felt")
+}
+
+func (ec *executionContext) _StakingOperation_transaction(ctx context.Context, field graphql.CollectedField, obj *db.StakingOperation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StakingOperation_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StakingOperation().Transaction(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Transaction) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTransaction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StakingOperation_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StakingOperation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _StakingOverview_stakingContract(ctx context.Context, field graphql.CollectedField, obj *db.StakingOverview) (ret graphql.Marshaler) {
@@ -25306,6 +27006,90 @@ func UnmarshalMessageListFilter(ctx context.Context, raw any) (model.MessageList
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputStakingActivityFilter(ctx context.Context, obj any) (model.StakingActivityFilter, error) {
+	var it model.StakingActivityFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"wallet", "validator", "pool", "operation", "fromTimestamp", "toTimestamp", "transactionHash"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "wallet":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("wallet"))
+			data, err := ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Wallet = data
+		case "validator":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validator"))
+			data, err := ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Validator = data
+		case "pool":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pool"))
+			data, err := ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Pool = data
+		case "operation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("operation"))
+			data, err := ec.unmarshalOStakingOperationType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingOperationType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Operation = data
+		case "fromTimestamp":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromTimestamp"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromTimestamp = data
+		case "toTimestamp":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toTimestamp"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToTimestamp = data
+		case "transactionHash":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("transactionHash"))
+			data, err := ec.unmarshalOFelt2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TransactionHash = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalStakingActivityFilter unmarshals raw into the StakingActivityFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalStakingActivityFilter(ctx context.Context, raw any) (model.StakingActivityFilter, error) {
+	var out model.StakingActivityFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "StakingActivityFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context, obj any) (model.TransactionFilter, error) {
 	var it model.TransactionFilter
 	if obj == nil {
@@ -25889,6 +27673,152 @@ func (ec *executionContext) _ActivityStatEdge(ctx context.Context, sel ast.Selec
 			}
 		case "node":
 			out.Values[i] = ec._ActivityStatEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var attestationImplementors = []string{"Attestation"}
+
+func (ec *executionContext) _Attestation(ctx context.Context, sel ast.SelectionSet, obj *db.Attestation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attestationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Attestation")
+		case "stakerAddress":
+			out.Values[i] = ec._Attestation_stakerAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "validator":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Attestation_validator(ctx, field, obj)
+				})
+		case "epoch":
+			out.Values[i] = ec._Attestation_epoch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "blockNumber":
+			out.Values[i] = ec._Attestation_blockNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timestamp":
+			out.Values[i] = ec._Attestation_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transactionHash":
+			out.Values[i] = ec._Attestation_transactionHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transaction":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Attestation_transaction(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var attestationConnectionImplementors = []string{"AttestationConnection"}
+
+func (ec *executionContext) _AttestationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.AttestationConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attestationConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AttestationConnection")
+		case "edges":
+			out.Values[i] = ec._AttestationConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AttestationConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._AttestationConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var attestationEdgeImplementors = []string{"AttestationEdge"}
+
+func (ec *executionContext) _AttestationEdge(ctx context.Context, sel ast.SelectionSet, obj *model.AttestationEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, attestationEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AttestationEdge")
+		case "cursor":
+			out.Values[i] = ec._AttestationEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._AttestationEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -28818,6 +30748,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_stakingOverview(ctx, field)
 				})
+		case "stakingActivity":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_stakingActivity(ctx, field)
+				})
+		case "attestations":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_attestations(ctx, field)
+				})
+		case "stakingHistory":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_stakingHistory(ctx, field)
+				})
 		case "networkStats":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -29019,6 +30967,242 @@ func (ec *executionContext) _StakePoint(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var stakingActivityConnectionImplementors = []string{"StakingActivityConnection"}
+
+func (ec *executionContext) _StakingActivityConnection(ctx context.Context, sel ast.SelectionSet, obj *model.StakingActivityConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stakingActivityConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StakingActivityConnection")
+		case "edges":
+			out.Values[i] = ec._StakingActivityConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._StakingActivityConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._StakingActivityConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var stakingActivityEdgeImplementors = []string{"StakingActivityEdge"}
+
+func (ec *executionContext) _StakingActivityEdge(ctx context.Context, sel ast.SelectionSet, obj *model.StakingActivityEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stakingActivityEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StakingActivityEdge")
+		case "cursor":
+			out.Values[i] = ec._StakingActivityEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._StakingActivityEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var stakingDayImplementors = []string{"StakingDay"}
+
+func (ec *executionContext) _StakingDay(ctx context.Context, sel ast.SelectionSet, obj *db.StakingDay) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stakingDayImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StakingDay")
+		case "date":
+			out.Values[i] = ec._StakingDay_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalStakeStrk":
+			out.Values[i] = ec._StakingDay_totalStakeStrk(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalStakeBtc":
+			out.Values[i] = ec._StakingDay_totalStakeBtc(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalStakeChangeStrk":
+			out.Values[i] = ec._StakingDay_totalStakeChangeStrk(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalStakeChangeBtc":
+			out.Values[i] = ec._StakingDay_totalStakeChangeBtc(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "delegators":
+			out.Values[i] = ec._StakingDay_delegators(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "delegatorsChange":
+			out.Values[i] = ec._StakingDay_delegatorsChange(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var stakingOperationImplementors = []string{"StakingOperation"}
+
+func (ec *executionContext) _StakingOperation(ctx context.Context, sel ast.SelectionSet, obj *db.StakingOperation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stakingOperationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StakingOperation")
+		case "operation":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StakingOperation_operation(ctx, field, obj)
+				})
+		case "walletAddress":
+			out.Values[i] = ec._StakingOperation_walletAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stakerAddress":
+			out.Values[i] = ec._StakingOperation_stakerAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "validator":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StakingOperation_validator(ctx, field, obj)
+				})
+		case "poolAddress":
+			out.Values[i] = ec._StakingOperation_poolAddress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tokenAddress":
+			out.Values[i] = ec._StakingOperation_tokenAddress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "token":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StakingOperation_token(ctx, field, obj)
+				})
+		case "amount":
+			out.Values[i] = ec._StakingOperation_amount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "blockNumber":
+			out.Values[i] = ec._StakingOperation_blockNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timestamp":
+			out.Values[i] = ec._StakingOperation_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transactionHash":
+			out.Values[i] = ec._StakingOperation_transactionHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transaction":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._StakingOperation_transaction(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31226,6 +33410,46 @@ func (ec *executionContext) marshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgra
 	return res
 }
 
+func (ec *executionContext) marshalNAttestation2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐAttestation(ctx context.Context, sel ast.SelectionSet, v *db.Attestation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Attestation!")
+		return graphql.Null
+	}
+	return ec._Attestation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAttestationConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐAttestationConnection(ctx context.Context, sel ast.SelectionSet, v *model.AttestationConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AttestationConnection!")
+		return graphql.Null
+	}
+	return ec._AttestationConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAttestationEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐAttestationEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AttestationEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAttestationEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐAttestationEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAttestationEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐAttestationEdge(ctx context.Context, sel ast.SelectionSet, v *model.AttestationEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AttestationEdge!")
+		return graphql.Null
+	}
+	return ec._AttestationEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAverageFee2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐAverageFeeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AverageFee) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -32094,6 +34318,80 @@ func (ec *executionContext) marshalNStakePoint2ᚖgithubᚗcomᚋstarkgraphᚋst
 	return ec._StakePoint(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNStakingActivityConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingActivityConnection(ctx context.Context, sel ast.SelectionSet, v *model.StakingActivityConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StakingActivityConnection!")
+		return graphql.Null
+	}
+	return ec._StakingActivityConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStakingActivityEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingActivityEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.StakingActivityEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStakingActivityEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingActivityEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStakingActivityEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingActivityEdge(ctx context.Context, sel ast.SelectionSet, v *model.StakingActivityEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StakingActivityEdge!")
+		return graphql.Null
+	}
+	return ec._StakingActivityEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStakingDay2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐStakingDayᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.StakingDay) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStakingDay2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐStakingDay(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStakingDay2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐStakingDay(ctx context.Context, sel ast.SelectionSet, v *db.StakingDay) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StakingDay!")
+		return graphql.Null
+	}
+	return ec._StakingDay(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStakingOperation2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐStakingOperation(ctx context.Context, sel ast.SelectionSet, v *db.StakingOperation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StakingOperation!")
+		return graphql.Null
+	}
+	return ec._StakingOperation(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNStakingOperationType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingOperationType(ctx context.Context, v any) (model.StakingOperationType, error) {
+	var res model.StakingOperationType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStakingOperationType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingOperationType(ctx context.Context, sel ast.SelectionSet, v model.StakingOperationType) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNStakingOverview2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐStakingOverview(ctx context.Context, sel ast.SelectionSet, v *db.StakingOverview) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "StakingOverview!")
@@ -32632,6 +34930,18 @@ func (ec *executionContext) marshalOAddress2ᚕgithubᚗcomᚋstarkgraphᚋstark
 	return ret
 }
 
+func (ec *executionContext) unmarshalOBigInt2string(ctx context.Context, v any) (string, error) {
+	res, err := scalars.UnmarshalBigInt(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOBigInt2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := scalars.MarshalBigInt(v)
+	return res
+}
+
 func (ec *executionContext) unmarshalOBigInt2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -32961,6 +35271,14 @@ func (ec *executionContext) marshalOSortDirection2ᚖgithubᚗcomᚋstarkgraph�
 	return v
 }
 
+func (ec *executionContext) unmarshalOStakingActivityFilter2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingActivityFilter(ctx context.Context, v any) (*model.StakingActivityFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputStakingActivityFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOStakingAsset2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingAsset(ctx context.Context, v any) (*model.StakingAsset, error) {
 	if v == nil {
 		return nil, nil
@@ -32971,6 +35289,22 @@ func (ec *executionContext) unmarshalOStakingAsset2ᚖgithubᚗcomᚋstarkgraph�
 }
 
 func (ec *executionContext) marshalOStakingAsset2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingAsset(ctx context.Context, sel ast.SelectionSet, v *model.StakingAsset) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOStakingOperationType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingOperationType(ctx context.Context, v any) (*model.StakingOperationType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.StakingOperationType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOStakingOperationType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingOperationType(ctx context.Context, sel ast.SelectionSet, v *model.StakingOperationType) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

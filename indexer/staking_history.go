@@ -144,8 +144,12 @@ func (s *staking) noteDay(k dayKey, t stakeTotals, block int64) {
 // not operations of their own.
 func (s *staking) operationOf(staker starknet.Felt, e *rpc.Event) (db.StakingOperation, bool) {
 	k, d := e.Keys, e.Data
-	op := db.StakingOperation{Wallet: db.FeltOf(staker), Staker: db.FeltOf(staker), Token: db.FeltOf(strkToken)}
-	amount := func(f starknet.Felt) string { return f.Big().String() }
+	op := db.StakingOperation{WalletAddress: db.FeltOf(staker), StakerAddress: db.FeltOf(staker), TokenAddress: db.FeltOf(strkToken)}
+	amount := func(f starknet.Felt) *string { a := f.Big().String(); return &a }
+	difference := func(old, next starknet.Felt) *string {
+		a := new(big.Int).Sub(next.Big(), old.Big()).String()
+		return &a
+	}
 	grew := func(old, next starknet.Felt) bool { return !old.IsZero() && next.Big().Cmp(old.Big()) > 0 }
 	switch k[0] {
 	case selNewStaker:
@@ -161,7 +165,7 @@ func (s *staking) operationOf(staker starknet.Felt, e *rpc.Event) (db.StakingOpe
 		if len(d) <= next || !grew(d[old], d[next]) {
 			return op, false
 		}
-		op.Operation, op.Amount = "increase_stake", new(big.Int).Sub(d[next].Big(), d[old].Big()).String()
+		op.Operation, op.Amount = "increase_stake", difference(d[old], d[next])
 	case selStakerExitIntent:
 		op.Operation = "unstake_intent"
 		if len(d) >= 2 {
@@ -178,23 +182,23 @@ func (s *staking) operationOf(staker starknet.Felt, e *rpc.Event) (db.StakingOpe
 		if len(k) < 3 {
 			return op, false
 		}
-		op.Operation, op.Pool, op.Token = "set_open_for_delegation", db.FeltOf(k[2]), db.FeltOf(newPoolToken(k))
+		op.Operation, op.PoolAddress, op.TokenAddress = "set_open_for_delegation", db.FeltOf(k[2]), db.FeltOf(newPoolToken(k))
 	case selCommissionChanged:
-		op.Operation, op.Token = "update_commission", nil
+		op.Operation, op.TokenAddress = "update_commission", nil
 		if len(k) == 3 {
-			op.Pool = db.FeltOf(k[2])
+			op.PoolAddress = db.FeltOf(k[2])
 		}
 	default:
 		p := s.pools[e.FromAddress]
 		if p == nil || !poolEvent(k[0]) {
 			return op, false
 		}
-		op.Wallet, op.Pool, op.Token = db.FeltOf(k[1]), p.Pool, p.Token
+		op.WalletAddress, op.PoolAddress, op.TokenAddress = db.FeltOf(k[1]), p.Pool, p.Token
 		switch {
 		case k[0] == selNewPoolMember && len(d) == 2:
 			op.Operation, op.Amount = "enter_delegation_pool", amount(d[1])
 		case k[0] == selPoolMemberChanged && len(d) == 2 && grew(d[0], d[1]):
-			op.Operation, op.Amount = "add_to_delegation_pool", new(big.Int).Sub(d[1].Big(), d[0].Big()).String()
+			op.Operation, op.Amount = "add_to_delegation_pool", difference(d[0], d[1])
 		case k[0] == selPoolMemberExitIntent && len(d) == 2:
 			op.Operation, op.Amount = "exit_delegation_pool_intent", amount(d[1])
 		case k[0] == selPoolMemberExitAction && len(d) == 1:
@@ -221,7 +225,7 @@ func (w *batchWriter) attest(num, ts int64, txIndex, eventIndex int, txHash, sta
 		return
 	}
 	w.rows.Attestations = append(w.rows.Attestations, db.Attestation{BlockNumber: num, TxIndex: txIndex, EventIndex: eventIndex,
-		Staker: db.FeltOf(staker), Epoch: int64(epoch), TransactionHash: db.FeltOf(txHash), Timestamp: ts})
+		StakerAddress: db.FeltOf(staker), Epoch: int64(epoch), TransactionHash: db.FeltOf(txHash), Timestamp: ts})
 	w.counts["attestations"]++
 	v := w.staking.validators[staker]
 	switch last := v.LivenessLastEpoch; {

@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"math/big"
+	"strings"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
@@ -47,4 +48,53 @@ var stakeIntervals = map[model.TimeRange]string{
 	model.TimeRangeSixMonths:   "6 months",
 	model.TimeRangeOneYear:     "1 year",
 	model.TimeRangeMax:         "",
+}
+
+// stakeInterval is the window of a TimeRange (ONE_MONTH when nil) as a PostgreSQL
+// interval, nil for all time.
+func stakeInterval(r *model.TimeRange) (*string, error) {
+	tr := model.TimeRangeOneMonth
+	if r != nil {
+		tr = *r
+	}
+	interval, ok := stakeIntervals[tr]
+	if !ok {
+		return nil, badInput("range", "is not a time range")
+	}
+	if interval == "" {
+		return nil, nil
+	}
+	return &interval, nil
+}
+
+// stakingLogFilter reads the staking log's filter and order.
+func stakingLogFilter(in *model.StakingActivityFilter, order *model.SortDirection) (db.StakingLogFilter, error) {
+	f := db.StakingLogFilter{Ascending: order != nil && *order == model.SortDirectionAsc}
+	if in == nil {
+		return f, nil
+	}
+	f.Wallet, f.Staker, f.Pool, f.TransactionHash = in.Wallet, in.Validator, in.Pool, in.TransactionHash
+	if in.Operation != nil {
+		if !in.Operation.IsValid() {
+			return f, badInput("operation", "is not a staking operation")
+		}
+		f.Operation = strings.ToLower(string(*in.Operation))
+	}
+	for _, ts := range []struct {
+		name string
+		in   *int
+		out  **int64
+	}{{"fromTimestamp", in.FromTimestamp, &f.From}, {"toTimestamp", in.ToTimestamp, &f.To}} {
+		if ts.in != nil {
+			if *ts.in < 0 {
+				return f, badInput(ts.name, "must not be negative")
+			}
+			v := int64(*ts.in)
+			*ts.out = &v
+		}
+	}
+	if f.From != nil && f.To != nil && *f.From > *f.To {
+		return f, badInput("fromTimestamp", "is after toTimestamp")
+	}
+	return f, nil
 }

@@ -16,6 +16,14 @@ import (
 	"github.com/starkgraph/starkgraph/loaders"
 )
 
+func (r *attestationResolver) Validator(ctx context.Context, obj *db.Attestation) (*db.Validator, error) {
+	return loaders.For(ctx).Validator.Load(ctx, string(obj.StakerAddress))()
+}
+
+func (r *attestationResolver) Transaction(ctx context.Context, obj *db.Attestation) (*db.Transaction, error) {
+	return transactionOf(ctx, obj.BlockNumber, obj.TxIndex, "attestation")
+}
+
 func (r *delegationResolver) Pool(ctx context.Context, obj *db.Delegation) (*db.Pool, error) {
 	p, err := loaders.For(ctx).Pool.Load(ctx, string(obj.PoolAddress))()
 	if err == nil && p == nil {
@@ -89,6 +97,71 @@ func (r *queryResolver) Pool(ctx context.Context, address db.Felt) (*db.Pool, er
 
 func (r *queryResolver) StakingOverview(ctx context.Context) (*db.StakingOverview, error) {
 	return loaders.For(ctx).StakingOverview.Load(ctx, struct{}{})()
+}
+
+func (r *queryResolver) StakingActivity(ctx context.Context, first *int, after *string, filter *model.StakingActivityFilter, order *model.SortDirection) (*model.StakingActivityConnection, error) {
+	f, err := stakingLogFilter(filter, order)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.StakingOperation]{
+		name: "staking_activity", keyWidth: 3,
+		keyOf: func(o *db.StakingOperation) []any { return []any{o.BlockNumber, o.TxIndex, o.EventIndex} },
+		fetch: func(w db.Window) ([]*db.StakingOperation, error) { return r.Store.StakingActivity(ctx, f, w) },
+		count: func() (int64, error) { return r.Store.CountStakingActivity(ctx, f) },
+	}, func(c string, o *db.StakingOperation) *model.StakingActivityEdge {
+		return &model.StakingActivityEdge{Cursor: c, Node: o}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.StakingActivityConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
+}
+
+func (r *queryResolver) Attestations(ctx context.Context, first *int, after *string, validator db.Felt) (*model.AttestationConnection, error) {
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Attestation]{
+		name: "attestations", keyWidth: 3,
+		keyOf: func(a *db.Attestation) []any { return []any{a.BlockNumber, a.TxIndex, a.EventIndex} },
+		fetch: func(w db.Window) ([]*db.Attestation, error) { return r.Store.Attestations(ctx, validator, w) },
+		count: func() (int64, error) { return r.Store.CountAttestations(ctx, validator) },
+	}, func(c string, a *db.Attestation) *model.AttestationEdge {
+		return &model.AttestationEdge{Cursor: c, Node: a}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.AttestationConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
+}
+
+func (r *queryResolver) StakingHistory(ctx context.Context, rangeArg *model.TimeRange, validator db.Felt) ([]*db.StakingDay, error) {
+	interval, err := stakeInterval(rangeArg)
+	if err != nil {
+		return nil, err
+	}
+	scope := db.NetworkScope
+	if validator != nil {
+		scope = validator
+	}
+	return r.Store.StakingDays(ctx, scope, interval)
+}
+
+func (r *stakingOperationResolver) Operation(ctx context.Context, obj *db.StakingOperation) (model.StakingOperationType, error) {
+	return model.StakingOperationType(strings.ToUpper(obj.Operation)), nil
+}
+
+func (r *stakingOperationResolver) Validator(ctx context.Context, obj *db.StakingOperation) (*db.Validator, error) {
+	return loaders.For(ctx).Validator.Load(ctx, string(obj.StakerAddress))()
+}
+
+func (r *stakingOperationResolver) Token(ctx context.Context, obj *db.StakingOperation) (*db.Token, error) {
+	if obj.TokenAddress == nil {
+		return nil, nil
+	}
+	return loaders.For(ctx).Token.Load(ctx, string(obj.TokenAddress))()
+}
+
+func (r *stakingOperationResolver) Transaction(ctx context.Context, obj *db.StakingOperation) (*db.Transaction, error) {
+	return transactionOf(ctx, obj.BlockNumber, obj.TxIndex, "staking operation")
 }
 
 func (r *stakingOverviewResolver) MintingCurveDenominator(ctx context.Context, obj *db.StakingOverview) (int, error) {
@@ -182,9 +255,15 @@ func (r *validatorResolver) Delegations(ctx context.Context, obj *db.Validator, 
 	return &model.DelegationConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
+func (r *Resolver) Attestation() graph.AttestationResolver { return &attestationResolver{r} }
+
 func (r *Resolver) Delegation() graph.DelegationResolver { return &delegationResolver{r} }
 
 func (r *Resolver) Pool() graph.PoolResolver { return &poolResolver{r} }
+
+func (r *Resolver) StakingOperation() graph.StakingOperationResolver {
+	return &stakingOperationResolver{r}
+}
 
 func (r *Resolver) StakingOverview() graph.StakingOverviewResolver {
 	return &stakingOverviewResolver{r}
@@ -193,8 +272,10 @@ func (r *Resolver) StakingOverview() graph.StakingOverviewResolver {
 func (r *Resolver) Validator() graph.ValidatorResolver { return &validatorResolver{r} }
 
 type (
-	delegationResolver      struct{ *Resolver }
-	poolResolver            struct{ *Resolver }
-	stakingOverviewResolver struct{ *Resolver }
-	validatorResolver       struct{ *Resolver }
+	attestationResolver      struct{ *Resolver }
+	delegationResolver       struct{ *Resolver }
+	poolResolver             struct{ *Resolver }
+	stakingOperationResolver struct{ *Resolver }
+	stakingOverviewResolver  struct{ *Resolver }
+	validatorResolver        struct{ *Resolver }
 )

@@ -1,6 +1,10 @@
 package rest
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/starkgraph/starkgraph/db"
+)
 
 // route is one operation of the interface: how it is reached, what it takes, what it
 // answers, and the function that does it.
@@ -34,6 +38,16 @@ var (
 	classHashParam       = pathFelt("classHash", "Class hash")
 	classOrContractParam = pathFelt("hash", "Class hash or contract address")
 	validatorParam       = queryFelt("validator", "Validator (staker) address").req()
+
+	// The parameters of the staking history.
+	stakingTimeRangeParam = query("timerange", kindEnum, "Days back from the newest block's day.").oneOf("max", "1y", "1m", "1w").withDefault("1m")
+	stakingActivityParams = []param{
+		query("sort", kindEnum, "Order by position in the chain.").oneOf("asc", "desc").withDefault("desc"),
+		query("start", kindUint, "Earliest operation time, Unix seconds (inclusive)."),
+		query("end", kindUint, "Latest operation time, Unix seconds (inclusive)."),
+		query("operation", kindEnum, "One operation.").oneOf(db.StakingOperations...),
+		query("search", kindHash, "A transaction hash."),
+	}
 
 	// The parameters of the transfer lists.
 	transferPageSizeParam = query("page_size", kindLimit, "Items per page (1 to 100).").withDefault("100")
@@ -308,6 +322,38 @@ func routeTable() []route {
 				query("asset", kindEnum, "The pools of one asset.").oneOf("strk", "btc")},
 			resp: pageList[delegatorItem]{}, statuses: badAnd404, handle: delegatorsOp,
 			graphql: "`validator(address) { delegations(first, after, asset, delegator) }`"},
+		{method: "GET", path: "/beta/staking/delegators-over-time", opID: "getDelegatorsOverTime", summary: "Get delegators over time",
+			description: "The network's delegations, or one validator's (`address`), at the end of each UTC day of `timerange` that changed them, oldest first, " +
+				"with the change since the previous such day. A wallet delegating to two pools counts twice. The reference gives no item shape: " +
+				"this one follows StakeOverTimeResponse.",
+			params: []param{stakingTimeRangeParam, queryFelt("address", "Validator (staker) address; the whole network when absent")},
+			resp:   []delegatorsPoint{}, statuses: badAnd404, handle: delegatorsOverTimeOp,
+			graphql: "`stakingHistory(range, validator) { date delegators delegatorsChange }`"},
+		{method: "GET", path: "/beta/staking/stake-over-time", opID: "getStakeOverTime", summary: "Get stake over time",
+			description: "The network's stake, or one validator's (`address`: own plus delegated), at the end of each UTC day of `timerange` that changed it, oldest first, " +
+				"with the change since the previous such day; BTC stake is in the BTC tokens' smallest units.",
+			params: []param{stakingTimeRangeParam, queryFelt("address", "Validator (staker) address; the whole network when absent")},
+			resp:   []stakePoint{}, statuses: badAnd404, handle: stakeOverTimeNetworkOp,
+			graphql: "`stakingHistory(range, validator) { date totalStakeStrk totalStakeBtc totalStakeChangeStrk totalStakeChangeBtc }`"},
+		{method: "GET", path: "/beta/staking/wallet-info/activity", opID: "getWalletStakingActivity", summary: "Get a wallet's staking activity",
+			description: "The staking operations the wallet made, as a staker or as a pool member, newest first unless `sort=asc`. `operation` values are the " +
+				"staking contract's and the pools' entry points (the reference names a 12-value enum without listing it); `search` is a transaction hash.",
+			params: append([]param{pageParam, pageSizeParam, walletParam,
+				queryFelt("destination", "Only operations concerning this validator (staker address)")}, stakingActivityParams...),
+			resp: pageList[stakingActivityItem]{}, statuses: onlyBad, handle: walletStakingActivityOp,
+			graphql: "`stakingActivity(first, after, filter: {wallet, validator, operation, fromTimestamp, toTimestamp, transactionHash}, order)`"},
+		{method: "GET", path: "/beta/staking/validator-details/activity", opID: "getValidatorActivity", summary: "Get a validator's staking activity",
+			description: "The staking operations concerning the validator: its own and its pools' members', newest first unless `sort=asc`. " +
+				"`validator` narrows the list to one of its pools (the reference declares the parameter without saying more); the others are as in GET /staking/wallet-info/activity.",
+			params: append([]param{pageParam, pageSizeParam, queryFelt("address", "Validator (staker) address").req(),
+				queryFelt("validator", "One of the validator's pools (pool contract address)")}, stakingActivityParams...),
+			resp: pageList[stakingActivityItem]{}, statuses: badAnd404, handle: validatorActivityOp,
+			graphql: "`stakingActivity(first, after, filter: {validator, pool, operation, fromTimestamp, toTimestamp, transactionHash}, order)`"},
+		{method: "GET", path: "/beta/staking/attestations", opID: "getAttestations", summary: "Get attestations",
+			description: "Attestations (StakerAttestationSuccessful events of the attestation contract), of every validator or of one, newest first.",
+			params:      []param{pageParam, pageSizeParam, queryFelt("validator", "Validator (staker) address")},
+			resp:        pageList[attestationItem]{}, statuses: badAnd404, handle: attestationsOp,
+			graphql: "`attestations(first, after, validator) { epoch validator { rank } transaction { hash } }`"},
 		{method: "GET", path: "/beta/nft-contract/{contract_address}", opID: "getNftContract", summary: "Get an NFT collection",
 			description: "The collection with a page of its items (as items of GET /nft-items). The reference declares `cursor` and `limit` as path parameters, which a path without their placeholders cannot carry: they are query parameters here.",
 			params:      []param{pathFelt("contract_address", "Collection contract address"), cursorParam, limitParam},

@@ -168,6 +168,24 @@ func seed(t testing.TB, conn *sqlx.DB) {
 		exec(`INSERT INTO stake_points (wallet_address, day, token_address, change, total, block_number) VALUES ($1, $2, $3, 1000, $4, 1)`,
 			account(0), day, strkAddr, 5000-1000*d)
 	}
+	// The staking history: account 0 entering and topping up the pool, the validator's
+	// attestations, and the network's and the validator's stake on the same three days.
+	for n := 1; n <= 12; n++ {
+		op := map[bool]string{true: "enter_delegation_pool", false: "add_to_delegation_pool"}[n == 1]
+		exec(`INSERT INTO staking_activity (block_number, tx_index, event_index, operation, wallet_address, staker_address, pool_contract,
+			token_address, amount, transaction_hash, timestamp) VALUES ($1, 0, 5, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			n, op, account(0), account(4), poolAddr, strkAddr, 1000*n, txHash(n, 0), baseTime+int64(n)*10)
+		exec(`INSERT INTO attestations (block_number, tx_index, event_index, staker_address, epoch, transaction_hash, timestamp)
+			VALUES ($1, 1, 9, $2, $3, $4, $5)`, n, account(4), 3928+n, txHash(n, 1), baseTime+int64(n)*10)
+	}
+	for d := 0; d < 3; d++ {
+		day := head.AddDate(0, 0, -d*20).Format(time.DateOnly)
+		for _, staker := range [][]byte{{}, account(4)} {
+			exec(`INSERT INTO validator_days (staker_address, day, stake_strk, stake_btc, delegators, block_number) VALUES ($1, $2, $3, 0, $4, 1)`,
+				staker, day, 25000-1000*d, 3-d)
+		}
+	}
+	exec(`UPDATE list_counts SET count = 12 WHERE name IN ('staking_activity', 'attestations')`) // the rows come with the migration
 	exec(`INSERT INTO staking_overview (strk_token_address, minimum_stake, total_supply, minting_curve, minting_c_denom,
 		security_lockup_seconds, epoch_id, epoch_starting_block, epoch_length_blocks, updated_at)
 		VALUES ($1, 20000000000000000000000, 10000000000, 160, 10000, 604800, 3940, $2, 30, 1758543761802)`, strkAddr, nBlocks-20)

@@ -66,6 +66,11 @@ var sampleRequests = map[string]string{
 	"getMessageByHash":             "/beta/message/" + messageHash.Hex(),
 	"getMessageBridgeTransactions": "/beta/message/" + messageHash.Hex() + "/bridgeTransactions",
 	"getContractTransfers":         "/beta/contracts/" + account(1).Hex() + "/transfers?ps=10",
+	"getDelegatorsOverTime":        "/beta/staking/delegators-over-time?timerange=max",
+	"getStakeOverTime":             "/beta/staking/stake-over-time?address=" + account(4).Hex(),
+	"getWalletStakingActivity":     "/beta/staking/wallet-info/activity?address=" + account(0).Hex(),
+	"getValidatorActivity":         "/beta/staking/validator-details/activity?address=" + account(4).Hex(),
+	"getAttestations":              "/beta/staking/attestations",
 }
 
 // referenceExamples reads the 200 examples of ../shared/spec/voyager-beta.md, by

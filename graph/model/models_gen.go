@@ -22,6 +22,17 @@ type ActivityStatEdge struct {
 	Node   *db.ActivityStat `json:"node"`
 }
 
+type AttestationConnection struct {
+	Edges      []*AttestationEdge `json:"edges"`
+	PageInfo   *PageInfo          `json:"pageInfo"`
+	TotalCount int                `json:"totalCount"`
+}
+
+type AttestationEdge struct {
+	Cursor string          `json:"cursor"`
+	Node   *db.Attestation `json:"node"`
+}
+
 type AverageFee struct {
 	// WEI or FRI.
 	Unit   string `json:"unit"`
@@ -214,6 +225,31 @@ type Query struct {
 type SourceFile struct {
 	Path    string `json:"path"`
 	Content string `json:"content"`
+}
+
+type StakingActivityConnection struct {
+	Edges      []*StakingActivityEdge `json:"edges"`
+	PageInfo   *PageInfo              `json:"pageInfo"`
+	TotalCount int                    `json:"totalCount"`
+}
+
+type StakingActivityEdge struct {
+	Cursor string               `json:"cursor"`
+	Node   *db.StakingOperation `json:"node"`
+}
+
+type StakingActivityFilter struct {
+	// Who acted: the staker, or the pool member.
+	Wallet db.Felt `json:"wallet,omitempty"`
+	// The validator the operations concern (its staker address).
+	Validator db.Felt               `json:"validator,omitempty"`
+	Pool      db.Felt               `json:"pool,omitempty"`
+	Operation *StakingOperationType `json:"operation,omitempty"`
+	// Unix seconds, inclusive.
+	FromTimestamp *int `json:"fromTimestamp,omitempty"`
+	// Unix seconds, inclusive.
+	ToTimestamp     *int    `json:"toTimestamp,omitempty"`
+	TransactionHash db.Felt `json:"transactionHash,omitempty"`
 }
 
 // Live updates, over graphql-transport-ws (a WebSocket on /graphql; the API key goes in
@@ -589,6 +625,82 @@ func (e *StakingAsset) UnmarshalJSON(b []byte) error {
 }
 
 func (e StakingAsset) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// An operation of the staking log, named after the staking contract's or a pool's entry point.
+type StakingOperationType string
+
+const (
+	StakingOperationTypeStake                    StakingOperationType = "STAKE"
+	StakingOperationTypeIncreaseStake            StakingOperationType = "INCREASE_STAKE"
+	StakingOperationTypeUnstakeIntent            StakingOperationType = "UNSTAKE_INTENT"
+	StakingOperationTypeUnstakeAction            StakingOperationType = "UNSTAKE_ACTION"
+	StakingOperationTypeClaimRewards             StakingOperationType = "CLAIM_REWARDS"
+	StakingOperationTypeSetOpenForDelegation     StakingOperationType = "SET_OPEN_FOR_DELEGATION"
+	StakingOperationTypeUpdateCommission         StakingOperationType = "UPDATE_COMMISSION"
+	StakingOperationTypeEnterDelegationPool      StakingOperationType = "ENTER_DELEGATION_POOL"
+	StakingOperationTypeAddToDelegationPool      StakingOperationType = "ADD_TO_DELEGATION_POOL"
+	StakingOperationTypeExitDelegationPoolIntent StakingOperationType = "EXIT_DELEGATION_POOL_INTENT"
+	StakingOperationTypeExitDelegationPoolAction StakingOperationType = "EXIT_DELEGATION_POOL_ACTION"
+	StakingOperationTypeSwitchDelegationPool     StakingOperationType = "SWITCH_DELEGATION_POOL"
+)
+
+var AllStakingOperationType = []StakingOperationType{
+	StakingOperationTypeStake,
+	StakingOperationTypeIncreaseStake,
+	StakingOperationTypeUnstakeIntent,
+	StakingOperationTypeUnstakeAction,
+	StakingOperationTypeClaimRewards,
+	StakingOperationTypeSetOpenForDelegation,
+	StakingOperationTypeUpdateCommission,
+	StakingOperationTypeEnterDelegationPool,
+	StakingOperationTypeAddToDelegationPool,
+	StakingOperationTypeExitDelegationPoolIntent,
+	StakingOperationTypeExitDelegationPoolAction,
+	StakingOperationTypeSwitchDelegationPool,
+}
+
+func (e StakingOperationType) IsValid() bool {
+	switch e {
+	case StakingOperationTypeStake, StakingOperationTypeIncreaseStake, StakingOperationTypeUnstakeIntent, StakingOperationTypeUnstakeAction, StakingOperationTypeClaimRewards, StakingOperationTypeSetOpenForDelegation, StakingOperationTypeUpdateCommission, StakingOperationTypeEnterDelegationPool, StakingOperationTypeAddToDelegationPool, StakingOperationTypeExitDelegationPoolIntent, StakingOperationTypeExitDelegationPoolAction, StakingOperationTypeSwitchDelegationPool:
+		return true
+	}
+	return false
+}
+
+func (e StakingOperationType) String() string {
+	return string(e)
+}
+
+func (e *StakingOperationType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StakingOperationType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StakingOperationType", str)
+	}
+	return nil
+}
+
+func (e StakingOperationType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StakingOperationType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StakingOperationType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
