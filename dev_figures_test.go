@@ -83,6 +83,67 @@ func TestDevAfterAMinute(t *testing.T) {
 	t.Run("transfer USD values", func(t *testing.T) { transferUsdValues(t, conn, cfg) })
 	t.Run("transfers of a wallet", func(t *testing.T) { walletTransfers(t, conn) })
 	t.Run("transfers cost constant statements", func(t *testing.T) { transferStatements(t, conn) })
+	t.Run("staking history", func(t *testing.T) { stakingHistory(t, conn) })
+}
+
+// The staking history of the simulated chain, through the REST operations: the network's
+// newest day holds the stake the validators hold now; every attestation event is listed;
+// a pool member's activity is its pool's events about it.
+func stakingHistory(t *testing.T, conn *sqlx.DB) {
+	store := db.NewStore(conn)
+	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits, REST: restHandler(store)}))
+	defer srv.Close()
+	get := func(path string) any {
+		t.Helper()
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
+		}
+		return out
+	}
+	var now struct {
+		Strk       string `db:"strk"`
+		Delegators int    `db:"delegators"`
+	}
+	if err := conn.Get(&now, `SELECT sum(self_stake + delegated_stake_strk)::text AS strk, sum(total_delegators) AS delegators FROM validators`); err != nil {
+		t.Fatal(err)
+	}
+	stake := get("/beta/staking/stake-over-time?timerange=max").([]any)
+	delegators := get("/beta/staking/delegators-over-time?timerange=max").([]any)
+	if len(stake) == 0 || at(stake[len(stake)-1], "totalStakeStrk") != now.Strk ||
+		len(delegators) == 0 || at(delegators[len(delegators)-1], "totalDelegators") != float64(now.Delegators) {
+		t.Errorf("the newest day %v / %v, the validators now %+v", stake, delegators, now)
+	}
+
+	attested := starknet.Selector("StakerAttestationSuccessful")
+	var events int
+	if err := conn.Get(&events, `SELECT count(*) FROM events WHERE key0 = $1`, db.FeltOf(attested)); err != nil {
+		t.Fatal(err)
+	}
+	if got := get("/beta/staking/attestations?ps=10").(map[string]any); events == 0 || at(got, "lastPage") != float64((events+9)/10) {
+		t.Errorf("%d attestation events, listed %v", events, at(got, "lastPage"))
+	}
+
+	var member struct {
+		Wallet db.Felt `db:"wallet"`
+		Events int     `db:"events"`
+	}
+	// The pool member with the most events of its pool (joins, top-ups and claims).
+	if err := conn.Get(&member, `SELECT e.keys[2] AS wallet, count(*) AS events FROM events e JOIN pools p ON p.pool_contract = e.from_address
+		WHERE e.key0 IN ($1, $2, $3) AND NOT (e.key0 = $2 AND length(e.data[1]) = 0)
+		GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`, db.FeltOf(starknet.Selector("NewPoolMember")),
+		db.FeltOf(starknet.Selector("PoolMemberBalanceChanged")), db.FeltOf(starknet.Selector("PoolMemberRewardClaimed"))); err != nil {
+		t.Fatal(err)
+	}
+	activity := get("/beta/staking/wallet-info/activity?ps=100&address=" + member.Wallet.Hex()).(map[string]any)["items"].([]any)
+	if len(activity) != member.Events {
+		t.Errorf("wallet %s: %d pool events, %d operations listed", member.Wallet.Hex(), member.Events, len(activity))
+	}
 }
 
 // Transfers under transactions under blocks, with their token, price and transaction,

@@ -20125,8 +20125,8 @@ func (ec *executionContext) _StakingOperation_amount(ctx context.Context, field 
 			return obj.Amount, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOBigInt2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOBigInt2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
@@ -34928,18 +34928,6 @@ func (ec *executionContext) marshalOAddress2ᚕgithubᚗcomᚋstarkgraphᚋstark
 	}
 
 	return ret
-}
-
-func (ec *executionContext) unmarshalOBigInt2string(ctx context.Context, v any) (string, error) {
-	res, err := scalars.UnmarshalBigInt(v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalOBigInt2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
-	_ = sel
-	_ = ctx
-	res := scalars.MarshalBigInt(v)
-	return res
 }
 
 func (ec *executionContext) unmarshalOBigInt2ᚖstring(ctx context.Context, v any) (*string, error) {

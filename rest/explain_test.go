@@ -24,7 +24,7 @@ import (
 var bigTables = map[string]bool{
 	"blocks": true, "transactions": true, "events": true, "calls": true, "contracts": true, "classes": true,
 	"erc20_balances": true, "nft_items": true, "nft_events": true, "nft_balances": true, "meta_transactions": true,
-	"contract_changes": true, "delegations": true,
+	"contract_changes": true, "delegations": true, "staking_activity": true, "attestations": true,
 }
 
 // statements records the distinct SQL statements a store runs, each with the first
@@ -128,21 +128,25 @@ func TestEveryRouteUsesIndexes(t *testing.T) {
 // orders REST does not offer; a root list is also walked to its second page by its
 // endCursor.
 var graphQLLists = map[string]string{
-	"transactions by sender, oldest first":  `{ transactions(first: 2, filter: {senderAddress: "` + account(1).Hex() + `"}, order: ASC) { edges { node { hash } } pageInfo { endCursor } totalCount } }`,
-	"transactions by type and blocks":       `{ transactions(first: 2, filter: {type: INVOKE, fromBlock: 3, toBlock: 20}) { edges { node { hash } } pageInfo { endCursor } totalCount } }`,
-	"events by emitter and key":             `{ events(first: 2, filter: {fromAddress: "` + ethAddr.Hex() + `", key: "` + transferKey.Hex() + `"}) { edges { node { index } } pageInfo { endCursor } totalCount } }`,
-	"contracts by type":                     `{ contracts(first: 2, type: ACCOUNT) { edges { node { address } } pageInfo { endCursor } totalCount } }`,
-	"token transfers of a wallet":           `{ tokenTransfers(first: 2, wallet: "` + account(1).Hex() + `") { edges { node { amount } } pageInfo { endCursor } totalCount } }`,
-	"token transfers of a token, oldest":    `{ tokenTransfers(first: 2, token: "` + ethAddr.Hex() + `", order: ASC) { edges { node { amount } } pageInfo { endCursor } totalCount } }`,
-	"tokens by symbol":                      `{ tokens(first: 2, symbol: "eth") { edges { node { address } } pageInfo { endCursor } totalCount } }`,
-	"validators by stake":                   `{ validators(first: 2, orderBy: STAKE, direction: DESC) { edges { node { stakerAddress } } pageInfo { endCursor } totalCount } }`,
-	"nft items of an owner":                 `{ nftItems(first: 2, ownerAddress: "` + account(1).Hex() + `") { edges { node { tokenId } } pageInfo { endCursor } totalCount } }`,
-	"nft events of a collection":            `{ nftEvents(first: 2, contractAddress: "` + nftAddr.Hex() + `") { edges { node { tokenId } } pageInfo { endCursor } totalCount } }`,
-	"messages":                              `{ messages(first: 2) { edges { node { blockNumber } } pageInfo { endCursor } totalCount } }`,
-	"daily stats":                           `{ dailyStats(first: 2) { edges { node { date } } pageInfo { endCursor } } }`,
-	"a wallet's activity and balance":       `{ wallet(address: "` + account(1).Hex() + `") { activity(first: 2, fromBlock: 5) { edges { node { hash } } } balanceHistory(token: "` + ethAddr.Hex() + `", first: 2) { edges { node { balance } } } } }`,
-	"a block's transactions and events":     `{ blocks(first: 2) { edges { node { transactions(first: 2) { edges { node { events(first: 2) { edges { node { index } } } } } } } } pageInfo { endCursor } } }`,
-	"a token's holders and their contracts": `{ tokens(first: 2) { edges { node { holders(first: 3) { edges { node { owner { class { hash } } } } } } } pageInfo { endCursor } } }`,
+	"transactions by sender, oldest first":    `{ transactions(first: 2, filter: {senderAddress: "` + account(1).Hex() + `"}, order: ASC) { edges { node { hash } } pageInfo { endCursor } totalCount } }`,
+	"transactions by type and blocks":         `{ transactions(first: 2, filter: {type: INVOKE, fromBlock: 3, toBlock: 20}) { edges { node { hash } } pageInfo { endCursor } totalCount } }`,
+	"events by emitter and key":               `{ events(first: 2, filter: {fromAddress: "` + ethAddr.Hex() + `", key: "` + transferKey.Hex() + `"}) { edges { node { index } } pageInfo { endCursor } totalCount } }`,
+	"contracts by type":                       `{ contracts(first: 2, type: ACCOUNT) { edges { node { address } } pageInfo { endCursor } totalCount } }`,
+	"token transfers of a wallet":             `{ tokenTransfers(first: 2, wallet: "` + account(1).Hex() + `") { edges { node { amount } } pageInfo { endCursor } totalCount } }`,
+	"token transfers of a token, oldest":      `{ tokenTransfers(first: 2, token: "` + ethAddr.Hex() + `", order: ASC) { edges { node { amount } } pageInfo { endCursor } totalCount } }`,
+	"tokens by symbol":                        `{ tokens(first: 2, symbol: "eth") { edges { node { address } } pageInfo { endCursor } totalCount } }`,
+	"validators by stake":                     `{ validators(first: 2, orderBy: STAKE, direction: DESC) { edges { node { stakerAddress } } pageInfo { endCursor } totalCount } }`,
+	"nft items of an owner":                   `{ nftItems(first: 2, ownerAddress: "` + account(1).Hex() + `") { edges { node { tokenId } } pageInfo { endCursor } totalCount } }`,
+	"nft events of a collection":              `{ nftEvents(first: 2, contractAddress: "` + nftAddr.Hex() + `") { edges { node { tokenId } } pageInfo { endCursor } totalCount } }`,
+	"messages":                                `{ messages(first: 2) { edges { node { blockNumber } } pageInfo { endCursor } totalCount } }`,
+	"staking activity of a wallet":            `{ stakingActivity(first: 2, filter: {wallet: "` + account(0).Hex() + `", operation: ADD_TO_DELEGATION_POOL}) { edges { node { amount transaction { hash } token { symbol } validator { rank } } } pageInfo { endCursor } totalCount } }`,
+	"staking activity of a validator, oldest": `{ stakingActivity(first: 2, filter: {validator: "` + account(4).Hex() + `"}, order: ASC) { edges { node { operation } } pageInfo { endCursor } totalCount } }`,
+	"attestations":                            `{ attestations(first: 2) { edges { node { epoch validator { rank } } } pageInfo { endCursor } totalCount } }`,
+	"attestations of a validator":             `{ attestations(first: 2, validator: "` + account(4).Hex() + `") { edges { node { epoch } } pageInfo { endCursor } totalCount } }`,
+	"daily stats":                             `{ dailyStats(first: 2) { edges { node { date } } pageInfo { endCursor } } }`,
+	"a wallet's activity and balance":         `{ wallet(address: "` + account(1).Hex() + `") { activity(first: 2, fromBlock: 5) { edges { node { hash } } } balanceHistory(token: "` + ethAddr.Hex() + `", first: 2) { edges { node { balance } } } } }`,
+	"a block's transactions and events":       `{ blocks(first: 2) { edges { node { transactions(first: 2) { edges { node { events(first: 2) { edges { node { index } } } } } } } } pageInfo { endCursor } } }`,
+	"a token's holders and their contracts":   `{ tokens(first: 2) { edges { node { holders(first: 3) { edges { node { owner { class { hash } } } } } } } pageInfo { endCursor } } }`,
 }
 
 // TestEveryGraphQLListUsesIndexes does for the GraphQL-only lists what
