@@ -90,7 +90,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 
 	// The SQL of one request of each workload, captured through the same handler without keys.
 	store := db.NewStore(conn)
-	statements, err := bench.Capture(store, api.NewHandler(api.Config{Store: store, Limits: sf.graphQLLimits(), REST: restHandler(store)}), workloads)
+	statements, err := bench.Capture(store, api.NewHandler(api.Config{Store: store, Limits: sf.graphQLLimits(), REST: restHandler(store, nil)}), workloads)
 	if err != nil {
 		return err
 	}

@@ -91,7 +91,7 @@ func TestDevAfterAMinute(t *testing.T) {
 // a pool member's activity is its pool's events about it.
 func stakingHistory(t *testing.T, conn *sqlx.DB) {
 	store := db.NewStore(conn)
-	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits, REST: restHandler(store)}))
+	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits, REST: restHandler(store, nil)}))
 	defer srv.Close()
 	get := func(path string) any {
 		t.Helper()
@@ -188,7 +188,7 @@ func transferStatements(t *testing.T, conn *sqlx.DB) {
 // chain has its data.
 func everyFigure(t *testing.T, conn *sqlx.DB) {
 	store := db.NewStore(conn)
-	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits, REST: restHandler(store)}))
+	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits, REST: restHandler(store, nil)}))
 	defer srv.Close()
 	get := func(path string) map[string]any {
 		t.Helper()

@@ -493,12 +493,15 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	if sf.corsOrigins != "" {
 		origins = strings.Split(sf.corsOrigins, ",")
 	}
+	writes := db.NewStore(conn) // the primary: verification jobs and metadata refreshes
+	instrument(writes)
 	handler := api.NewHandler(api.Config{
-		Store: store,
+		Store:  store,
+		Writes: writes,
 		Auth: auth.New(auth.Options{Keys: keys, Limiter: limiter, Usage: usage, Logger: log, Operation: operationName,
 			MaxInFlightPerKey: sf.inFlightKey}),
 		MaxInFlight:        sf.inFlight,
-		REST:               restHandler(store),
+		REST:               restHandler(store, writes),
 		Limits:             limits,
 		Introspection:      sf.introspection,
 		Playground:         sf.playground,
@@ -677,6 +680,8 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	l1f.register(fs)
 	var figures indexer.FiguresConfig
 	registerFigureFlags(fs, &figures)
+	var nftMeta nftMetaFlags
+	nftMeta.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -701,6 +706,7 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	if *stopAt < 0 {
 		go analytics.Run(ctx, conn, analyticsInterval, log)
+		nftMeta.start(ctx, log, conn, *rpcURL)
 	}
 	if *adminAddr != "" {
 		admin := adminServer(*adminAddr)

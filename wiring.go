@@ -20,6 +20,7 @@ import (
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/indexer"
 	"github.com/starkgraph/starkgraph/l1"
+	"github.com/starkgraph/starkgraph/nftmeta"
 	"github.com/starkgraph/starkgraph/resolvers"
 	"github.com/starkgraph/starkgraph/rest"
 	"github.com/starkgraph/starkgraph/sim"
@@ -35,6 +36,26 @@ type chainFlags struct {
 	sim     sim.Config
 	l1      l1Flags
 	figures indexer.FiguresConfig
+	nftMeta nftMetaFlags
+}
+
+// nftMetaFlags configure the NFT metadata fetcher that `index` and `dev` run beside the
+// indexer (it needs the node, for token URIs).
+type nftMetaFlags struct {
+	gateway      string
+	allowPrivate bool
+}
+
+func (f *nftMetaFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.gateway, "ipfs-gateway", envOr("STARKGRAPH_IPFS_GATEWAY", nftmeta.DefaultGateway), "HTTP gateway that ipfs:// token URIs are read through")
+	fs.BoolVar(&f.allowPrivate, "nft-metadata-private", false, "let token URIs name loopback and private addresses (off: a contract cannot make the service read its own network)")
+}
+
+// start runs the fetcher until ctx ends.
+func (f nftMetaFlags) start(ctx context.Context, log *slog.Logger, conn *sqlx.DB, rpcURL string) {
+	fetcher := nftmeta.New(nftmeta.Config{DB: conn, RPCURL: rpcURL, Gateway: f.gateway, AllowPrivate: f.allowPrivate,
+		Logger: log.With("component", "nftmeta")})
+	go fetcher.Run(ctx)
 }
 
 // registerFigureFlags adds the flags naming where `index` and `dev` read staking figures
@@ -86,6 +107,7 @@ func (c *chainFlags) register(fs *flag.FlagSet) {
 	c.sim.RegisterFlags(fs)
 	c.l1.register(fs)
 	registerFigureFlags(fs, &c.figures)
+	c.nftMeta.register(fs)
 }
 
 // followChain runs the simulated node (unless --rpc names a real one) and the indexer for
@@ -122,9 +144,12 @@ func followChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, c chainFl
 		return err
 	}
 	go analytics.Run(ctx, conn, analyticsInterval, log)
+	c.nftMeta.start(ctx, log, conn, url)
 	return ix.Run(ctx)
 }
 
-func restHandler(store *db.Store) http.Handler {
-	return rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{Logger: slog.Default()})
+// restHandler is the /beta handler over store; writes is the primary when store reads a
+// replica (nil: store).
+func restHandler(store, writes *db.Store) http.Handler {
+	return rest.NewHandler(&resolvers.Resolver{Store: store, Writes: writes}, rest.Options{Logger: slog.Default()})
 }

@@ -23,6 +23,8 @@ import (
 // Config assembles the public HTTP handler.
 type Config struct {
 	Store *db.Store
+	// Writes is the primary when Store reads a replica (see resolvers.Resolver).
+	Writes *db.Store
 	// Auth guards /graphql and /beta; nil serves them without keys (tests of other parts).
 	Auth *auth.Auth
 	// REST is the /beta handler, when built.
@@ -56,7 +58,7 @@ func NewHandler(cfg Config) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	res := &resolvers.Resolver{Store: cfg.Store, Live: cfg.Live}
+	res := &resolvers.Resolver{Store: cfg.Store, Writes: cfg.Writes, Live: cfg.Live}
 	var streams []graphql.Transport
 	if cfg.Live != nil {
 		streams = streamTransports(cfg.Auth, cfg.CORSOrigins)

@@ -398,7 +398,8 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		SubmitVerification func(childComplexity int, input model.VerificationInput) int
+		RequestNftMetadataUpdate func(childComplexity int, contractAddress db.Felt, tokenID string) int
+		SubmitVerification       func(childComplexity int, input model.VerificationInput) int
 	}
 
 	NetworkStats struct {
@@ -1008,6 +1009,7 @@ type MetaTransactionResolver interface {
 }
 type MutationResolver interface {
 	SubmitVerification(ctx context.Context, input model.VerificationInput) (*model.VerificationSubmission, error)
+	RequestNftMetadataUpdate(ctx context.Context, contractAddress db.Felt, tokenID string) (bool, error)
 }
 type NftBalanceResolver interface {
 	Owner(ctx context.Context, obj *db.NftBalance) (*db.Contract, error)
@@ -2619,6 +2621,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MetaTransactionEdge.Node(childComplexity), true
 
+	case "Mutation.requestNftMetadataUpdate":
+		if e.ComplexityRoot.Mutation.RequestNftMetadataUpdate == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_requestNftMetadataUpdate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RequestNftMetadataUpdate(childComplexity, args["contractAddress"].(db.Felt), args["tokenId"].(string)), true
 	case "Mutation.submitVerification":
 		if e.ComplexityRoot.Mutation.SubmitVerification == nil {
 			break
@@ -5970,6 +5983,11 @@ type NftBalanceEdge {
   cursor: String!
   node: NftBalance!
 }
+
+extend type Mutation {
+  "Queue a refresh of an NFT item's metadata (its token URI and the document it names). False when a refresh of the item was asked for less than five minutes ago."
+  requestNftMetadataUpdate(contractAddress: Address!, tokenId: BigInt!): Boolean!
+}
 `, BuiltIn: false},
 	{Name: "../schema/search.graphqls", Input: `extend type Query {
   """
@@ -8365,6 +8383,28 @@ func (ec *executionContext) field_Contract_transactions_args(ctx context.Context
 		return nil, err
 	}
 	args["order"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_requestNftMetadataUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contractAddress",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contractAddress"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "tokenId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNBigInt2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tokenId"] = arg1
 	return args, nil
 }
 
@@ -15355,6 +15395,50 @@ func (ec *executionContext) fieldContext_Mutation_submitVerification(ctx context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_submitVerification_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_requestNftMetadataUpdate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_requestNftMetadataUpdate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RequestNftMetadataUpdate(ctx, fc.Args["contractAddress"].(db.Felt), fc.Args["tokenId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_requestNftMetadataUpdate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_requestNftMetadataUpdate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -29704,6 +29788,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "submitVerification":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_submitVerification(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestNftMetadataUpdate":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_requestNftMetadataUpdate(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -166,7 +166,7 @@ func (r *mutationResolver) SubmitVerification(ctx context.Context, input model.V
 		return &model.VerificationSubmission{AlreadyVerified: true, Class: class}, nil
 	}
 	job.ClassHash = class.Hash
-	queued, err := r.Store.InsertVerificationJob(ctx, job)
+	queued, err := r.primary().InsertVerificationJob(ctx, job)
 	if err != nil {
 		return nil, err
 	}

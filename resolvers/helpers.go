@@ -151,3 +151,6 @@ func (r *Resolver) dayWindow(ctx context.Context, token, owner db.Felt, rng *mod
 	}
 	return end.AddDate(0, 0, 1-days).Format(time.DateOnly), end.Format(time.DateOnly), nil
 }
+
+// MetadataRefreshEvery is how often an NFT item's metadata may be refreshed on request.
+const MetadataRefreshEvery = 5 * time.Minute

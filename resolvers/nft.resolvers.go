@@ -14,6 +14,17 @@ import (
 	"github.com/starkgraph/starkgraph/loaders"
 )
 
+func (r *mutationResolver) RequestNftMetadataUpdate(ctx context.Context, contractAddress db.Felt, tokenID string) (bool, error) {
+	item, err := r.Query().NftItem(ctx, contractAddress, tokenID)
+	if err != nil {
+		return false, err
+	}
+	if item == nil {
+		return false, badInput("tokenId", "names no NFT item of "+contractAddress.Hex())
+	}
+	return r.primary().RequestNFTMetadata(ctx, contractAddress, tokenID, MetadataRefreshEvery)
+}
+
 func (r *nftBalanceResolver) Owner(ctx context.Context, obj *db.NftBalance) (*db.Contract, error) {
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.OwnerAddress))()
 }

@@ -11,8 +11,19 @@ import (
 // Resolver is the root of all resolvers.
 type Resolver struct {
 	Store *db.Store
+	// Writes is the primary, for the few writes the APIs make (verification jobs, NFT
+	// metadata refreshes) when Store reads a replica; nil: Store.
+	Writes *db.Store
 	// Live feeds the subscriptions; nil where the process serves none.
 	Live *live.Hub
+}
+
+// primary is the store the APIs write to.
+func (r *Resolver) primary() *db.Store {
+	if r.Writes != nil {
+		return r.Writes
+	}
+	return r.Store
 }
 
 // maxEventKeys bounds the keys an events subscription matches (Starknet events rarely

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -104,4 +105,52 @@ func atoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestNftMetadataUpdate: a refresh is queued once per interval per item, for items that
+// exist; the GraphQL mutation is the same queue.
+func TestNftMetadataUpdate(t *testing.T) {
+	e := newEnv(t)
+	post := func(path string) response {
+		t.Helper()
+		return e.post(t, path, "application/json", nil)
+	}
+	path := "/beta/nft/update-metadata/" + nftAddr.Hex() + "/0x3"
+	if r := post(path); r.status != http.StatusOK || strings.TrimSpace(string(r.raw)) != `{"success":true}` {
+		t.Fatalf("first request: %d %s", r.status, r.raw)
+	}
+	var queued []string
+	if err := e.db.Select(&queued, `SELECT token_id::text || ' ' || state FROM nft_metadata_requests WHERE contract_address = $1`, nftAddr); err != nil {
+		t.Fatal(err)
+	}
+	if len(queued) != 1 || queued[0] != "3 queued" {
+		t.Errorf("queue %v, want item 3 queued", queued)
+	}
+	if r := post(path); r.status != http.StatusOK || !strings.Contains(string(r.raw), `"success":false`) {
+		t.Errorf("a second request within five minutes: %d %s", r.status, r.raw)
+	}
+	// Once the interval has passed, the item may be refreshed again.
+	if _, err := e.db.Exec(`UPDATE nft_metadata_requests SET requested_at = now() - interval '6 minutes', state = 'done'`); err != nil {
+		t.Fatal(err)
+	}
+	if r := post("/beta/nft/update-metadata/" + nftAddr.Hex() + "/3"); !strings.Contains(string(r.raw), `"success":true`) {
+		t.Errorf("after the interval: %d %s", r.status, r.raw)
+	}
+	for _, c := range []struct {
+		path   string
+		status int
+		names  string
+	}{
+		{"/beta/nft/update-metadata/" + nftAddr.Hex() + "/999", 404, "token_id"},
+		{"/beta/nft/update-metadata/0x1234/3", 404, "token_id"},
+		{"/beta/nft/update-metadata/" + nftAddr.Hex() + "/-1", 400, "token_id"},
+		{"/beta/nft/update-metadata/0xzz/3", 400, "contract_address"},
+	} {
+		if r := post(c.path); r.status != c.status || !strings.Contains(string(r.raw), c.names) {
+			t.Errorf("%s: %d %s, want %d naming %s", c.path, r.status, r.raw, c.status, c.names)
+		}
+	}
+	if r := e.get(path); r.status != http.StatusMethodNotAllowed && r.status != http.StatusNotFound {
+		t.Errorf("GET of the POST operation: %d", r.status)
+	}
 }

@@ -121,3 +121,18 @@ func nftDetailsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	}
 	return nftDetailsBody{nftItem: item, Events: events.(cursorList[nftEvent])}, nil
 }
+
+// metadataUpdateAnswer is the answer of POST /beta/nft/update-metadata/{contract_address}/{token_id}.
+type metadataUpdateAnswer struct {
+	Success bool `json:"success"`
+}
+
+func nftMetadataUpdateOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	contract, id := a.felt("contract_address"), a.str("token_id")
+	it, err := s.res.Query().NftItem(ctx, contract, id)
+	if _, err := found(it, err, "token_id: no item %s in the collection %s", id, addr(contract)); err != nil {
+		return nil, err
+	}
+	queued, err := s.res.Mutation().RequestNftMetadataUpdate(ctx, contract, id)
+	return metadataUpdateAnswer{Success: queued}, err
+}

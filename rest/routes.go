@@ -376,6 +376,14 @@ func routeTable() []route {
 				query("type", kindEnum, "The collection's standard.").oneOf("erc721", "erc1155").withDefault("erc721")},
 			resp: cursorList[nftEvent]{}, statuses: badAnd404, handle: nftTransfersOp,
 			graphql: "`nftEvents(first, after, contractAddress)`"},
+		{method: "POST", path: "/beta/nft/update-metadata/{contract_address}/{token_id}", opID: "requestNftMetadataUpdate", summary: "Refresh an NFT's metadata",
+			description: "Queues a refresh of the item's metadata: the metadata fetcher asks the contract for the token URI again and reads the document it names. " +
+				"`success` is false when a refresh of the item was asked for less than five minutes ago. The reference also declares `cursor` and `limit` " +
+				"as path parameters, which the path cannot carry and a refresh does not use: they are not read.",
+			params: []param{pathFelt("contract_address", "Collection contract address"),
+				path("token_id", kindBigInt, "NFT token id within the collection (decimal or 0x-hex).")},
+			resp: metadataUpdateAnswer{}, statuses: badAnd404, handle: nftMetadataUpdateOp,
+			graphql: "mutation `requestNftMetadataUpdate(contractAddress, tokenId)`"},
 		{method: "GET", path: "/beta/daily-stats", opID: "getDailyStats", summary: "Get daily statistics",
 			description: "The chain's activity per UTC day, newest first, over the days of `timerange` up to the newest block's day, from rows the indexer keeps per day. " +
 				"`metrics` is `*` (every metric) or one of: blocks, transactions, invokes, declares, deployAccounts, l1Handlers, reverted, events, messagesToL1, tokenTransfers, feesWei, feesFri (any case); with one, each item has only that metric.",

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -485,7 +486,7 @@ func (c *Chain) call(_ context.Context, p json.RawMessage) (any, error) {
 				return nil, rpcserver.ContractError("Execution failed. Failure reason: 0x4552433732313a20696e76616c696420746f6b656e204944 ('ERC721: invalid token ID').")
 			}
 			if is("token_uri", "tokenURI") {
-				return feltsResult(byteArray(fmt.Sprintf("https://nft.sim.starkgraph.dev/%d/%d.json", e.idx, id))), nil
+				return feltsResult(byteArray(tokenURI(e.idx, id))), nil
 			}
 			return feltsResult([]felt{c.w.addr(owner.entity())}), nil
 		case is("supports_interface"):
@@ -539,4 +540,16 @@ func (c *Chain) getStorageAt(_ context.Context, p json.RawMessage) (any, error) 
 	}
 	key, _ := parseFelt(canonical)
 	return c.w.storageAt(e, key, n).String(), nil
+}
+
+// tokenURI is the URI of NFT id of ERC-721 collection c: even collections keep their
+// metadata on chain, as a data: URI (so that the metadata fetcher has documents to read
+// offline), odd ones name a web address.
+func tokenURI(c uint32, id uint64) string {
+	if c%2 == 1 {
+		return fmt.Sprintf("https://nft.sim.starkgraph.dev/%d/%d.json", c, id)
+	}
+	doc := fmt.Sprintf(`{"name":"Sim %d #%d","description":"Item %d of simulated collection %d.","image":"https://nft.sim.starkgraph.dev/%d/%d.png",`+
+		`"attributes":[{"trait_type":"rarity","value":"%s"}]}`, c, id, id, c, c, id, []string{"common", "rare", "legendary"}[id%3])
+	return "data:application/json;base64," + base64.StdEncoding.EncodeToString([]byte(doc))
 }
