@@ -119,6 +119,12 @@ type NFTEventRow struct {
 	Type            string `db:"type"` // Mint | Transfer | Burn
 	TransactionHash Felt   `db:"transaction_hash"`
 	Timestamp       int64  `db:"timestamp"`
+	// A sale: what the buyer paid in the transaction (in PaymentToken's smallest unit),
+	// and the marketplace it called; empty for a plain transfer.
+	PaymentToken  Felt   `db:"payment_token_address"`
+	PaymentSymbol string `db:"payment_token_symbol,nullempty"`
+	TotalPrice    string `db:"total_price,nullempty"`
+	Marketplace   Felt   `db:"marketplace_contract_address"`
 }
 
 // MetaTransactionRow is one outside execution.

@@ -45,6 +45,7 @@ type ResolverRoot interface {
 	MetaTransaction() MetaTransactionResolver
 	Mutation() MutationResolver
 	NftBalance() NftBalanceResolver
+	NftCollectionStats() NftCollectionStatsResolver
 	NftEvent() NftEventResolver
 	NftItem() NftItemResolver
 	Pool() PoolResolver
@@ -348,6 +349,26 @@ type ComplexityRoot struct {
 		UpdatedAt         func(childComplexity int) int
 	}
 
+	MarketplaceStats struct {
+		Collections        func(childComplexity int) int
+		MarketplaceAddress func(childComplexity int) int
+		Name               func(childComplexity int) int
+		Sales              func(childComplexity int) int
+		SalesVolumeUsd     func(childComplexity int) int
+		Traders            func(childComplexity int) int
+	}
+
+	MarketplaceStatsConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	MarketplaceStatsEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Message struct {
 		BlockNumber     func(childComplexity int) int
 		Direction       func(childComplexity int) int
@@ -437,6 +458,29 @@ type ComplexityRoot struct {
 	}
 
 	NftBalanceEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	NftCollectionStats struct {
+		Collection      func(childComplexity int) int
+		ContractAddress func(childComplexity int) int
+		Name            func(childComplexity int) int
+		Owners          func(childComplexity int) int
+		Sales           func(childComplexity int) int
+		SalesVolumeUsd  func(childComplexity int) int
+		Supply          func(childComplexity int) int
+		Symbol          func(childComplexity int) int
+		Traders         func(childComplexity int) int
+	}
+
+	NftCollectionStatsConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	NftCollectionStatsEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
 	}
@@ -536,42 +580,44 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Attestations     func(childComplexity int, first *int, after *string, validator db.Felt) int
-		Block            func(childComplexity int, number *int, hash db.Felt) int
-		Blocks           func(childComplexity int, first *int, after *string) int
-		Class            func(childComplexity int, hash db.Felt) int
-		Classes          func(childComplexity int, first *int, after *string) int
-		Contract         func(childComplexity int, address db.Felt) int
-		Contracts        func(childComplexity int, first *int, after *string, typeArg *model.ContractType) int
-		DailyStats       func(childComplexity int, first *int, after *string, days *int) int
-		Events           func(childComplexity int, first *int, after *string, filter *model.EventFilter) int
-		IndexerStatus    func(childComplexity int) int
-		Messages         func(childComplexity int, first *int, after *string, filter *model.MessageListFilter) int
-		MetaTransactions func(childComplexity int, first *int, after *string, contractAddress db.Felt) int
-		NetworkStats     func(childComplexity int) int
-		NftBalances      func(childComplexity int, contractAddress db.Felt, tokenID *string, first *int, after *string) int
-		NftEvents        func(childComplexity int, first *int, after *string, contractAddress db.Felt, tokenID *string) int
-		NftHolders       func(childComplexity int, contractAddress db.Felt, tokenID *string, first *int, after *string) int
-		NftItem          func(childComplexity int, contractAddress db.Felt, tokenID string) int
-		NftItems         func(childComplexity int, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) int
-		Node             func(childComplexity int, id string) int
-		Nodes            func(childComplexity int, ids []string) int
-		Pool             func(childComplexity int, address db.Felt) int
-		RecentActivity   func(childComplexity int, hours int) int
-		Search           func(childComplexity int, query string, first *int) int
-		StakingActivity  func(childComplexity int, first *int, after *string, filter *model.StakingActivityFilter, order *model.SortDirection) int
-		StakingHistory   func(childComplexity int, rangeArg *model.TimeRange, validator db.Felt) int
-		StakingOverview  func(childComplexity int) int
-		Token            func(childComplexity int, address db.Felt) int
-		TokenTransfers   func(childComplexity int, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) int
-		Tokens           func(childComplexity int, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder, symbol *string) int
-		Transaction      func(childComplexity int, hash db.Felt) int
-		Transactions     func(childComplexity int, first *int, after *string, filter *model.TransactionFilter, order *model.SortDirection) int
-		Validator        func(childComplexity int, address db.Felt) int
-		Validators       func(childComplexity int, first *int, after *string, orderBy *model.ValidatorOrder, direction *model.SortDirection, search *string) int
-		VerificationJob  func(childComplexity int, id string) int
-		VerifiedClasses  func(childComplexity int, first *int, after *string) int
-		Wallet           func(childComplexity int, address db.Felt) int
+		Attestations       func(childComplexity int, first *int, after *string, validator db.Felt) int
+		Block              func(childComplexity int, number *int, hash db.Felt) int
+		Blocks             func(childComplexity int, first *int, after *string) int
+		Class              func(childComplexity int, hash db.Felt) int
+		Classes            func(childComplexity int, first *int, after *string) int
+		Contract           func(childComplexity int, address db.Felt) int
+		Contracts          func(childComplexity int, first *int, after *string, typeArg *model.ContractType) int
+		DailyStats         func(childComplexity int, first *int, after *string, days *int) int
+		Events             func(childComplexity int, first *int, after *string, filter *model.EventFilter) int
+		IndexerStatus      func(childComplexity int) int
+		MarketplaceStats   func(childComplexity int, first *int, after *string, timeframe *model.StatsTimeframe, orderBy *model.MarketplaceStatsOrder, direction *model.SortDirection) int
+		Messages           func(childComplexity int, first *int, after *string, filter *model.MessageListFilter) int
+		MetaTransactions   func(childComplexity int, first *int, after *string, contractAddress db.Felt) int
+		NetworkStats       func(childComplexity int) int
+		NftBalances        func(childComplexity int, contractAddress db.Felt, tokenID *string, first *int, after *string) int
+		NftCollectionStats func(childComplexity int, first *int, after *string, timeframe *model.StatsTimeframe, orderBy *model.NftStatsOrder, direction *model.SortDirection) int
+		NftEvents          func(childComplexity int, first *int, after *string, contractAddress db.Felt, tokenID *string) int
+		NftHolders         func(childComplexity int, contractAddress db.Felt, tokenID *string, first *int, after *string) int
+		NftItem            func(childComplexity int, contractAddress db.Felt, tokenID string) int
+		NftItems           func(childComplexity int, first *int, after *string, contractAddress db.Felt, ownerAddress db.Felt) int
+		Node               func(childComplexity int, id string) int
+		Nodes              func(childComplexity int, ids []string) int
+		Pool               func(childComplexity int, address db.Felt) int
+		RecentActivity     func(childComplexity int, hours int) int
+		Search             func(childComplexity int, query string, first *int) int
+		StakingActivity    func(childComplexity int, first *int, after *string, filter *model.StakingActivityFilter, order *model.SortDirection) int
+		StakingHistory     func(childComplexity int, rangeArg *model.TimeRange, validator db.Felt) int
+		StakingOverview    func(childComplexity int) int
+		Token              func(childComplexity int, address db.Felt) int
+		TokenTransfers     func(childComplexity int, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) int
+		Tokens             func(childComplexity int, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder, symbol *string) int
+		Transaction        func(childComplexity int, hash db.Felt) int
+		Transactions       func(childComplexity int, first *int, after *string, filter *model.TransactionFilter, order *model.SortDirection) int
+		Validator          func(childComplexity int, address db.Felt) int
+		Validators         func(childComplexity int, first *int, after *string, orderBy *model.ValidatorOrder, direction *model.SortDirection, search *string) int
+		VerificationJob    func(childComplexity int, id string) int
+		VerifiedClasses    func(childComplexity int, first *int, after *string) int
+		Wallet             func(childComplexity int, address db.Felt) int
 	}
 
 	Reorg struct {
@@ -1019,6 +1065,9 @@ type NftBalanceResolver interface {
 	Item(ctx context.Context, obj *db.NftBalance) (*db.NftItem, error)
 	Collection(ctx context.Context, obj *db.NftBalance) (*db.Token, error)
 }
+type NftCollectionStatsResolver interface {
+	Collection(ctx context.Context, obj *db.NftCollectionStats) (*db.Token, error)
+}
 type NftEventResolver interface {
 	Transaction(ctx context.Context, obj *db.NftEvent) (*db.Transaction, error)
 
@@ -1070,6 +1119,8 @@ type QueryResolver interface {
 	NftHolders(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error)
 	NftItem(ctx context.Context, contractAddress db.Felt, tokenID string) (*db.NftItem, error)
 	NftBalances(ctx context.Context, contractAddress db.Felt, tokenID *string, first *int, after *string) (*model.NftBalanceConnection, error)
+	NftCollectionStats(ctx context.Context, first *int, after *string, timeframe *model.StatsTimeframe, orderBy *model.NftStatsOrder, direction *model.SortDirection) (*model.NftCollectionStatsConnection, error)
+	MarketplaceStats(ctx context.Context, first *int, after *string, timeframe *model.StatsTimeframe, orderBy *model.MarketplaceStatsOrder, direction *model.SortDirection) (*model.MarketplaceStatsConnection, error)
 	Search(ctx context.Context, query string, first *int) ([]db.Node, error)
 	Validator(ctx context.Context, address db.Felt) (*db.Validator, error)
 	Validators(ctx context.Context, first *int, after *string, orderBy *model.ValidatorOrder, direction *model.SortDirection, search *string) (*model.ValidatorConnection, error)
@@ -2429,6 +2480,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.IndexerStatus.UpdatedAt(childComplexity), true
 
+	case "MarketplaceStats.collections":
+		if e.ComplexityRoot.MarketplaceStats.Collections == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketplaceStats.Collections(childComplexity), true
+	case "MarketplaceStats.marketplaceAddress":
+		if e.ComplexityRoot.MarketplaceStats.MarketplaceAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketplaceStats.MarketplaceAddress(childComplexity), true
+	case "MarketplaceStats.name":
+		if e.ComplexityRoot.MarketplaceStats.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketplaceStats.Name(childComplexity), true
+	case "MarketplaceStats.sales":
+		if e.ComplexityRoot.MarketplaceStats.Sales == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketplaceStats.Sales(childComplexity), true
+	case "MarketplaceStats.salesVolumeUsd":
+		if e.ComplexityRoot.MarketplaceStats.SalesVolumeUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketplaceStats.SalesVolumeUsd(childComplexity), true
+	case "MarketplaceStats.traders":
+		if e.ComplexityRoot.MarketplaceStats.Traders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketplaceStats.Traders(childComplexity), true
+
+	case "MarketplaceStatsConnection.edges":
+		if e.ComplexityRoot.MarketplaceStatsConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketplaceStatsConnection.Edges(childComplexity), true
+	case "MarketplaceStatsConnection.pageInfo":
+		if e.ComplexityRoot.MarketplaceStatsConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketplaceStatsConnection.PageInfo(childComplexity), true
+	case "MarketplaceStatsConnection.totalCount":
+		if e.ComplexityRoot.MarketplaceStatsConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketplaceStatsConnection.TotalCount(childComplexity), true
+
+	case "MarketplaceStatsEdge.cursor":
+		if e.ComplexityRoot.MarketplaceStatsEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketplaceStatsEdge.Cursor(childComplexity), true
+	case "MarketplaceStatsEdge.node":
+		if e.ComplexityRoot.MarketplaceStatsEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarketplaceStatsEdge.Node(childComplexity), true
+
 	case "Message.blockNumber":
 		if e.ComplexityRoot.Message.BlockNumber == nil {
 			break
@@ -2809,6 +2929,93 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NftBalanceEdge.Node(childComplexity), true
+
+	case "NftCollectionStats.collection":
+		if e.ComplexityRoot.NftCollectionStats.Collection == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStats.Collection(childComplexity), true
+	case "NftCollectionStats.contractAddress":
+		if e.ComplexityRoot.NftCollectionStats.ContractAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStats.ContractAddress(childComplexity), true
+	case "NftCollectionStats.name":
+		if e.ComplexityRoot.NftCollectionStats.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStats.Name(childComplexity), true
+	case "NftCollectionStats.owners":
+		if e.ComplexityRoot.NftCollectionStats.Owners == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStats.Owners(childComplexity), true
+	case "NftCollectionStats.sales":
+		if e.ComplexityRoot.NftCollectionStats.Sales == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStats.Sales(childComplexity), true
+	case "NftCollectionStats.salesVolumeUsd":
+		if e.ComplexityRoot.NftCollectionStats.SalesVolumeUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStats.SalesVolumeUsd(childComplexity), true
+	case "NftCollectionStats.supply":
+		if e.ComplexityRoot.NftCollectionStats.Supply == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStats.Supply(childComplexity), true
+	case "NftCollectionStats.symbol":
+		if e.ComplexityRoot.NftCollectionStats.Symbol == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStats.Symbol(childComplexity), true
+	case "NftCollectionStats.traders":
+		if e.ComplexityRoot.NftCollectionStats.Traders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStats.Traders(childComplexity), true
+
+	case "NftCollectionStatsConnection.edges":
+		if e.ComplexityRoot.NftCollectionStatsConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStatsConnection.Edges(childComplexity), true
+	case "NftCollectionStatsConnection.pageInfo":
+		if e.ComplexityRoot.NftCollectionStatsConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStatsConnection.PageInfo(childComplexity), true
+	case "NftCollectionStatsConnection.totalCount":
+		if e.ComplexityRoot.NftCollectionStatsConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStatsConnection.TotalCount(childComplexity), true
+
+	case "NftCollectionStatsEdge.cursor":
+		if e.ComplexityRoot.NftCollectionStatsEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStatsEdge.Cursor(childComplexity), true
+	case "NftCollectionStatsEdge.node":
+		if e.ComplexityRoot.NftCollectionStatsEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftCollectionStatsEdge.Node(childComplexity), true
 
 	case "NftEvent.blockNumber":
 		if e.ComplexityRoot.NftEvent.BlockNumber == nil {
@@ -3337,6 +3544,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.IndexerStatus(childComplexity), true
 
+	case "Query.marketplaceStats":
+		if e.ComplexityRoot.Query.MarketplaceStats == nil {
+			break
+		}
+
+		args, err := ec.field_Query_marketplaceStats_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MarketplaceStats(childComplexity, args["first"].(*int), args["after"].(*string), args["timeframe"].(*model.StatsTimeframe), args["orderBy"].(*model.MarketplaceStatsOrder), args["direction"].(*model.SortDirection)), true
 	case "Query.messages":
 		if e.ComplexityRoot.Query.Messages == nil {
 			break
@@ -3376,6 +3594,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.NftBalances(childComplexity, args["contractAddress"].(db.Felt), args["tokenId"].(*string), args["first"].(*int), args["after"].(*string)), true
+	case "Query.nftCollectionStats":
+		if e.ComplexityRoot.Query.NftCollectionStats == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nftCollectionStats_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.NftCollectionStats(childComplexity, args["first"].(*int), args["after"].(*string), args["timeframe"].(*model.StatsTimeframe), args["orderBy"].(*model.NftStatsOrder), args["direction"].(*model.SortDirection)), true
 	case "Query.nftEvents":
 		if e.ComplexityRoot.Query.NftEvents == nil {
 			break
@@ -5988,6 +6217,81 @@ extend type Mutation {
   "Queue a refresh of an NFT item's metadata (its token URI and the document it names). False when a refresh of the item was asked for less than five minutes ago."
   requestNftMetadataUpdate(contractAddress: Address!, tokenId: BigInt!): Boolean!
 }
+
+extend type Query {
+  "NFT collections with their sales in a timeframe (ending at the newest block), owners and supply."
+  nftCollectionStats(first: Int = 25, after: String, timeframe: StatsTimeframe = ALL, orderBy: NftStatsOrder = SALES, direction: SortDirection = DESC): NftCollectionStatsConnection!
+  "The marketplaces that ran NFT sales in a timeframe (ending at the newest block)."
+  marketplaceStats(first: Int = 25, after: String, timeframe: StatsTimeframe = ALL, orderBy: MarketplaceStatsOrder = SALES, direction: SortDirection = DESC): MarketplaceStatsConnection!
+}
+
+enum StatsTimeframe {
+  DAY
+  WEEK
+  MONTH
+  ALL
+}
+
+enum NftStatsOrder {
+  SALES
+  SALES_VOLUME
+  TRADERS
+  OWNERS
+  SUPPLY
+}
+
+enum MarketplaceStatsOrder {
+  SALES
+  SALES_VOLUME
+  TRADERS
+}
+
+"A collection's sales in a timeframe: NFT transfers whose transaction paid the seller."
+type NftCollectionStats {
+  contractAddress: Address!
+  collection: Token
+  name: String
+  symbol: String
+  sales: Int!
+  "The sales' prices at the payment tokens' current USD prices."
+  salesVolumeUsd: Float!
+  "Distinct buyers and sellers."
+  traders: Int!
+  owners: Int!
+  supply: BigInt
+}
+
+type NftCollectionStatsConnection {
+  edges: [NftCollectionStatsEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type NftCollectionStatsEdge {
+  cursor: String!
+  node: NftCollectionStats!
+}
+
+"A marketplace's NFT sales in a timeframe: the sales whose transaction called it first."
+type MarketplaceStats {
+  marketplaceAddress: Address!
+  name: String
+  sales: Int!
+  salesVolumeUsd: Float!
+  traders: Int!
+  collections: Int!
+}
+
+type MarketplaceStatsConnection {
+  edges: [MarketplaceStatsEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type MarketplaceStatsEdge {
+  cursor: String!
+  node: MarketplaceStats!
+}
 `, BuiltIn: false},
 	{Name: "../schema/search.graphqls", Input: `extend type Query {
   """
@@ -7138,6 +7442,46 @@ func (ec *executionContext) childFields_IndexerStatus(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type IndexerStatus", field.Name)
 }
 
+func (ec *executionContext) childFields_MarketplaceStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "marketplaceAddress":
+		return ec.fieldContext_MarketplaceStats_marketplaceAddress(ctx, field)
+	case "name":
+		return ec.fieldContext_MarketplaceStats_name(ctx, field)
+	case "sales":
+		return ec.fieldContext_MarketplaceStats_sales(ctx, field)
+	case "salesVolumeUsd":
+		return ec.fieldContext_MarketplaceStats_salesVolumeUsd(ctx, field)
+	case "traders":
+		return ec.fieldContext_MarketplaceStats_traders(ctx, field)
+	case "collections":
+		return ec.fieldContext_MarketplaceStats_collections(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MarketplaceStats", field.Name)
+}
+
+func (ec *executionContext) childFields_MarketplaceStatsConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_MarketplaceStatsConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_MarketplaceStatsConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_MarketplaceStatsConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MarketplaceStatsConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_MarketplaceStatsEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_MarketplaceStatsEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_MarketplaceStatsEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MarketplaceStatsEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Message(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7312,6 +7656,52 @@ func (ec *executionContext) childFields_NftBalanceEdge(ctx context.Context, fiel
 		return ec.fieldContext_NftBalanceEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type NftBalanceEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_NftCollectionStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contractAddress":
+		return ec.fieldContext_NftCollectionStats_contractAddress(ctx, field)
+	case "collection":
+		return ec.fieldContext_NftCollectionStats_collection(ctx, field)
+	case "name":
+		return ec.fieldContext_NftCollectionStats_name(ctx, field)
+	case "symbol":
+		return ec.fieldContext_NftCollectionStats_symbol(ctx, field)
+	case "sales":
+		return ec.fieldContext_NftCollectionStats_sales(ctx, field)
+	case "salesVolumeUsd":
+		return ec.fieldContext_NftCollectionStats_salesVolumeUsd(ctx, field)
+	case "traders":
+		return ec.fieldContext_NftCollectionStats_traders(ctx, field)
+	case "owners":
+		return ec.fieldContext_NftCollectionStats_owners(ctx, field)
+	case "supply":
+		return ec.fieldContext_NftCollectionStats_supply(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NftCollectionStats", field.Name)
+}
+
+func (ec *executionContext) childFields_NftCollectionStatsConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_NftCollectionStatsConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_NftCollectionStatsConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_NftCollectionStatsConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NftCollectionStatsConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_NftCollectionStatsEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_NftCollectionStatsEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_NftCollectionStatsEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NftCollectionStatsEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_NftEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8694,6 +9084,52 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_marketplaceStats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "timeframe",
+		func(ctx context.Context, v any) (*model.StatsTimeframe, error) {
+			return ec.unmarshalOStatsTimeframe2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStatsTimeframe(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeframe"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*model.MarketplaceStatsOrder, error) {
+			return ec.unmarshalOMarketplaceStatsOrder2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMarketplaceStatsOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "direction",
+		func(ctx context.Context, v any) (*model.SortDirection, error) {
+			return ec.unmarshalOSortDirection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐSortDirection(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["direction"] = arg4
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_messages_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8789,6 +9225,52 @@ func (ec *executionContext) field_Query_nftBalances_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nftCollectionStats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "timeframe",
+		func(ctx context.Context, v any) (*model.StatsTimeframe, error) {
+			return ec.unmarshalOStatsTimeframe2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStatsTimeframe(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["timeframe"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*model.NftStatsOrder, error) {
+			return ec.unmarshalONftStatsOrder2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐNftStatsOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "direction",
+		func(ctx context.Context, v any) (*model.SortDirection, error) {
+			return ec.unmarshalOSortDirection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐSortDirection(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["direction"] = arg4
 	return args, nil
 }
 
@@ -14572,6 +15054,286 @@ func (ec *executionContext) fieldContext_IndexerStatus_replicaLagSeconds(_ conte
 	return graphql.NewScalarFieldContext("IndexerStatus", field, false, false, "Float")
 }
 
+func (ec *executionContext) _MarketplaceStats_marketplaceAddress(ctx context.Context, field graphql.CollectedField, obj *db.MarketplaceStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketplaceStats_marketplaceAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MarketplaceAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketplaceStats_marketplaceAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketplaceStats", field, false, false, "Address")
+}
+
+func (ec *executionContext) _MarketplaceStats_name(ctx context.Context, field graphql.CollectedField, obj *db.MarketplaceStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketplaceStats_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MarketplaceStats_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketplaceStats", field, false, false, "String")
+}
+
+func (ec *executionContext) _MarketplaceStats_sales(ctx context.Context, field graphql.CollectedField, obj *db.MarketplaceStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketplaceStats_sales(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sales, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketplaceStats_sales(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketplaceStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MarketplaceStats_salesVolumeUsd(ctx context.Context, field graphql.CollectedField, obj *db.MarketplaceStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketplaceStats_salesVolumeUsd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SalesVolumeUsd, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketplaceStats_salesVolumeUsd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketplaceStats", field, false, false, "Float")
+}
+
+func (ec *executionContext) _MarketplaceStats_traders(ctx context.Context, field graphql.CollectedField, obj *db.MarketplaceStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketplaceStats_traders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Traders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketplaceStats_traders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketplaceStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MarketplaceStats_collections(ctx context.Context, field graphql.CollectedField, obj *db.MarketplaceStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketplaceStats_collections(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Collections, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketplaceStats_collections(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketplaceStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MarketplaceStatsConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.MarketplaceStatsConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketplaceStatsConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.MarketplaceStatsEdge) graphql.Marshaler {
+			return ec.marshalNMarketplaceStatsEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMarketplaceStatsEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketplaceStatsConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MarketplaceStatsConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MarketplaceStatsEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MarketplaceStatsConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.MarketplaceStatsConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketplaceStatsConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketplaceStatsConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MarketplaceStatsConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MarketplaceStatsConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.MarketplaceStatsConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketplaceStatsConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketplaceStatsConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketplaceStatsConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MarketplaceStatsEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.MarketplaceStatsEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketplaceStatsEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketplaceStatsEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MarketplaceStatsEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _MarketplaceStatsEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.MarketplaceStatsEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MarketplaceStatsEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.MarketplaceStats) graphql.Marshaler {
+			return ec.marshalNMarketplaceStats2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐMarketplaceStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MarketplaceStatsEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MarketplaceStatsEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MarketplaceStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Message_id(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16124,6 +16886,364 @@ func (ec *executionContext) fieldContext_NftBalanceEdge_node(_ context.Context, 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_NftBalance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCollectionStats_contractAddress(ctx context.Context, field graphql.CollectedField, obj *db.NftCollectionStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStats_contractAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContractAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
+			return ec.marshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStats_contractAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftCollectionStats", field, false, false, "Address")
+}
+
+func (ec *executionContext) _NftCollectionStats_collection(ctx context.Context, field graphql.CollectedField, obj *db.NftCollectionStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStats_collection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NftCollectionStats().Collection(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Token) graphql.Marshaler {
+			return ec.marshalOToken2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐToken(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStats_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCollectionStats",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Token(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCollectionStats_name(ctx context.Context, field graphql.CollectedField, obj *db.NftCollectionStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStats_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStats_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftCollectionStats", field, false, false, "String")
+}
+
+func (ec *executionContext) _NftCollectionStats_symbol(ctx context.Context, field graphql.CollectedField, obj *db.NftCollectionStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStats_symbol(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Symbol, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStats_symbol(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftCollectionStats", field, false, false, "String")
+}
+
+func (ec *executionContext) _NftCollectionStats_sales(ctx context.Context, field graphql.CollectedField, obj *db.NftCollectionStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStats_sales(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sales, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStats_sales(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftCollectionStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _NftCollectionStats_salesVolumeUsd(ctx context.Context, field graphql.CollectedField, obj *db.NftCollectionStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStats_salesVolumeUsd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SalesVolumeUsd, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStats_salesVolumeUsd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftCollectionStats", field, false, false, "Float")
+}
+
+func (ec *executionContext) _NftCollectionStats_traders(ctx context.Context, field graphql.CollectedField, obj *db.NftCollectionStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStats_traders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Traders, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStats_traders(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftCollectionStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _NftCollectionStats_owners(ctx context.Context, field graphql.CollectedField, obj *db.NftCollectionStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStats_owners(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Owners, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStats_owners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftCollectionStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _NftCollectionStats_supply(ctx context.Context, field graphql.CollectedField, obj *db.NftCollectionStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStats_supply(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Supply, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOBigInt2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStats_supply(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftCollectionStats", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _NftCollectionStatsConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.NftCollectionStatsConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStatsConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.NftCollectionStatsEdge) graphql.Marshaler {
+			return ec.marshalNNftCollectionStatsEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐNftCollectionStatsEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStatsConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCollectionStatsConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NftCollectionStatsEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCollectionStatsConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.NftCollectionStatsConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStatsConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStatsConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCollectionStatsConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftCollectionStatsConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.NftCollectionStatsConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStatsConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStatsConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftCollectionStatsConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _NftCollectionStatsEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.NftCollectionStatsEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStatsEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStatsEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftCollectionStatsEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _NftCollectionStatsEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.NftCollectionStatsEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftCollectionStatsEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.NftCollectionStats) graphql.Marshaler {
+			return ec.marshalNNftCollectionStats2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNftCollectionStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftCollectionStatsEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftCollectionStatsEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NftCollectionStats(ctx, field)
 		},
 	}
 	return fc, nil
@@ -18712,6 +19832,94 @@ func (ec *executionContext) fieldContext_Query_nftBalances(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_nftBalances_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_nftCollectionStats(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nftCollectionStats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().NftCollectionStats(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["timeframe"].(*model.StatsTimeframe), fc.Args["orderBy"].(*model.NftStatsOrder), fc.Args["direction"].(*model.SortDirection))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.NftCollectionStatsConnection) graphql.Marshaler {
+			return ec.marshalNNftCollectionStatsConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐNftCollectionStatsConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nftCollectionStats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NftCollectionStatsConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nftCollectionStats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_marketplaceStats(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_marketplaceStats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MarketplaceStats(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["timeframe"].(*model.StatsTimeframe), fc.Args["orderBy"].(*model.MarketplaceStatsOrder), fc.Args["direction"].(*model.SortDirection))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MarketplaceStatsConnection) graphql.Marshaler {
+			return ec.marshalNMarketplaceStatsConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMarketplaceStatsConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_marketplaceStats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MarketplaceStatsConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_marketplaceStats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -29438,6 +30646,145 @@ func (ec *executionContext) _IndexerStatus(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var marketplaceStatsImplementors = []string{"MarketplaceStats"}
+
+func (ec *executionContext) _MarketplaceStats(ctx context.Context, sel ast.SelectionSet, obj *db.MarketplaceStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, marketplaceStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MarketplaceStats")
+		case "marketplaceAddress":
+			out.Values[i] = ec._MarketplaceStats_marketplaceAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._MarketplaceStats_name(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sales":
+			out.Values[i] = ec._MarketplaceStats_sales(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "salesVolumeUsd":
+			out.Values[i] = ec._MarketplaceStats_salesVolumeUsd(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "traders":
+			out.Values[i] = ec._MarketplaceStats_traders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "collections":
+			out.Values[i] = ec._MarketplaceStats_collections(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var marketplaceStatsConnectionImplementors = []string{"MarketplaceStatsConnection"}
+
+func (ec *executionContext) _MarketplaceStatsConnection(ctx context.Context, sel ast.SelectionSet, obj *model.MarketplaceStatsConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, marketplaceStatsConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MarketplaceStatsConnection")
+		case "edges":
+			out.Values[i] = ec._MarketplaceStatsConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._MarketplaceStatsConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._MarketplaceStatsConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var marketplaceStatsEdgeImplementors = []string{"MarketplaceStatsEdge"}
+
+func (ec *executionContext) _MarketplaceStatsEdge(ctx context.Context, sel ast.SelectionSet, obj *model.MarketplaceStatsEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, marketplaceStatsEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MarketplaceStatsEdge")
+		case "cursor":
+			out.Values[i] = ec._MarketplaceStatsEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._MarketplaceStatsEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var messageImplementors = []string{"Message", "Node"}
 
 func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, obj *db.Message) graphql.Marshaler {
@@ -30048,6 +31395,161 @@ func (ec *executionContext) _NftBalanceEdge(ctx context.Context, sel ast.Selecti
 			}
 		case "node":
 			out.Values[i] = ec._NftBalanceEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var nftCollectionStatsImplementors = []string{"NftCollectionStats"}
+
+func (ec *executionContext) _NftCollectionStats(ctx context.Context, sel ast.SelectionSet, obj *db.NftCollectionStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftCollectionStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftCollectionStats")
+		case "contractAddress":
+			out.Values[i] = ec._NftCollectionStats_contractAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "collection":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._NftCollectionStats_collection(ctx, field, obj)
+				})
+		case "name":
+			out.Values[i] = ec._NftCollectionStats_name(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "symbol":
+			out.Values[i] = ec._NftCollectionStats_symbol(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sales":
+			out.Values[i] = ec._NftCollectionStats_sales(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "salesVolumeUsd":
+			out.Values[i] = ec._NftCollectionStats_salesVolumeUsd(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "traders":
+			out.Values[i] = ec._NftCollectionStats_traders(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "owners":
+			out.Values[i] = ec._NftCollectionStats_owners(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "supply":
+			out.Values[i] = ec._NftCollectionStats_supply(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var nftCollectionStatsConnectionImplementors = []string{"NftCollectionStatsConnection"}
+
+func (ec *executionContext) _NftCollectionStatsConnection(ctx context.Context, sel ast.SelectionSet, obj *model.NftCollectionStatsConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftCollectionStatsConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftCollectionStatsConnection")
+		case "edges":
+			out.Values[i] = ec._NftCollectionStatsConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._NftCollectionStatsConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._NftCollectionStatsConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var nftCollectionStatsEdgeImplementors = []string{"NftCollectionStatsEdge"}
+
+func (ec *executionContext) _NftCollectionStatsEdge(ctx context.Context, sel ast.SelectionSet, obj *model.NftCollectionStatsEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftCollectionStatsEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftCollectionStatsEdge")
+		case "cursor":
+			out.Values[i] = ec._NftCollectionStatsEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._NftCollectionStatsEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -30808,6 +32310,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_nftBalances(ctx, field)
+				})
+		case "nftCollectionStats":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_nftCollectionStats(ctx, field)
+				})
+		case "marketplaceStats":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_marketplaceStats(ctx, field)
 				})
 		case "search":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -34077,6 +35591,46 @@ func (ec *executionContext) marshalNJSON2githubᚗcomᚋstarkgraphᚋstarkgraph�
 	return res
 }
 
+func (ec *executionContext) marshalNMarketplaceStats2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐMarketplaceStats(ctx context.Context, sel ast.SelectionSet, v *db.MarketplaceStats) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MarketplaceStats!")
+		return graphql.Null
+	}
+	return ec._MarketplaceStats(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMarketplaceStatsConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMarketplaceStatsConnection(ctx context.Context, sel ast.SelectionSet, v *model.MarketplaceStatsConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MarketplaceStatsConnection!")
+		return graphql.Null
+	}
+	return ec._MarketplaceStatsConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMarketplaceStatsEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMarketplaceStatsEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MarketplaceStatsEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMarketplaceStatsEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMarketplaceStatsEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMarketplaceStatsEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMarketplaceStatsEdge(ctx context.Context, sel ast.SelectionSet, v *model.MarketplaceStatsEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MarketplaceStatsEdge!")
+		return graphql.Null
+	}
+	return ec._MarketplaceStatsEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNMessage2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐMessage(ctx context.Context, sel ast.SelectionSet, v *db.Message) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Message!")
@@ -34213,6 +35767,46 @@ func (ec *executionContext) marshalNNftBalanceEdge2ᚖgithubᚗcomᚋstarkgraph�
 		return graphql.Null
 	}
 	return ec._NftBalanceEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNftCollectionStats2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNftCollectionStats(ctx context.Context, sel ast.SelectionSet, v *db.NftCollectionStats) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NftCollectionStats!")
+		return graphql.Null
+	}
+	return ec._NftCollectionStats(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNftCollectionStatsConnection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐNftCollectionStatsConnection(ctx context.Context, sel ast.SelectionSet, v *model.NftCollectionStatsConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NftCollectionStatsConnection!")
+		return graphql.Null
+	}
+	return ec._NftCollectionStatsConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNftCollectionStatsEdge2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐNftCollectionStatsEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NftCollectionStatsEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNftCollectionStatsEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐNftCollectionStatsEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNftCollectionStatsEdge2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐNftCollectionStatsEdge(ctx context.Context, sel ast.SelectionSet, v *model.NftCollectionStatsEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NftCollectionStatsEdge!")
+		return graphql.Null
+	}
+	return ec._NftCollectionStatsEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNNftEvent2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNftEvent(ctx context.Context, sel ast.SelectionSet, v *db.NftEvent) graphql.Marshaler {
@@ -35261,6 +36855,22 @@ func (ec *executionContext) unmarshalOLiveTransactionFilter2ᚖgithubᚗcomᚋst
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOMarketplaceStatsOrder2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMarketplaceStatsOrder(ctx context.Context, v any) (*model.MarketplaceStatsOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.MarketplaceStatsOrder)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOMarketplaceStatsOrder2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMarketplaceStatsOrder(ctx context.Context, sel ast.SelectionSet, v *model.MarketplaceStatsOrder) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOMessageDirection2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐMessageDirection(ctx context.Context, v any) (*model.MessageDirection, error) {
 	if v == nil {
 		return nil, nil
@@ -35304,6 +36914,22 @@ func (ec *executionContext) marshalONftItem2ᚖgithubᚗcomᚋstarkgraphᚋstark
 		return graphql.Null
 	}
 	return ec._NftItem(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalONftStatsOrder2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐNftStatsOrder(ctx context.Context, v any) (*model.NftStatsOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.NftStatsOrder)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalONftStatsOrder2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐNftStatsOrder(ctx context.Context, sel ast.SelectionSet, v *model.NftStatsOrder) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalONode2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNode(ctx context.Context, sel ast.SelectionSet, v db.Node) graphql.Marshaler {
@@ -35384,6 +37010,22 @@ func (ec *executionContext) unmarshalOStakingOperationType2ᚖgithubᚗcomᚋsta
 }
 
 func (ec *executionContext) marshalOStakingOperationType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStakingOperationType(ctx context.Context, sel ast.SelectionSet, v *model.StakingOperationType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOStatsTimeframe2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStatsTimeframe(ctx context.Context, v any) (*model.StatsTimeframe, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.StatsTimeframe)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOStatsTimeframe2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐStatsTimeframe(ctx context.Context, sel ast.SelectionSet, v *model.StatsTimeframe) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -468,6 +468,7 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction,
 	if payer == nil && t.Type == rpc.TxDeployAccount {
 		payer = r.ContractAddress
 	}
+	nftBefore, transfersBefore := len(w.rows.NFTEvents), len(w.rows.TokenTransfers)
 	for ei, e := range r.Events {
 		w.rows.Events = append(w.rows.Events, db.EventRow{BlockNumber: num, TxIndex: i, EventIndex: ei,
 			FromAddress: db.FeltOf(e.FromAddress), Keys: db.FeltsOf(e.Keys), Data: db.FeltsOf(e.Data)})
@@ -485,6 +486,7 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction,
 		}
 		w.stakingEvent(num, ts, i, ei, t.Hash, &r.Events[ei])
 	}
+	w.markSales(w.rows.NFTEvents[nftBefore:], w.rows.TokenTransfers[transfersBefore:], calls)
 }
 
 // addMessages records the L1 -> L2 message an L1 handler consumes and the L2 -> L1

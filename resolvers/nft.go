@@ -30,3 +30,17 @@ func ownedNfts(ctx context.Context, owner db.Felt, first *int, after *string, co
 	}
 	return &model.NftBalanceConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
+
+// statsTimeframes are the windows of the sale statistics, in seconds back from the newest
+// block; 0 is every sale.
+var statsTimeframes = map[model.StatsTimeframe]int64{
+	model.StatsTimeframeDay: 86400, model.StatsTimeframeWeek: 7 * 86400, model.StatsTimeframeMonth: 30 * 86400, model.StatsTimeframeAll: 0,
+}
+
+// statsWindow reads a statistics list's timeframe (ALL when nil) and direction (DESC when nil).
+func statsWindow(timeframe *model.StatsTimeframe, direction *model.SortDirection) (seconds int64, ascending bool) {
+	if timeframe != nil {
+		seconds = statsTimeframes[*timeframe]
+	}
+	return seconds, direction != nil && *direction == model.SortDirectionAsc
+}

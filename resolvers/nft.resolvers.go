@@ -7,6 +7,8 @@ package resolvers
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph"
@@ -42,6 +44,10 @@ func (r *nftBalanceResolver) Item(ctx context.Context, obj *db.NftBalance) (*db.
 }
 
 func (r *nftBalanceResolver) Collection(ctx context.Context, obj *db.NftBalance) (*db.Token, error) {
+	return loaders.For(ctx).Token.Load(ctx, string(obj.ContractAddress))()
+}
+
+func (r *nftCollectionStatsResolver) Collection(ctx context.Context, obj *db.NftCollectionStats) (*db.Token, error) {
 	return loaders.For(ctx).Token.Load(ctx, string(obj.ContractAddress))()
 }
 
@@ -159,14 +165,61 @@ func (r *queryResolver) NftBalances(ctx context.Context, contractAddress db.Felt
 	return &model.NftBalanceConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
+func (r *queryResolver) NftCollectionStats(ctx context.Context, first *int, after *string, timeframe *model.StatsTimeframe, orderBy *model.NftStatsOrder, direction *model.SortDirection) (*model.NftCollectionStatsConnection, error) {
+	seconds, asc := statsWindow(timeframe, direction)
+	order := "sales"
+	if orderBy != nil {
+		order = strings.ToLower(string(*orderBy))
+	}
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.NftCollectionStats]{
+		name: "nft_collection_stats:" + order + ":" + fmt.Sprint(seconds, asc),
+		fetch: func(w db.Window) ([]*db.NftCollectionStats, error) {
+			return r.Store.NftCollectionStatsOf(ctx, seconds, order, asc, w)
+		},
+		count: func() (int64, error) { return r.Store.CountNftCollections(ctx) },
+	}, func(c string, n *db.NftCollectionStats) *model.NftCollectionStatsEdge {
+		return &model.NftCollectionStatsEdge{Cursor: c, Node: n}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.NftCollectionStatsConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
+}
+
+func (r *queryResolver) MarketplaceStats(ctx context.Context, first *int, after *string, timeframe *model.StatsTimeframe, orderBy *model.MarketplaceStatsOrder, direction *model.SortDirection) (*model.MarketplaceStatsConnection, error) {
+	seconds, asc := statsWindow(timeframe, direction)
+	order := "sales"
+	if orderBy != nil {
+		order = strings.ToLower(string(*orderBy))
+	}
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.MarketplaceStats]{
+		name: "marketplace_stats:" + order + ":" + fmt.Sprint(seconds, asc),
+		fetch: func(w db.Window) ([]*db.MarketplaceStats, error) {
+			return r.Store.MarketplaceStatsOf(ctx, seconds, order, asc, w)
+		},
+		count: func() (int64, error) { return r.Store.CountMarketplaces(ctx, seconds) },
+	}, func(c string, m *db.MarketplaceStats) *model.MarketplaceStatsEdge {
+		return &model.MarketplaceStatsEdge{Cursor: c, Node: m}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &model.MarketplaceStatsConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
+}
+
 func (r *Resolver) NftBalance() graph.NftBalanceResolver { return &nftBalanceResolver{r} }
+
+func (r *Resolver) NftCollectionStats() graph.NftCollectionStatsResolver {
+	return &nftCollectionStatsResolver{r}
+}
 
 func (r *Resolver) NftEvent() graph.NftEventResolver { return &nftEventResolver{r} }
 
 func (r *Resolver) NftItem() graph.NftItemResolver { return &nftItemResolver{r} }
 
 type (
-	nftBalanceResolver struct{ *Resolver }
-	nftEventResolver   struct{ *Resolver }
-	nftItemResolver    struct{ *Resolver }
+	nftBalanceResolver         struct{ *Resolver }
+	nftCollectionStatsResolver struct{ *Resolver }
+	nftEventResolver           struct{ *Resolver }
+	nftItemResolver            struct{ *Resolver }
 )

@@ -142,6 +142,8 @@ var graphQLLists = map[string]string{
 	"staking activity of a wallet":            `{ stakingActivity(first: 2, filter: {wallet: "` + account(0).Hex() + `", operation: ADD_TO_DELEGATION_POOL}) { edges { node { amount transaction { hash } token { symbol } validator { rank } } } pageInfo { endCursor } totalCount } }`,
 	"staking activity of a validator, oldest": `{ stakingActivity(first: 2, filter: {validator: "` + account(4).Hex() + `"}, order: ASC) { edges { node { operation } } pageInfo { endCursor } totalCount } }`,
 	"attestations":                            `{ attestations(first: 2) { edges { node { epoch validator { rank } } } pageInfo { endCursor } totalCount } }`,
+	"nft collection stats by volume":          `{ nftCollectionStats(first: 2, orderBy: SALES_VOLUME, timeframe: WEEK) { edges { node { sales collection { name } } } pageInfo { endCursor } totalCount } }`,
+	"marketplace stats":                       `{ marketplaceStats(first: 2) { edges { node { sales name } } pageInfo { endCursor } totalCount } }`,
 	"attestations of a validator":             `{ attestations(first: 2, validator: "` + account(4).Hex() + `") { edges { node { epoch } } pageInfo { endCursor } totalCount } }`,
 	"daily stats":                             `{ dailyStats(first: 2) { edges { node { date } } pageInfo { endCursor } } }`,
 	"a wallet's activity and balance":         `{ wallet(address: "` + account(1).Hex() + `") { activity(first: 2, fromBlock: 5) { edges { node { hash } } } balanceHistory(token: "` + ethAddr.Hex() + `", first: 2) { edges { node { balance } } } } }`,

@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/starkgraph/starkgraph/graph/model"
 )
@@ -135,4 +136,65 @@ func nftMetadataUpdateOp(ctx context.Context, s *server, a *args, _ *http.Reques
 	}
 	queued, err := s.res.Mutation().RequestNftMetadataUpdate(ctx, contract, id)
 	return metadataUpdateAnswer{Success: queued}, err
+}
+
+// nftStatsItem is an item of GET /beta/nft-stats.
+type nftStatsItem struct {
+	ContractAddress string  `json:"contractAddress"`
+	Name            *string `json:"name"`
+	Symbol          *string `json:"symbol"`
+	Sales           int     `json:"sales"`
+	SalesVolume     float64 `json:"salesVolume"` // USD
+	Traders         int     `json:"traders"`
+	Owners          int     `json:"owners"`
+	Supply          *string `json:"supply"`
+}
+
+// marketplaceStatsItem is an item of GET /beta/marketplace-stats.
+type marketplaceStatsItem struct {
+	MarketplaceAddress string  `json:"marketplaceAddress"`
+	Name               *string `json:"name"`
+	Sales              int     `json:"sales"`
+	SalesVolume        float64 `json:"salesVolume"` // USD
+	Traders            int     `json:"traders"`
+	Collections        int     `json:"collections"`
+}
+
+// statsArgs reads the timeframe, attribute and sort of a statistics list.
+func statsArgs(a *args) (model.StatsTimeframe, string, model.SortDirection) {
+	dir := model.SortDirectionDesc
+	if a.str("sort") == "asc" {
+		dir = model.SortDirectionAsc
+	}
+	return model.StatsTimeframe(strings.ToUpper(a.str("timeframe"))), strings.ToUpper(a.str("attribute")), dir
+}
+
+func nftStatsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	timeframe, attribute, dir := statsArgs(a)
+	order := model.NftStatsOrder(attribute)
+	pg := pageOf(a)
+	conn, err := s.res.Query().NftCollectionStats(ctx, &pg.first, pg.after, &timeframe, &order, &dir)
+	if err != nil {
+		return nil, err
+	}
+	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(_ context.Context, e *model.NftCollectionStatsEdge) (nftStatsItem, error) {
+		n := e.Node
+		return nftStatsItem{ContractAddress: addr(n.ContractAddress), Name: n.Name, Symbol: n.Symbol, Sales: n.Sales,
+			SalesVolume: n.SalesVolumeUsd, Traders: n.Traders, Owners: n.Owners, Supply: n.Supply}, nil
+	})
+}
+
+func marketplaceStatsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
+	timeframe, attribute, dir := statsArgs(a)
+	order := model.MarketplaceStatsOrder(attribute)
+	pg := pageOf(a)
+	conn, err := s.res.Query().MarketplaceStats(ctx, &pg.first, pg.after, &timeframe, &order, &dir)
+	if err != nil {
+		return nil, err
+	}
+	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(_ context.Context, e *model.MarketplaceStatsEdge) (marketplaceStatsItem, error) {
+		m := e.Node
+		return marketplaceStatsItem{MarketplaceAddress: addr(m.MarketplaceAddress), Name: m.Name, Sales: m.Sales,
+			SalesVolume: m.SalesVolumeUsd, Traders: m.Traders, Collections: m.Collections}, nil
+	})
 }

@@ -39,6 +39,10 @@ var (
 	classOrContractParam = pathFelt("hash", "Class hash or contract address")
 	validatorParam       = queryFelt("validator", "Validator (staker) address").req()
 
+	// The parameters of the sale statistics.
+	timeframeParam = query("timeframe", kindEnum, "Window back from the newest block.").oneOf("day", "week", "month", "all").withDefault("all")
+	statsSortParam = query("sort", kindEnum, "Sort direction.").oneOf("asc", "desc").withDefault("desc")
+
 	// The parameters of the staking history.
 	stakingTimeRangeParam = query("timerange", kindEnum, "Days back from the newest block's day.").oneOf("max", "1y", "1m", "1w").withDefault("1m")
 	stakingActivityParams = []param{
@@ -376,6 +380,24 @@ func routeTable() []route {
 				query("type", kindEnum, "The collection's standard.").oneOf("erc721", "erc1155").withDefault("erc721")},
 			resp: cursorList[nftEvent]{}, statuses: badAnd404, handle: nftTransfersOp,
 			graphql: "`nftEvents(first, after, contractAddress)`"},
+		{method: "GET", path: "/beta/nft-stats", opID: "getNftStats", summary: "Get NFT collection statistics",
+			description: "NFT collections with their sales in `timeframe` (back from the newest block; `all`: every sale), owners and supply, sorted by `attribute`. " +
+				"A sale is an NFT transfer whose transaction paid the seller in an ERC-20, whatever marketplace ran it; its price is what the buyer paid in that token " +
+				"(fees and royalties included), and `salesVolume` sums the prices in USD at the payment tokens' current prices. " +
+				"The reference gives no item shape, default or sort values: these are ours. Collections without sales are listed too, with zeros.",
+			params: []param{pageParam, pageSizeParam, timeframeParam,
+				query("attribute", kindEnum, "Sort key.").oneOf("sales", "owners", "supply", "sales_volume", "traders").withDefault("sales"),
+				statsSortParam},
+			resp: pageList[nftStatsItem]{}, statuses: onlyBad, handle: nftStatsOp,
+			graphql: "`nftCollectionStats(first, after, timeframe, orderBy, direction) { collection { name } sales salesVolumeUsd }`"},
+		{method: "GET", path: "/beta/marketplace-stats", opID: "getMarketplaceStats", summary: "Get NFT marketplace statistics",
+			description: "The marketplaces that ran NFT sales in `timeframe`, with their sales, volume in USD, traders and collections, sorted by `attribute`. " +
+				"A sale's marketplace is the contract its transaction called first (when that is neither the collection nor the payment token); see GET /nft-stats for sales.",
+			params: []param{pageParam, pageSizeParam, timeframeParam,
+				query("attribute", kindEnum, "Sort key.").oneOf("sales", "sales_volume", "traders").withDefault("sales"),
+				statsSortParam},
+			resp: pageList[marketplaceStatsItem]{}, statuses: onlyBad, handle: marketplaceStatsOp,
+			graphql: "`marketplaceStats(first, after, timeframe, orderBy, direction)`"},
 		{method: "POST", path: "/beta/nft/update-metadata/{contract_address}/{token_id}", opID: "requestNftMetadataUpdate", summary: "Refresh an NFT's metadata",
 			description: "Queues a refresh of the item's metadata: the metadata fetcher asks the contract for the token URI again and reads the document it names. " +
 				"`success` is false when a refresh of the item was asked for less than five minutes ago. The reference also declares `cursor` and `limit` " +

@@ -71,6 +71,8 @@ var sampleRequests = map[string]string{
 	"getWalletStakingActivity":     "/beta/staking/wallet-info/activity?address=" + account(0).Hex(),
 	"getValidatorActivity":         "/beta/staking/validator-details/activity?address=" + account(4).Hex(),
 	"getAttestations":              "/beta/staking/attestations",
+	"getNftStats":                  "/beta/nft-stats",
+	"getMarketplaceStats":          "/beta/marketplace-stats?timeframe=week",
 }
 
 // referenceExamples reads the 200 examples of ../shared/spec/voyager-beta.md, by

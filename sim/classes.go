@@ -32,6 +32,7 @@ const (
 	clsRewardSupplier        // Sierra staking reward supplier
 	clsOracle                // Sierra Pragma oracle
 	clsAttestation           // Sierra staking attestation
+	clsMarketplace           // Sierra NFT marketplace
 	numClasses
 )
 
@@ -40,7 +41,7 @@ const dappMarker = 0xda
 
 var classNames = [numClasses]string{"fee_token_cairo0", "bridge_cairo0", "account_oz_cairo0", "argent_proxy_cairo0",
 	"argent_account_cairo0", "udc_cairo0", "account_oz", "account_argent", "erc20_oz", "erc721", "erc1155", "staking", "delegation_pool",
-	"minting_curve", "reward_supplier", "pragma_oracle", "attestation"}
+	"minting_curve", "reward_supplier", "pragma_oracle", "attestation", "marketplace"}
 
 func isCairo0Class(c int) bool { return c <= clsUDC }
 
@@ -75,6 +76,8 @@ func (w *world) classOfEntity(e entity) felt {
 			return classHash(clsStaking)
 		case fixedAttestation:
 			return classHash(clsAttestation)
+		case fixedMarketplace:
+			return classHash(clsMarketplace)
 		case fixedUDC:
 			return classHash(clsUDC)
 		default:
@@ -321,6 +324,10 @@ func sierraClassABI(c int) string {
 		}, []abiEntry{ctor("staking_contract", tAddr, "attestation_window", tU16)}, []abiEntry{
 			sierraEvent("staking::attestation::interface::Events::StakerAttestationSuccessful", "staker_address", tAddr, "key", "epoch", "core::integer::u64", "data"),
 		}, "staking::attestation::attestation::Attestation::Event")
+	case clsMarketplace:
+		return sierraABI("MarketplaceImpl", "marketplace::IMarketplace", []abiEntry{
+			sierraFn("fulfill_order", false, "", "collection", tAddr, "token_id", tU256, "price", tU128),
+		}, nil, nil, "marketplace::marketplace::Marketplace::Event")
 	case clsOracle:
 		return sierraABI("PragmaOracle", "pragma_lib::abi::IPragmaABI", []abiEntry{
 			sierraFn("get_data_median", true, "pragma_lib::types::PragmaPricesResponse", "data_type", "pragma_lib::types::DataType"),

@@ -132,6 +132,7 @@ var (
 	fnAddToPool          = selector("add_to_delegation_pool")
 	fnClaimRewards       = selector("claim_rewards")
 	fnAttest             = selector("attest")
+	fnFulfillOrder       = selector("fulfill_order")
 	fnOutsideV2          = selector("execute_from_outside_v2")
 	fnIncrease           = selector("increase")
 	fnInitiateWithdraw   = selector("initiate_withdraw")
@@ -701,7 +702,21 @@ func (g *gen) nftEvents(c int) {
 				sender, cl = st.from, call{collAddr, fnTransferFrom, []felt{g.w.account(st.from), g.w.account(st.to), id[0], id[1]}}
 			}
 			from, to := g.holderOfIdx(st.from), g.holderOfIdx(st.to)
+			// Every other transfer is a sale: the buyer pays the seller in ETH through the
+			// marketplace, which keeps a fee of 2.5%.
+			sale := st.from >= 0 && st.to >= 0 && mix64(g.w.seed^uint64(c)<<40^k<<8^st.block^0x5a1e)%2 == 0
+			var price u128
+			if sale {
+				price = mulU(10_000_000_000_000_000, 1+mix64(k^uint64(c)<<32^0x9e1)%100) // 0.01 to 1 ETH
+				sender, cl = st.to, call{g.w.addr(entity{kindFixed, fixedMarketplace}), fnFulfillOrder, []felt{collAddr, id[0], id[1], price.felt()}}
+			}
 			g.invoke(sender, []call{cl}, func(t *tx) {
+				if sale {
+					eth, market := entity{kindFixed, fixedETH}, holderOf(entity{kindFixed, fixedMarketplace})
+					fee := u128{lo: price.lo / 40}
+					g.legacyTransfer(t, eth, to, from, price.sub(fee))
+					g.legacyTransfer(t, eth, to, market, fee)
+				}
 				t.events = append(t.events, event{collAddr, []felt{selTransfer, g.holderAddr(from), g.holderAddr(to), id[0], id[1]}, []felt{}})
 				g.b.effects = append(g.b.effects, effect{kind: effERC721, token: coll, from: from, to: to, id: k, amount: u128{0, 1}})
 			})

@@ -93,6 +93,7 @@ const (
 	fixedUSDC           // bridged USDC, 6 decimals
 	fixedWBTC           // bridged WBTC, 8 decimals: the BTC staking token
 	fixedAttestation    // staking's attestation contract
+	fixedMarketplace    // an NFT marketplace: buyers pay in ETH through it
 	numFixed
 )
 
@@ -135,6 +136,7 @@ var fixedAddr = [numFixed]felt{
 	fixedUSDC:           mustFelt("0x53c91253bc9682c04929ca02ed00b3e423f6710d2ee7e0d5ebb06f3ecf368a8"),
 	fixedWBTC:           mustFelt("0x3fe2b97c1fd336e750087d68b9b867997fd64a2661ff3ca5a7c771641e8e7ac"),
 	fixedAttestation:    mustFelt("0x10398fe631af9ab2311840432d507bf7ef4b959ae967f1507928f5afe888a99"),
+	fixedMarketplace:    mustFelt("0x5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1"),
 }
 
 func mustFelt(s string) felt {

@@ -125,6 +125,17 @@ type LiveTransactionFilter struct {
 	Type            *TransactionType `json:"type,omitempty"`
 }
 
+type MarketplaceStatsConnection struct {
+	Edges      []*MarketplaceStatsEdge `json:"edges"`
+	PageInfo   *PageInfo               `json:"pageInfo"`
+	TotalCount int                     `json:"totalCount"`
+}
+
+type MarketplaceStatsEdge struct {
+	Cursor string               `json:"cursor"`
+	Node   *db.MarketplaceStats `json:"node"`
+}
+
 type MessageConnection struct {
 	Edges      []*MessageEdge `json:"edges"`
 	PageInfo   *PageInfo      `json:"pageInfo"`
@@ -187,6 +198,17 @@ type NftBalanceConnection struct {
 type NftBalanceEdge struct {
 	Cursor string         `json:"cursor"`
 	Node   *db.NftBalance `json:"node"`
+}
+
+type NftCollectionStatsConnection struct {
+	Edges      []*NftCollectionStatsEdge `json:"edges"`
+	PageInfo   *PageInfo                 `json:"pageInfo"`
+	TotalCount int                       `json:"totalCount"`
+}
+
+type NftCollectionStatsEdge struct {
+	Cursor string                 `json:"cursor"`
+	Node   *db.NftCollectionStats `json:"node"`
 }
 
 type NftEventConnection struct {
@@ -464,6 +486,63 @@ func (e ContractType) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+type MarketplaceStatsOrder string
+
+const (
+	MarketplaceStatsOrderSales       MarketplaceStatsOrder = "SALES"
+	MarketplaceStatsOrderSalesVolume MarketplaceStatsOrder = "SALES_VOLUME"
+	MarketplaceStatsOrderTraders     MarketplaceStatsOrder = "TRADERS"
+)
+
+var AllMarketplaceStatsOrder = []MarketplaceStatsOrder{
+	MarketplaceStatsOrderSales,
+	MarketplaceStatsOrderSalesVolume,
+	MarketplaceStatsOrderTraders,
+}
+
+func (e MarketplaceStatsOrder) IsValid() bool {
+	switch e {
+	case MarketplaceStatsOrderSales, MarketplaceStatsOrderSalesVolume, MarketplaceStatsOrderTraders:
+		return true
+	}
+	return false
+}
+
+func (e MarketplaceStatsOrder) String() string {
+	return string(e)
+}
+
+func (e *MarketplaceStatsOrder) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = MarketplaceStatsOrder(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid MarketplaceStatsOrder", str)
+	}
+	return nil
+}
+
+func (e MarketplaceStatsOrder) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *MarketplaceStatsOrder) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e MarketplaceStatsOrder) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type MessageDirection string
 
 const (
@@ -514,6 +593,67 @@ func (e *MessageDirection) UnmarshalJSON(b []byte) error {
 }
 
 func (e MessageDirection) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type NftStatsOrder string
+
+const (
+	NftStatsOrderSales       NftStatsOrder = "SALES"
+	NftStatsOrderSalesVolume NftStatsOrder = "SALES_VOLUME"
+	NftStatsOrderTraders     NftStatsOrder = "TRADERS"
+	NftStatsOrderOwners      NftStatsOrder = "OWNERS"
+	NftStatsOrderSupply      NftStatsOrder = "SUPPLY"
+)
+
+var AllNftStatsOrder = []NftStatsOrder{
+	NftStatsOrderSales,
+	NftStatsOrderSalesVolume,
+	NftStatsOrderTraders,
+	NftStatsOrderOwners,
+	NftStatsOrderSupply,
+}
+
+func (e NftStatsOrder) IsValid() bool {
+	switch e {
+	case NftStatsOrderSales, NftStatsOrderSalesVolume, NftStatsOrderTraders, NftStatsOrderOwners, NftStatsOrderSupply:
+		return true
+	}
+	return false
+}
+
+func (e NftStatsOrder) String() string {
+	return string(e)
+}
+
+func (e *NftStatsOrder) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = NftStatsOrder(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid NftStatsOrder", str)
+	}
+	return nil
+}
+
+func (e NftStatsOrder) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *NftStatsOrder) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e NftStatsOrder) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
@@ -701,6 +841,65 @@ func (e *StakingOperationType) UnmarshalJSON(b []byte) error {
 }
 
 func (e StakingOperationType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type StatsTimeframe string
+
+const (
+	StatsTimeframeDay   StatsTimeframe = "DAY"
+	StatsTimeframeWeek  StatsTimeframe = "WEEK"
+	StatsTimeframeMonth StatsTimeframe = "MONTH"
+	StatsTimeframeAll   StatsTimeframe = "ALL"
+)
+
+var AllStatsTimeframe = []StatsTimeframe{
+	StatsTimeframeDay,
+	StatsTimeframeWeek,
+	StatsTimeframeMonth,
+	StatsTimeframeAll,
+}
+
+func (e StatsTimeframe) IsValid() bool {
+	switch e {
+	case StatsTimeframeDay, StatsTimeframeWeek, StatsTimeframeMonth, StatsTimeframeAll:
+		return true
+	}
+	return false
+}
+
+func (e StatsTimeframe) String() string {
+	return string(e)
+}
+
+func (e *StatsTimeframe) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StatsTimeframe(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StatsTimeframe", str)
+	}
+	return nil
+}
+
+func (e StatsTimeframe) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StatsTimeframe) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StatsTimeframe) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -1,0 +1,113 @@
+package db
+
+import (
+	"context"
+	"fmt"
+)
+
+// NFT sale statistics over a time window, per collection and per marketplace, aggregated
+// from the sales (nft_events rows with a price) through the nft_events_sales index. A
+// sale's USD value is its price at the payment token's current price.
+
+// NftCollectionStats is a collection with its sales in a window, owners and supply.
+type NftCollectionStats struct {
+	ContractAddress Felt    `db:"contract_address"`
+	Name            *string `db:"name"`
+	Symbol          *string `db:"symbol"`
+	Sales           int     `db:"sales"`
+	SalesVolumeUsd  float64 `db:"sales_volume_usd"`
+	Traders         int     `db:"traders"` // distinct buyers and sellers
+	Owners          int     `db:"owners"`
+	Supply          *string `db:"supply"`
+}
+
+// MarketplaceStats is a marketplace with the sales it ran in a window.
+type MarketplaceStats struct {
+	MarketplaceAddress Felt    `db:"marketplace_address"`
+	Name               *string `db:"name"`
+	Sales              int     `db:"sales"`
+	SalesVolumeUsd     float64 `db:"sales_volume_usd"`
+	Traders            int     `db:"traders"`
+	Collections        int     `db:"collections"`
+}
+
+// NftStatsOrders are the sort keys of NftCollectionStatsOf; MarketplaceStatsOrders those of
+// MarketplaceStatsOf.
+var (
+	NftStatsOrders         = map[string]string{"sales": "sales", "sales_volume": "sales_volume_usd", "traders": "traders", "owners": "owners", "supply": "coalesce(supply::numeric, 0)"}
+	MarketplaceStatsOrders = map[string]string{"sales": "sales", "sales_volume": "sales_volume_usd", "traders": "traders"}
+)
+
+// salesSince is the sales of the window that starts `seconds` before the newest block
+// (every sale when seconds is 0), with their USD values.
+const salesSince = `sales AS (
+		SELECT e.contract_address, e.marketplace_contract_address, e.from_address, e.to_address,
+			e.total_price::float8 / power(10::float8, coalesce(p.decimals, 18)) * p.usd_price AS usd
+		FROM nft_events e LEFT JOIN tokens p ON p.address = e.payment_token_address
+		WHERE e.total_price IS NOT NULL AND e.timestamp >= CASE WHEN $1::bigint = 0 THEN 0 ELSE
+			coalesce((SELECT timestamp FROM blocks ORDER BY number DESC LIMIT 1), 0) - $1::bigint END)`
+
+// NftCollectionStatsOf lists NFT collections by one of NftStatsOrders.
+func (s *Store) NftCollectionStatsOf(ctx context.Context, seconds int64, order string, ascending bool, w Window) ([]*NftCollectionStats, error) {
+	key, ok := NftStatsOrders[order]
+	if !ok {
+		return nil, fmt.Errorf("nft stats: no order %q", order)
+	}
+	var rows []*NftCollectionStats
+	err := s.selectRows(ctx, &rows, `WITH `+salesSince+`,
+		per AS (SELECT contract_address, count(*) AS sales, coalesce(sum(usd), 0) AS volume FROM sales GROUP BY 1),
+		traders AS (SELECT contract_address, count(DISTINCT trader) AS traders
+			FROM sales, LATERAL (VALUES (from_address), (to_address)) v(trader) GROUP BY 1)
+		SELECT * FROM (
+			SELECT c.address AS contract_address, c.name, c.symbol, coalesce(per.sales, 0) AS sales,
+				coalesce(per.volume, 0) AS sales_volume_usd, coalesce(tr.traders, 0) AS traders,
+				c.holder_count AS owners, c.total_supply::text AS supply
+			FROM tokens c LEFT JOIN per ON per.contract_address = c.address LEFT JOIN traders tr ON tr.contract_address = c.address
+			WHERE c.standard IN ('erc721', 'erc1155')) x
+		ORDER BY `+key+` `+direction(ascending)+`, contract_address`+limitOffset(w), seconds)
+	return rows, err
+}
+
+// CountNftCollections is the number of NFT collections.
+func (s *Store) CountNftCollections(ctx context.Context) (int64, error) {
+	var n int64
+	_, err := s.getRow(ctx, &n, `SELECT count(*) FROM tokens WHERE standard IN ('erc721', 'erc1155')`)
+	return n, err
+}
+
+// MarketplaceStatsOf lists the marketplaces that ran sales in the window by one of
+// MarketplaceStatsOrders.
+func (s *Store) MarketplaceStatsOf(ctx context.Context, seconds int64, order string, ascending bool, w Window) ([]*MarketplaceStats, error) {
+	key, ok := MarketplaceStatsOrders[order]
+	if !ok {
+		return nil, fmt.Errorf("marketplace stats: no order %q", order)
+	}
+	var rows []*MarketplaceStats
+	err := s.selectRows(ctx, &rows, `WITH `+salesSince+`,
+		per AS (SELECT marketplace_contract_address AS m, count(*) AS sales, coalesce(sum(usd), 0) AS volume,
+			count(DISTINCT contract_address) AS collections FROM sales WHERE marketplace_contract_address IS NOT NULL GROUP BY 1),
+		traders AS (SELECT marketplace_contract_address AS m, count(DISTINCT trader) AS traders
+			FROM sales, LATERAL (VALUES (from_address), (to_address)) v(trader) WHERE marketplace_contract_address IS NOT NULL GROUP BY 1)
+		SELECT * FROM (
+			SELECT per.m AS marketplace_address, a.name, per.sales, per.volume AS sales_volume_usd, tr.traders, per.collections
+			FROM per JOIN traders tr USING (m) LEFT JOIN aliases a ON a.address = per.m) x
+		ORDER BY `+key+` `+direction(ascending)+`, marketplace_address`+limitOffset(w), seconds)
+	return rows, err
+}
+
+// CountMarketplaces is the number of marketplaces that ran sales in the window.
+func (s *Store) CountMarketplaces(ctx context.Context, seconds int64) (int64, error) {
+	var n int64
+	_, err := s.getRow(ctx, &n, `WITH `+salesSince+` SELECT count(DISTINCT marketplace_contract_address) FROM sales`, seconds)
+	return n, err
+}
+
+func direction(ascending bool) string {
+	if ascending {
+		return "ASC"
+	}
+	return "DESC"
+}
+
+// limitOffset is the tail of a list walked by offset.
+func limitOffset(w Window) string { return fmt.Sprintf(" LIMIT %d OFFSET %d", w.Limit, w.Offset) }

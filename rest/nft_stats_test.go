@@ -1,0 +1,146 @@
+package rest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/starkgraph/starkgraph/db"
+)
+
+// TestNftSaleStats: collections and marketplaces by their sales over a window, every sort
+// key in both directions, pages of ten, against the same figures computed in SQL.
+func TestNftSaleStats(t *testing.T) {
+	e := newEnv(t)
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := e.db.Exec(q, args...); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	newest := baseTime + nBlocks*10
+	marketA, marketB := db.MustFelt("0x3a11"), db.MustFelt("0x3b22")
+	exec(`INSERT INTO aliases (address, name) VALUES ($1, 'Market A')`, marketA)
+	// 12 more collections, supplies of different digit counts; the first 8 have sales, some
+	// older than a day, through two marketplaces (and one sale through none).
+	n := 0
+	for i := 1; i <= 12; i++ {
+		c := db.FeltFromUint64(uint64(0x7c00 + i))
+		exec(`INSERT INTO tokens (address, standard, name, symbol, total_supply, holder_count) VALUES ($1, $2, $3, $4, $5, $6)`,
+			c, map[bool]string{true: "erc721", false: "erc1155"}[i%3 != 0], fmt.Sprintf("Collection %d", i), fmt.Sprintf("C%d", i),
+			fmt.Sprint(i*[]int{1, 10, 1000, 100000}[i%4]), (i*5)%9)
+		for k := 0; i <= 8 && k < i%4+1; k++ {
+			n++
+			ts := newest - int64(k)*40000 // the third and later sales of a collection are over a day old
+			market := []db.Felt{marketA, marketB, nil}[n%3]
+			exec(`INSERT INTO nft_events (block_number, tx_index, event_index, contract_address, token_id, from_address, to_address, type,
+				transaction_hash, timestamp, payment_token_address, payment_token_symbol, total_price, marketplace_contract_address)
+				VALUES ($1, 0, $2, $3, $4, $5, $6, 'Transfer', $7, $8, $9, 'ETH', $10, $11)`,
+				1+n%nBlocks, 100+n, c, k, account(k%3), account(3+n%2), txHash(1+n%nBlocks, 0), ts, ethAddr,
+				fmt.Sprintf("%d00000000000000000", i*(k+1)), market)
+		}
+	}
+	sqlStats := func(window int64, key, dir string) []string {
+		t.Helper()
+		var rows []string
+		if err := e.db.Select(&rows, `WITH s AS (SELECT * FROM nft_events WHERE total_price IS NOT NULL AND timestamp >= $1)
+			SELECT encode(c.address, 'hex') FROM tokens c
+			LEFT JOIN LATERAL (SELECT count(*) AS sales, coalesce(sum(total_price / 1e18 * 3000.5), 0) AS sales_volume,
+				(SELECT count(DISTINCT a) FROM s x, LATERAL (VALUES (x.from_address), (x.to_address)) v(a) WHERE x.contract_address = c.address) AS traders
+				FROM s WHERE s.contract_address = c.address) f ON true
+			WHERE c.standard <> 'erc20'
+			ORDER BY `+key+` `+dir+`, c.address`, window); err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	walk := func(query string) []string {
+		t.Helper()
+		var out []string
+		for p := 1; p < 10; p++ {
+			body := e.mustGet(fmt.Sprintf("/beta/nft-stats?ps=10&p=%d%s", p, query)).(map[string]any)
+			for _, it := range body["items"].([]any) {
+				out = append(out, strings.TrimLeft(strings.TrimPrefix(it.(map[string]any)["contractAddress"].(string), "0x"), "0"))
+			}
+			if int(body["lastPage"].(float64)) <= p {
+				return out
+			}
+		}
+		return out
+	}
+	trim := func(rows []string) []string {
+		for i := range rows {
+			rows[i] = strings.TrimLeft(rows[i], "0")
+		}
+		return rows
+	}
+	for _, c := range []struct{ query, key, dir string }{
+		{"", "sales", "DESC"},
+		{"&attribute=sales_volume", "sales_volume", "DESC"},
+		{"&attribute=traders&sort=asc", "traders", "ASC"},
+		{"&attribute=owners", "holder_count", "DESC"},
+		{"&attribute=SUPPLY&sort=asc", "coalesce(total_supply, 0)", "ASC"},
+	} {
+		want := trim(sqlStats(0, c.key, c.dir))
+		if len(want) != 13 {
+			t.Fatalf("%d collections", len(want))
+		}
+		if got := walk(c.query); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("nft-stats%s:\n got %v\nwant %v", c.query, got, want)
+		}
+	}
+	if got, want := walk("&timeframe=day"), trim(sqlStats(newest-86400, "sales", "DESC")); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("the last day: got %v want %v", got, want)
+	}
+	first := e.mustGet("/beta/nft-stats?timeframe=day").(map[string]any)["items"].([]any)[0].(map[string]any)
+	var sales int
+	if err := e.db.Get(&sales, `SELECT count(*) FROM nft_events WHERE contract_address = $1 AND total_price IS NOT NULL AND timestamp >= $2`,
+		db.MustFelt(first["contractAddress"].(string)), newest-86400); err != nil {
+		t.Fatal(err)
+	}
+	if first["sales"] != float64(sales) || first["salesVolume"].(float64) <= 0 || first["name"] == nil || first["supply"] == nil {
+		t.Errorf("the day's best collection: %v (%d sales in SQL)", first, sales)
+	}
+
+	markets := e.mustGet("/beta/marketplace-stats?attribute=traders").(map[string]any)
+	items := markets["items"].([]any)
+	if len(items) != 2 || markets["lastPage"] != 1.0 {
+		t.Fatalf("marketplaces: %v", markets)
+	}
+	for _, it := range items {
+		m := it.(map[string]any)
+		var want struct {
+			Sales       int `db:"sales"`
+			Collections int `db:"collections"`
+			Traders     int `db:"traders"`
+		}
+		if err := e.db.Get(&want, `SELECT count(*) AS sales, count(DISTINCT contract_address) AS collections,
+			(SELECT count(DISTINCT a) FROM nft_events x, LATERAL (VALUES (x.from_address), (x.to_address)) v(a) WHERE x.marketplace_contract_address = $1) AS traders
+			FROM nft_events WHERE marketplace_contract_address = $1`, db.MustFelt(m["marketplaceAddress"].(string))); err != nil {
+			t.Fatal(err)
+		}
+		if m["sales"] != float64(want.Sales) || m["collections"] != float64(want.Collections) || m["traders"] != float64(want.Traders) {
+			t.Errorf("marketplace %v, want %+v", m, want)
+		}
+		if db.MustFelt(m["marketplaceAddress"].(string)).Equal(marketA) != (m["name"] == "Market A") {
+			t.Errorf("marketplace name: %v", m)
+		}
+	}
+	if got := e.mustGet("/beta/marketplace-stats?timeframe=day&sort=asc").(map[string]any)["items"].([]any); len(got) != 2 ||
+		got[0].(map[string]any)["sales"].(float64) > got[1].(map[string]any)["sales"].(float64) {
+		t.Errorf("the day's marketplaces, fewest sales first: %v", got)
+	}
+	exec(`UPDATE nft_events SET total_price = NULL, marketplace_contract_address = NULL`)
+	if got := e.mustGet("/beta/marketplace-stats").(map[string]any); len(got["items"].([]any)) != 0 || got["lastPage"] != 1.0 {
+		t.Errorf("no sales: %v", got)
+	}
+
+	e.expectRefusals(t, []refusal{
+		{"/beta/nft-stats?timeframe=year", 400, "timeframe"},
+		{"/beta/nft-stats?attribute=price", 400, "attribute"},
+		{"/beta/nft-stats?sort=up", 400, "sort"},
+		{"/beta/nft-stats?ps=7", 400, "ps"},
+		{"/beta/marketplace-stats?attribute=owners", 400, "attribute"},
+		{"/beta/marketplace-stats?p=0", 400, "p"},
+	})
+}
