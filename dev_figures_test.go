@@ -144,6 +144,44 @@ func stakingHistory(t *testing.T, conn *sqlx.DB) {
 	if len(activity) != member.Events {
 		t.Errorf("wallet %s: %d pool events, %d operations listed", member.Wallet.Hex(), member.Events, len(activity))
 	}
+
+	// A validator's log holds its stake and its pools' members' operations, all about it.
+	var staker db.Felt
+	if err := conn.Get(&staker, `SELECT staker_address FROM validators ORDER BY total_delegators DESC LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]bool{}
+	for _, it := range get("/beta/staking/validator-details/activity?ps=100&address=" + staker.Hex()).(map[string]any)["items"].([]any) {
+		op := it.(map[string]any)
+		ops[op["operation"].(string)] = true
+		if op["validator"] != staker.Padded() {
+			t.Errorf("an operation of another validator in %s's log: %v", staker.Hex(), op)
+		}
+	}
+	for _, want := range []string{"stake", "set_open_for_delegation", "enter_delegation_pool"} {
+		if !ops[want] {
+			t.Errorf("validator %s: no %s in its log (%v)", staker.Hex(), want, ops)
+		}
+	}
+
+	// The simulated marketplace: every transaction that called it first is one sale.
+	var market struct {
+		Address db.Felt `db:"address"`
+		Sales   int     `db:"sales"`
+	}
+	if err := conn.Get(&market, `SELECT contract_address AS address, count(*) AS sales FROM calls c
+		WHERE c.call_index = 0 AND c.entrypoint = 'fulfill_order' GROUP BY 1`); err != nil {
+		t.Fatal(err)
+	}
+	stats := get("/beta/marketplace-stats").(map[string]any)["items"].([]any)
+	if len(stats) != 1 || at(stats[0], "marketplaceAddress") != market.Address.Padded() || at(stats[0], "sales") != float64(market.Sales) ||
+		at(stats[0], "salesVolume").(float64) <= 0 {
+		t.Errorf("marketplace stats %v, want %d sales of %s", stats, market.Sales, market.Address.Hex())
+	}
+	collections := get("/beta/nft-stats?attribute=sales&ps=10").(map[string]any)["items"].([]any)
+	if len(collections) == 0 || at(collections[0], "sales").(float64) == 0 || at(collections[0], "traders").(float64) < 2 {
+		t.Errorf("nft-stats: %v", collections)
+	}
 }
 
 // Transfers under transactions under blocks, with their token, price and transaction,
