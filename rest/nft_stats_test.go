@@ -19,20 +19,28 @@ func TestNftSaleStats(t *testing.T) {
 		}
 	}
 	newest := baseTime + nBlocks*10
-	marketA, marketB := db.MustFelt("0x3a11"), db.MustFelt("0x3b22")
+	// 24 marketplaces; the first has a name.
+	var markets []db.Felt
+	for m := 0; m < 24; m++ {
+		markets = append(markets, db.FeltFromUint64(uint64(0x3a00+m)))
+	}
+	marketA := markets[0]
 	exec(`INSERT INTO aliases (address, name) VALUES ($1, 'Market A')`, marketA)
-	// 12 more collections, supplies of different digit counts; the first 8 have sales, some
-	// older than a day, through two marketplaces (and one sale through none).
+	// 24 more collections, supplies of different digit counts; the first 20 have sales, some
+	// older than a day, through the marketplaces (and some through none).
 	n := 0
-	for i := 1; i <= 12; i++ {
+	for i := 1; i <= 24; i++ {
 		c := db.FeltFromUint64(uint64(0x7c00 + i))
 		exec(`INSERT INTO tokens (address, standard, name, symbol, total_supply, holder_count) VALUES ($1, $2, $3, $4, $5, $6)`,
 			c, map[bool]string{true: "erc721", false: "erc1155"}[i%3 != 0], fmt.Sprintf("Collection %d", i), fmt.Sprintf("C%d", i),
 			fmt.Sprint(i*[]int{1, 10, 1000, 100000}[i%4]), (i*5)%9)
-		for k := 0; i <= 8 && k < i%4+1; k++ {
+		for k := 0; i <= 20 && k < i%4+1; k++ {
 			n++
 			ts := newest - int64(k)*40000 // the third and later sales of a collection are over a day old
-			market := []db.Felt{marketA, marketB, nil}[n%3]
+			var market db.Felt
+			if n%7 != 0 {
+				market = markets[n%len(markets)]
+			}
 			exec(`INSERT INTO nft_events (block_number, tx_index, event_index, contract_address, token_id, from_address, to_address, type,
 				transaction_hash, timestamp, payment_token_address, payment_token_symbol, total_price, marketplace_contract_address)
 				VALUES ($1, 0, $2, $3, $4, $5, $6, 'Transfer', $7, $8, $9, 'ETH', $10, $11)`,
@@ -82,7 +90,7 @@ func TestNftSaleStats(t *testing.T) {
 		{"&attribute=SUPPLY&sort=asc", "coalesce(total_supply, 0)", "ASC"},
 	} {
 		want := trim(sqlStats(0, c.key, c.dir))
-		if len(want) != 13 {
+		if len(want) != 25 {
 			t.Fatalf("%d collections", len(want))
 		}
 		if got := walk(c.query); strings.Join(got, ",") != strings.Join(want, ",") {
@@ -102,32 +110,45 @@ func TestNftSaleStats(t *testing.T) {
 		t.Errorf("the day's best collection: %v (%d sales in SQL)", first, sales)
 	}
 
-	markets := e.mustGet("/beta/marketplace-stats?attribute=traders").(map[string]any)
-	items := markets["items"].([]any)
-	if len(items) != 2 || markets["lastPage"] != 1.0 {
-		t.Fatalf("marketplaces: %v", markets)
+	// Marketplaces: three pages of ten by sales, each against SQL.
+	var wantMarkets []string
+	if err := e.db.Select(&wantMarkets, `SELECT encode(marketplace_contract_address, 'hex') FROM nft_events
+		WHERE total_price IS NOT NULL AND marketplace_contract_address IS NOT NULL
+		GROUP BY 1 ORDER BY count(*) DESC, 1`); err != nil {
+		t.Fatal(err)
 	}
-	for _, it := range items {
-		m := it.(map[string]any)
-		var want struct {
-			Sales       int `db:"sales"`
-			Collections int `db:"collections"`
-			Traders     int `db:"traders"`
+	var gotMarkets []string
+	for p := 1; p <= 3; p++ {
+		body := e.mustGet(fmt.Sprintf("/beta/marketplace-stats?ps=10&p=%d", p)).(map[string]any)
+		if body["lastPage"] != 3.0 {
+			t.Errorf("marketplaces page %d: lastPage %v, want 3", p, body["lastPage"])
 		}
-		if err := e.db.Get(&want, `SELECT count(*) AS sales, count(DISTINCT contract_address) AS collections,
-			(SELECT count(DISTINCT a) FROM nft_events x, LATERAL (VALUES (x.from_address), (x.to_address)) v(a) WHERE x.marketplace_contract_address = $1) AS traders
-			FROM nft_events WHERE marketplace_contract_address = $1`, db.MustFelt(m["marketplaceAddress"].(string))); err != nil {
-			t.Fatal(err)
-		}
-		if m["sales"] != float64(want.Sales) || m["collections"] != float64(want.Collections) || m["traders"] != float64(want.Traders) {
-			t.Errorf("marketplace %v, want %+v", m, want)
-		}
-		if db.MustFelt(m["marketplaceAddress"].(string)).Equal(marketA) != (m["name"] == "Market A") {
-			t.Errorf("marketplace name: %v", m)
+		for _, it := range body["items"].([]any) {
+			m := it.(map[string]any)
+			gotMarkets = append(gotMarkets, strings.TrimLeft(strings.TrimPrefix(m["marketplaceAddress"].(string), "0x"), "0"))
+			var want struct {
+				Sales       int `db:"sales"`
+				Collections int `db:"collections"`
+				Traders     int `db:"traders"`
+			}
+			if err := e.db.Get(&want, `SELECT count(*) AS sales, count(DISTINCT contract_address) AS collections,
+				(SELECT count(DISTINCT a) FROM nft_events x, LATERAL (VALUES (x.from_address), (x.to_address)) v(a) WHERE x.marketplace_contract_address = $1) AS traders
+				FROM nft_events WHERE marketplace_contract_address = $1`, db.MustFelt(m["marketplaceAddress"].(string))); err != nil {
+				t.Fatal(err)
+			}
+			if m["sales"] != float64(want.Sales) || m["collections"] != float64(want.Collections) || m["traders"] != float64(want.Traders) {
+				t.Errorf("marketplace %v, want %+v", m, want)
+			}
+			if db.MustFelt(m["marketplaceAddress"].(string)).Equal(marketA) != (m["name"] == "Market A") {
+				t.Errorf("marketplace name: %v", m)
+			}
 		}
 	}
-	if got := e.mustGet("/beta/marketplace-stats?timeframe=day&sort=asc").(map[string]any)["items"].([]any); len(got) != 2 ||
-		got[0].(map[string]any)["sales"].(float64) > got[1].(map[string]any)["sales"].(float64) {
+	if strings.Join(gotMarkets, ",") != strings.Join(trim(wantMarkets), ",") {
+		t.Errorf("marketplaces by sales:\n got %v\nwant %v", gotMarkets, wantMarkets)
+	}
+	if got := e.mustGet("/beta/marketplace-stats?timeframe=day&sort=asc&ps=100").(map[string]any)["items"].([]any); len(got) < 2 ||
+		got[0].(map[string]any)["sales"].(float64) > got[len(got)-1].(map[string]any)["sales"].(float64) {
 		t.Errorf("the day's marketplaces, fewest sales first: %v", got)
 	}
 	exec(`UPDATE nft_events SET total_price = NULL, marketplace_contract_address = NULL`)

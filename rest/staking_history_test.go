@@ -148,6 +148,14 @@ func TestStakingHistoryOperations(t *testing.T) {
 	}
 	eq("every attestation, four pages", epochs(""), sqlEpochs("true"))
 	eq("the validator's", epochs("&validator="+validator.Hex()), sqlEpochs("staker_address = $1", validator))
+	if got := e.mustGet("/beta/staking/attestations?validator=" + account(4).Hex() + "&p=9").(map[string]any); len(got["items"].([]any)) != 0 {
+		t.Errorf("past the last page: %v", got)
+	}
+	exec(`DELETE FROM attestations`)
+	exec(`UPDATE list_counts SET count = 0 WHERE name = 'attestations'`)
+	if got := e.mustGet("/beta/staking/attestations").(map[string]any); len(got["items"].([]any)) != 0 || got["lastPage"] != 1.0 {
+		t.Errorf("no attestations: %v", got)
+	}
 
 	// Series: the network and the validator on four days; the chain's newest block is on
 	// 2023-11-14, so a month back starts on 2023-10-14.
@@ -193,8 +201,10 @@ func TestStakingHistoryOperations(t *testing.T) {
 		t.Errorf("a validator's week: %v", got)
 	}
 	exec(`DELETE FROM validator_days`)
-	if got := e.mustGet("/beta/staking/delegators-over-time").([]any); len(got) != 0 {
-		t.Errorf("no history yet: %v", got)
+	for _, path := range []string{"/beta/staking/delegators-over-time", "/beta/staking/stake-over-time?timerange=max"} {
+		if got := e.mustGet(path).([]any); len(got) != 0 {
+			t.Errorf("%s with no history yet: %v", path, got)
+		}
 	}
 
 	e.expectRefusals(t, []refusal{
