@@ -52,12 +52,16 @@
 //     calls execute_from_outside_v2 on a Cairo 1 account), reverted transfers
 //     (revert_reason, only the fee Transfer), calls to deployed dapp contracts.
 //   - NFTs: each ERC-721 / ERC-1155 token is minted by its first owner, moved up
-//     to three times within 80 blocks by its owner, and burned one time in ten.
+//     to three times within 80 blocks by its owner, and burned one time in ten. Half
+//     the ERC-721 moves are sales: the buyer calls the marketplace's fulfill_order and
+//     pays the seller in ETH, less the marketplace's 2.5% (two fee-token Transfers).
 //   - DECLARE (v2 or v3) of a new Sierra class every 30 blocks from block 15, then
 //     its deployment through the UDC (ContractDeployed event).
 //   - Staking: a staker joins every 7 blocks from block 2 (20 in all) with a
 //     delegation pool; pools take delegations every few blocks (new members, then
-//     top-ups); stakers raise their own stake every 40 blocks.
+//     top-ups); stakers raise their own stake every 40 blocks, attest once per epoch of
+//     30 blocks (missing one in eight) through the attestation contract, and each
+//     pool's first member claims rewards every 50 blocks.
 //
 // # Event layouts
 //
@@ -89,7 +93,8 @@
 // Fee tokens: name, symbol (short strings), decimals, totalSupply/total_supply,
 // balanceOf/balance_of. OZ ERC-20: the same, name and symbol as ByteArray for even
 // token indexes and as short strings for odd ones. ERC-721: name, symbol,
-// total_supply, balance_of, owner_of, token_uri (ByteArray), supports_interface.
+// total_supply, balance_of, owner_of, token_uri (ByteArray: a data: URI holding the
+// metadata document for even collections, a web address for odd ones), supports_interface.
 // ERC-1155: balance_of(account, id), uri. Accounts: supports_interface,
 // get_public_key, get_implementation (proxies). Anything else: ENTRYPOINT_NOT_FOUND.
 package sim

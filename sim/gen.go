@@ -702,7 +702,7 @@ func (g *gen) nftEvents(c int) {
 				sender, cl = st.from, call{collAddr, fnTransferFrom, []felt{g.w.account(st.from), g.w.account(st.to), id[0], id[1]}}
 			}
 			from, to := g.holderOfIdx(st.from), g.holderOfIdx(st.to)
-			// Every other transfer is a sale: the buyer pays the seller in ETH through the
+			// Half the transfers (by a hash of the item and the block) are sales: the buyer pays the seller in ETH through the
 			// marketplace, which keeps a fee of 2.5%.
 			sale := st.from >= 0 && st.to >= 0 && mix64(g.w.seed^uint64(c)<<40^k<<8^st.block^0x5a1e)%2 == 0
 			var price u128
