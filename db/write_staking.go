@@ -29,6 +29,9 @@ type ValidatorRow struct {
 	LivenessAttestedEpochs int64  `db:"liveness_attested_epochs"`
 	LivenessTotalEpochs    int64  `db:"liveness_total_epochs"`
 	LivenessLastEpoch      *int64 `db:"liveness_last_epoch"`
+	// From the staker's exit: when it asked to leave, and from when it may withdraw.
+	UnstakeTime    *int64 `db:"unstake_time"`
+	WithdrawalTime *int64 `db:"withdrawal_time"`
 }
 
 // UpsertValidators writes validator rows.

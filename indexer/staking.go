@@ -277,6 +277,23 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 			w.counts["pools"]++
 		}
 		s.dirtyPools[pool] = true
+	case selStakerExitIntent:
+		v := s.validators[e.Keys[1]]
+		if v == nil || len(e.Keys) != 2 || len(e.Data) < 1 {
+			return
+		}
+		at := ts
+		v.State, v.UnstakeTime = "unstaking", &at
+		if exit, ok := e.Data[0].Uint64(); ok && exit < 1<<62 {
+			withdrawal := int64(exit)
+			v.WithdrawalTime = &withdrawal
+		}
+		s.dirtyValidators[e.Keys[1]] = true
+	case selDeleteStaker:
+		if v := s.validators[e.Keys[1]]; v != nil && len(e.Keys) == 2 {
+			v.State = "withdrawn"
+			s.dirtyValidators[e.Keys[1]] = true
+		}
 	case selNewPoolMember:
 		p := s.pools[e.FromAddress]
 		if p == nil || len(e.Keys) != 3 || len(e.Data) != 2 {

@@ -177,6 +177,14 @@ func TestStakingHistoryFromEvents(t *testing.T) {
 	if liveness != "2/3 last 7" {
 		t.Errorf("liveness %s, want 2 of the 3 epochs 5-7, last 7", liveness)
 	}
+	var exits []string
+	if err := d.Select(&exits, `SELECT encode(staker_address, 'hex') || ' ' || state || ' ' || coalesce(unstake_time::text, '-') || ' ' ||
+		coalesce(withdrawal_time::text, '-') FROM validators ORDER BY staker_address`); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("51 withdrawn %d 3,52 unstaking %d 3", t0+2*day, t0+2*day); strings.Join(exits, ",") != want {
+		t.Errorf("states after the exits: %v, want %s", exits, want)
+	}
 	var attestations int
 	if err := d.Get(&attestations, `SELECT count(*) FROM attestations WHERE staker_address = '\x51'`); err != nil || attestations != 3 {
 		t.Errorf("%d attestations of the staker (%v), want 3 (one repeated)", attestations, err)
