@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -61,15 +62,23 @@ type NFTMetadata struct {
 }
 
 // FinishNFTMetadataRequest records a refresh's outcome in tx: the item's metadata when
-// meta is not nil, else the error.
+// meta is not nil, else the error. A document PostgreSQL refuses to store fails the
+// request (under a savepoint), rather than leaving it queued to be fetched again forever.
 func FinishNFTMetadataRequest(ctx context.Context, tx *sqlx.Tx, r *NFTMetadataRequest, meta *NFTMetadata, failure error) error {
 	if meta != nil {
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT metadata`); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE nft_items SET token_uri = $3, name = $4, description = $5, external_url = $6,
 			image_url = $7, animation_url = $8, youtube_url = $9, attributes = $10::jsonb
 			WHERE contract_address = $1 AND token_id = $2::numeric`,
 			Normalize(r.Contract), r.TokenID, cleanText(meta.TokenURI), cleanPtr(meta.Name), cleanPtr(meta.Description),
-			cleanPtr(meta.ExternalURL), cleanPtr(meta.ImageURL), cleanPtr(meta.AnimationURL), cleanPtr(meta.YoutubeURL), jsonText(meta.Attributes)); err != nil {
-			return err
+			cleanPtr(meta.ExternalURL), cleanPtr(meta.ImageURL), cleanPtr(meta.AnimationURL), cleanPtr(meta.YoutubeURL),
+			cleanText(string(meta.Attributes))); err != nil {
+			if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT metadata`); rerr != nil {
+				return rerr
+			}
+			failure = fmt.Errorf("the document could not be stored: %w", err)
 		}
 	}
 	state, msg := "done", (*string)(nil)

@@ -238,3 +238,32 @@ func deref(s *string) string {
 }
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// TestDocumentPostgresRefuses: a document that parses as JSON but that PostgreSQL's jsonb
+// refuses (a lone surrogate escape) fails its request instead of leaving it queued.
+func TestDocumentPostgresRefuses(t *testing.T) {
+	conn := dbtest.New(t)
+	contract := db.MustFelt("0xc0ffee")
+	if _, err := conn.Exec(`INSERT INTO nft_items (contract_address, token_id, contract_type, name) VALUES ($1, 7, 721, 'kept')`, contract); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := db.NewStore(conn).RequestNFTMetadata(t.Context(), contract, "7", time.Minute); err != nil || !ok {
+		t.Fatalf("request: %v %v", ok, err)
+	}
+	doc := `{"name":"new","attributes":[{"trait_type":"x","value":"\ud800"}]}`
+	node := stubNode(t, map[string][]string{"token_uri": byteArray(t, "data:application/json;base64,"+base64.StdEncoding.EncodeToString([]byte(doc)))}, nil)
+	f := New(Config{DB: conn, RPCURL: node})
+	if did, err := f.Next(t.Context()); !did || err != nil {
+		t.Fatalf("Next: %v %v", did, err)
+	}
+	var state, msg, name string
+	if err := conn.QueryRow(`SELECT r.state, r.error, i.name FROM nft_metadata_requests r JOIN nft_items i USING (contract_address, token_id)`).Scan(&state, &msg, &name); err != nil {
+		t.Fatal(err)
+	}
+	if state != "failed" || !strings.Contains(msg, "could not be stored") || name != "kept" {
+		t.Errorf("state %s (%s), name %s: want failed, the item kept", state, msg, name)
+	}
+	if did, err := f.Next(t.Context()); did || err != nil {
+		t.Errorf("the request is still queued: %v %v", did, err)
+	}
+}
