@@ -97,6 +97,9 @@ func TestNftSaleStats(t *testing.T) {
 			t.Errorf("nft-stats%s:\n got %v\nwant %v", c.query, got, want)
 		}
 	}
+	if got := e.mustGet("/beta/nft-stats?ps=10&p=9").(map[string]any); len(got["items"].([]any)) != 0 || got["lastPage"] != 3.0 {
+		t.Errorf("past the last page: %v", got)
+	}
 	if got, want := walk("&timeframe=day"), trim(sqlStats(newest-86400, "sales", "DESC")); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("the last day: got %v want %v", got, want)
 	}
