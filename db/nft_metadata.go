@@ -30,14 +30,13 @@ type NFTMetadataRequest struct {
 	Contract     Felt   `db:"contract_address"`
 	TokenID      string `db:"token_id"`
 	ContractType int    `db:"contract_type"`
-	Attempts     int    `db:"attempts"`
 }
 
 // ClaimNFTMetadataRequest takes the oldest queued request, in tx (which holds its row
 // until it commits); nil when none is queued.
 func ClaimNFTMetadataRequest(ctx context.Context, tx *sqlx.Tx) (*NFTMetadataRequest, error) {
 	var r NFTMetadataRequest
-	err := tx.GetContext(ctx, &r, `SELECT q.contract_address, q.token_id::text AS token_id, coalesce(i.contract_type, 721) AS contract_type, q.attempts
+	err := tx.GetContext(ctx, &r, `SELECT q.contract_address, q.token_id::text AS token_id, coalesce(i.contract_type, 721) AS contract_type
 		FROM nft_metadata_requests q LEFT JOIN nft_items i USING (contract_address, token_id)
 		WHERE q.state = 'queued' ORDER BY q.requested_at LIMIT 1 FOR UPDATE OF q SKIP LOCKED`)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -102,7 +102,7 @@ func (s *Store) NftBalancesOfItems(ctx context.Context, keys []NftKey) ([]*NftBa
 // summed, and the row's token id is the smallest one the owner holds.
 func (s *Store) NftHolders(ctx context.Context, contract Felt, tokenID *string, w Window) ([]*NftBalance, error) {
 	var rows []*NftBalance
-	tail := fmt.Sprintf(" LIMIT %d OFFSET %d", w.Limit, w.Offset)
+	tail := w.limitOffset()
 	if tokenID != nil {
 		err := s.selectRows(ctx, &rows, `SELECT `+nftBalanceCols+` FROM nft_balances b
 			WHERE b.contract_address = $1 AND b.token_id = $2::numeric AND b.balance > 0
@@ -135,7 +135,7 @@ func (s *Store) NftBalances(ctx context.Context, contract Felt, tokenID *string,
 		args, cond = append(args, *tokenID), " AND b.token_id = $2::numeric"
 	}
 	err := s.selectRows(ctx, &rows, `SELECT `+nftBalanceCols+` FROM nft_balances b WHERE b.contract_address = $1`+cond+
-		fmt.Sprintf(` AND b.balance > 0 ORDER BY b.token_id, b.balance DESC, b.owner_address DESC LIMIT %d OFFSET %d`, w.Limit, w.Offset), args...)
+		` AND b.balance > 0 ORDER BY b.token_id, b.balance DESC, b.owner_address DESC`+w.limitOffset(), args...)
 	return rows, err
 }
 

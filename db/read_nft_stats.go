@@ -64,7 +64,7 @@ func (s *Store) NftCollectionStatsOf(ctx context.Context, seconds int64, order s
 				c.holder_count AS owners, c.total_supply::text AS supply
 			FROM tokens c LEFT JOIN per ON per.contract_address = c.address LEFT JOIN traders tr ON tr.contract_address = c.address
 			WHERE c.standard IN ('erc721', 'erc1155')) x
-		ORDER BY `+key+` `+direction(ascending)+`, contract_address`+limitOffset(w), seconds)
+		ORDER BY `+key+` `+direction(ascending)+`, contract_address`+w.limitOffset(), seconds)
 	return rows, err
 }
 
@@ -91,7 +91,7 @@ func (s *Store) MarketplaceStatsOf(ctx context.Context, seconds int64, order str
 		SELECT * FROM (
 			SELECT per.m AS marketplace_address, a.name, per.sales, per.volume AS sales_volume_usd, tr.traders, per.collections
 			FROM per JOIN traders tr USING (m) LEFT JOIN aliases a ON a.address = per.m) x
-		ORDER BY `+key+` `+direction(ascending)+`, marketplace_address`+limitOffset(w), seconds)
+		ORDER BY `+key+` `+direction(ascending)+`, marketplace_address`+w.limitOffset(), seconds)
 	return rows, err
 }
 
@@ -108,6 +108,3 @@ func direction(ascending bool) string {
 	}
 	return "DESC"
 }
-
-// limitOffset is the tail of a list walked by offset.
-func limitOffset(w Window) string { return fmt.Sprintf(" LIMIT %d OFFSET %d", w.Limit, w.Offset) }

@@ -137,11 +137,7 @@ type StakeChange struct {
 // window, which carries the total the window starts from. Rows come by wallet, then day.
 func (s *Store) StakeChangesOf(ctx context.Context, wallets []Felt, interval *string) ([]*StakeChange, error) {
 	var rows []*StakeChange
-	err := s.selectRows(ctx, &rows, `WITH since AS (
-			SELECT CASE WHEN $2::interval IS NULL THEN NULL ELSE
-				(coalesce((SELECT to_timestamp(timestamp) FROM blocks ORDER BY number DESC LIMIT 1), now())
-					AT TIME ZONE 'UTC' - $2::interval)::date END AS day
-		)
+	err := s.selectRows(ctx, &rows, `WITH `+windowStartDay("$2")+`
 		SELECT p.wallet_address, p.day::text AS day, p.token_address,
 			coalesce(p.token_address = (SELECT strk_token_address FROM staking_overview WHERE id = 1), false) AS is_strk,
 			p.change::text, p.total::text, (s.day IS NULL OR p.day >= s.day) AS in_range
@@ -151,6 +147,16 @@ func (s *Store) StakeChangesOf(ctx context.Context, wallets []Felt, interval *st
 			WHERE q.wallet_address = p.wallet_address AND q.token_address = p.token_address AND q.day < s.day))
 		ORDER BY p.wallet_address, p.day, p.token_address`, feltList(wallets), interval)
 	return rows, err
+}
+
+// windowStartDay is the CTE `since(day)`: the UTC day `interval` (the placeholder of a
+// PostgreSQL interval; NULL for all time, which makes day NULL) before the newest block.
+func windowStartDay(interval string) string {
+	return `since AS (
+			SELECT CASE WHEN ` + interval + `::interval IS NULL THEN NULL ELSE
+				(coalesce((SELECT to_timestamp(timestamp) FROM blocks ORDER BY number DESC LIMIT 1), now())
+					AT TIME ZONE 'UTC' - ` + interval + `::interval)::date END AS day
+		)`
 }
 
 // StakePointsFrom folds one wallet's stake changes (ordered by day) into one point per day

@@ -146,11 +146,7 @@ func (s *Store) StakingDays(ctx context.Context, staker Felt, interval *string) 
 		InRange    bool   `db:"in_range"`
 	}
 	// The window's rows, and the last row before it, which the first day's change needs.
-	err := s.selectRows(ctx, &rows, `WITH since AS (
-			SELECT CASE WHEN $2::interval IS NULL THEN NULL ELSE
-				(coalesce((SELECT to_timestamp(timestamp) FROM blocks ORDER BY number DESC LIMIT 1), now())
-					AT TIME ZONE 'UTC' - $2::interval)::date END AS day
-		)
+	err := s.selectRows(ctx, &rows, `WITH `+windowStartDay("$2")+`
 		SELECT d.day::text AS day, d.stake_strk::text AS stake_strk, d.stake_btc::text AS stake_btc, d.delegators,
 			(s.day IS NULL OR d.day >= s.day) AS in_range
 		FROM validator_days d CROSS JOIN since s

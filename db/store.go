@@ -165,6 +165,9 @@ type Window struct {
 	After  []any
 }
 
+// limitOffset is the tail of a list walked by offset.
+func (w Window) limitOffset() string { return fmt.Sprintf(" LIMIT %d OFFSET %d", w.Limit, w.Offset) }
+
 // keyset returns the WHERE fragment and the ORDER BY/LIMIT/OFFSET tail for a list sorted
 // by cols, all in one direction. firstArg is the number of the first placeholder to use.
 func (w Window) keyset(cols []string, desc bool, firstArg int) (where, tail string, args []any) {

@@ -7,9 +7,9 @@ import (
 	"github.com/lib/pq"
 )
 
-// Staking rows the indexer derives from the staking contract's and the pools' events. Only
-// the columns events determine are written; the others (names, liveness, ...) are left
-// to whoever fills them.
+// Staking rows the indexer derives from the staking contract's, the pools' and the
+// attestation contract's events. Only the columns events determine are written; the
+// others (names, verification, ...) are left to whoever fills them.
 
 // ValidatorRow is the indexer's part of a validators row.
 type ValidatorRow struct {
