@@ -269,21 +269,22 @@ func readDataURI(uri string, limit int64) ([]byte, error) {
 	if !ok {
 		return nil, errors.New("data: URI without a comma")
 	}
-	if int64(len(data)) > 2*limit {
-		return nil, fmt.Errorf("document larger than %d bytes", limit)
-	}
+	var doc []byte
+	var err error
 	if strings.HasSuffix(head, ";base64") {
-		b, err := base64.StdEncoding.DecodeString(data)
-		if err != nil {
-			return nil, fmt.Errorf("data: URI: %w", err)
-		}
-		return readCapped(strings.NewReader(string(b)), limit)
+		doc, err = base64.StdEncoding.DecodeString(data)
+	} else {
+		var s string
+		s, err = url.PathUnescape(data)
+		doc = []byte(s)
 	}
-	s, err := url.PathUnescape(data)
 	if err != nil {
 		return nil, fmt.Errorf("data: URI: %w", err)
 	}
-	return readCapped(strings.NewReader(s), limit)
+	if int64(len(doc)) > limit {
+		return nil, fmt.Errorf("document larger than %d bytes", limit)
+	}
+	return doc, nil
 }
 
 // parse reads the fields of an ERC-721 / ERC-1155 metadata document (OpenSea's names).
