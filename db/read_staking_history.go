@@ -123,13 +123,9 @@ func (s *Store) CountAttestations(ctx context.Context, staker Felt) (int64, erro
 // StakingDay is the network's or a validator's stake and delegators at the end of a UTC
 // day that changed them, with the change since the day before it that did.
 type StakingDay struct {
-	Date                 string `json:"date"`
-	TotalStakeStrk       string `json:"totalStakeStrk"`
-	TotalStakeBtc        string `json:"totalStakeBtc"`
-	TotalStakeChangeStrk string `json:"totalStakeChangeStrk"`
-	TotalStakeChangeBtc  string `json:"totalStakeChangeBtc"`
-	Delegators           int    `json:"delegators"`
-	DelegatorsChange     int    `json:"delegatorsChange"`
+	StakePoint
+	Delegators       int
+	DelegatorsChange int
 }
 
 // StakingDays returns the days within the window that ends on the newest block's day
@@ -162,10 +158,10 @@ func (s *Store) StakingDays(ctx context.Context, staker Felt, interval *string) 
 		strk, btc := parseBig(r.StakeSTRK), parseBig(r.StakeBTC)
 		if r.InRange {
 			days = append(days, &StakingDay{
-				Date: r.Day, TotalStakeStrk: r.StakeSTRK, TotalStakeBtc: r.StakeBTC,
-				TotalStakeChangeStrk: new(big.Int).Sub(strk, prevStrk).String(),
-				TotalStakeChangeBtc:  new(big.Int).Sub(btc, prevBtc).String(),
-				Delegators:           r.Delegators, DelegatorsChange: r.Delegators - prevDelegators,
+				StakePoint: StakePoint{Date: r.Day, TotalStakeStrk: r.StakeSTRK, TotalStakeBtc: r.StakeBTC,
+					TotalStakeChangeStrk: new(big.Int).Sub(strk, prevStrk).String(),
+					TotalStakeChangeBtc:  new(big.Int).Sub(btc, prevBtc).String()},
+				Delegators: r.Delegators, DelegatorsChange: r.Delegators - prevDelegators,
 			})
 		}
 		prevStrk, prevBtc, prevDelegators = strk, btc, r.Delegators

@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"strings"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
@@ -37,10 +38,15 @@ var statsTimeframes = map[model.StatsTimeframe]int64{
 	model.StatsTimeframeDay: 86400, model.StatsTimeframeWeek: 7 * 86400, model.StatsTimeframeMonth: 30 * 86400, model.StatsTimeframeAll: 0,
 }
 
-// statsWindow reads a statistics list's timeframe (ALL when nil) and direction (DESC when nil).
-func statsWindow(timeframe *model.StatsTimeframe, direction *model.SortDirection) (seconds int64, ascending bool) {
+// statsArgs reads a statistics list's timeframe (ALL when nil), sort key (SALES when nil,
+// lower-cased as the store names them) and direction (DESC when nil).
+func statsArgs[O ~string](timeframe *model.StatsTimeframe, orderBy *O, direction *model.SortDirection) (seconds int64, order string, ascending bool) {
 	if timeframe != nil {
 		seconds = statsTimeframes[*timeframe]
 	}
-	return seconds, direction != nil && *direction == model.SortDirectionAsc
+	order = "sales"
+	if orderBy != nil {
+		order = strings.ToLower(string(*orderBy))
+	}
+	return seconds, order, direction != nil && *direction == model.SortDirectionAsc
 }

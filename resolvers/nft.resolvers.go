@@ -8,7 +8,6 @@ package resolvers
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph"
@@ -166,11 +165,7 @@ func (r *queryResolver) NftBalances(ctx context.Context, contractAddress db.Felt
 }
 
 func (r *queryResolver) NftCollectionStats(ctx context.Context, first *int, after *string, timeframe *model.StatsTimeframe, orderBy *model.NftStatsOrder, direction *model.SortDirection) (*model.NftCollectionStatsConnection, error) {
-	seconds, asc := statsWindow(timeframe, direction)
-	order := "sales"
-	if orderBy != nil {
-		order = strings.ToLower(string(*orderBy))
-	}
+	seconds, order, asc := statsArgs(timeframe, orderBy, direction)
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.NftCollectionStats]{
 		name: "nft_collection_stats:" + order + ":" + fmt.Sprint(seconds, asc),
 		fetch: func(w db.Window) ([]*db.NftCollectionStats, error) {
@@ -187,11 +182,7 @@ func (r *queryResolver) NftCollectionStats(ctx context.Context, first *int, afte
 }
 
 func (r *queryResolver) MarketplaceStats(ctx context.Context, first *int, after *string, timeframe *model.StatsTimeframe, orderBy *model.MarketplaceStatsOrder, direction *model.SortDirection) (*model.MarketplaceStatsConnection, error) {
-	seconds, asc := statsWindow(timeframe, direction)
-	order := "sales"
-	if orderBy != nil {
-		order = strings.ToLower(string(*orderBy))
-	}
+	seconds, order, asc := statsArgs(timeframe, orderBy, direction)
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.MarketplaceStats]{
 		name: "marketplace_stats:" + order + ":" + fmt.Sprint(seconds, asc),
 		fetch: func(w db.Window) ([]*db.MarketplaceStats, error) {

@@ -74,10 +74,7 @@ func stakingLogFilter(in *model.StakingActivityFilter, order *model.SortDirectio
 		return f, nil
 	}
 	f.Wallet, f.Staker, f.Pool, f.TransactionHash = in.Wallet, in.Validator, in.Pool, in.TransactionHash
-	if in.Operation != nil {
-		if !in.Operation.IsValid() {
-			return f, badInput("operation", "is not a staking operation")
-		}
+	if in.Operation != nil { // gqlgen has checked the enum
 		f.Operation = strings.ToLower(string(*in.Operation))
 	}
 	for _, ts := range []struct {

@@ -40,15 +40,11 @@ func (r *walletResolver) Staking(ctx context.Context, obj *model.Wallet) (*model
 }
 
 func (r *walletResolver) StakeOverTime(ctx context.Context, obj *model.Wallet, rangeArg *model.TimeRange) ([]*db.StakePoint, error) {
-	tr := model.TimeRangeOneMonth
-	if rangeArg != nil {
-		tr = *rangeArg
+	interval, err := stakeInterval(rangeArg)
+	if err != nil {
+		return nil, err
 	}
-	interval, ok := stakeIntervals[tr]
-	if !ok {
-		return nil, badInput("range", "is not a time range")
-	}
-	points, err := loaders.For(ctx).StakeHistory.Load(ctx, loaders.StakeHistoryKey{Wallet: string(obj.Address), Interval: interval})()
+	points, err := loaders.For(ctx).StakeHistory.Load(ctx, loaders.StakeHistoryKey{Wallet: string(obj.Address), Interval: deref(interval)})()
 	return nonNil(points), err
 }
 

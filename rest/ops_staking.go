@@ -378,9 +378,14 @@ func stakeOverTimeOp(ctx context.Context, s *server, a *args, _ *http.Request) (
 	}
 	out := make([]stakePoint, 0, len(points))
 	for _, p := range points {
-		out = append(out, stakePoint{Date: p.Date, TotalStakeChangeStrk: p.TotalStakeChangeStrk, TotalStakeChangeBtc: p.TotalStakeChangeBtc, TotalStakeStrk: p.TotalStakeStrk, TotalStakeBtc: p.TotalStakeBtc})
+		out = append(out, stakePointOf(p))
 	}
 	return out, nil
+}
+
+func stakePointOf(p *db.StakePoint) stakePoint {
+	return stakePoint{Date: p.Date, TotalStakeChangeStrk: p.TotalStakeChangeStrk, TotalStakeChangeBtc: p.TotalStakeChangeBtc,
+		TotalStakeStrk: p.TotalStakeStrk, TotalStakeBtc: p.TotalStakeBtc}
 }
 
 // bps turns a rate in percent into the reference's basis points.

@@ -15,15 +15,13 @@ import (
 // stakingScope reads the optional validator `address` of a series: nil for the network,
 // 404 when no validator has that address.
 func (s *server) stakingScope(ctx context.Context, a *args) (db.Felt, error) {
-	address := a.felt("address")
-	if address == nil {
+	if !a.has("address") {
 		return nil, nil
 	}
-	v, err := s.res.Query().Validator(ctx, address)
-	if _, err := found(v, err, "address: no validator %s", address.Padded()); err != nil {
+	if _, err := s.validatorParam(ctx, a, "address"); err != nil {
 		return nil, err
 	}
-	return address, nil
+	return a.felt("address"), nil
 }
 
 func (s *server) stakingDays(ctx context.Context, a *args) ([]*db.StakingDay, error) {
@@ -42,8 +40,7 @@ func stakeOverTimeNetworkOp(ctx context.Context, s *server, a *args, _ *http.Req
 	}
 	out := make([]stakePoint, 0, len(days))
 	for _, d := range days {
-		out = append(out, stakePoint{Date: d.Date, TotalStakeChangeStrk: d.TotalStakeChangeStrk, TotalStakeChangeBtc: d.TotalStakeChangeBtc,
-			TotalStakeStrk: d.TotalStakeStrk, TotalStakeBtc: d.TotalStakeBtc})
+		out = append(out, stakePointOf(&d.StakePoint))
 	}
 	return out, nil
 }
@@ -123,12 +120,10 @@ func walletStakingActivityOp(ctx context.Context, s *server, a *args, _ *http.Re
 }
 
 func validatorActivityOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	address := a.felt("address")
-	v, err := s.res.Query().Validator(ctx, address)
-	if _, err := found(v, err, "address: no validator %s", address.Padded()); err != nil {
+	if _, err := s.validatorParam(ctx, a, "address"); err != nil {
 		return nil, err
 	}
-	return s.stakingActivity(ctx, a, &model.StakingActivityFilter{Validator: address, Pool: a.felt("validator")})
+	return s.stakingActivity(ctx, a, &model.StakingActivityFilter{Validator: a.felt("address"), Pool: a.felt("validator")})
 }
 
 // attestationItem is an item of GET /beta/staking/attestations.
@@ -143,8 +138,7 @@ type attestationItem struct {
 func attestationsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
 	validator := a.felt("validator")
 	if validator != nil {
-		v, err := s.res.Query().Validator(ctx, validator)
-		if _, err := found(v, err, "validator: no validator %s", validator.Padded()); err != nil {
+		if _, err := s.validatorParam(ctx, a, "validator"); err != nil {
 			return nil, err
 		}
 	}

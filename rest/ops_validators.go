@@ -11,13 +11,20 @@ import (
 // validatorOf reads the `validator` parameter's validator (404 for none) and the staking
 // overview the validator's figures are read against.
 func (s *server) validatorOf(ctx context.Context, a *args) (*db.Validator, *db.StakingOverview, error) {
-	address := a.felt("validator")
-	v, err := s.res.Query().Validator(ctx, address)
-	if v, err = found(v, err, "validator: no validator %s", address.Padded()); err != nil {
+	v, err := s.validatorParam(ctx, a, "validator")
+	if err != nil {
 		return nil, nil, err
 	}
 	ov, err := s.res.Query().StakingOverview(ctx)
 	return v, ov, err
+}
+
+// validatorParam reads the validator a parameter names (404 naming the parameter when no
+// validator has that address).
+func (s *server) validatorParam(ctx context.Context, a *args, name string) (*db.Validator, error) {
+	address := a.felt(name)
+	v, err := s.res.Query().Validator(ctx, address)
+	return found(v, err, "%s: no validator %s", name, address.Padded())
 }
 
 // validatorDetailsOp answers GET /beta/staking/validator-details: the validator as a row of
