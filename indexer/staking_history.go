@@ -84,7 +84,8 @@ type dayKey struct {
 // stakingEvent applies one event of a transaction to the staking rows and records what it
 // adds to the history.
 func (w *batchWriter) stakingEvent(num, ts int64, txIndex, eventIndex int, txHash starknet.Felt, e *rpc.Event) {
-	if len(e.Keys) < 2 {
+	// Every event passes here: the others leave before anything is computed.
+	if len(e.Keys) < 2 || !stakerEvent(e.Keys[0]) && !poolEvent(e.Keys[0]) {
 		return
 	}
 	s := w.staking
