@@ -162,11 +162,7 @@ type marketplaceStatsItem struct {
 
 // statsArgs reads the timeframe, attribute and sort of a statistics list.
 func statsArgs(a *args) (model.StatsTimeframe, string, model.SortDirection) {
-	dir := model.SortDirectionDesc
-	if a.str("sort") == "asc" {
-		dir = model.SortDirectionAsc
-	}
-	return model.StatsTimeframe(strings.ToUpper(a.str("timeframe"))), strings.ToUpper(a.str("attribute")), dir
+	return model.StatsTimeframe(strings.ToUpper(a.str("timeframe"))), strings.ToUpper(a.str("attribute")), a.direction("sort")
 }
 
 func nftStatsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {

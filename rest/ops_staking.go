@@ -403,10 +403,7 @@ var validatorSorts = map[string]model.ValidatorOrder{
 func listValidatorsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
 	pg := pageOf(a)
 	order := validatorSorts[a.str("sortBy")]
-	dir := model.SortDirectionAsc
-	if a.str("sortOrder") == "desc" {
-		dir = model.SortDirectionDesc
-	}
+	dir := a.direction("sortOrder")
 	search := a.str("search")
 	conn, err := s.res.Query().Validators(ctx, &pg.first, pg.after, &order, &dir, &search)
 	if err != nil {

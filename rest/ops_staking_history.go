@@ -90,10 +90,7 @@ func (s *server) stakingActivity(ctx context.Context, a *args, filter *model.Sta
 	if start, end := filter.FromTimestamp, filter.ToTimestamp; start != nil && end != nil && *start > *end {
 		return nil, badRequest("start: %d is after end %d", *start, *end)
 	}
-	order := model.SortDirectionDesc
-	if a.str("sort") == "asc" {
-		order = model.SortDirectionAsc
-	}
+	order := a.direction("sort")
 	pg := pageOf(a)
 	conn, err := s.res.Query().StakingActivity(ctx, &pg.first, pg.after, filter, &order)
 	if err != nil {

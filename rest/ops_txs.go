@@ -64,10 +64,7 @@ func txActivityOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 		return nil, badRequest("from_block: may only be used together with sender_address")
 	}
 	filter := &model.TransactionFilter{SenderAddress: a.felt("sender_address"), FromBlock: a.int("from_block")}
-	order := model.SortDirectionAsc
-	if a.str("sort") == "desc" {
-		order = model.SortDirectionDesc
-	}
+	order := a.direction("sort")
 	pg := pageOf(a)
 	conn, err := s.res.Query().Transactions(ctx, &pg.first, pg.after, filter, &order)
 	if err != nil {

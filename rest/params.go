@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/graph/model"
 	"github.com/starkgraph/starkgraph/scalars"
 	"github.com/starkgraph/starkgraph/starknet"
 )
@@ -105,6 +106,12 @@ func (a *args) optional(name string) *string {
 	}
 	s := a.str(name)
 	return &s
+}
+
+// direction reads an asc/desc parameter (one with a default, so always set) as a GraphQL
+// sort direction.
+func (a *args) direction(name string) model.SortDirection {
+	return model.SortDirection(strings.ToUpper(a.str(name)))
 }
 
 // has tells whether the client sent the parameter.

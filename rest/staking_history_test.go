@@ -2,6 +2,7 @@ package rest
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -235,4 +236,12 @@ func (e *env) txIndexOf(t *testing.T, hash string) int {
 		t.Fatalf("transaction %s: %v", hash, err)
 	}
 	return i
+}
+
+// The item's documented operation enum is the log's list of operations.
+func TestStakingOperationEnumIsTheLogs(t *testing.T) {
+	f, _ := reflect.TypeFor[stakingActivityItem]().FieldByName("Operation")
+	if got, want := f.Tag.Get("enum"), strings.Join(db.StakingOperations, ","); got != want {
+		t.Errorf("stakingActivityItem's enum tag %q, want db.StakingOperations %q", got, want)
+	}
 }
