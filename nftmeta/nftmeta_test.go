@@ -79,6 +79,8 @@ func TestFetchReadsEveryKindOfURI(t *testing.T) {
 			_, _ = w.Write([]byte(`{"name":"` + strings.Repeat("x", 2000) + `"}`))
 		case "/text":
 			_, _ = w.Write([]byte("not json"))
+		case "/loop":
+			http.Redirect(w, r, "/loop", http.StatusFound)
 		default:
 			http.NotFound(w, r)
 		}
@@ -129,6 +131,7 @@ func TestFetchReadsEveryKindOfURI(t *testing.T) {
 	refused("a document over the cap", docs.URL+"/big.json", Config{AllowPrivate: true, MaxBytes: 1000}, "larger than 1000 bytes")
 	refused("not JSON", docs.URL+"/text", Config{AllowPrivate: true}, "not a JSON object")
 	refused("a missing document", docs.URL+"/gone", Config{AllowPrivate: true}, "HTTP 404")
+	refused("a redirect loop", docs.URL+"/loop", Config{AllowPrivate: true}, "more than 3 redirects")
 	refused("another scheme", "ftp://duck.example/7", Config{}, "not a data:")
 	refused("a broken data: URI", "data:application/json;base64,%%%", Config{}, "data: URI")
 	if _, err := New(Config{RPCURL: stubNode(t, nil, nil)}).Fetch(t.Context(), contract, "7", 721); err == nil || !strings.Contains(err.Error(), "no token URI") {
