@@ -140,7 +140,19 @@ func stakingHistory(t *testing.T, conn *sqlx.DB) {
 		db.FeltOf(starknet.Selector("PoolMemberBalanceChanged")), db.FeltOf(starknet.Selector("PoolMemberRewardClaimed"))); err != nil {
 		t.Fatal(err)
 	}
-	activity := get("/beta/staking/wallet-info/activity?ps=100&address=" + member.Wallet.Hex()).(map[string]any)["items"].([]any)
+	// Every page of a log: how long it is depends on how many blocks the dev chain made.
+	walk := func(path string) []any {
+		t.Helper()
+		var items []any
+		for p := 1; ; p++ {
+			page := get(fmt.Sprintf("%s&ps=100&p=%d", path, p)).(map[string]any)
+			items = append(items, page["items"].([]any)...)
+			if float64(p) >= page["lastPage"].(float64) {
+				return items
+			}
+		}
+	}
+	activity := walk("/beta/staking/wallet-info/activity?address=" + member.Wallet.Hex())
 	if len(activity) != member.Events {
 		t.Errorf("wallet %s: %d pool events, %d operations listed", member.Wallet.Hex(), member.Events, len(activity))
 	}
@@ -151,7 +163,7 @@ func stakingHistory(t *testing.T, conn *sqlx.DB) {
 		t.Fatal(err)
 	}
 	ops := map[string]bool{}
-	for _, it := range get("/beta/staking/validator-details/activity?ps=100&address=" + staker.Hex()).(map[string]any)["items"].([]any) {
+	for _, it := range walk("/beta/staking/validator-details/activity?address=" + staker.Hex()) {
 		op := it.(map[string]any)
 		ops[op["operation"].(string)] = true
 		if op["validator"] != staker.Padded() {
