@@ -84,6 +84,45 @@ func TestKeysetCursorsWalkEveryItemOnce(t *testing.T) {
 	}
 }
 
+// Edge cursors are signed only when a client selects them (REST and most documents read
+// only the page's last); selected, through a fragment too, each resumes right after its edge.
+func TestEveryEdgeCursorResumesAfterItsEdge(t *testing.T) {
+	s := newGQLServer(t)
+	for b := 0; b < 6; b++ {
+		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES ($1, $2, $3, $4, 'ACCEPTED_ON_L2')`,
+			b, db.FeltFromUint64(uint64(1000+b)), db.FeltFromUint64(uint64(999+b)), 1700000000+b)
+	}
+	type page struct {
+		Blocks struct {
+			Edges []struct {
+				Cursor string
+				Node   struct{ Number int }
+			}
+		}
+	}
+	var all page
+	s.mustQuery(`{ blocks(first: 6) { ...E } } fragment E on BlockConnection { edges { cursor node { number } } }`, nil, &all)
+	if len(all.Blocks.Edges) != 6 {
+		t.Fatalf("%d edges, want 6", len(all.Blocks.Edges))
+	}
+	for i, e := range all.Blocks.Edges {
+		if e.Cursor == "" {
+			t.Fatalf("edge %d has no cursor", i)
+		}
+		var next page
+		s.mustQuery(`query($c: String) { blocks(first: 1, after: $c) { edges { node { number } } } }`, map[string]any{"c": e.Cursor}, &next)
+		if i == 5 {
+			if len(next.Blocks.Edges) != 0 {
+				t.Errorf("after the last edge: %+v, want nothing", next.Blocks.Edges)
+			}
+			continue
+		}
+		if len(next.Blocks.Edges) != 1 || next.Blocks.Edges[0].Node.Number != all.Blocks.Edges[i+1].Node.Number {
+			t.Errorf("after edge %d (block %d): %+v, want block %d", i, e.Node.Number, next.Blocks.Edges, all.Blocks.Edges[i+1].Node.Number)
+		}
+	}
+}
+
 func TestForeignOrGarbledCursorIsRefused(t *testing.T) {
 	s := newGQLServer(t)
 	s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES (1, '\x01', '\x00', 1, 'ACCEPTED_ON_L2'), (2, '\x02', '\x01', 2, 'ACCEPTED_ON_L2')`)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/starkgraph/starkgraph/cursor"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
@@ -115,15 +116,20 @@ func newPager(list string, first *int, after *string, keyWidth int) (*pager, err
 	return p, nil
 }
 
-// page trims the extra row fetched to detect a next page and builds cursors; keyOf gives a
-// row's sort key (nil for offset lists).
-func page[T any](p *pager, rows []T, keyOf func(T) []any) (items []T, cursors []string, info *model.PageInfo) {
+// page trims the extra row fetched to detect a next page and builds the cursors: the
+// page's first and last always (pageInfo, and the REST layer's next-page link), every
+// edge's only when edgeCursors (each is a signature, worth skipping where nobody reads
+// it). keyOf gives a row's sort key (nil for offset lists).
+func page[T any](p *pager, rows []T, keyOf func(T) []any, edgeCursors bool) (items []T, cursors []string, info *model.PageInfo) {
 	hasNext := len(rows) > p.first
 	if hasNext {
 		rows = rows[:p.first]
 	}
 	cursors = make([]string, len(rows))
 	for i, r := range rows {
+		if !edgeCursors && i != 0 && i != len(rows)-1 {
+			continue
+		}
 		c := position{Offset: p.start + i + 1}
 		if keyOf != nil && p.keyWidth > 0 {
 			c.Key = keyStrings(keyOf(r)...)
@@ -136,6 +142,15 @@ func page[T any](p *pager, rows []T, keyOf func(T) []any) (items []T, cursors []
 		info.EndCursor = &cursors[len(cursors)-1]
 	}
 	return rows, cursors, info
+}
+
+// wantsEdgeCursors says whether a GraphQL client selected its edges' cursors; the REST
+// layer (no GraphQL field context) reads only the page's last.
+func wantsEdgeCursors(ctx context.Context) bool {
+	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil {
+		return false
+	}
+	return graphql.FieldRequested(ctx, "edges.cursor")
 }
 
 // listSpec is what a list resolver states about its list; fetchPage does the rest.
@@ -184,7 +199,7 @@ func fetchPage[T, E any](ctx context.Context, first *int, after *string, l listS
 		}
 		out.total = clampCount(n)
 	}
-	items, cursors, info := page(p, rows, l.keyOf)
+	items, cursors, info := page(p, rows, l.keyOf, wantsEdgeCursors(ctx))
 	out.info, out.edges = info, make([]E, len(items))
 	for i, item := range items {
 		out.edges[i] = edge(cursors[i], item)
