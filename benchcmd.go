@@ -38,7 +38,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	only := fs.String("only", "", "run only the workloads whose name contains this text (e.g. stats)")
 	postgraphile := fs.String("postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (README: Performance)")
 	indexTxs := fs.Int("index-txs", 300_000, "transactions indexed from scratch, once per indexing mode, to time the indexer (0: skip), into a database bench_indexing made beside the bench's")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the service's process, taken while it serves the workloads, to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the process, one file per workload and indexer run (named after it), taken while it runs, to this file name")
 	var sf serverFlags
 	sf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -164,7 +164,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		"at": time.Now().UTC().Format(time.RFC3339), "results": results}
 	if timeIndexer {
 		stopServe() // the indexer gets the machine to itself
-		runs, err := timeIndexing(ctx, log, conn, dbURL, *indexTxs)
+		runs, err := timeIndexing(ctx, log, conn, dbURL, *indexTxs, *cpuProfile)
 		if err != nil {
 			return err
 		}
@@ -194,7 +194,7 @@ const indexerWorkload = "indexer"
 // timeIndexing indexes txs transactions into a new database beside the bench's (on the
 // same server, named bench_indexing, dropped at the end) once per indexing mode, and
 // reports each run with its ratio to the last (the baseline).
-func timeIndexing(ctx context.Context, log *slog.Logger, admin *sqlx.DB, benchURL string, txs int) ([]bench.Indexing, error) {
+func timeIndexing(ctx context.Context, log *slog.Logger, admin *sqlx.DB, benchURL string, txs int, cpuProfile string) ([]bench.Indexing, error) {
 	const name = "bench_indexing"
 	u, err := url.Parse(benchURL)
 	if err != nil || u.Scheme != "postgres" && u.Scheme != "postgresql" {
@@ -219,7 +219,12 @@ func timeIndexing(ctx context.Context, log *slog.Logger, admin *sqlx.DB, benchUR
 			return nil, err
 		}
 		log.Info("bench: timing the indexer", "mode", mode.Name, "transactions", txs)
+		stopProfile, err := startCPUProfile(cpuProfile, indexerWorkload+" "+mode.Name)
+		if err != nil {
+			return nil, err
+		}
 		r, err := bench.MeasureIndexing(ctx, slog.New(slog.DiscardHandler), conn, txs, mode.Name, mode.BulkLoadMinBlocks)
+		stopProfile()
 		conn.Close()
 		if err != nil {
 			return nil, err

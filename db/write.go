@@ -13,7 +13,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/jmoiron/sqlx"
 )
 
 // BlockRow is one row of blocks.
@@ -201,34 +200,8 @@ func (r *ChainRows) tables() []chainTable {
 }
 
 // InsertChainRows bulk-loads the rows with COPY, parents first.
-func InsertChainRows(ctx context.Context, tx *sqlx.Tx, r *ChainRows) error {
-	for _, t := range r.tables() {
-		if err := copyRows(ctx, tx, t.name, t.shape.columns, t.n, t.row); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// copyRows streams n rows into table with COPY FROM STDIN.
-func copyRows(ctx context.Context, tx *sqlx.Tx, table string, columns []string, n int, row func(i int) []any) error {
-	if n == 0 {
-		return nil
-	}
-	stmt, err := tx.PrepareContext(ctx, "COPY "+table+" ("+strings.Join(columns, ", ")+") FROM STDIN")
-	if err != nil {
-		return fmt.Errorf("copy %s: %w", table, err)
-	}
-	defer stmt.Close()
-	for i := 0; i < n; i++ {
-		if _, err := stmt.ExecContext(ctx, cleanArgs(row(i))...); err != nil {
-			return fmt.Errorf("copy %s: %w", table, err)
-		}
-	}
-	if _, err := stmt.ExecContext(ctx); err != nil {
-		return fmt.Errorf("copy %s: %w", table, err)
-	}
-	return nil
+func InsertChainRows(ctx context.Context, tx *WriteTx, r *ChainRows) error {
+	return copyTables(ctx, tx, r.tables())
 }
 
 // text is a nullable text or numeric value: "" is NULL.
@@ -257,7 +230,7 @@ func jsonText(j JSON) any {
 
 // InsertChainRowsOneByOne writes the same rows as InsertChainRows with one INSERT per row.
 // It exists as the baseline of the indexer benchmark, to measure what COPY buys.
-func InsertChainRowsOneByOne(ctx context.Context, tx *sqlx.Tx, r *ChainRows) error {
+func InsertChainRowsOneByOne(ctx context.Context, tx *WriteTx, r *ChainRows) error {
 	for _, t := range r.tables() {
 		marks := make([]string, len(t.shape.columns))
 		for i := range marks {

@@ -42,6 +42,7 @@ func decp(f *starknet.Felt) string {
 // then writes each table once.
 type batchWriter struct {
 	tx        *sqlx.Tx
+	writeTx   *db.WriteTx // the same transaction, for COPY
 	classes   *classCache
 	tokenMeta *tokenMetaCache // nil: tokens are written without metadata
 	// lookup asks the node about contracts deployed before the indexed range; nil: never.
@@ -95,9 +96,9 @@ type nftOwnerKey struct {
 	owner starknet.Felt
 }
 
-func newBatchWriter(tx *sqlx.Tx, classes *classCache) *batchWriter {
+func newBatchWriter(tx *db.WriteTx, classes *classCache) *batchWriter {
 	return &batchWriter{
-		tx: tx, classes: classes,
+		tx: tx.Tx, writeTx: tx, classes: classes,
 		contracts: map[starknet.Felt]*db.ContractRow{}, tokens: map[starknet.Felt]*db.TokenRow{},
 		balances: map[[2]starknet.Felt]*balance{}, nftItems: map[nftKey]*db.NFTItemRow{},
 		nftBals: map[nftOwnerKey]*balance{}, nftHeld: map[[2]starknet.Felt]*big.Int{}, newClass: map[starknet.Felt]*db.ClassRow{},
@@ -121,7 +122,7 @@ func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal boo
 	if w.oneByOne {
 		insert = db.InsertChainRowsOneByOne
 	}
-	if err := insert(ctx, w.tx, &w.rows); err != nil {
+	if err := insert(ctx, w.writeTx, &w.rows); err != nil {
 		return err
 	}
 	if err := db.MatchL1Messages(ctx, w.tx, int64(batch[0].Block.Number), int64(last.Number)); err != nil {
@@ -225,6 +226,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 			}
 			for _, r := range bd.State.ReplacedClasses {
 				addrs[r.ContractAddress] = true
+				deployed[r.ContractAddress] = true // its standard may change within the batch
 				diffClasses = append(diffClasses, r.ClassHash)
 			}
 			for _, d := range bd.State.DeclaredClasses {
@@ -289,6 +291,18 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 	if err := w.preloadStaking(ctx, batch); err != nil {
 		return err
 	}
+	// An ERC-20 in the legacy event layout reads as an ERC-721 too, so its transfers were
+	// collected as NFT keys as well; those of contracts known to be ERC-20 (and not
+	// deployed or upgraded in this batch) are dropped here. They were most of the keys:
+	// the fee token's transfers.
+	isERC20 := func(c db.Felt) bool {
+		a := c.Starknet()
+		return !deployed[a] && w.knownStandard(a) == "erc20"
+	}
+	keep := kept(itemC, isERC20)
+	itemC, itemI = pick(itemC, keep), pick(itemI, keep)
+	keep = kept(nbC, isERC20)
+	nbC, nbI, nbO = pick(nbC, keep), pick(nbI, keep), pick(nbO, keep)
 	if len(itemC) > 0 {
 		items, err := db.LoadNFTItems(ctx, w.tx, itemC, itemI)
 		if err != nil {
@@ -331,6 +345,38 @@ func (w *batchWriter) classOf(address starknet.Felt) (starknet.Felt, *classInfo,
 	}
 	h := c.ClassHash.Starknet()
 	return h, w.classes.get(h), true
+}
+
+// knownStandard is the token standard of the contract at address, from its class or its
+// token row; "" when neither tells.
+func (w *batchWriter) knownStandard(address starknet.Felt) string {
+	if _, info, ok := w.classOf(address); ok && info != nil && info.ERCStandard != "" {
+		return info.ERCStandard
+	}
+	if tok := w.tokens[address]; tok != nil {
+		return tok.Standard
+	}
+	return ""
+}
+
+// kept lists the indexes of contracts that drop does not take.
+func kept(contracts []db.Felt, drop func(db.Felt) bool) []int {
+	var out []int
+	for i, c := range contracts {
+		if !drop(c) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// pick is the elements of a at the indexes idx.
+func pick[T any](a []T, idx []int) []T {
+	out := make([]T, len(idx))
+	for j, i := range idx {
+		out[j] = a[i]
+	}
+	return out
 }
 
 // entrypointName names a selector called on address, from the callee's ABI or a known list.
@@ -472,14 +518,7 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction,
 	for ei, e := range r.Events {
 		w.rows.Events = append(w.rows.Events, db.EventRow{BlockNumber: num, TxIndex: i, EventIndex: ei,
 			FromAddress: db.FeltOf(e.FromAddress), Keys: db.FeltsOf(e.Keys), Data: db.FeltsOf(e.Data)})
-		known := ""
-		if _, info, ok := w.classOf(e.FromAddress); ok && info != nil {
-			known = info.ERCStandard
-		}
-		if tok := w.tokens[e.FromAddress]; tok != nil && known == "" {
-			known = tok.Standard
-		}
-		for _, m := range readTransfers(e.Keys, e.Data, known) {
+		for _, m := range readTransfers(e.Keys, e.Data, w.knownStandard(e.FromAddress)) {
 			// The protocol pays the fee with a transfer from the payer to the sequencer.
 			m.Fee = m.Standard == "erc20" && payer != nil && m.From == *payer && m.To == sequencer
 			w.applyMove(num, ts, i, ei, t.Hash, e.FromAddress, m)

@@ -473,7 +473,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	// rows on the same connection breaks lib/pq's framing (the indexer then hung for good).
 	// ctx is checked before the commit instead: a cancelled batch is rolled back here.
 	work := context.WithoutCancel(ctx)
-	tx, err := ix.db.BeginTxx(work, nil)
+	tx, err := db.BeginWrite(work, ix.db)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -488,7 +488,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	}
 	keepFrom := int64(ix.nodeHeadSeen) - int64(ix.cfg.MaxReorgDepth)
 	if last%64 == 0 && keepFrom > 0 {
-		if err := db.PruneJournal(work, tx, keepFrom); err != nil {
+		if err := db.PruneJournal(work, tx.Tx, keepFrom); err != nil {
 			return fmt.Errorf("prune journal: %w", err)
 		}
 	}

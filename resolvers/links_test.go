@@ -15,8 +15,12 @@ import (
 func seedTokens(s *gqlServer, nTokens, holders int) {
 	s.t.Helper()
 	ctx := context.Background()
-	tx := s.db.MustBeginTx(ctx, nil)
-	defer tx.Rollback()
+	write, err := db.BeginWrite(ctx, s.db)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer write.Rollback()
+	tx := write.Tx
 	block, at := int64(1), int64(1700000000)
 	check := func(err error) {
 		s.t.Helper()
@@ -24,7 +28,7 @@ func seedTokens(s *gqlServer, nTokens, holders int) {
 			s.t.Fatal(err)
 		}
 	}
-	check(db.InsertChainRows(ctx, tx, &db.ChainRows{Blocks: []db.BlockRow{{
+	check(db.InsertChainRows(ctx, write, &db.ChainRows{Blocks: []db.BlockRow{{
 		Number: block, Hash: db.FeltFromUint64(1), ParentHash: db.FeltFromUint64(0), Timestamp: at, Status: "ACCEPTED_ON_L2",
 	}}}))
 	var classes []db.ClassRow
