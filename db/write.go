@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
-
 )
 
 // BlockRow is one row of blocks.
