@@ -107,7 +107,7 @@ func copyTable(ctx context.Context, prep driver.ConnPrepareContext, t chainTable
 			return fmt.Errorf("copy %s: %w", t.name, err)
 		}
 	}
-	//lint:ignore SA1019 lib/pq ends a COPY with Exec(nil), which it offers in no other form
+	// lib/pq ends a COPY with Exec(nil).
 	if _, err := stmt.Exec(nil); err != nil {
 		return fmt.Errorf("copy %s: %w", t.name, err)
 	}
@@ -208,11 +208,11 @@ func appendCopyValue(buf []byte, v any) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch dv.(type) {
+		switch dv := dv.(type) {
 		case nil, int64, bool, string:
 			return appendCopyValue(buf, dv)
 		case []byte:
-			return appendCopyValue(buf, Felt(dv.([]byte)))
+			return appendCopyValue(buf, Felt(dv))
 		}
 		return nil, fmt.Errorf("%T gives %T, which COPY does not take", v, dv)
 	}
