@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -216,7 +215,7 @@ func appendCopyValue(buf []byte, v any) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("%T gives %T, which COPY does not take", v, dv)
 	}
-	return nil, errors.New("COPY does not take " + fmt.Sprintf("%T", v))
+	return nil, fmt.Errorf("COPY does not take %T", v)
 }
 
 // appendCopyText appends s with COPY's escapes for backslash, newline, carriage return and tab.
