@@ -162,6 +162,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 	seenNB := map[nftOwnerKey]bool{}
 	var diffClasses []starknet.Felt
 	deployed := map[starknet.Felt]bool{}
+	upgraded := map[starknet.Felt]bool{} // contracts whose class the batch replaces
 	for _, bd := range batch {
 		for _, t := range bd.Block.Transactions {
 			if t.SenderAddress != nil {
@@ -226,7 +227,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 			}
 			for _, r := range bd.State.ReplacedClasses {
 				addrs[r.ContractAddress] = true
-				deployed[r.ContractAddress] = true // its standard may change within the batch
+				upgraded[r.ContractAddress] = true
 				diffClasses = append(diffClasses, r.ClassHash)
 			}
 			for _, d := range bd.State.DeclaredClasses {
@@ -293,11 +294,11 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 	}
 	// An ERC-20 in the legacy event layout reads as an ERC-721 too, so its transfers were
 	// collected as NFT keys as well; those of contracts known to be ERC-20 (and not
-	// deployed or upgraded in this batch) are dropped here. They were most of the keys:
-	// the fee token's transfers.
+	// deployed or upgraded in this batch, whose standard may change within it) are dropped
+	// here. They were most of the keys: the fee token's transfers.
 	isERC20 := func(c db.Felt) bool {
 		a := c.Starknet()
-		return !deployed[a] && w.knownStandard(a) == "erc20"
+		return !deployed[a] && !upgraded[a] && w.knownStandard(a) == "erc20"
 	}
 	keep := kept(itemC, isERC20)
 	itemC, itemI = pick(itemC, keep), pick(itemI, keep)
