@@ -24,16 +24,16 @@ type WriteTx struct {
 
 // BeginWrite starts a write transaction on a connection of pool's.
 func BeginWrite(ctx context.Context, pool *sqlx.DB) (*WriteTx, error) {
-	conn, err := pool.Conn(ctx)
+	conn, err := pool.Connx(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := conn.BeginTxx(ctx, nil)
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
-	return &WriteTx{Tx: &sqlx.Tx{Tx: tx, Mapper: pool.Mapper}, conn: conn}, nil
+	return &WriteTx{Tx: tx, conn: conn.Conn}, nil
 }
 
 // Commit commits and gives the connection back to the pool.
@@ -155,7 +155,8 @@ func encodeTable(t chainTable, out chan<- copyPart, stop <-chan struct{}) {
 }
 
 // appendCopyLine appends a row as a line of COPY's text format (without its newline):
-// values separated by tabs, \N for NULL, backslashes and control characters escaped.
+// values separated by tabs, \N for NULL, backslashes and control characters escaped. The
+// values are those rowShape gives for the ChainRows types; another type is an error.
 func appendCopyLine(buf []byte, values []any) ([]byte, error) {
 	for i, v := range values {
 		if i > 0 {
@@ -202,18 +203,6 @@ func appendCopyValue(buf []byte, v any) ([]byte, error) {
 		return append(buf, 'f'), nil
 	case string:
 		return appendCopyText(buf, cleanText(x)), nil
-	case driver.Valuer:
-		dv, err := x.Value()
-		if err != nil {
-			return nil, err
-		}
-		switch dv := dv.(type) {
-		case nil, int64, bool, string:
-			return appendCopyValue(buf, dv)
-		case []byte:
-			return appendCopyValue(buf, Felt(dv))
-		}
-		return nil, fmt.Errorf("%T gives %T, which COPY does not take", v, dv)
 	}
 	return nil, fmt.Errorf("COPY does not take %T", v)
 }
