@@ -156,8 +156,8 @@ func (f *Fetcher) Next(ctx context.Context) (bool, error) {
 // Fetch reads an item's metadata: its token URI from the node, then the document.
 func (f *Fetcher) Fetch(ctx context.Context, contract starknet.Felt, tokenID string, standard int) (*db.NFTMetadata, error) {
 	id, ok := new(big.Int).SetString(tokenID, 10)
-	if !ok || id.Sign() < 0 || id.BitLen() > 256 {
-		return nil, fmt.Errorf("token id %q is not a u256", tokenID)
+	if !ok {
+		return nil, fmt.Errorf("token id %q is not a number", tokenID)
 	}
 	uri, err := f.tokenURI(ctx, contract, id, standard)
 	if err != nil {
@@ -178,8 +178,10 @@ func (f *Fetcher) Fetch(ctx context.Context, contract starknet.Felt, tokenID str
 // tokenURI asks the contract for the item's URI, under the names contracts use for it.
 // ERC-1155 URIs may hold {id}, the id in 64 hex digits.
 func (f *Fetcher) tokenURI(ctx context.Context, contract starknet.Felt, id *big.Int, standard int) (string, error) {
-	low, _ := starknet.FeltFromBig(new(big.Int).And(id, maxU128)) // both halves fit: id is a u256
-	high, _ := starknet.FeltFromBig(new(big.Int).Rsh(id, 128))
+	low, high, err := starknet.SplitU256(id)
+	if err != nil {
+		return "", fmt.Errorf("token id: %w", err)
+	}
 	lowHigh := []starknet.Felt{low, high}
 	names := []string{"token_uri", "tokenURI", "uri"}
 	if standard == 1155 {
@@ -200,8 +202,6 @@ func (f *Fetcher) tokenURI(ctx context.Context, contract starknet.Felt, id *big.
 	}
 	return "", fmt.Errorf("no token URI: %w", lastErr)
 }
-
-var maxU128 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 128), big.NewInt(1))
 
 // decodeURI reads a string result: a ByteArray, one short string, or (older contracts) a
 // length-prefixed array of short strings.
