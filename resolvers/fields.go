@@ -14,10 +14,22 @@ func wants(ctx context.Context, field string) bool {
 	if field == "totalCount" && ctx.Value(noTotalKey{}) != nil {
 		return false
 	}
-	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil {
+	if !inGraphQL(ctx) {
 		return true
 	}
 	return graphql.FieldRequested(ctx, field)
+}
+
+// inGraphQL tells a resolver called by gqlgen, which knows the client's selection, from
+// one the REST handler calls directly.
+func inGraphQL(ctx context.Context) bool {
+	return graphql.HasOperationContext(ctx) && graphql.GetFieldContext(ctx) != nil
+}
+
+// wantsEdgeCursors says whether a GraphQL client selected its edges' cursors; the REST
+// layer reads only the page's last.
+func wantsEdgeCursors(ctx context.Context) bool {
+	return inGraphQL(ctx) && graphql.FieldRequested(ctx, "edges.cursor")
 }
 
 type noTotalKey struct{}

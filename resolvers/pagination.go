@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/starkgraph/starkgraph/cursor"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
@@ -142,15 +141,6 @@ func page[T any](p *pager, rows []T, keyOf func(T) []any, edgeCursors bool) (ite
 		info.EndCursor = &cursors[len(cursors)-1]
 	}
 	return rows, cursors, info
-}
-
-// wantsEdgeCursors says whether a GraphQL client selected its edges' cursors; the REST
-// layer (no GraphQL field context) reads only the page's last.
-func wantsEdgeCursors(ctx context.Context) bool {
-	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil {
-		return false
-	}
-	return graphql.FieldRequested(ctx, "edges.cursor")
 }
 
 // listSpec is what a list resolver states about its list; fetchPage does the rest.
