@@ -44,7 +44,10 @@ var (
 	statsSortParam = query("sort", kindEnum, "Sort direction.").oneOf("asc", "desc").withDefault("desc")
 
 	// The parameters of the staking history.
-	stakingTimeRangeParam = query("timerange", kindEnum, "Days back from the newest block's day.").oneOf("max", "1y", "1m", "1w").withDefault("1m")
+	stakingSeriesParams = []param{
+		query("timerange", kindEnum, "Days back from the newest block's day.").oneOf("max", "1y", "1m", "1w").withDefault("1m"),
+		queryFelt("address", "Validator (staker) address; the whole network when absent"),
+	}
 	stakingActivityParams = []param{
 		query("sort", kindEnum, "Order by position in the chain.").oneOf("asc", "desc").withDefault("desc"),
 		query("start", kindUint, "Earliest operation time, Unix seconds (inclusive)."),
@@ -330,13 +333,13 @@ func routeTable() []route {
 			description: "The network's delegations, or one validator's (`address`), at the end of each UTC day of `timerange` that changed them, oldest first, " +
 				"with the change since the previous such day. A wallet delegating to two pools counts twice. The reference gives no item shape: " +
 				"this one follows StakeOverTimeResponse.",
-			params: []param{stakingTimeRangeParam, queryFelt("address", "Validator (staker) address; the whole network when absent")},
+			params: stakingSeriesParams,
 			resp:   []delegatorsPoint{}, statuses: badAnd404, handle: delegatorsOverTimeOp,
 			graphql: "`stakingHistory(range, validator) { date delegators delegatorsChange }`"},
 		{method: "GET", path: "/beta/staking/stake-over-time", opID: "getStakeOverTime", summary: "Get stake over time",
 			description: "The network's stake, or one validator's (`address`: own plus delegated), at the end of each UTC day of `timerange` that changed it, oldest first, " +
 				"with the change since the previous such day; BTC stake is in the BTC tokens' smallest units.",
-			params: []param{stakingTimeRangeParam, queryFelt("address", "Validator (staker) address; the whole network when absent")},
+			params: stakingSeriesParams,
 			resp:   []stakePoint{}, statuses: badAnd404, handle: stakeOverTimeNetworkOp,
 			graphql: "`stakingHistory(range, validator) { date totalStakeStrk totalStakeBtc totalStakeChangeStrk totalStakeChangeBtc }`"},
 		{method: "GET", path: "/beta/staking/wallet-info/activity", opID: "getWalletStakingActivity", summary: "Get a wallet's staking activity",
