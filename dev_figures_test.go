@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"math/big"
@@ -91,19 +90,10 @@ func TestDevAfterAMinute(t *testing.T) {
 // a pool member's activity is its pool's events about it.
 func stakingHistory(t *testing.T, conn *sqlx.DB) {
 	store := db.NewStore(conn)
-	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits, REST: restHandler(store, nil)}))
-	defer srv.Close()
-	get := func(path string) any {
+	srv := devAPI(t, store)
+	get := func(path string) (out any) {
 		t.Helper()
-		resp, err := http.Get(srv.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out any
-		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
-		}
+		getJSON(t, srv.URL, "", path, &out)
 		return out
 	}
 	var now struct {
@@ -200,8 +190,7 @@ func stakingHistory(t *testing.T, conn *sqlx.DB) {
 // cost the same statements for 1 x 2 as for 3 x 20.
 func transferStatements(t *testing.T, conn *sqlx.DB) {
 	store := db.NewStore(conn)
-	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits}))
-	defer srv.Close()
+	srv := devAPI(t, store)
 	cost := func(blocks, txs int) (int64, int) {
 		var data struct {
 			Blocks struct {
@@ -238,20 +227,10 @@ func transferStatements(t *testing.T, conn *sqlx.DB) {
 // chain has its data.
 func everyFigure(t *testing.T, conn *sqlx.DB) {
 	store := db.NewStore(conn)
-	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits, REST: restHandler(store, nil)}))
-	defer srv.Close()
-	get := func(path string) map[string]any {
+	srv := devAPI(t, store)
+	get := func(path string) (out map[string]any) {
 		t.Helper()
-		resp, err := http.Get(srv.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		var out map[string]any
-		if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &out) != nil {
-			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, body)
-		}
+		getJSON(t, srv.URL, "", path, &out)
 		return out
 	}
 	present := func(where string, doc any, paths ...string) {
@@ -295,8 +274,7 @@ func everyFigure(t *testing.T, conn *sqlx.DB) {
 // chain: the same seed makes the same chain.
 func transferUsdValues(t *testing.T, conn *sqlx.DB, cfg sim.Config) {
 	store := db.NewStore(conn)
-	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits}))
-	defer srv.Close()
+	srv := devAPI(t, store)
 	const block = 220 // prices are read every 10 blocks: at this one, the price is the block's own
 	var data struct {
 		Block struct {
@@ -371,8 +349,7 @@ func walletTransfers(t *testing.T, conn *sqlx.DB) {
 		WHERE from_address = $1 OR to_address = $1 ORDER BY block_number DESC, tx_index DESC, event_index DESC`, wallet); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.NewHandler(api.Config{Store: db.NewStore(conn), Limits: api.DefaultGraphQLLimits}))
-	defer srv.Close()
+	srv := devAPI(t, db.NewStore(conn))
 	var got []string
 	var after *string
 	for page := 0; ; page++ {
@@ -468,4 +445,11 @@ func isZero(v any) bool {
 		return len(x) == 0
 	}
 	return false
+}
+
+// devAPI serves both APIs over store for one test.
+func devAPI(t *testing.T, store *db.Store) *httptest.Server {
+	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits, REST: restHandler(store, nil)}))
+	t.Cleanup(srv.Close)
+	return srv
 }
