@@ -14,26 +14,31 @@ import (
 // to it (the types have no methods for gqlgen; the resolvers give their global ids).
 type Node interface{}
 
+// Block is a block's row. Lists read it without its details (parent, sequencer, version,
+// data-availability mode and gas prices: the prices are most of what a list row costs to
+// read); DetailsLoaded says which form a row has, and a list row's details come through
+// the request's Block loader when a client asks for them.
 type Block struct {
 	Number               int64   `db:"number"`
 	Hash                 Felt    `db:"hash"`
-	ParentHash           Felt    `db:"parent_hash"`
+	ParentHash           Felt    `db:"parent_hash,detail"`
 	Timestamp            int64   `db:"timestamp"`
 	RawStatus            string  `db:"status"`
 	StateRoot            Felt    `db:"state_root"`
-	SequencerAddress     Felt    `db:"sequencer_address"`
-	StarknetVersion      string  `db:"starknet_version"`
-	L1DaMode             *string `db:"l1_da_mode"`
-	L1GasPriceWei        *string `db:"l1_gas_price_wei,numeric"`
-	L1GasPriceFri        *string `db:"l1_gas_price_fri,numeric"`
-	L1DataGasPriceWei    *string `db:"l1_data_gas_price_wei,numeric"`
-	L1DataGasPriceFri    *string `db:"l1_data_gas_price_fri,numeric"`
-	L2GasPriceWei        *string `db:"l2_gas_price_wei,numeric"`
-	L2GasPriceFri        *string `db:"l2_gas_price_fri,numeric"`
+	SequencerAddress     Felt    `db:"sequencer_address,detail"`
+	StarknetVersion      string  `db:"starknet_version,detail"`
+	L1DaMode             *string `db:"l1_da_mode,detail"`
+	L1GasPriceWei        *string `db:"l1_gas_price_wei,numeric,detail"`
+	L1GasPriceFri        *string `db:"l1_gas_price_fri,numeric,detail"`
+	L1DataGasPriceWei    *string `db:"l1_data_gas_price_wei,numeric,detail"`
+	L1DataGasPriceFri    *string `db:"l1_data_gas_price_fri,numeric,detail"`
+	L2GasPriceWei        *string `db:"l2_gas_price_wei,numeric,detail"`
+	L2GasPriceFri        *string `db:"l2_gas_price_fri,numeric,detail"`
 	TxnCount             int     `db:"tx_count"`
 	EventCount           int     `db:"event_count"`
 	MessageCount         int     `db:"message_count"`
 	L1VerificationTxHash Felt    `db:"l1_verification_tx_hash"`
+	DetailsLoaded        bool    `db:"details_loaded,from=true,detail"`
 }
 
 type Transaction struct {

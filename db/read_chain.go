@@ -8,7 +8,11 @@ import (
 
 // Reads of blocks, transactions, calls and events.
 
-var blockCols = rowShapeOf[Block]().selectList("")
+// blockCols read a whole block; blockListCols leave its details out (Block).
+var (
+	blockCols     = rowShapeOf[Block]().selectList("")
+	blockListCols = rowShapeOf[Block]().listSelectList("")
+)
 
 // BlockByHash returns nil when no block has that hash.
 func (s *Store) BlockByHash(ctx context.Context, hash Felt) (*Block, error) {
@@ -37,11 +41,11 @@ func (s *Store) BlocksByNumber(ctx context.Context, numbers []int64) ([]*Block, 
 	return rows, err
 }
 
-// Blocks lists blocks, newest first; keyset: (number).
+// Blocks lists blocks, newest first, without their details; keyset: (number).
 func (s *Store) Blocks(ctx context.Context, w Window) ([]*Block, error) {
 	where, tail, args := w.keyset([]string{"number"}, true, 1)
 	var rows []*Block
-	err := s.selectRows(ctx, &rows, `SELECT `+blockCols+` FROM blocks`+and(where)+tail, args...)
+	err := s.selectRows(ctx, &rows, `SELECT `+blockListCols+` FROM blocks`+and(where)+tail, args...)
 	return rows, err
 }
 

@@ -19,6 +19,8 @@ import (
 //	numeric    the column is numeric: read back as text (selectList)
 //	date       the column is a date: read back as YYYY-MM-DD (selectList)
 //	from=EXPR  selectList reads the column from EXPR (a joined table's column) instead
+//	detail     a read-only row's column that listSelectList leaves out (lists read it
+//	           later, only when a client asks for it)
 //
 // Pointers are NULL when nil, JSON is passed as text (COPY would send its bytes as bytea),
 // and integers of every size as int64. rowShapeOf reads the tags once per type; the
@@ -29,6 +31,7 @@ import (
 type rowShape struct {
 	columns []string
 	reads   []string // how selectList reads each column, %s standing for the column
+	details []bool   // the columns tagged detail
 	sources []string // the from= expression of each column, or ""
 	types   []string // the SQL type of each column, for key arrays (loadAll)
 	fields  []rowField
@@ -65,6 +68,7 @@ func rowShapeOf[T any]() *rowShape {
 		}
 		s.reads = append(s.reads, read)
 		s.sources = append(s.sources, optionValue(opts, "from"))
+		s.details = append(s.details, hasOption(opts, "detail"))
 		s.types = append(s.types, sqlTypeOf(f.Type, opts))
 		s.fields = append(s.fields, rowField{index: i, value: fieldValue(f, opts)})
 	}
@@ -149,21 +153,30 @@ func (s *rowShape) values(row reflect.Value) []any {
 // selectList is the SELECT list that reads the columns back into the row type, each
 // qualified by alias when it is not empty (or read from its from= expression); numeric
 // columns are read as text, dates as YYYY-MM-DD.
-func (s *rowShape) selectList(alias string) string {
+func (s *rowShape) selectList(alias string) string { return s.selectColumns(alias, true) }
+
+// listSelectList is selectList without the detail columns.
+func (s *rowShape) listSelectList(alias string) string { return s.selectColumns(alias, false) }
+
+func (s *rowShape) selectColumns(alias string, details bool) string {
 	prefix := ""
 	if alias != "" {
 		prefix = alias + "."
 	}
-	parts := make([]string, len(s.columns))
+	parts := make([]string, 0, len(s.columns))
 	for i, c := range s.columns {
+		if s.details[i] && !details {
+			continue
+		}
 		expr := prefix + c
 		if s.sources[i] != "" {
 			expr = s.sources[i]
 		}
-		parts[i] = fmt.Sprintf(s.reads[i], expr)
+		part := fmt.Sprintf(s.reads[i], expr)
 		if s.reads[i] == "%s" && !strings.HasSuffix(expr, "."+c) && expr != c {
-			parts[i] += " AS " + c
+			part += " AS " + c
 		}
+		parts = append(parts, part)
 	}
 	return strings.Join(parts, ", ")
 }

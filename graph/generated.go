@@ -975,7 +975,19 @@ type AttestationResolver interface {
 type BlockResolver interface {
 	ID(ctx context.Context, obj *db.Block) (string, error)
 
+	ParentHash(ctx context.Context, obj *db.Block) (db.Felt, error)
+
 	Status(ctx context.Context, obj *db.Block) (string, error)
+
+	SequencerAddress(ctx context.Context, obj *db.Block) (db.Felt, error)
+	StarknetVersion(ctx context.Context, obj *db.Block) (string, error)
+	L1DaMode(ctx context.Context, obj *db.Block) (*string, error)
+	L1GasPriceWei(ctx context.Context, obj *db.Block) (*string, error)
+	L1GasPriceFri(ctx context.Context, obj *db.Block) (*string, error)
+	L1DataGasPriceWei(ctx context.Context, obj *db.Block) (*string, error)
+	L1DataGasPriceFri(ctx context.Context, obj *db.Block) (*string, error)
+	L2GasPriceWei(ctx context.Context, obj *db.Block) (*string, error)
+	L2GasPriceFri(ctx context.Context, obj *db.Block) (*string, error)
 
 	Parent(ctx context.Context, obj *db.Block) (*db.Block, error)
 	Transactions(ctx context.Context, obj *db.Block, first *int, after *string) (*model.TransactionConnection, error)
@@ -11314,7 +11326,7 @@ func (ec *executionContext) _Block_parentHash(ctx context.Context, field graphql
 			return ec.fieldContext_Block_parentHash(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ParentHash, nil
+			return ec.Resolvers.Block().ParentHash(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
@@ -11325,7 +11337,7 @@ func (ec *executionContext) _Block_parentHash(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Block_parentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, false, false, "Felt")
+	return graphql.NewScalarFieldContext("Block", field, true, true, "Felt")
 }
 
 func (ec *executionContext) _Block_timestamp(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -11406,7 +11418,7 @@ func (ec *executionContext) _Block_sequencerAddress(ctx context.Context, field g
 			return ec.fieldContext_Block_sequencerAddress(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.SequencerAddress, nil
+			return ec.Resolvers.Block().SequencerAddress(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
@@ -11417,7 +11429,7 @@ func (ec *executionContext) _Block_sequencerAddress(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Block_sequencerAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, false, false, "Address")
+	return graphql.NewScalarFieldContext("Block", field, true, true, "Address")
 }
 
 func (ec *executionContext) _Block_starknetVersion(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -11429,7 +11441,7 @@ func (ec *executionContext) _Block_starknetVersion(ctx context.Context, field gr
 			return ec.fieldContext_Block_starknetVersion(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.StarknetVersion, nil
+			return ec.Resolvers.Block().StarknetVersion(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -11440,7 +11452,7 @@ func (ec *executionContext) _Block_starknetVersion(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Block_starknetVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Block", field, true, true, "String")
 }
 
 func (ec *executionContext) _Block_l1DaMode(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -11452,7 +11464,7 @@ func (ec *executionContext) _Block_l1DaMode(ctx context.Context, field graphql.C
 			return ec.fieldContext_Block_l1DaMode(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.L1DaMode, nil
+			return ec.Resolvers.Block().L1DaMode(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11463,7 +11475,7 @@ func (ec *executionContext) _Block_l1DaMode(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Block_l1DaMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Block", field, true, true, "String")
 }
 
 func (ec *executionContext) _Block_l1GasPriceWei(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -11475,7 +11487,7 @@ func (ec *executionContext) _Block_l1GasPriceWei(ctx context.Context, field grap
 			return ec.fieldContext_Block_l1GasPriceWei(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.L1GasPriceWei, nil
+			return ec.Resolvers.Block().L1GasPriceWei(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11486,7 +11498,7 @@ func (ec *executionContext) _Block_l1GasPriceWei(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Block_l1GasPriceWei(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, false, false, "BigInt")
+	return graphql.NewScalarFieldContext("Block", field, true, true, "BigInt")
 }
 
 func (ec *executionContext) _Block_l1GasPriceFri(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -11498,7 +11510,7 @@ func (ec *executionContext) _Block_l1GasPriceFri(ctx context.Context, field grap
 			return ec.fieldContext_Block_l1GasPriceFri(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.L1GasPriceFri, nil
+			return ec.Resolvers.Block().L1GasPriceFri(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11509,7 +11521,7 @@ func (ec *executionContext) _Block_l1GasPriceFri(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Block_l1GasPriceFri(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, false, false, "BigInt")
+	return graphql.NewScalarFieldContext("Block", field, true, true, "BigInt")
 }
 
 func (ec *executionContext) _Block_l1DataGasPriceWei(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -11521,7 +11533,7 @@ func (ec *executionContext) _Block_l1DataGasPriceWei(ctx context.Context, field 
 			return ec.fieldContext_Block_l1DataGasPriceWei(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.L1DataGasPriceWei, nil
+			return ec.Resolvers.Block().L1DataGasPriceWei(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11532,7 +11544,7 @@ func (ec *executionContext) _Block_l1DataGasPriceWei(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Block_l1DataGasPriceWei(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, false, false, "BigInt")
+	return graphql.NewScalarFieldContext("Block", field, true, true, "BigInt")
 }
 
 func (ec *executionContext) _Block_l1DataGasPriceFri(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -11544,7 +11556,7 @@ func (ec *executionContext) _Block_l1DataGasPriceFri(ctx context.Context, field 
 			return ec.fieldContext_Block_l1DataGasPriceFri(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.L1DataGasPriceFri, nil
+			return ec.Resolvers.Block().L1DataGasPriceFri(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11555,7 +11567,7 @@ func (ec *executionContext) _Block_l1DataGasPriceFri(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Block_l1DataGasPriceFri(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, false, false, "BigInt")
+	return graphql.NewScalarFieldContext("Block", field, true, true, "BigInt")
 }
 
 func (ec *executionContext) _Block_l2GasPriceWei(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -11567,7 +11579,7 @@ func (ec *executionContext) _Block_l2GasPriceWei(ctx context.Context, field grap
 			return ec.fieldContext_Block_l2GasPriceWei(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.L2GasPriceWei, nil
+			return ec.Resolvers.Block().L2GasPriceWei(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11578,7 +11590,7 @@ func (ec *executionContext) _Block_l2GasPriceWei(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Block_l2GasPriceWei(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, false, false, "BigInt")
+	return graphql.NewScalarFieldContext("Block", field, true, true, "BigInt")
 }
 
 func (ec *executionContext) _Block_l2GasPriceFri(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -11590,7 +11602,7 @@ func (ec *executionContext) _Block_l2GasPriceFri(ctx context.Context, field grap
 			return ec.fieldContext_Block_l2GasPriceFri(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.L2GasPriceFri, nil
+			return ec.Resolvers.Block().L2GasPriceFri(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11601,7 +11613,7 @@ func (ec *executionContext) _Block_l2GasPriceFri(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Block_l2GasPriceFri(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, false, false, "BigInt")
+	return graphql.NewScalarFieldContext("Block", field, true, true, "BigInt")
 }
 
 func (ec *executionContext) _Block_txnCount(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -29321,10 +29333,11 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "parentHash":
-			out.Values[i] = ec._Block_parentHash(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Block_parentHash(ctx, field, obj)
+				})
 		case "timestamp":
 			out.Values[i] = ec._Block_timestamp(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29342,50 +29355,59 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sequencerAddress":
-			out.Values[i] = ec._Block_sequencerAddress(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Block_sequencerAddress(ctx, field, obj)
+				})
 		case "starknetVersion":
-			out.Values[i] = ec._Block_starknetVersion(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Block_starknetVersion(ctx, field, obj)
+				})
 		case "l1DaMode":
-			out.Values[i] = ec._Block_l1DaMode(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Block_l1DaMode(ctx, field, obj)
+				})
 		case "l1GasPriceWei":
-			out.Values[i] = ec._Block_l1GasPriceWei(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Block_l1GasPriceWei(ctx, field, obj)
+				})
 		case "l1GasPriceFri":
-			out.Values[i] = ec._Block_l1GasPriceFri(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Block_l1GasPriceFri(ctx, field, obj)
+				})
 		case "l1DataGasPriceWei":
-			out.Values[i] = ec._Block_l1DataGasPriceWei(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Block_l1DataGasPriceWei(ctx, field, obj)
+				})
 		case "l1DataGasPriceFri":
-			out.Values[i] = ec._Block_l1DataGasPriceFri(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Block_l1DataGasPriceFri(ctx, field, obj)
+				})
 		case "l2GasPriceWei":
-			out.Values[i] = ec._Block_l2GasPriceWei(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Block_l2GasPriceWei(ctx, field, obj)
+				})
 		case "l2GasPriceFri":
-			out.Values[i] = ec._Block_l2GasPriceFri(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Block_l2GasPriceFri(ctx, field, obj)
+				})
 		case "txnCount":
 			out.Values[i] = ec._Block_txnCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -20,8 +20,58 @@ func (r *blockResolver) ID(ctx context.Context, obj *db.Block) (string, error) {
 	return globalID("Block", strconv.FormatInt(obj.Number, 10)), nil
 }
 
+func (r *blockResolver) ParentHash(ctx context.Context, obj *db.Block) (db.Felt, error) {
+	d, err := blockDetails(ctx, obj)
+	return d.ParentHash, err
+}
+
 func (r *blockResolver) Status(ctx context.Context, obj *db.Block) (string, error) {
 	return displayStatus(obj.RawStatus), nil
+}
+
+func (r *blockResolver) SequencerAddress(ctx context.Context, obj *db.Block) (db.Felt, error) {
+	d, err := blockDetails(ctx, obj)
+	return d.SequencerAddress, err
+}
+
+func (r *blockResolver) StarknetVersion(ctx context.Context, obj *db.Block) (string, error) {
+	d, err := blockDetails(ctx, obj)
+	return d.StarknetVersion, err
+}
+
+func (r *blockResolver) L1DaMode(ctx context.Context, obj *db.Block) (*string, error) {
+	d, err := blockDetails(ctx, obj)
+	return d.L1DaMode, err
+}
+
+func (r *blockResolver) L1GasPriceWei(ctx context.Context, obj *db.Block) (*string, error) {
+	d, err := blockDetails(ctx, obj)
+	return d.L1GasPriceWei, err
+}
+
+func (r *blockResolver) L1GasPriceFri(ctx context.Context, obj *db.Block) (*string, error) {
+	d, err := blockDetails(ctx, obj)
+	return d.L1GasPriceFri, err
+}
+
+func (r *blockResolver) L1DataGasPriceWei(ctx context.Context, obj *db.Block) (*string, error) {
+	d, err := blockDetails(ctx, obj)
+	return d.L1DataGasPriceWei, err
+}
+
+func (r *blockResolver) L1DataGasPriceFri(ctx context.Context, obj *db.Block) (*string, error) {
+	d, err := blockDetails(ctx, obj)
+	return d.L1DataGasPriceFri, err
+}
+
+func (r *blockResolver) L2GasPriceWei(ctx context.Context, obj *db.Block) (*string, error) {
+	d, err := blockDetails(ctx, obj)
+	return d.L2GasPriceWei, err
+}
+
+func (r *blockResolver) L2GasPriceFri(ctx context.Context, obj *db.Block) (*string, error) {
+	d, err := blockDetails(ctx, obj)
+	return d.L2GasPriceFri, err
 }
 
 func (r *blockResolver) Parent(ctx context.Context, obj *db.Block) (*db.Block, error) {

@@ -91,6 +91,23 @@ func payloadOf(ctx context.Context, tx *db.Transaction) (*db.TxPayload, error) {
 	return p, nil
 }
 
+// blockDetails returns a block with its details: the row itself when it was read whole,
+// else the whole row through the request's Block loader (lists read blocks without their
+// details), batched for the page.
+func blockDetails(ctx context.Context, b *db.Block) (*db.Block, error) {
+	if b.DetailsLoaded {
+		return b, nil
+	}
+	whole, err := loaders.For(ctx).Block.Load(ctx, b.Number)()
+	if err != nil {
+		return b, err
+	}
+	if whole == nil {
+		return b, fmt.Errorf("block %d went with a reorg since the list was read", b.Number)
+	}
+	return whole, nil
+}
+
 // latestBlock stands for "the newest block" in lookups by block: above every block.
 const latestBlock = int64(1) << 62
 

@@ -79,3 +79,50 @@ func TestListedTransactionsPayload(t *testing.T) {
 		}
 	}
 }
+
+// Lists read blocks without their details (parent, sequencer, version, gas prices); asked
+// for, the details of a whole page come in one more statement, and are the same as a
+// lookup of each block by number returns.
+func TestListedBlocksDetails(t *testing.T) {
+	s := newGQLServer(t)
+	for b := range 4 {
+		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status, sequencer_address, starknet_version,
+			l1_da_mode, l1_gas_price_wei, l1_gas_price_fri, l1_data_gas_price_wei, l1_data_gas_price_fri,
+			l2_gas_price_wei, l2_gas_price_fri)
+			VALUES ($1::bigint, $2, $3, 100, 'ACCEPTED_ON_L2', $4, '0.13.'||$1, 'BLOB', 1000000000000 + $1::bigint, 2 * $1::bigint, 3, 40000000000000000000 + $1::bigint, 5, 6)`,
+			b, db.FeltFromUint64(uint64(0xb0+b)), db.FeltFromUint64(uint64(0xaf+b)), db.FeltFromUint64(uint64(0x5e0+b)))
+	}
+	s.exec(`INSERT INTO list_counts (name, count) VALUES ('blocks', 4)`)
+
+	const summary = `number hash timestamp txnCount`
+	const details = `parentHash sequencerAddress starknetVersion l1DaMode l1GasPriceWei l1GasPriceFri
+		l1DataGasPriceWei l1DataGasPriceFri l2GasPriceWei l2GasPriceFri`
+	type page struct {
+		Blocks struct{ Edges []struct{ Node map[string]any } }
+	}
+	var short page
+	before := s.store.Statements()
+	s.mustQuery(`{ blocks(first: 4) { edges { node { `+summary+` } } } }`, nil, &short)
+	if n := s.store.Statements() - before; n != 1 {
+		t.Errorf("4 blocks without details took %d statements, want 1", n)
+	}
+	var long page
+	before = s.store.Statements()
+	s.mustQuery(`{ blocks(first: 4) { edges { node { `+summary+` `+details+` } } } }`, nil, &long)
+	if n := s.store.Statements() - before; n != 2 {
+		t.Errorf("4 blocks with their details took %d statements, want 2 (the page, the details)", n)
+	}
+	if len(long.Blocks.Edges) != 4 {
+		t.Fatalf("%d blocks listed, want 4", len(long.Blocks.Edges))
+	}
+	for _, e := range long.Blocks.Edges {
+		var one struct{ Block map[string]any }
+		s.mustQuery(`query($n: Int!) { block(number: $n) { `+summary+` `+details+` } }`, map[string]any{"n": e.Node["number"]}, &one)
+		if fmt.Sprint(one.Block) != fmt.Sprint(e.Node) {
+			t.Errorf("details differ: listed %v, by number %v", e.Node, one.Block)
+		}
+		if e.Node["l1DataGasPriceFri"] == nil || e.Node["starknetVersion"] == "" {
+			t.Errorf("block %v listed without its details", e.Node["number"])
+		}
+	}
+}

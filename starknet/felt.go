@@ -112,7 +112,10 @@ func (f Felt) IsZero() bool { return f == Felt{} }
 
 // Hex is the canonical form nodes print: "0x", lowercase, no leading zeros, "0x0" for zero.
 // Use it for transaction and block hashes, calldata and other plain felts.
-func (f Felt) Hex() string { return string(f.appendHex(make([]byte, 0, 66))) }
+func (f Felt) Hex() string {
+	var buf [66]byte // on the stack: the string is the one allocation
+	return string(f.appendHex(buf[:0]))
+}
 
 // String is Hex, so felts print canonically with %s and %v.
 func (f Felt) String() string { return f.Hex() }
