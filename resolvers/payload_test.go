@@ -98,7 +98,9 @@ func TestListedBlocksDetails(t *testing.T) {
 	const details = `parentHash sequencerAddress starknetVersion l1DaMode l1GasPriceWei l1GasPriceFri
 		l1DataGasPriceWei l1DataGasPriceFri l2GasPriceWei l2GasPriceFri`
 	type page struct {
-		Blocks struct{ Edges []struct{ Node map[string]any } }
+		Blocks struct {
+			Edges []struct{ Node map[string]any }
+		}
 	}
 	var short page
 	before := s.store.Statements()
