@@ -97,11 +97,12 @@ func Sequential(store *db.Store) *Loaders {
 }
 
 // FanOut creates loaders for n goroutines that each load the same links (the items of a
-// page): a loader runs its statement as soon as n keys are in, or after BatchWait when
-// some item does not ask. They share l's caches, so what the request loaded or primed
-// before is not read again.
+// page): a loader runs its statement as soon as the n items asked, or after BatchWait when
+// some item does not ask. Items that ask for the same key (the block of most transactions
+// of a page) each count, so a page never waits out BatchWait for keys it shares. They
+// share l's caches, so what the request loaded or primed before is not read again.
 func (l *Loaders) FanOut(n int) *Loaders {
-	return build(l.store, dispatch{wait: BatchWait, capacity: n, caches: l.caches})
+	return build(l.store, dispatch{wait: BatchWait, capacity: n, fanOut: true, caches: l.caches})
 }
 
 // dispatch says when a loader runs its statement: after wait, or as soon as capacity
@@ -110,6 +111,7 @@ func (l *Loaders) FanOut(n int) *Loaders {
 type dispatch struct {
 	wait     time.Duration
 	capacity int
+	fanOut   bool // count every load, repeated keys too, towards capacity
 	caches   *caches
 	next     *int
 }
@@ -142,27 +144,102 @@ type Lazy[K comparable, V any] struct {
 	batch  dataloader.BatchFunc[K, V]
 	d      dispatch
 	slot   int // the loader's number in its build, which picks its cache
+
+	// A fan-out's loader keeps no cache of its own, so that a key asked again while its
+	// batch is open joins it (and counts). mu guards the open batch's record: the keys
+	// asked into it, how many loads, and when its first came (its BatchWait runs from
+	// then).
+	mu     sync.Mutex
+	asked  map[K]bool
+	loads  int
+	opened time.Time
 }
 
 func (z *Lazy[K, V]) get() *dataloader.Loader[K, V] {
 	z.once.Do(func() {
-		opts := []dataloader.Option[K, V]{dataloader.WithWait[K, V](z.d.wait), dataloader.WithCache(cacheFor[K, V](z.d.caches, z.slot))}
+		var cache dataloader.Cache[K, V] = cacheFor[K, V](z.d.caches, z.slot)
+		batch := z.batch
+		if z.d.fanOut {
+			cache, batch = &dataloader.NoCache[K, V]{}, distinct(batch)
+		}
+		opts := []dataloader.Option[K, V]{dataloader.WithWait[K, V](z.d.wait), dataloader.WithCache(cache)}
 		if z.d.capacity > 0 {
 			opts = append(opts, dataloader.WithBatchCapacity[K, V](z.d.capacity))
 		}
-		z.loader = dataloader.NewBatchedLoader(z.batch, opts...)
+		z.loader = dataloader.NewBatchedLoader(batch, opts...)
 	})
 	return z.loader
 }
 
 // Load asks for key's value; the thunk waits for the batch it joined.
 func (z *Lazy[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
-	return z.get().Load(ctx, key)
+	if !z.d.fanOut {
+		return z.get().Load(ctx, key)
+	}
+	// A key the request had before the fan-out comes from its cache; one an item of
+	// the fan-out asked joins the batch again, and the batch reads it once (distinct).
+	// Once a batch has run (at capacity, or when its BatchWait is out), its keys come from
+	// the cache too.
+	shared := cacheFor[K, V](z.d.caches, z.slot)
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.loads > 0 && time.Since(z.opened) >= z.d.wait {
+		z.loads, z.asked = 0, nil
+	}
+	if !z.asked[key] {
+		if thunk, ok := shared.Get(ctx, key); ok {
+			return thunk
+		}
+	}
+	if z.loads == 0 {
+		z.opened = time.Now()
+	}
+	thunk := z.get().Load(ctx, key)
+	z.loads++
+	if !z.asked[key] {
+		if z.asked == nil {
+			z.asked = map[K]bool{}
+		}
+		z.asked[key] = true
+		shared.Set(ctx, key, thunk)
+	}
+	if z.loads == z.d.capacity {
+		z.loads, z.asked = 0, nil
+	}
+	return thunk
 }
 
 // Prime caches value for key, so that a later Load of key runs no statement.
 func (z *Lazy[K, V]) Prime(ctx context.Context, key K, value V) {
+	if z.d.fanOut {
+		cacheFor[K, V](z.d.caches, z.slot).Set(ctx, key, func() (V, error) { return value, nil })
+		return
+	}
 	z.get().Prime(ctx, key, value)
+}
+
+// distinct runs batch over each key once: a fan-out's batch holds a key as many times as
+// items asked for it.
+func distinct[K comparable, V any](batch dataloader.BatchFunc[K, V]) dataloader.BatchFunc[K, V] {
+	return func(ctx context.Context, keys []K) []*dataloader.Result[V] {
+		at := make(map[K]int, len(keys))
+		var unique []K
+		for _, k := range keys {
+			if _, ok := at[k]; !ok {
+				at[k] = len(unique)
+				unique = append(unique, k)
+			}
+		}
+		if len(unique) == len(keys) {
+			return batch(ctx, keys)
+		}
+		got := batch(ctx, unique)
+		out := make([]*dataloader.Result[V], len(keys))
+		for i, k := range keys {
+			out[i] = got[at[k]]
+		}
+		return out
+	}
 }
 
 func newLoader[K comparable, V any](d dispatch, batch dataloader.BatchFunc[K, V]) *Lazy[K, V] {

@@ -2,7 +2,10 @@ package loaders
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/starkgraph/starkgraph/db"
 )
@@ -36,5 +39,52 @@ func BenchmarkNew(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		New(store)
+	}
+}
+
+// The items of a fan-out that ask for the same key (the block of most transactions of a
+// page) each count towards its capacity: the batch runs when every item asked, with each
+// key once, instead of waiting out BatchWait (an hour here) for keys that never come.
+func TestFanOutCountsRepeatedKeys(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		batches [][]string
+	)
+	fetch := func(_ context.Context, keys []string) ([]string, error) {
+		mu.Lock()
+		batches = append(batches, keys)
+		mu.Unlock()
+		return keys, nil // each key's row is the key itself
+	}
+	const items = 6
+	z := one(dispatch{wait: time.Hour, capacity: items, fanOut: true, caches: &caches{}, next: new(int)},
+		fetch, func(row string) string { return row })
+
+	asks := []string{"a", "a", "b", "a", "b", "a"}
+	got := make([]string, items)
+	var wg sync.WaitGroup
+	for i, key := range asks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], _ = z.Load(context.Background(), key)()
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the fan-out's batch did not run when its items had all asked")
+	}
+	if fmt.Sprint(got) != fmt.Sprint(asks) {
+		t.Errorf("loads answered %v, want %v", got, asks)
+	}
+	if len(batches) != 1 || len(batches[0]) != 2 {
+		t.Errorf("batches %v, want one with each key once", batches)
+	}
+	// Later loads of the request find the keys in its cache.
+	if v, err := z.Load(context.Background(), "b")(); v != "b" || err != nil || len(batches) != 1 {
+		t.Errorf("a load after the fan-out = %q, %v after %d batches; want the cached row", v, err, len(batches))
 	}
 }
