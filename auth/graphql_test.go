@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -42,13 +41,7 @@ func TestComplexityChargeWithGqlgen(t *testing.T) {
 				req, _ := http.NewRequest("POST", server.URL, strings.NewReader(`{"query":"{ name }"}`))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("X-Api-Key", key)
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer resp.Body.Close()
-				body, _ := io.ReadAll(resp.Body)
-				return answer{status: resp.StatusCode, body: string(body), header: resp.Header}
+				return send(t, req)
 			}
 
 			first := post()

@@ -132,6 +132,12 @@ func doRequest(t *testing.T, base, method, path, key string) answer {
 	if key != "" {
 		req.Header["x-api-key"] = []string{key} // sent lower-case, as written
 	}
+	return send(t, req)
+}
+
+// send sends req and reads the whole answer.
+func send(t *testing.T, req *http.Request) answer {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/starkgraph/starkgraph/internal/fixtures"
+
 	"github.com/jmoiron/sqlx"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -26,21 +28,6 @@ func TestMain(m *testing.M) {
 		os.Exit(runKillChild())
 	}
 	dbtest.Main(m)
-}
-
-const fixturesDir = "../../shared/fixtures/starknet"
-
-// fixtureSet returns the directory of a fixture set, skipping (or failing on CI) without it.
-func fixtureSet(t *testing.T, name string) string {
-	t.Helper()
-	dir := filepath.Join(fixturesDir, name)
-	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixture set %s missing: %v", name, err)
-		}
-		t.Skipf("fixture set %s missing (%v); skipping", name, err)
-	}
-	return dir
 }
 
 // quietLogger discards logs unless INDEXER_TEST_LOG is set.
@@ -93,7 +80,7 @@ func readJSON(t *testing.T, path string, v any) {
 func TestFixtureSets(t *testing.T) {
 	for _, name := range []string{"sepolia-56377", "mainnet-763497", "sepolia-3100000"} {
 		t.Run(name, func(t *testing.T) {
-			dir := fixtureSet(t, name)
+			dir := fixtures.Set(t, name)
 			set, err := replay.Load(dir)
 			if err != nil {
 				t.Fatal(err)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/starkgraph/starkgraph/internal/fixtures"
+
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/jmoiron/sqlx"
@@ -37,18 +39,6 @@ type l1Handler struct {
 	hash, contract, selector, nonce string
 	calldata                        []string
 	messageHash                     string
-}
-
-func fixtureSet(t *testing.T) string {
-	t.Helper()
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "shared", "fixtures", "starknet", "mainnet-763497"))
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixtures missing at %s", dir)
-		}
-		t.Skipf("fixtures not found at %s: put ../shared beside the checkout", dir)
-	}
-	return dir
 }
 
 func readL1Handler(t *testing.T, dir string) l1Handler {
@@ -97,7 +87,7 @@ func big16(t *testing.T, s string) *big.Int {
 // The message hash computed from the L1_HANDLER's fields (the L1 sender is calldata[0],
 // the payload the rest) is the hash its receipt reports.
 func TestMessageHashKnownAnswer(t *testing.T) {
-	h := readL1Handler(t, fixtureSet(t))
+	h := readL1Handler(t, fixtures.Set(t, "mainnet-763497"))
 	var payload []*big.Int
 	for _, c := range h.calldata[1:] {
 		payload = append(payload, big16(t, c))
@@ -229,7 +219,7 @@ func l1HashOf(t *testing.T, conn *sqlx.DB, txHash string) string {
 // The L1 handler of mainnet-763497 gets the hash of the L1 transaction that sent its
 // message, whether the L1 follower reads the message after the block is indexed or before.
 func TestL1TransactionHashOfL1Handler(t *testing.T) {
-	dir := fixtureSet(t)
+	dir := fixtures.Set(t, "mainnet-763497")
 	h := readL1Handler(t, dir)
 	fake := newFakeL1(t, h)
 	node := httptest.NewServer(fake)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,89 +13,22 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/starkgraph/starkgraph/internal/fixtures"
+
+	"github.com/starkgraph/starkgraph/rpcserver/rpctest"
 )
 
-const fixtureRoot = "../../shared/fixtures/starknet"
-
-// fixtureDir returns the set's directory, skipping the test when fixtures are
-// absent (failing instead when CI=true).
-func fixtureDir(t *testing.T, set string) string {
-	t.Helper()
-	dir := filepath.Join(fixtureRoot, set)
-	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixtures missing at %s (CI=true): %v", dir, err)
-		}
-		t.Skipf("fixtures not found at %s; skipping", dir)
-	}
-	return dir
-}
-
-type rpcResponse struct {
-	ID     json.RawMessage `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
-}
-
-type client struct {
-	t   *testing.T
-	url string
-}
-
-func (c client) raw(body string) []byte {
-	c.t.Helper()
-	resp, err := http.Post(c.url, "application/json", strings.NewReader(body))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		c.t.Fatalf("status %d: %s", resp.StatusCode, b)
-	}
-	return b
-}
-
-func (c client) call(method string, params ...any) rpcResponse {
-	c.t.Helper()
-	p, _ := json.Marshal(params)
-	var r rpcResponse
-	body := c.raw(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, p))
-	if err := json.Unmarshal(body, &r); err != nil {
-		c.t.Fatalf("%s: bad response %s", method, body)
-	}
-	return r
-}
-
-func (c client) ok(method string, params ...any) json.RawMessage {
-	c.t.Helper()
-	r := c.call(method, params...)
-	if r.Error != nil {
-		c.t.Fatalf("%s%v: error %d %s", method, params, r.Error.Code, r.Error.Message)
-	}
-	return r.Result
-}
-
-func (c client) wantError(code int, method string, params ...any) {
-	c.t.Helper()
-	r := c.call(method, params...)
-	if r.Error == nil || r.Error.Code != code {
-		c.t.Errorf("%s%v: got %+v %s, want error %d", method, params, r.Error, r.Result, code)
-	}
-}
+type client = rpctest.Client
 
 func serve(t *testing.T, set string) (client, *Set) {
-	s, err := Load(fixtureDir(t, set))
+	s, err := Load(fixtures.Set(t, set))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	return client{t, srv.URL + "/rpc/v0_8"}, s
+	return client{T: t, URL: srv.URL + "/rpc/v0_8"}, s
 }
 
 type manifestCounts struct {
@@ -116,24 +48,24 @@ func TestEveryMethodOnEverySet(t *testing.T) {
 	for _, set := range []string{"sepolia-56377", "mainnet-763497", "sepolia-3100000"} {
 		t.Run(set, func(t *testing.T) {
 			c, s := serve(t, set)
-			dir := fixtureDir(t, set)
+			dir := fixtures.Set(t, set)
 			var m manifestCounts
 			mustJSON(t, filepath.Join(dir, "manifest.json"), &m)
 
-			if got := string(c.ok("starknet_specVersion")); got != `"0.8.1"` {
+			if got := string(c.OK("starknet_specVersion")); got != `"0.8.1"` {
 				t.Errorf("specVersion %s", got)
 			}
-			if got := string(c.ok("starknet_chainId")); got != `"`+m.ChainID+`"` {
+			if got := string(c.OK("starknet_chainId")); got != `"`+m.ChainID+`"` {
 				t.Errorf("chainId %s want %s", got, m.ChainID)
 			}
-			if got := string(c.ok("starknet_blockNumber")); got != fmt.Sprint(m.LastBlock) {
+			if got := string(c.OK("starknet_blockNumber")); got != fmt.Sprint(m.LastBlock) {
 				t.Errorf("blockNumber %s", got)
 			}
 			var hn struct {
 				Hash   string `json:"block_hash"`
 				Number uint64 `json:"block_number"`
 			}
-			json.Unmarshal(c.ok("starknet_blockHashAndNumber"), &hn)
+			json.Unmarshal(c.OK("starknet_blockHashAndNumber"), &hn)
 			if hn.Number != m.LastBlock || hn.Hash == "" {
 				t.Errorf("blockHashAndNumber %+v", hn)
 			}
@@ -148,7 +80,7 @@ func TestEveryMethodOnEverySet(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				byNum := c.ok("starknet_getBlockWithReceipts", map[string]uint64{"block_number": n})
+				byNum := c.OK("starknet_getBlockWithReceipts", map[string]uint64{"block_number": n})
 				if !bytes.Equal(byNum, want) {
 					t.Fatalf("block %d: served bytes differ from the fixture file", n)
 				}
@@ -163,21 +95,21 @@ func TestEveryMethodOnEverySet(t *testing.T) {
 				json.Unmarshal(want, &hdr)
 				// By hash, with the hash padded to 64 digits and upper-cased.
 				padded := "0x" + strings.ToUpper(fmt.Sprintf("%064s", hdr.Hash[2:]))
-				if got := c.ok("starknet_getBlockWithReceipts", map[string]string{"block_hash": padded}); !bytes.Equal(got, want) {
+				if got := c.OK("starknet_getBlockWithReceipts", map[string]string{"block_hash": padded}); !bytes.Equal(got, want) {
 					t.Errorf("block %d by hash differs", n)
 				}
 				var withTxs struct {
 					Hash         string                       `json:"block_hash"`
 					Transactions []map[string]json.RawMessage `json:"transactions"`
 				}
-				if err := json.Unmarshal(c.ok("starknet_getBlockWithTxs", map[string]uint64{"block_number": n}), &withTxs); err != nil {
+				if err := json.Unmarshal(c.OK("starknet_getBlockWithTxs", map[string]uint64{"block_number": n}), &withTxs); err != nil {
 					t.Fatal(err)
 				}
 				var withHashes struct {
 					Hash         string   `json:"block_hash"`
 					Transactions []string `json:"transactions"`
 				}
-				if err := json.Unmarshal(c.ok("starknet_getBlockWithTxHashes", map[string]uint64{"block_number": n}), &withHashes); err != nil {
+				if err := json.Unmarshal(c.OK("starknet_getBlockWithTxHashes", map[string]uint64{"block_number": n}), &withHashes); err != nil {
 					t.Fatal(err)
 				}
 				if withTxs.Hash != hdr.Hash || withHashes.Hash != hdr.Hash || len(withTxs.Transactions) != len(hdr.Transactions) || len(withHashes.Transactions) != len(hdr.Transactions) {
@@ -192,24 +124,24 @@ func TestEveryMethodOnEverySet(t *testing.T) {
 					}
 				}
 				txCount += len(hdr.Transactions)
-				if got := string(c.ok("starknet_getBlockTransactionCount", map[string]uint64{"block_number": n})); got != fmt.Sprint(len(hdr.Transactions)) {
+				if got := string(c.OK("starknet_getBlockTransactionCount", map[string]uint64{"block_number": n})); got != fmt.Sprint(len(hdr.Transactions)) {
 					t.Errorf("getBlockTransactionCount %s", got)
 				}
 
 				// State updates: the file when the set has one, BLOCK_NOT_FOUND otherwise.
 				su, err := os.ReadFile(filepath.Join(view, "state_updates", fmt.Sprintf("%d.json", n)))
 				if err == nil {
-					if got := c.ok("starknet_getStateUpdate", map[string]uint64{"block_number": n}); !bytes.Equal(got, su) {
+					if got := c.OK("starknet_getStateUpdate", map[string]uint64{"block_number": n}); !bytes.Equal(got, su) {
 						t.Errorf("state update %d differs", n)
 					}
 				} else {
-					c.wantError(24, "starknet_getStateUpdate", map[string]uint64{"block_number": n})
+					c.WantError(24, "starknet_getStateUpdate", map[string]uint64{"block_number": n})
 				}
 			}
 			if txCount != m.Contents.Transactions && m.Contents.Transactions != 0 {
 				t.Errorf("transactions %d, manifest says %d", txCount, m.Contents.Transactions)
 			}
-			if got := c.ok("starknet_getBlockWithReceipts", "latest"); !bytes.Equal(got, s.blocks[m.LastBlock].withReceipts) {
+			if got := c.OK("starknet_getBlockWithReceipts", "latest"); !bytes.Equal(got, s.blocks[m.LastBlock].withReceipts) {
 				t.Error("latest is not the last block")
 			}
 
@@ -217,11 +149,11 @@ func TestEveryMethodOnEverySet(t *testing.T) {
 			for _, b := range s.blocks {
 				for _, tx := range b.txs {
 					var got map[string]json.RawMessage
-					json.Unmarshal(c.ok("starknet_getTransactionReceipt", tx.hash), &got)
+					json.Unmarshal(c.OK("starknet_getTransactionReceipt", tx.hash), &got)
 					if string(got["block_number"]) != fmt.Sprint(b.number) || string(got["transaction_hash"]) != `"`+tx.hash+`"` {
 						t.Errorf("receipt of %s: %s %s", tx.hash, got["block_number"], got["transaction_hash"])
 					}
-					json.Unmarshal(c.ok("starknet_getTransactionByHash", tx.hash), &got)
+					json.Unmarshal(c.OK("starknet_getTransactionByHash", tx.hash), &got)
 					if string(got["transaction_hash"]) != `"`+tx.hash+`"` {
 						t.Errorf("transaction %s", tx.hash)
 					}
@@ -232,7 +164,7 @@ func TestEveryMethodOnEverySet(t *testing.T) {
 			var contracts map[string]string
 			mustJSON(t, filepath.Join(dir, "contracts.json"), &contracts)
 			for addr, class := range contracts {
-				if got := string(c.ok("starknet_getClassHashAt", "latest", addr)); got != `"`+class+`"` {
+				if got := string(c.OK("starknet_getClassHashAt", "latest", addr)); got != `"`+class+`"` {
 					t.Errorf("getClassHashAt %s = %s", addr, got)
 				}
 			}
@@ -241,7 +173,7 @@ func TestEveryMethodOnEverySet(t *testing.T) {
 				hash := strings.TrimSuffix(e.Name(), ".json")
 				want, _ := os.ReadFile(filepath.Join(dir, "classes", e.Name()))
 				paddedHash := "0x" + fmt.Sprintf("%064s", hash[2:])
-				if got := c.ok("starknet_getClass", "latest", paddedHash); !bytes.Equal(got, want) {
+				if got := c.OK("starknet_getClass", "latest", paddedHash); !bytes.Equal(got, want) {
 					t.Errorf("getClass %s differs", hash)
 				}
 			}
@@ -286,20 +218,20 @@ func TestEveryMethodOnEverySet(t *testing.T) {
 			}
 
 			// Errors.
-			c.wantError(24, "starknet_getBlockWithReceipts", map[string]uint64{"block_number": m.LastBlock + 1})
-			c.wantError(24, "starknet_getBlockWithTxs", map[string]string{"block_hash": "0x1"})
-			c.wantError(24, "starknet_getStateUpdate", map[string]uint64{"block_number": 1})
-			c.wantError(28, "starknet_getClass", "latest", "0x1")
-			c.wantError(20, "starknet_getClassHashAt", "latest", "0x1")
-			c.wantError(29, "starknet_getTransactionReceipt", "0x1")
-			c.wantError(-32601, "starknet_nope")
-			c.wantError(-32602, "starknet_getBlockWithReceipts")
-			c.wantError(-32602, "starknet_getBlockWithReceipts", "earliest")
-			c.wantError(-32602, "starknet_getClass", "latest", "not-hex")
-			c.wantError(-32602, "starknet_getEvents", map[string]any{})
-			c.wantError(31, "starknet_getEvents", map[string]any{"chunk_size": 1 << 20})
-			c.wantError(33, "starknet_getEvents", map[string]any{"chunk_size": 1, "continuation_token": "abc"})
-			c.wantError(33, "starknet_getEvents", map[string]any{"chunk_size": 1, "continuation_token": "999999"})
+			c.WantError(24, "starknet_getBlockWithReceipts", map[string]uint64{"block_number": m.LastBlock + 1})
+			c.WantError(24, "starknet_getBlockWithTxs", map[string]string{"block_hash": "0x1"})
+			c.WantError(24, "starknet_getStateUpdate", map[string]uint64{"block_number": 1})
+			c.WantError(28, "starknet_getClass", "latest", "0x1")
+			c.WantError(20, "starknet_getClassHashAt", "latest", "0x1")
+			c.WantError(29, "starknet_getTransactionReceipt", "0x1")
+			c.WantError(-32601, "starknet_nope")
+			c.WantError(-32602, "starknet_getBlockWithReceipts")
+			c.WantError(-32602, "starknet_getBlockWithReceipts", "earliest")
+			c.WantError(-32602, "starknet_getClass", "latest", "not-hex")
+			c.WantError(-32602, "starknet_getEvents", map[string]any{})
+			c.WantError(31, "starknet_getEvents", map[string]any{"chunk_size": 1 << 20})
+			c.WantError(33, "starknet_getEvents", map[string]any{"chunk_size": 1, "continuation_token": "abc"})
+			c.WantError(33, "starknet_getEvents", map[string]any{"chunk_size": 1, "continuation_token": "999999"})
 		})
 	}
 }
@@ -315,7 +247,7 @@ func collectEvents(t *testing.T, c client, filter map[string]any) []json.RawMess
 			Events            []json.RawMessage `json:"events"`
 			ContinuationToken string            `json:"continuation_token"`
 		}
-		if err := json.Unmarshal(c.ok("starknet_getEvents", filter), &page); err != nil {
+		if err := json.Unmarshal(c.OK("starknet_getEvents", filter), &page); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, page.Events...)
@@ -330,11 +262,11 @@ func TestRecordedViewsMatchDerived(t *testing.T) {
 	// sepolia-3100000 has real getBlockWithTxs/getBlockWithTxHashes recordings;
 	// the derived transactions must equal them.
 	c, _ := serve(t, "sepolia-3100000")
-	dir := fixtureDir(t, "sepolia-3100000")
+	dir := fixtures.Set(t, "sepolia-3100000")
 	for _, v := range []struct{ method, dir string }{{"starknet_getBlockWithTxs", "block_with_txs"}, {"starknet_getBlockWithTxHashes", "block_with_tx_hashes"}} {
 		var recorded, derived struct{ Transactions []any }
 		mustJSON(t, filepath.Join(dir, v.dir, "3100000.json"), &recorded)
-		json.Unmarshal(c.ok(v.method, "latest"), &derived)
+		json.Unmarshal(c.OK(v.method, "latest"), &derived)
 		a, _ := json.Marshal(recorded.Transactions)
 		b, _ := json.Marshal(derived.Transactions)
 		if !bytes.Equal(a, b) || len(recorded.Transactions) == 0 {
@@ -345,11 +277,11 @@ func TestRecordedViewsMatchDerived(t *testing.T) {
 
 func TestBatch(t *testing.T) {
 	c, s := serve(t, "sepolia-56377")
-	body := c.raw(`[{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"},` +
+	body := c.Raw(`[{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"},` +
 		`{"jsonrpc":"2.0","id":2,"method":"starknet_getBlockWithReceipts","params":{"block_id":{"block_number":56378}}},` +
 		`{"jsonrpc":"2.0","id":3,"method":"starknet_getBlockWithReceipts","params":[{"block_number":1}]},` +
 		`{"jsonrpc":"2.0","id":4,"method":"bogus"}]`)
-	var rs []rpcResponse
+	var rs []rpctest.Response
 	if err := json.Unmarshal(body, &rs); err != nil || len(rs) != 4 {
 		t.Fatalf("batch: %s", body)
 	}
@@ -389,7 +321,7 @@ func mustJSON(t *testing.T, path string, v any) {
 }
 
 func TestServe(t *testing.T) {
-	dir := fixtureDir(t, "sepolia-56377")
+	dir := fixtures.Set(t, "sepolia-56377")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -399,9 +331,9 @@ func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, dir, addr, nil) }()
-	c := client{t, "http://" + addr + "/rpc/v0_8"}
+	c := client{T: t, URL: "http://" + addr + "/rpc/v0_8"}
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		resp, err := http.Post(c.url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"}`))
+		resp, err := http.Post(c.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"}`))
 		if err == nil {
 			resp.Body.Close()
 			break
@@ -410,7 +342,7 @@ func TestServe(t *testing.T) {
 			t.Fatal("Serve did not come up")
 		}
 	}
-	if got := string(c.ok("starknet_blockNumber")); got != "56379" {
+	if got := string(c.OK("starknet_blockNumber")); got != "56379" {
 		t.Errorf("blockNumber %s", got)
 	}
 	cancel()

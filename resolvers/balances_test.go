@@ -94,19 +94,10 @@ func TestBalancesAtAnyBlock(t *testing.T) {
 	for {
 		var out struct {
 			Wallet struct {
-				BalanceHistory struct {
-					TotalCount int
-					PageInfo   struct {
-						HasNextPage bool
-						EndCursor   string
-					}
-					Edges []struct {
-						Node struct {
-							BlockNumber, Timestamp int
-							Balance                string
-						}
-					}
-				}
+				BalanceHistory connection[struct {
+					BlockNumber, Timestamp int
+					Balance                string
+				}]
 			}
 		}
 		s.mustQuery(hist, map[string]any{"w": p.Owner.Hex(), "t": p.Token.Hex(), "after": after}, &out)

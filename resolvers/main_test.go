@@ -98,3 +98,13 @@ func (s *gqlServer) exec(query string, args ...any) {
 		s.t.Fatalf("%v\n%s", err, query)
 	}
 }
+
+// connection is the answer of a GraphQL connection: its total, page info and nodes.
+type connection[N any] struct {
+	TotalCount int
+	PageInfo   struct {
+		HasNextPage bool
+		EndCursor   string
+	}
+	Edges []struct{ Node N }
+}

@@ -231,21 +231,12 @@ func TestNftEventsNewestFirstWithKeysetCursor(t *testing.T) {
 	  }
 	}`
 	type answer struct {
-		NftEvents struct {
-			TotalCount int
-			PageInfo   struct {
-				HasNextPage bool
-				EndCursor   string
-			}
-			Edges []struct {
-				Node struct {
-					BlockNumber      int
-					TokenID, Type    string
-					Quantity         string
-					Collection, Item map[string]any
-				}
-			}
-		}
+		NftEvents connection[struct {
+			BlockNumber      int
+			TokenID, Type    string
+			Quantity         string
+			Collection, Item map[string]any
+		}]
 	}
 	var all []string
 	after := ""

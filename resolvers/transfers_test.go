@@ -18,19 +18,10 @@ func TestTokenTransferFilterAndOrder(t *testing.T) {
 			VALUES ($1, 0, 0, '\x070c', '\xaa', '\xbb', 5, $2, $3, false), ($1, 0, 1, '\x070c', '\xaa', '\x05e9', 1, $2, $3, true)`, b, []byte{0x70, byte(b)}, b*100)
 	}
 	s.exec(`INSERT INTO list_counts (name, count) VALUES ('token_transfers', 6)`) // kept by the indexer
-	type page struct {
-		TotalCount int
-		PageInfo   struct {
-			HasNextPage bool
-			EndCursor   string
-		}
-		Edges []struct {
-			Node struct {
-				BlockNumber, EventIndex int
-				IsFee                   bool
-			}
-		}
-	}
+	type page = connection[struct {
+		BlockNumber, EventIndex int
+		IsFee                   bool
+	}]
 	positions := func(p page) string {
 		var out []string
 		for _, e := range p.Edges {

@@ -16,21 +16,7 @@ func FuzzHandle(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	s := New(nil)
-	s.Register("echo", func(_ context.Context, p json.RawMessage) (any, error) {
-		ps, err := Params(p, []string{"value"}, 1)
-		if err != nil {
-			return nil, err
-		}
-		return ps[0], nil
-	})
-	s.Register("block", func(_ context.Context, p json.RawMessage) (any, error) {
-		ps, err := Params(p, []string{"block_id"}, 1)
-		if err != nil {
-			return nil, err
-		}
-		return ParseBlockID(ps[0])
-	})
+	s := newEchoAndBlock()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		out, herr := s.Handle(context.Background(), body)
 		if herr != nil {

@@ -11,8 +11,9 @@ import (
 	"testing"
 )
 
-func newTestServer(t *testing.T) *httptest.Server {
-	t.Helper()
+// newEchoAndBlock is a server with two methods: echo (answers its value parameter) and
+// block (answers its block_id parameter parsed).
+func newEchoAndBlock() *Server {
 	s := New(nil)
 	s.Register("echo", func(_ context.Context, p json.RawMessage) (any, error) {
 		ps, err := Params(p, []string{"value"}, 1)
@@ -21,17 +22,25 @@ func newTestServer(t *testing.T) *httptest.Server {
 		}
 		return ps[0], nil
 	})
-	s.Register("boom", func(context.Context, json.RawMessage) (any, error) { panic("bug") })
-	s.Register("fails", func(context.Context, json.RawMessage) (any, error) { return nil, errors.New("db down") })
-	s.Register("http500", func(context.Context, json.RawMessage) (any, error) {
-		return nil, &HTTPError{Status: 500, Body: "injected"}
-	})
 	s.Register("block", func(_ context.Context, p json.RawMessage) (any, error) {
 		ps, err := Params(p, []string{"block_id"}, 1)
 		if err != nil {
 			return nil, err
 		}
 		return ParseBlockID(ps[0])
+	})
+	return s
+}
+
+// newTestServer serves newEchoAndBlock's methods and three that fail: boom (panics),
+// fails (an error), http500 (an HTTP error).
+func newTestServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	s := newEchoAndBlock()
+	s.Register("boom", func(context.Context, json.RawMessage) (any, error) { panic("bug") })
+	s.Register("fails", func(context.Context, json.RawMessage) (any, error) { return nil, errors.New("db down") })
+	s.Register("http500", func(context.Context, json.RawMessage) (any, error) {
+		return nil, &HTTPError{Status: 500, Body: "injected"}
 	})
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)

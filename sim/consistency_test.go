@@ -118,7 +118,7 @@ func TestCallsAgreeWithEvents(t *testing.T) {
 		if args == nil {
 			args = []string{}
 		}
-		return cl.ok("starknet_call", map[string]any{"contract_address": contract, "entry_point_selector": selector(fn).String(), "calldata": args},
+		return cl.OK("starknet_call", map[string]any{"contract_address": contract, "entry_point_selector": selector(fn).String(), "calldata": args},
 			map[string]uint64{"block_number": block})
 	}
 	checked := 0
@@ -153,7 +153,7 @@ func TestCallsAgreeWithEvents(t *testing.T) {
 	}
 	for k, owner := range owners {
 		if owner == "0x0" {
-			r := cl.call("starknet_call", map[string]any{"contract_address": k.token, "entry_point_selector": selector("owner_of").String(), "calldata": []string{k.id, "0x0"}}, "latest")
+			r := cl.Call("starknet_call", map[string]any{"contract_address": k.token, "entry_point_selector": selector("owner_of").String(), "calldata": []string{k.id, "0x0"}}, "latest")
 			if r.Error == nil || r.Error.Code != 40 {
 				t.Errorf("owner_of a burned token: %+v", r.Error)
 			}
@@ -188,7 +188,7 @@ func TestCallsAgreeWithEvents(t *testing.T) {
 	if len(name) != 3 || name[0] != "0x0" || name[1] != shortString("Sim Token 0").String() {
 		t.Errorf("ByteArray name %v", name)
 	}
-	cl.wantError(21, "starknet_call", map[string]any{"contract_address": fixedAddr[fixedETH].String(), "entry_point_selector": selector("nope").String(), "calldata": []string{}}, "latest")
+	cl.WantError(21, "starknet_call", map[string]any{"contract_address": fixedAddr[fixedETH].String(), "entry_point_selector": selector("nope").String(), "calldata": []string{}}, "latest")
 
 	// Holder counts of the OZ tokens fall off like a power law.
 	holders := make([]int, numERC20)
@@ -210,7 +210,7 @@ func TestReorgKeepsCallsConsistent(t *testing.T) {
 	seq := fixedAddr[fixedSequencer].String()
 	eth := fixedAddr[fixedETH].String()
 	balanceAt := func(n uint64) *big.Int {
-		return u256(t, cl.ok("starknet_call", map[string]any{"contract_address": eth, "entry_point_selector": selector("balanceOf").String(), "calldata": []string{seq}}, map[string]uint64{"block_number": n}))
+		return u256(t, cl.OK("starknet_call", map[string]any{"contract_address": eth, "entry_point_selector": selector("balanceOf").String(), "calldata": []string{seq}}, map[string]uint64{"block_number": n}))
 	}
 	feesUpTo := func(last uint64) *big.Int {
 		sum := new(big.Int)
@@ -256,15 +256,15 @@ func TestStateAndClasses(t *testing.T) {
 				Deprecated []string `json:"deprecated_declared_classes"`
 			} `json:"state_diff"`
 		}
-		json.Unmarshal(cl.ok("starknet_getStateUpdate", map[string]uint64{"block_number": n}), &su)
+		json.Unmarshal(cl.OK("starknet_getStateUpdate", map[string]uint64{"block_number": n}), &su)
 		deployed := map[string]string{}
 		for _, d := range su.StateDiff.Deployed {
 			deployed[d.Address] = d.ClassHash
-			if got := string(cl.ok("starknet_getClassHashAt", map[string]uint64{"block_number": n}, d.Address)); got != `"`+d.ClassHash+`"` {
+			if got := string(cl.OK("starknet_getClassHashAt", map[string]uint64{"block_number": n}, d.Address)); got != `"`+d.ClassHash+`"` {
 				t.Fatalf("getClassHashAt %s = %s, state diff says %s", d.Address, got, d.ClassHash)
 			}
 			if n > 0 {
-				cl.wantError(20, "starknet_getClassHashAt", map[string]uint64{"block_number": n - 1}, d.Address)
+				cl.WantError(20, "starknet_getClassHashAt", map[string]uint64{"block_number": n - 1}, d.Address)
 			}
 			if c.w.classOfEntity(mustEntity(c, d.Address)) == classHash(clsPool) {
 				seenPool++
@@ -273,13 +273,13 @@ func TestStateAndClasses(t *testing.T) {
 		declared := map[string]bool{}
 		for _, d := range su.StateDiff.Declared {
 			declared[d.ClassHash] = true
-			cl.ok("starknet_getClass", map[string]uint64{"block_number": n}, d.ClassHash)
+			cl.OK("starknet_getClass", map[string]uint64{"block_number": n}, d.ClassHash)
 			if n > 0 {
-				cl.wantError(28, "starknet_getClass", map[string]uint64{"block_number": n - 1}, d.ClassHash)
+				cl.WantError(28, "starknet_getClass", map[string]uint64{"block_number": n - 1}, d.ClassHash)
 			}
 		}
 		for _, h := range su.StateDiff.Deprecated {
-			cl.ok("starknet_getClass", "latest", h)
+			cl.OK("starknet_getClass", "latest", h)
 		}
 		for _, tx := range b.Transactions {
 			switch tx.Transaction.Type {
@@ -365,7 +365,7 @@ func TestStateAndClasses(t *testing.T) {
 			ABI     json.RawMessage `json:"abi"`
 			Version string          `json:"contract_class_version"`
 		}
-		json.Unmarshal(cl.ok("starknet_getClass", "latest", classHash(cls).String()), &cl0)
+		json.Unmarshal(cl.OK("starknet_getClass", "latest", classHash(cls).String()), &cl0)
 		if !strings.Contains(string(cl0.ABI), want) {
 			t.Errorf("class %s ABI lacks %s", classNames[cls], want)
 		}

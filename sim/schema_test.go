@@ -129,29 +129,29 @@ func TestTransactionLookupsMatchSpec(t *testing.T) {
 			if n == 0 && i%10 != 0 {
 				continue // genesis is long; a sample will do
 			}
-			byHash := cl.ok("starknet_getTransactionByHash", tx.Receipt.Hash)
+			byHash := cl.OK("starknet_getTransactionByHash", tx.Receipt.Hash)
 			validate(t, s["TXN_WITH_HASH"], "transaction", byHash)
-			if byIndex := cl.ok("starknet_getTransactionByBlockIdAndIndex", map[string]uint64{"block_number": n}, i); !bytes.Equal(byIndex, byHash) {
+			if byIndex := cl.OK("starknet_getTransactionByBlockIdAndIndex", map[string]uint64{"block_number": n}, i); !bytes.Equal(byIndex, byHash) {
 				t.Errorf("block %d tx %d: by index and by hash differ", n, i)
 			}
-			receipt := cl.ok("starknet_getTransactionReceipt", tx.Receipt.Hash)
+			receipt := cl.OK("starknet_getTransactionReceipt", tx.Receipt.Hash)
 			validate(t, s["TXN_RECEIPT_WITH_BLOCK_INFO"], "receipt", receipt)
 			if !bytes.Contains(receipt, []byte(`"block_hash":"`+b.Hash+`"`)) {
 				t.Errorf("receipt of %s lacks its block", tx.Receipt.Hash)
 			}
-			status := cl.ok("starknet_getTransactionStatus", tx.Receipt.Hash)
+			status := cl.OK("starknet_getTransactionStatus", tx.Receipt.Hash)
 			validate(t, s["TXN_STATUS_RESULT"], "status", status)
 			if !bytes.Contains(status, []byte(tx.Receipt.Execution)) {
 				t.Errorf("status %s, receipt says %s", status, tx.Receipt.Execution)
 			}
 		}
 	}
-	cl.wantError(29, "starknet_getTransactionReceipt", "0x1234")
-	cl.wantError(27, "starknet_getTransactionByBlockIdAndIndex", "latest", 100000)
+	cl.WantError(29, "starknet_getTransactionReceipt", "0x1234")
+	cl.WantError(27, "starknet_getTransactionByBlockIdAndIndex", "latest", 100000)
 	// After a reorg the old fork's transactions are gone.
 	old := cl.block(39).Transactions[0].Receipt.Hash
 	c.Reorg(1)
-	cl.wantError(29, "starknet_getTransactionStatus", old)
+	cl.WantError(29, "starknet_getTransactionStatus", old)
 }
 
 // TestGetEvents pages through the events of a range and compares them with the
@@ -177,7 +177,7 @@ func TestGetEvents(t *testing.T) {
 		if pages > 1000 {
 			t.Fatal("paging does not end")
 		}
-		raw := cl.ok("starknet_getEvents", filter)
+		raw := cl.OK("starknet_getEvents", filter)
 		validate(t, s["EVENTS_CHUNK"], "events page", raw)
 		var page struct {
 			Events []struct {
@@ -212,10 +212,10 @@ func TestGetEvents(t *testing.T) {
 	}
 	// By contract address.
 	eth := fixedAddr[fixedETH].String()
-	raw := cl.ok("starknet_getEvents", map[string]any{"address": eth, "chunk_size": 50})
+	raw := cl.OK("starknet_getEvents", map[string]any{"address": eth, "chunk_size": 50})
 	if bytes.Count(raw, []byte(`"from_address":"`+eth+`"`)) != 50 || !bytes.Contains(raw, []byte("continuation_token")) {
 		t.Errorf("address filter: %.300s", raw)
 	}
-	cl.wantError(33, "starknet_getEvents", map[string]any{"chunk_size": 5, "continuation_token": "garbage"})
-	cl.wantError(31, "starknet_getEvents", map[string]any{"chunk_size": 100000})
+	cl.WantError(33, "starknet_getEvents", map[string]any{"chunk_size": 5, "continuation_token": "garbage"})
+	cl.WantError(31, "starknet_getEvents", map[string]any{"chunk_size": 100000})
 }

@@ -6,73 +6,22 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/starkgraph/starkgraph/rpcserver/rpctest"
 )
 
-type rpcResp struct {
-	ID     json.RawMessage `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
-}
-
-type client struct {
-	t   testing.TB
-	url string
-}
+type client struct{ rpctest.Client }
 
 func serveChain(t testing.TB, c *Chain) client {
 	srv := httptest.NewServer(c.Handler())
 	t.Cleanup(srv.Close)
-	return client{t, srv.URL + "/rpc/v0_8"}
-}
-
-func (c client) post(body string) (int, []byte) {
-	c.t.Helper()
-	resp, err := http.Post(c.url, "application/json", strings.NewReader(body))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
-}
-
-func (c client) call(method string, params ...any) rpcResp {
-	c.t.Helper()
-	p, _ := json.Marshal(params)
-	code, body := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, p))
-	var r rpcResp
-	if code != 200 || json.Unmarshal(body, &r) != nil {
-		c.t.Fatalf("%s: status %d body %.300s", method, code, body)
-	}
-	return r
-}
-
-func (c client) ok(method string, params ...any) json.RawMessage {
-	c.t.Helper()
-	r := c.call(method, params...)
-	if r.Error != nil {
-		c.t.Fatalf("%s%v: error %d %s %s", method, params, r.Error.Code, r.Error.Message, r.Error.Data)
-	}
-	return r.Result
-}
-
-func (c client) wantError(code int, method string, params ...any) {
-	c.t.Helper()
-	r := c.call(method, params...)
-	if r.Error == nil || r.Error.Code != code {
-		c.t.Errorf("%s%v: got %+v %.200s, want error %d", method, params, r.Error, r.Result, code)
-	}
+	return client{rpctest.Client{T: t, URL: srv.URL + "/rpc/v0_8"}}
 }
 
 type rpcEvent struct {
@@ -110,10 +59,10 @@ type rpcBlock struct {
 }
 
 func (c client) block(n uint64) rpcBlock {
-	c.t.Helper()
+	c.T.Helper()
 	var b rpcBlock
-	if err := json.Unmarshal(c.ok("starknet_getBlockWithReceipts", map[string]uint64{"block_number": n}), &b); err != nil {
-		c.t.Fatal(err)
+	if err := json.Unmarshal(c.OK("starknet_getBlockWithReceipts", map[string]uint64{"block_number": n}), &b); err != nil {
+		c.T.Fatal(err)
 	}
 	return b
 }
@@ -138,7 +87,7 @@ func TestDeterminism(t *testing.T) {
 	for n := uint64(0); n < 30; n += 3 {
 		id := map[string]uint64{"block_number": n}
 		for _, m := range []string{"starknet_getBlockWithReceipts", "starknet_getStateUpdate", "starknet_getBlockWithTxs"} {
-			if !bytes.Equal(ca.ok(m, id), cb.ok(m, id)) {
+			if !bytes.Equal(ca.OK(m, id), cb.OK(m, id)) {
 				t.Fatalf("%s(%d) differs between two chains of the same seed", m, n)
 			}
 		}
@@ -151,14 +100,14 @@ func TestDeterminism(t *testing.T) {
 func TestChainLinksAndFinality(t *testing.T) {
 	c := New(Config{Seed: 1, Blocks: 40, L1Lag: 5})
 	cl := serveChain(t, c)
-	if got := string(cl.ok("starknet_blockNumber")); got != "39" {
+	if got := string(cl.OK("starknet_blockNumber")); got != "39" {
 		t.Fatalf("blockNumber %s", got)
 	}
 	var hn struct {
 		Hash   string `json:"block_hash"`
 		Number uint64 `json:"block_number"`
 	}
-	json.Unmarshal(cl.ok("starknet_blockHashAndNumber"), &hn)
+	json.Unmarshal(cl.OK("starknet_blockHashAndNumber"), &hn)
 	var prev rpcBlock
 	var prevRoot string
 	for n := uint64(0); n < 40; n++ {
@@ -174,7 +123,7 @@ func TestChainLinksAndFinality(t *testing.T) {
 			OldRoot string `json:"old_root"`
 			NewRoot string `json:"new_root"`
 		}
-		json.Unmarshal(cl.ok("starknet_getStateUpdate", map[string]uint64{"block_number": n}), &su)
+		json.Unmarshal(cl.OK("starknet_getStateUpdate", map[string]uint64{"block_number": n}), &su)
 		if su.Hash != b.Hash || su.NewRoot != b.Root || (n > 0 && su.OldRoot != prevRoot) {
 			t.Fatalf("state update %d does not chain: %+v", n, su)
 		}
@@ -191,7 +140,7 @@ func TestChainLinksAndFinality(t *testing.T) {
 			}
 		}
 		// By hash, padded and upper-case, gives the same block.
-		byHash := cl.ok("starknet_getBlockWithTxHashes", map[string]string{"block_hash": "0x" + strings.ToUpper(fmt.Sprintf("%064s", b.Hash[2:]))})
+		byHash := cl.OK("starknet_getBlockWithTxHashes", map[string]string{"block_hash": "0x" + strings.ToUpper(fmt.Sprintf("%064s", b.Hash[2:]))})
 		if !bytes.Contains(byHash, []byte(b.Hash)) {
 			t.Fatalf("block %d by hash", n)
 		}
@@ -200,7 +149,7 @@ func TestChainLinksAndFinality(t *testing.T) {
 	if hn.Number != 39 || hn.Hash != prev.Hash {
 		t.Errorf("blockHashAndNumber %+v, head hash %s", hn, prev.Hash)
 	}
-	latest := cl.ok("starknet_getBlockWithReceipts", "latest")
+	latest := cl.OK("starknet_getBlockWithReceipts", "latest")
 	if !bytes.Contains(latest, []byte(prev.Hash)) {
 		t.Error("latest is not the head")
 	}
@@ -241,7 +190,7 @@ func TestReorg(t *testing.T) {
 		}
 	}
 	// The old fork's blocks are gone.
-	cl.wantError(24, "starknet_getBlockWithReceipts", map[string]string{"block_hash": before[47].Hash})
+	cl.WantError(24, "starknet_getBlockWithReceipts", map[string]string{"block_hash": before[47].Hash})
 	// A second, deeper reorg, then growth.
 	c.Reorg(8)
 	c.AddBlocks(2)
@@ -265,17 +214,17 @@ func TestFaults(t *testing.T) {
 
 	c.InjectFault(Fault{Kind: MalformedJSON, Block: 5, Times: 2})
 	for i := 0; i < 2; i++ {
-		if code, b := cl.post(body(5)); code != 200 || json.Valid(b) {
+		if code, b := cl.Post(body(5)); code != 200 || json.Valid(b) {
 			t.Errorf("MalformedJSON: status %d, valid=%v", code, json.Valid(b))
 		}
 	}
-	if _, b := cl.post(body(5)); !json.Valid(b) {
+	if _, b := cl.Post(body(5)); !json.Valid(b) {
 		t.Error("MalformedJSON lasted longer than Times")
 	}
 
 	c.InjectFault(Fault{Kind: MissingField, Block: 5})
 	var m map[string]json.RawMessage
-	json.Unmarshal(cl.ok("starknet_getBlockWithReceipts", map[string]int{"block_number": 5}), &m)
+	json.Unmarshal(cl.OK("starknet_getBlockWithReceipts", map[string]int{"block_number": 5}), &m)
 	if _, ok := m["parent_hash"]; ok || m["block_hash"] == nil {
 		t.Errorf("MissingField: parent_hash still there (or block_hash lost)")
 	}
@@ -289,7 +238,7 @@ func TestFaults(t *testing.T) {
 	}
 
 	c.InjectFault(Fault{Kind: HTTP500, Block: 5})
-	if code, _ := cl.post(body(5)); code != 500 {
+	if code, _ := cl.Post(body(5)); code != 500 {
 		t.Errorf("HTTP500: status %d", code)
 	}
 
@@ -301,7 +250,7 @@ func TestFaults(t *testing.T) {
 	}
 	// Faults touch only their block.
 	c.InjectFault(Fault{Kind: HTTP500, Block: 6})
-	if code, _ := cl.post(body(5)); code != 200 {
+	if code, _ := cl.Post(body(5)); code != 200 {
 		t.Error("a fault on block 6 hit block 5")
 	}
 }
@@ -309,12 +258,12 @@ func TestFaults(t *testing.T) {
 func TestBatchAndErrors(t *testing.T) {
 	c := New(Config{Seed: 9, Blocks: 10})
 	cl := serveChain(t, c)
-	_, body := cl.post(`[{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"},` +
+	_, body := cl.Post(`[{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"},` +
 		`{"jsonrpc":"2.0","id":2,"method":"starknet_getBlockWithReceipts","params":{"block_id":{"block_number":3}}},` +
 		`{"jsonrpc":"2.0","id":3,"method":"starknet_getStateUpdate","params":[{"block_number":3}]},` +
 		`{"jsonrpc":"2.0","id":4,"method":"starknet_getBlockWithReceipts","params":[{"block_number":10}]},` +
 		`{"jsonrpc":"2.0","id":5,"method":"starknet_nope"}]`)
-	var rs []rpcResp
+	var rs []rpctest.Response
 	if err := json.Unmarshal(body, &rs); err != nil || len(rs) != 5 {
 		t.Fatalf("batch: %.300s", body)
 	}
@@ -322,19 +271,19 @@ func TestBatchAndErrors(t *testing.T) {
 		rs[3].Error == nil || rs[3].Error.Code != 24 || rs[4].Error == nil || rs[4].Error.Code != -32601 {
 		t.Errorf("batch answers: %.500s", body)
 	}
-	if got := string(cl.ok("starknet_specVersion")); got != `"0.8.1"` {
+	if got := string(cl.OK("starknet_specVersion")); got != `"0.8.1"` {
 		t.Errorf("specVersion %s", got)
 	}
-	if got := string(cl.ok("starknet_chainId")); got != `"0x534e5f4d41494e"` {
+	if got := string(cl.OK("starknet_chainId")); got != `"0x534e5f4d41494e"` {
 		t.Errorf("chainId %s", got)
 	}
-	cl.wantError(24, "starknet_getStateUpdate", map[string]string{"block_hash": "0x123"})
-	cl.wantError(-32602, "starknet_getBlockWithReceipts", map[string]string{"block_number": "x"})
-	cl.wantError(-32602, "starknet_getClass", "latest", "zz")
-	cl.wantError(28, "starknet_getClass", "latest", "0x1234")
-	cl.wantError(20, "starknet_getClassHashAt", "latest", "0x1234")
-	cl.wantError(20, "starknet_call", map[string]any{"contract_address": "0x77", "entry_point_selector": "0x1", "calldata": []string{}}, "latest")
-	cl.wantError(-32602, "starknet_call", "nonsense", "latest")
+	cl.WantError(24, "starknet_getStateUpdate", map[string]string{"block_hash": "0x123"})
+	cl.WantError(-32602, "starknet_getBlockWithReceipts", map[string]string{"block_number": "x"})
+	cl.WantError(-32602, "starknet_getClass", "latest", "zz")
+	cl.WantError(28, "starknet_getClass", "latest", "0x1234")
+	cl.WantError(20, "starknet_getClassHashAt", "latest", "0x1234")
+	cl.WantError(20, "starknet_call", map[string]any{"contract_address": "0x77", "entry_point_selector": "0x1", "calldata": []string{}}, "latest")
+	cl.WantError(-32602, "starknet_call", "nonsense", "latest")
 }
 
 func TestRegisterFlags(t *testing.T) {
@@ -361,12 +310,12 @@ func TestServe(t *testing.T) {
 	go func() {
 		done <- Serve(ctx, Config{Seed: 1, Blocks: 5, BlockTime: 20 * time.Millisecond, ReorgEvery: 3, ReorgDepth: 2}, addr, nil)
 	}()
-	cl := client{t, "http://" + addr + "/rpc/v0_8"}
+	cl := client{rpctest.Client{T: t, URL: "http://" + addr + "/rpc/v0_8"}}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		resp, err := http.Post(cl.url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"}`))
+		resp, err := http.Post(cl.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"}`))
 		if err == nil {
-			var r rpcResp
+			var r rpctest.Response
 			json.NewDecoder(resp.Body).Decode(&r)
 			resp.Body.Close()
 			var n uint64
@@ -402,17 +351,17 @@ func TestReorgIsDeterministic(t *testing.T) {
 	a, b := New(Config{Seed: 16, Blocks: 70, TxPerBlock: 10}), New(Config{Seed: 16, Blocks: 70, TxPerBlock: 10})
 	ca, cb := serveChain(t, a), serveChain(t, b)
 	for n := uint64(0); n < 70; n++ {
-		ca.ok("starknet_getBlockWithReceipts", map[string]uint64{"block_number": n})
+		ca.OK("starknet_getBlockWithReceipts", map[string]uint64{"block_number": n})
 	}
-	ca.ok("starknet_call", map[string]any{"contract_address": fixedAddr[fixedSTRK].String(), "entry_point_selector": selector("totalSupply").String(), "calldata": []string{}}, "latest")
+	ca.OK("starknet_call", map[string]any{"contract_address": fixedAddr[fixedSTRK].String(), "entry_point_selector": selector("totalSupply").String(), "calldata": []string{}}, "latest")
 	for _, c := range []*Chain{a, b} {
 		c.Reorg(5)
 		c.AddBlocks(3)
 	}
 	for n := uint64(0); n < 73; n++ {
 		id := map[string]uint64{"block_number": n}
-		if !bytes.Equal(ca.ok("starknet_getBlockWithReceipts", id), cb.ok("starknet_getBlockWithReceipts", id)) ||
-			!bytes.Equal(ca.ok("starknet_getStateUpdate", id), cb.ok("starknet_getStateUpdate", id)) {
+		if !bytes.Equal(ca.OK("starknet_getBlockWithReceipts", id), cb.OK("starknet_getBlockWithReceipts", id)) ||
+			!bytes.Equal(ca.OK("starknet_getStateUpdate", id), cb.OK("starknet_getStateUpdate", id)) {
 			t.Fatalf("block %d differs between a used and an unused chain after the same reorg", n)
 		}
 	}

@@ -8,31 +8,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/starkgraph/starkgraph/internal/fixtures"
+
 	"github.com/starkgraph/starkgraph/db"
 )
 
 const fixtureClass = "0x29927c8af6bccf3f6fda035981e765a7bdbf18a2dc0d630494f8758aa908e2b"
-
-// fixtureDir is ../shared/fixtures/starknet beside the checkout. Without it the test skips
-// on a developer machine and fails in CI (CI=true), which always has it.
-func fixtureDir(t testing.TB) string {
-	t.Helper()
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "shared", "fixtures", "starknet"))
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixtures missing at %s (CI must have ../shared beside the checkout)", dir)
-		}
-		t.Skipf("fixtures not found at %s: put ../shared beside the checkout to run this test", dir)
-	}
-	return dir
-}
 
 // readFixtureClass returns the fixture class as scarb writes a class: indented, with the
 // ABI as a JSON array (in its own key order, as scarb writes it), not the string a node
 // returns.
 func readFixtureClass(t testing.TB) []byte {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(fixtureDir(t), "sepolia-56377", "classes", fixtureClass+".json"))
+	raw, err := os.ReadFile(filepath.Join(fixtures.Dir(t), "sepolia-56377", "classes", fixtureClass+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +64,7 @@ func TestSierraClassHashKnownAnswer(t *testing.T) {
 		t.Errorf("ABI not returned as an array: %.80s", abi)
 	}
 	// The node's form (ABI as a string) hashes the same.
-	raw, _ := os.ReadFile(filepath.Join(fixtureDir(t), "sepolia-56377", "classes", fixtureClass+".json"))
+	raw, _ := os.ReadFile(filepath.Join(fixtures.Dir(t), "sepolia-56377", "classes", fixtureClass+".json"))
 	if got, _, err := SierraClassHash(raw); err != nil || !got.Equal(db.MustFelt(fixtureClass)) {
 		t.Errorf("node form: %v %v", got, err)
 	}

@@ -6,10 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/starkgraph/starkgraph/internal/fixtures"
 
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/db"
@@ -29,7 +30,7 @@ const fixtureAccount = "0x3916db3f760d6d1b947804d4595f1ba94e72ff6eaa4a90588ad939
 // then verified everywhere: class details, sources, the verified list, the check by class
 // and by contract, GraphQL verifiedClasses, Class.verified and Contract.class.
 func TestVerificationOnReplayedChain(t *testing.T) {
-	set, err := replay.Load(filepath.Join(verify.FixtureDir(t), "sepolia-56377"))
+	set, err := replay.Load(fixtures.Set(t, "sepolia-56377"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,5 +9,4 @@ var (
 	History        = history
 	Sources        = sources
 	StartWorkers   = startWorkers
-	FixtureDir     = fixtureDir
 )

@@ -9,7 +9,7 @@ import (
 	"github.com/starkgraph/starkgraph/starknet"
 	"github.com/starkgraph/starkgraph/starknet/class"
 	"github.com/starkgraph/starkgraph/starknet/decode"
-	"github.com/starkgraph/starkgraph/starknet/internal/fixtures"
+	"github.com/starkgraph/starkgraph/internal/fixtures"
 )
 
 type fixtureBlock struct {

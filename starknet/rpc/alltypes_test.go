@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/starkgraph/starkgraph/starknet/internal/fixtures"
+	"github.com/starkgraph/starkgraph/internal/fixtures"
 	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 

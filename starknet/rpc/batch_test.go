@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/starkgraph/starkgraph/starknet"
-	"github.com/starkgraph/starkgraph/starknet/internal/fixtures"
+	"github.com/starkgraph/starkgraph/internal/fixtures"
 	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/starkgraph/starkgraph/starknet/internal/fixtures"
+	"github.com/starkgraph/starkgraph/internal/fixtures"
 )
 
 // BenchmarkDecodeBlock measures JSON decoding and normalisation of a 45-transaction block

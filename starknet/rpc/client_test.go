@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/starkgraph/starkgraph/starknet"
-	"github.com/starkgraph/starkgraph/starknet/internal/fixtures"
+	"github.com/starkgraph/starkgraph/internal/fixtures"
 	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
