@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/starkgraph/starkgraph/internal/fixtures"
 	"github.com/starkgraph/starkgraph/starknet"
 	"github.com/starkgraph/starkgraph/starknet/class"
-	"github.com/starkgraph/starkgraph/internal/fixtures"
 )
 
 const accountClass = "0x29927c8af6bccf3f6fda035981e765a7bdbf18a2dc0d630494f8758aa908e2b"

@@ -6,10 +6,10 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/starkgraph/starkgraph/internal/fixtures"
 	"github.com/starkgraph/starkgraph/starknet"
 	"github.com/starkgraph/starkgraph/starknet/class"
 	"github.com/starkgraph/starkgraph/starknet/decode"
-	"github.com/starkgraph/starkgraph/internal/fixtures"
 )
 
 type fixtureBlock struct {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/starkgraph/starkgraph/starknet"
 	"github.com/starkgraph/starkgraph/internal/fixtures"
+	"github.com/starkgraph/starkgraph/starknet"
 	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 

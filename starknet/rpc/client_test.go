@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/starkgraph/starkgraph/starknet"
 	"github.com/starkgraph/starkgraph/internal/fixtures"
+	"github.com/starkgraph/starkgraph/starknet"
 	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
