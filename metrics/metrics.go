@@ -26,89 +26,75 @@ var Registry = prometheus.NewRegistry()
 
 var factory = promauto.With(Registry)
 
+// latencyBuckets are the histograms' bounds, in seconds: 1 ms to 10 s.
+var latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+// The constructors below register one collector each in Registry.
+func counter(name, help string) prometheus.Counter {
+	return factory.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+}
+
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return factory.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
+func gauge(name, help string) prometheus.Gauge {
+	return factory.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+}
+
+func histogramVec(name, help string, buckets []float64, label string) *prometheus.HistogramVec {
+	return factory.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, []string{label})
+}
+
 var (
 	// HTTPRequests counts answered requests by route pattern and status code.
-	HTTPRequests = factory.NewCounterVec(prometheus.CounterOpts{
-		Name: "http_requests_total",
-		Help: "HTTP requests answered, by route pattern and status code.",
-	}, []string{"route", "status"})
+	HTTPRequests = counterVec("http_requests_total", "HTTP requests answered, by route pattern and status code.", "route", "status")
 
 	// HTTPDuration observes how long requests took, by route pattern.
-	HTTPDuration = factory.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "http_request_duration_seconds",
-		Help:    "Time to answer an HTTP request, by route pattern.",
-		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-	}, []string{"route"})
+	HTTPDuration = histogramVec("http_request_duration_seconds", "Time to answer an HTTP request, by route pattern.",
+		latencyBuckets, "route")
 
 	// GraphQLFieldDuration observes how long each root field of a GraphQL document took
 	// (its resolver and everything below it), by field name: the schema bounds the labels.
-	GraphQLFieldDuration = factory.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "graphql_root_field_duration_seconds",
-		Help:    "Time to resolve a GraphQL root field with its selection, by field.",
-		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-	}, []string{"field"})
+	GraphQLFieldDuration = histogramVec("graphql_root_field_duration_seconds",
+		"Time to resolve a GraphQL root field with its selection, by field.", latencyBuckets, "field")
 
 	// GraphQLOperationDuration observes how long each GraphQL operation took, by the
 	// operation name its document gives (see OperationLabel for how the set is bounded).
-	GraphQLOperationDuration = factory.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "graphql_operation_duration_seconds",
-		Help:    "Time to execute a GraphQL operation, by operation name (anonymous, or other past the first names seen).",
-		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-	}, []string{"operation"})
+	GraphQLOperationDuration = histogramVec("graphql_operation_duration_seconds",
+		"Time to execute a GraphQL operation, by operation name (anonymous, or other past the first names seen).",
+		latencyBuckets, "operation")
 
 	// SQLDuration observes how long each store statement took, by the store method
-	// that ran it (a bounded set of names).
-	SQLDuration = factory.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "sql_statement_duration_seconds",
-		Help:    "Time of a SQL statement of the API's store, by the store method that ran it.",
-		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-	}, []string{"statement"})
+	// that ran it (a bounded set of names); it starts at 0.5 ms.
+	SQLDuration = histogramVec("sql_statement_duration_seconds",
+		"Time of a SQL statement of the API's store, by the store method that ran it.",
+		append([]float64{.0005}, latencyBuckets...), "statement")
 
 	// SQLStatements counts SQL statements sent to PostgreSQL.
-	SQLStatements = factory.NewCounter(prometheus.CounterOpts{
-		Name: "sql_statements_total",
-		Help: "SQL statements sent to PostgreSQL.",
-	})
+	SQLStatements = counter("sql_statements_total", "SQL statements sent to PostgreSQL.")
 
 	// RateLimitRejections counts requests answered 429, by the limit that
 	// refused them: "rate", "cost" (GraphQL complexity), "daily" or "monthly".
-	RateLimitRejections = factory.NewCounterVec(prometheus.CounterOpts{
-		Name: "ratelimit_rejections_total",
-		Help: "Requests refused with 429, by the limit that refused them.",
-	}, []string{"reason"})
+	RateLimitRejections = counterVec("ratelimit_rejections_total", "Requests refused with 429, by the limit that refused them.", "reason")
 
 	// RateLimitRedisUp is 1 while rate-limit counters are kept in Redis, 0
 	// while a replica has fallen back to local counters (and absent, i.e.
 	// never set, when Redis is not configured).
-	RateLimitRedisUp = factory.NewGauge(prometheus.GaugeOpts{
-		Name: "ratelimit_redis_up",
-		Help: "1 while rate-limit counters live in Redis, 0 while falling back to local counters.",
-	})
+	RateLimitRedisUp = gauge("ratelimit_redis_up", "1 while rate-limit counters live in Redis, 0 while falling back to local counters.")
 
 	// IndexerHead is the number of the newest block the indexer has written.
-	IndexerHead = factory.NewGauge(prometheus.GaugeOpts{
-		Name: "indexer_head_block",
-		Help: "Number of the newest block written by the indexer.",
-	})
+	IndexerHead = gauge("indexer_head_block", "Number of the newest block written by the indexer.")
 
 	// IndexerNodeHead is the newest block number the followed node reports.
-	IndexerNodeHead = factory.NewGauge(prometheus.GaugeOpts{
-		Name: "indexer_node_head_block",
-		Help: "Newest block number reported by the followed Starknet node.",
-	})
+	IndexerNodeHead = gauge("indexer_node_head_block", "Newest block number reported by the followed Starknet node.")
 
 	// IndexerLag is how many blocks the indexer is behind the node.
-	IndexerLag = factory.NewGauge(prometheus.GaugeOpts{
-		Name: "indexer_lag_blocks",
-		Help: "Blocks the indexer is behind the followed node.",
-	})
+	IndexerLag = gauge("indexer_lag_blocks", "Blocks the indexer is behind the followed node.")
 
 	// IndexerBulkLoading is 1 while a bulk load has the per-block tables' secondary indexes
 	// and foreign keys dropped (API reads that need them are slow until it ends), else 0.
-	IndexerBulkLoading = factory.NewGauge(prometheus.GaugeOpts{
-		Name: "indexer_bulk_loading",
-		Help: "1 while the indexer bulk loads with secondary indexes dropped, else 0.",
-	})
+	IndexerBulkLoading = gauge("indexer_bulk_loading", "1 while the indexer bulk loads with secondary indexes dropped, else 0.")
 )
 
 func init() {
