@@ -20,6 +20,15 @@ func badInput(arg, msg string) error {
 	}
 }
 
+// notFound is an error about an argument that names nothing indexed; the REST layer turns
+// it into a 404 naming the parameter.
+func notFound(arg, msg string) error {
+	return &gqlerror.Error{
+		Message:    arg + " " + msg,
+		Extensions: map[string]any{"code": CodeNotFound, "argument": arg},
+	}
+}
+
 // IsBadInput reports whether err is an argument error, and which argument it names.
 func IsBadInput(err error) (arg string, ok bool) {
 	e, isGQL := err.(*gqlerror.Error)

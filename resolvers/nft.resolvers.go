@@ -21,7 +21,7 @@ func (r *mutationResolver) RequestNftMetadataUpdate(ctx context.Context, contrac
 		return false, err
 	}
 	if item == nil {
-		return false, badInput("tokenId", "names no NFT item of "+contractAddress.Hex())
+		return false, notFound("tokenId", "names no NFT item of "+contractAddress.Hex())
 	}
 	return r.primary().RequestNFTMetadata(ctx, contractAddress, tokenID, MetadataRefreshEvery)
 }

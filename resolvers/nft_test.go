@@ -6,6 +6,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // NFT fixtures: an ERC-721 collection of `items` items (item i owned by one of three
@@ -410,5 +411,20 @@ func TestNftArgumentsAreChecked(t *testing.T) {
 	resp, _ := s.query(`query($a: String) { nftEvents(after: $a) { totalCount } }`, map[string]any{"a": *blocks.Blocks.PageInfo.EndCursor})
 	if len(resp.Errors) == 0 || resp.Errors[0].Extensions["argument"] != "after" {
 		t.Errorf("a blocks cursor on nftEvents: got %+v", resp.Errors)
+	}
+}
+
+// A refresh of an item that is not indexed is refused as NOT_FOUND, naming the argument
+// (REST turns it into a 404 about token_id).
+func TestMetadataRefreshOfAnUnknownItem(t *testing.T) {
+	s := newGQLServer(t)
+	seedNFTs(s, 2)
+	out, status := s.query(`mutation($c: Address!) { requestNftMetadataUpdate(contractAddress: $c, tokenId: "999") }`,
+		map[string]any{"c": apes.Hex()})
+	if status != 200 || len(out.Errors) != 1 {
+		t.Fatalf("status %d, errors %+v; want one error", status, out.Errors)
+	}
+	if e := out.Errors[0]; e.Extensions["code"] != resolvers.CodeNotFound || e.Extensions["argument"] != "tokenId" {
+		t.Errorf("error %q %v; want NOT_FOUND about tokenId", e.Message, e.Extensions)
 	}
 }

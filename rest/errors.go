@@ -45,12 +45,20 @@ type errorBody struct {
 	Error string `json:"error"`
 }
 
-// asParam restates a resolver's bad-input error about its argument arg as one about the
-// REST parameter param that carried it, for handlers whose parameter names differ.
+// asParam restates a resolver's error about its argument arg (bad input, or naming nothing
+// indexed) as one about the REST parameter param that carried it, for handlers whose
+// parameter names differ.
 func asParam(err error, arg, param string) error {
 	var ge *gqlerror.Error
-	if a, ok := resolvers.IsBadInput(err); ok && a == arg && errors.As(err, &ge) {
-		return badRequest("%s: %s", param, strings.TrimPrefix(ge.Message, arg+" "))
+	if !errors.As(err, &ge) || ge.Extensions["argument"] != arg {
+		return err
+	}
+	msg := param + ": " + strings.TrimPrefix(ge.Message, arg+" ")
+	switch ge.Extensions["code"] {
+	case resolvers.CodeBadInput:
+		return badRequest("%s", msg)
+	case resolvers.CodeNotFound:
+		return notFound("%s", msg)
 	}
 	return err
 }

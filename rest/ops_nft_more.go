@@ -129,13 +129,11 @@ type metadataUpdateAnswer struct {
 }
 
 func nftMetadataUpdateOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	contract, id := a.felt("contract_address"), a.str("token_id")
-	it, err := s.res.Query().NftItem(ctx, contract, id)
-	if _, err := found(it, err, "token_id: no item %s in the collection %s", id, addr(contract)); err != nil {
-		return nil, err
+	queued, err := s.res.Mutation().RequestNftMetadataUpdate(ctx, a.felt("contract_address"), a.str("token_id"))
+	if err != nil {
+		return nil, asParam(err, "tokenId", "token_id")
 	}
-	queued, err := s.res.Mutation().RequestNftMetadataUpdate(ctx, contract, id)
-	return metadataUpdateAnswer{Success: queued}, err
+	return metadataUpdateAnswer{Success: queued}, nil
 }
 
 // nftStatsItem is an item of GET /beta/nft-stats.
