@@ -75,21 +75,9 @@ type Transaction struct {
 	ExecutionResources    JSON      `db:"execution_resources"`
 	EventCount            int       `db:"event_count"`
 	PartialCallsParsing   bool      `db:"partial_calls_parsing"`
-	// PayloadLoaded is false for a row read by a list, which leaves the payload (calldata,
-	// constructor calldata, signature, paymaster and account deployment data) out: read it
-	// with Store.TxPayloads.
-	PayloadLoaded bool `db:"payload_loaded"`
-}
-
-// TxPayload is the payload of a transaction, which lists do not read with it.
-type TxPayload struct {
-	BlockNumber           int64     `db:"block_number"`
-	Index                 int       `db:"tx_index"`
-	Calldata              FeltArray `db:"calldata"`
-	ConstructorCalldata   FeltArray `db:"constructor_calldata"`
-	Signature             FeltArray `db:"signature"`
-	PaymasterData         FeltArray `db:"paymaster_data"`
-	AccountDeploymentData FeltArray `db:"account_deployment_data"`
+	// DetailsLoaded is false for a row read by a list, which reads only the columns list
+	// items show (see the store's txListCols): the whole row comes by its key.
+	DetailsLoaded bool `db:"details_loaded"`
 }
 
 type Call struct {

@@ -49,32 +49,23 @@ func (s *Store) Blocks(ctx context.Context, w Window) ([]*Block, error) {
 	return rows, err
 }
 
-// txListCols are the columns of a transaction but its payload (calldata, constructor
-// calldata, signature, paymaster data, account deployment data): lists read these, as
-// their items rarely show the payload, whose felt arrays are most of a row's bytes and of
-// the time spent scanning it. Transaction.PayloadLoaded says which form a row has; the
-// payload of a listed transaction comes through TxPayloads when asked for.
+// txListCols are the columns of a transaction that its list items show: lists read only
+// these. The rest (entry point, nonce, fees asked for, resource bounds and use, DA modes,
+// hashes of L1 and of declared classes, and the payload: calldata, constructor calldata,
+// signature, paymaster and account deployment data) is most of a row's bytes and of the
+// time spent reading it; Transaction.DetailsLoaded says which form a row has, and the
+// whole row of a listed transaction comes through the request's Transaction loader when a
+// client asks for one of those fields.
 const txListCols = `t.block_number, t.tx_index, t.hash, t.type, t.version, t.timestamp, t.sender_address,
-	t.contract_address, t.class_hash, t.entry_point_selector, t.nonce::text, t.max_fee::text,
-	t.tip::text, t.resource_bounds, t.actual_fee::text, t.actual_fee_unit, t.execution_status,
-	t.finality_status, t.revert_reason, t.compiled_class_hash, t.contract_address_salt,
-	t.nonce_da_mode, t.fee_da_mode, t.message_hash, t.l1_transaction_hash, t.execution_resources,
-	t.event_count, t.partial_calls_parsing`
+	t.contract_address, t.class_hash, t.actual_fee::text, t.actual_fee_unit, t.execution_status,
+	t.finality_status, t.revert_reason, t.event_count`
 
 // txCols are every column of a transaction, for lookups of single transactions.
-const txCols = txListCols + `, ` + txPayloadCols + `, true AS payload_loaded`
-
-const txPayloadCols = `t.calldata, t.constructor_calldata, t.signature, t.paymaster_data, t.account_deployment_data`
-
-// TxPayloads reads the payload of the transactions at the given positions.
-func (s *Store) TxPayloads(ctx context.Context, keys []TxKey) ([]*TxPayload, error) {
-	blocks, idx := txKeyArrays(keys)
-	var rows []*TxPayload
-	err := s.selectRows(ctx, &rows, `SELECT t.block_number, t.tx_index, `+txPayloadCols+` FROM transactions t
-		JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON t.block_number = k.b AND t.tx_index = k.i`,
-		blocks, idx)
-	return rows, err
-}
+const txCols = txListCols + `, t.entry_point_selector, t.nonce::text, t.max_fee::text, t.tip::text,
+	t.resource_bounds, t.compiled_class_hash, t.contract_address_salt, t.nonce_da_mode, t.fee_da_mode,
+	t.message_hash, t.l1_transaction_hash, t.execution_resources, t.partial_calls_parsing,
+	t.calldata, t.constructor_calldata, t.signature, t.paymaster_data, t.account_deployment_data,
+	true AS details_loaded`
 
 // TxKey names a transaction by its position.
 type TxKey struct {

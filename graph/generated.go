@@ -1218,14 +1218,25 @@ type TransactionResolver interface {
 
 	Contract(ctx context.Context, obj *db.Transaction) (*db.Contract, error)
 
+	EntryPointSelector(ctx context.Context, obj *db.Transaction) (db.Felt, error)
+	Nonce(ctx context.Context, obj *db.Transaction) (*string, error)
+	MaxFee(ctx context.Context, obj *db.Transaction) (*string, error)
+	Tip(ctx context.Context, obj *db.Transaction) (*string, error)
+	ResourceBounds(ctx context.Context, obj *db.Transaction) (db.JSON, error)
+
 	GasPriceWei(ctx context.Context, obj *db.Transaction) (*string, error)
 	GasPriceFri(ctx context.Context, obj *db.Transaction) (*string, error)
 	Calldata(ctx context.Context, obj *db.Transaction) ([]db.Felt, error)
 	ConstructorCalldata(ctx context.Context, obj *db.Transaction) ([]db.Felt, error)
 	Signature(ctx context.Context, obj *db.Transaction) ([]db.Felt, error)
+	CompiledClassHash(ctx context.Context, obj *db.Transaction) (db.Felt, error)
+	ContractAddressSalt(ctx context.Context, obj *db.Transaction) (db.Felt, error)
+	MessageHash(ctx context.Context, obj *db.Transaction) (db.Felt, error)
+	L1TransactionHash(ctx context.Context, obj *db.Transaction) (db.Felt, error)
+	ExecutionResources(ctx context.Context, obj *db.Transaction) (db.JSON, error)
 
 	Calls(ctx context.Context, obj *db.Transaction) ([]*db.Call, error)
-
+	PartialCallsParsing(ctx context.Context, obj *db.Transaction) (bool, error)
 	Events(ctx context.Context, obj *db.Transaction, first *int, after *string) (*model.EventConnection, error)
 	SenderAlias(ctx context.Context, obj *db.Transaction) (*string, error)
 	ContractAlias(ctx context.Context, obj *db.Transaction) (*string, error)
@@ -24082,7 +24093,7 @@ func (ec *executionContext) _Transaction_entryPointSelector(ctx context.Context,
 			return ec.fieldContext_Transaction_entryPointSelector(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.EntryPointSelector, nil
+			return ec.Resolvers.Transaction().EntryPointSelector(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
@@ -24093,7 +24104,7 @@ func (ec *executionContext) _Transaction_entryPointSelector(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_entryPointSelector(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, false, false, "Felt")
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, "Felt")
 }
 
 func (ec *executionContext) _Transaction_nonce(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -24105,7 +24116,7 @@ func (ec *executionContext) _Transaction_nonce(ctx context.Context, field graphq
 			return ec.fieldContext_Transaction_nonce(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Nonce, nil
+			return ec.Resolvers.Transaction().Nonce(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -24116,7 +24127,7 @@ func (ec *executionContext) _Transaction_nonce(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_nonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, false, false, "BigInt")
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, "BigInt")
 }
 
 func (ec *executionContext) _Transaction_maxFee(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -24128,7 +24139,7 @@ func (ec *executionContext) _Transaction_maxFee(ctx context.Context, field graph
 			return ec.fieldContext_Transaction_maxFee(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.MaxFee, nil
+			return ec.Resolvers.Transaction().MaxFee(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -24139,7 +24150,7 @@ func (ec *executionContext) _Transaction_maxFee(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_maxFee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, false, false, "BigInt")
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, "BigInt")
 }
 
 func (ec *executionContext) _Transaction_tip(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -24151,7 +24162,7 @@ func (ec *executionContext) _Transaction_tip(ctx context.Context, field graphql.
 			return ec.fieldContext_Transaction_tip(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Tip, nil
+			return ec.Resolvers.Transaction().Tip(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -24162,7 +24173,7 @@ func (ec *executionContext) _Transaction_tip(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_tip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, false, false, "BigInt")
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, "BigInt")
 }
 
 func (ec *executionContext) _Transaction_resourceBounds(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -24174,7 +24185,7 @@ func (ec *executionContext) _Transaction_resourceBounds(ctx context.Context, fie
 			return ec.fieldContext_Transaction_resourceBounds(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ResourceBounds, nil
+			return ec.Resolvers.Transaction().ResourceBounds(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.JSON) graphql.Marshaler {
@@ -24185,7 +24196,7 @@ func (ec *executionContext) _Transaction_resourceBounds(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_resourceBounds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, false, false, "JSON")
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, "JSON")
 }
 
 func (ec *executionContext) _Transaction_actualFee(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -24358,7 +24369,7 @@ func (ec *executionContext) _Transaction_compiledClassHash(ctx context.Context, 
 			return ec.fieldContext_Transaction_compiledClassHash(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.CompiledClassHash, nil
+			return ec.Resolvers.Transaction().CompiledClassHash(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
@@ -24369,7 +24380,7 @@ func (ec *executionContext) _Transaction_compiledClassHash(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_compiledClassHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, false, false, "Felt")
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, "Felt")
 }
 
 func (ec *executionContext) _Transaction_contractAddressSalt(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -24381,7 +24392,7 @@ func (ec *executionContext) _Transaction_contractAddressSalt(ctx context.Context
 			return ec.fieldContext_Transaction_contractAddressSalt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ContractAddressSalt, nil
+			return ec.Resolvers.Transaction().ContractAddressSalt(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
@@ -24392,7 +24403,7 @@ func (ec *executionContext) _Transaction_contractAddressSalt(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_contractAddressSalt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, false, false, "Felt")
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, "Felt")
 }
 
 func (ec *executionContext) _Transaction_messageHash(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -24404,7 +24415,7 @@ func (ec *executionContext) _Transaction_messageHash(ctx context.Context, field 
 			return ec.fieldContext_Transaction_messageHash(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.MessageHash, nil
+			return ec.Resolvers.Transaction().MessageHash(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
@@ -24415,7 +24426,7 @@ func (ec *executionContext) _Transaction_messageHash(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_messageHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, false, false, "Felt")
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, "Felt")
 }
 
 func (ec *executionContext) _Transaction_l1TransactionHash(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -24427,7 +24438,7 @@ func (ec *executionContext) _Transaction_l1TransactionHash(ctx context.Context, 
 			return ec.fieldContext_Transaction_l1TransactionHash(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.L1TransactionHash, nil
+			return ec.Resolvers.Transaction().L1TransactionHash(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
@@ -24438,7 +24449,7 @@ func (ec *executionContext) _Transaction_l1TransactionHash(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_l1TransactionHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, false, false, "Felt")
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, "Felt")
 }
 
 func (ec *executionContext) _Transaction_executionResources(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -24450,7 +24461,7 @@ func (ec *executionContext) _Transaction_executionResources(ctx context.Context,
 			return ec.fieldContext_Transaction_executionResources(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ExecutionResources, nil
+			return ec.Resolvers.Transaction().ExecutionResources(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.JSON) graphql.Marshaler {
@@ -24461,7 +24472,7 @@ func (ec *executionContext) _Transaction_executionResources(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_executionResources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, false, false, "JSON")
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, "JSON")
 }
 
 func (ec *executionContext) _Transaction_eventCount(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -24528,7 +24539,7 @@ func (ec *executionContext) _Transaction_partialCallsParsing(ctx context.Context
 			return ec.fieldContext_Transaction_partialCallsParsing(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.PartialCallsParsing, nil
+			return ec.Resolvers.Transaction().PartialCallsParsing(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -24539,7 +24550,7 @@ func (ec *executionContext) _Transaction_partialCallsParsing(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_partialCallsParsing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, false, false, "Boolean")
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Transaction_events(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -33668,30 +33679,35 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "entryPointSelector":
-			out.Values[i] = ec._Transaction_entryPointSelector(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_entryPointSelector(ctx, field, obj)
+				})
 		case "nonce":
-			out.Values[i] = ec._Transaction_nonce(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_nonce(ctx, field, obj)
+				})
 		case "maxFee":
-			out.Values[i] = ec._Transaction_maxFee(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_maxFee(ctx, field, obj)
+				})
 		case "tip":
-			out.Values[i] = ec._Transaction_tip(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_tip(ctx, field, obj)
+				})
 		case "resourceBounds":
-			out.Values[i] = ec._Transaction_resourceBounds(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_resourceBounds(ctx, field, obj)
+				})
 		case "actualFee":
 			out.Values[i] = ec._Transaction_actualFee(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33733,30 +33749,35 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 					return ec._Transaction_signature(ctx, field, obj)
 				})
 		case "compiledClassHash":
-			out.Values[i] = ec._Transaction_compiledClassHash(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_compiledClassHash(ctx, field, obj)
+				})
 		case "contractAddressSalt":
-			out.Values[i] = ec._Transaction_contractAddressSalt(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_contractAddressSalt(ctx, field, obj)
+				})
 		case "messageHash":
-			out.Values[i] = ec._Transaction_messageHash(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_messageHash(ctx, field, obj)
+				})
 		case "l1TransactionHash":
-			out.Values[i] = ec._Transaction_l1TransactionHash(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_l1TransactionHash(ctx, field, obj)
+				})
 		case "executionResources":
-			out.Values[i] = ec._Transaction_executionResources(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_executionResources(ctx, field, obj)
+				})
 		case "eventCount":
 			out.Values[i] = ec._Transaction_eventCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33769,10 +33790,11 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 					return ec._Transaction_calls(ctx, field, obj)
 				})
 		case "partialCallsParsing":
-			out.Values[i] = ec._Transaction_partialCallsParsing(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Transaction_partialCallsParsing(ctx, field, obj)
+				})
 		case "events":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

@@ -58,7 +58,6 @@ type Loaders struct {
 	StakeHistory       *Lazy[StakeHistoryKey, []*db.StakePoint]
 	TokenHoldersReport *Lazy[string, *db.HoldersOverview] // newest snapshot
 	TxTransfers        *Lazy[db.TxKey, []*db.TokenTransfer]
-	TxPayload          *Lazy[db.TxKey, *db.TxPayload]
 	PriceAt            *Lazy[db.PriceKey, *db.PriceAt]     // nil: no reading yet
 	BalanceAt          *Lazy[db.BalanceKey, *db.BalanceAt] // nil: 0
 	DailyBalances      *Lazy[db.DailyKey, []*db.DailyBalance]
@@ -299,7 +298,6 @@ func build(store *db.Store, d dispatch) *Loaders {
 		TxTransfers: many(d, store.TransfersOfTxs, func(t *db.TokenTransfer) db.TxKey {
 			return db.TxKey{Block: t.BlockNumber, Index: t.TxIndex}
 		}),
-		TxPayload: one(d, store.TxPayloads, func(p *db.TxPayload) db.TxKey { return db.TxKey{Block: p.BlockNumber, Index: p.Index} }),
 		BalanceAt: one(d, store.BalancesAt, func(b *db.BalanceAt) db.BalanceKey {
 			return db.BalanceKey{Token: string(db.Normalize(b.Token)), Owner: string(db.Normalize(b.Owner)), Block: b.Block}
 		}),

@@ -266,6 +266,31 @@ func (r *transactionResolver) Contract(ctx context.Context, obj *db.Transaction)
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.ContractAddress))()
 }
 
+func (r *transactionResolver) EntryPointSelector(ctx context.Context, obj *db.Transaction) (db.Felt, error) {
+	w, err := WholeTransaction(ctx, obj)
+	return w.EntryPointSelector, err
+}
+
+func (r *transactionResolver) Nonce(ctx context.Context, obj *db.Transaction) (*string, error) {
+	w, err := WholeTransaction(ctx, obj)
+	return w.Nonce, err
+}
+
+func (r *transactionResolver) MaxFee(ctx context.Context, obj *db.Transaction) (*string, error) {
+	w, err := WholeTransaction(ctx, obj)
+	return w.MaxFee, err
+}
+
+func (r *transactionResolver) Tip(ctx context.Context, obj *db.Transaction) (*string, error) {
+	w, err := WholeTransaction(ctx, obj)
+	return w.Tip, err
+}
+
+func (r *transactionResolver) ResourceBounds(ctx context.Context, obj *db.Transaction) (db.JSON, error) {
+	w, err := WholeTransaction(ctx, obj)
+	return w.ResourceBounds, err
+}
+
 func (r *transactionResolver) GasPriceWei(ctx context.Context, obj *db.Transaction) (*string, error) {
 	b, err := loaders.For(ctx).Block.Load(ctx, obj.BlockNumber)()
 	if err != nil || b == nil {
@@ -283,23 +308,53 @@ func (r *transactionResolver) GasPriceFri(ctx context.Context, obj *db.Transacti
 }
 
 func (r *transactionResolver) Calldata(ctx context.Context, obj *db.Transaction) ([]db.Felt, error) {
-	p, err := payloadOf(ctx, obj)
+	p, err := WholeTransaction(ctx, obj)
 	return nonNil(p.Calldata), err
 }
 
 func (r *transactionResolver) ConstructorCalldata(ctx context.Context, obj *db.Transaction) ([]db.Felt, error) {
-	p, err := payloadOf(ctx, obj)
+	p, err := WholeTransaction(ctx, obj)
 	return p.ConstructorCalldata, err
 }
 
 func (r *transactionResolver) Signature(ctx context.Context, obj *db.Transaction) ([]db.Felt, error) {
-	p, err := payloadOf(ctx, obj)
+	p, err := WholeTransaction(ctx, obj)
 	return nonNil(p.Signature), err
+}
+
+func (r *transactionResolver) CompiledClassHash(ctx context.Context, obj *db.Transaction) (db.Felt, error) {
+	w, err := WholeTransaction(ctx, obj)
+	return w.CompiledClassHash, err
+}
+
+func (r *transactionResolver) ContractAddressSalt(ctx context.Context, obj *db.Transaction) (db.Felt, error) {
+	w, err := WholeTransaction(ctx, obj)
+	return w.ContractAddressSalt, err
+}
+
+func (r *transactionResolver) MessageHash(ctx context.Context, obj *db.Transaction) (db.Felt, error) {
+	w, err := WholeTransaction(ctx, obj)
+	return w.MessageHash, err
+}
+
+func (r *transactionResolver) L1TransactionHash(ctx context.Context, obj *db.Transaction) (db.Felt, error) {
+	w, err := WholeTransaction(ctx, obj)
+	return w.L1TransactionHash, err
+}
+
+func (r *transactionResolver) ExecutionResources(ctx context.Context, obj *db.Transaction) (db.JSON, error) {
+	w, err := WholeTransaction(ctx, obj)
+	return w.ExecutionResources, err
 }
 
 func (r *transactionResolver) Calls(ctx context.Context, obj *db.Transaction) ([]*db.Call, error) {
 	calls, err := loaders.For(ctx).Calls.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.Index})()
 	return nonNil(calls), err
+}
+
+func (r *transactionResolver) PartialCallsParsing(ctx context.Context, obj *db.Transaction) (bool, error) {
+	w, err := WholeTransaction(ctx, obj)
+	return w.PartialCallsParsing, err
 }
 
 func (r *transactionResolver) Events(ctx context.Context, obj *db.Transaction, first *int, after *string) (*model.EventConnection, error) {

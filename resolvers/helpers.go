@@ -73,22 +73,22 @@ func transactionOf(ctx context.Context, block int64, index int, what string) (*d
 	return t, err
 }
 
-// payloadOf returns a transaction's payload: the row's own when it was read whole, else
-// through the request's loader (lists read transactions without it), batched for the page.
-func payloadOf(ctx context.Context, tx *db.Transaction) (*db.TxPayload, error) {
-	if tx.PayloadLoaded {
-		return &db.TxPayload{BlockNumber: tx.BlockNumber, Index: tx.Index, Calldata: tx.Calldata,
-			ConstructorCalldata: tx.ConstructorCalldata, Signature: tx.Signature,
-			PaymasterData: tx.PaymasterData, AccountDeploymentData: tx.AccountDeploymentData}, nil
+// WholeTransaction returns a transaction with all its columns: the row itself when it was read
+// whole, else the whole row through the request's Transaction loader (lists read only what
+// their items show), batched for the page. REST handlers that show such columns of a listed
+// transaction call it too.
+func WholeTransaction(ctx context.Context, tx *db.Transaction) (*db.Transaction, error) {
+	if tx.DetailsLoaded {
+		return tx, nil
 	}
-	p, err := loaders.For(ctx).TxPayload.Load(ctx, db.TxKey{Block: tx.BlockNumber, Index: tx.Index})()
+	whole, err := loaders.For(ctx).Transaction.Load(ctx, db.TxKey{Block: tx.BlockNumber, Index: tx.Index})()
 	if err != nil {
-		return &db.TxPayload{}, err
+		return tx, err
 	}
-	if p == nil { // the transaction went with a reorg since the list was read
-		return &db.TxPayload{}, nil
+	if whole == nil {
+		return tx, fmt.Errorf("transaction %d/%d went with a reorg since the list was read", tx.BlockNumber, tx.Index)
 	}
-	return p, nil
+	return whole, nil
 }
 
 // blockDetails returns a block with its details: the row itself when it was read whole,

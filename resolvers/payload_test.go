@@ -1,6 +1,7 @@
 package resolvers_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -9,9 +10,9 @@ import (
 	"github.com/starkgraph/starkgraph/db"
 )
 
-// Lists read transactions without their payload (calldata, constructor calldata,
-// signature); asked for, the payload of a whole page comes in one more statement, and is
-// the same as a lookup of each transaction by hash returns.
+// Lists read transactions with only what list items show (no payload, nonce, fees asked
+// for, selector, L1 hash...); asked for, the whole rows of a page come in one more
+// statement, and are the same as a lookup of each transaction by hash returns.
 func TestListedTransactionsPayload(t *testing.T) {
 	s := newGQLServer(t)
 	for b := range 3 {
@@ -27,9 +28,11 @@ func TestListedTransactionsPayload(t *testing.T) {
 				typ, ctor = "DEPLOY_ACCOUNT", pq.ByteaArray{db.FeltFromUint64(0xc7 + n)}
 			}
 			s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, actual_fee, actual_fee_unit,
-				execution_status, finality_status, calldata, signature, constructor_calldata)
-				VALUES ($1, $2, $3, $4, 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2', $5, $6, $7)`,
-				b, i, db.FeltFromUint64(0x7000+n), typ, calldata, signature, ctor)
+				execution_status, finality_status, calldata, signature, constructor_calldata, nonce, max_fee,
+				entry_point_selector, l1_transaction_hash, partial_calls_parsing)
+				VALUES ($1, $2, $3, $4, 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2', $5, $6, $7, $8, 12345678901234567890,
+				'\x15d40a3d', $3, $2 = 1)`,
+				b, i, db.FeltFromUint64(0x7000+n), typ, calldata, signature, ctor, n)
 		}
 	}
 	s.exec(`INSERT INTO list_counts (name, count) VALUES ('blocks', 3), ('transactions', 12)`)
@@ -39,8 +42,14 @@ func TestListedTransactionsPayload(t *testing.T) {
 		Calldata            []string `json:"calldata"`
 		Signature           []string `json:"signature"`
 		ConstructorCalldata []string `json:"constructorCalldata"`
+		Nonce               *string  `json:"nonce"`
+		MaxFee              *string  `json:"maxFee"`
+		EntryPointSelector  *string  `json:"entryPointSelector"`
+		L1TransactionHash   *string  `json:"l1TransactionHash"`
+		PartialCallsParsing bool     `json:"partialCallsParsing"`
 	}
-	const fields = `hash calldata signature constructorCalldata`
+	const fields = `hash calldata signature constructorCalldata nonce maxFee entryPointSelector l1TransactionHash
+		partialCallsParsing`
 	var list struct {
 		Transactions struct{ Edges []struct{ Node tx } }
 	}
@@ -65,17 +74,18 @@ func TestListedTransactionsPayload(t *testing.T) {
 	inBlocks := map[string]string{}
 	for _, b := range nested.Blocks.Edges {
 		for _, e := range b.Node.Transactions.Edges {
-			inBlocks[e.Node.Hash] = fmt.Sprint(e.Node)
+			inBlocks[e.Node.Hash] = show(e.Node)
 		}
 	}
 	for _, e := range list.Transactions.Edges {
 		var one struct{ Transaction tx }
 		s.mustQuery(`query($h: Felt!) { transaction(hash: $h) { `+fields+` } }`, map[string]any{"h": e.Node.Hash}, &one)
-		if fmt.Sprint(one.Transaction) != fmt.Sprint(e.Node) || inBlocks[e.Node.Hash] != fmt.Sprint(e.Node) {
+		if show(one.Transaction) != show(e.Node) || inBlocks[e.Node.Hash] != show(e.Node) {
 			t.Errorf("payload differs: listed %v, in its block %v, by hash %v", e.Node, inBlocks[e.Node.Hash], one.Transaction)
 		}
-		if len(e.Node.Calldata) != 3 || len(e.Node.Signature) != 1 {
-			t.Errorf("listed %s without its payload: %+v", e.Node.Hash, e.Node)
+		if len(e.Node.Calldata) != 3 || len(e.Node.Signature) != 1 || e.Node.Nonce == nil || e.Node.MaxFee == nil ||
+			e.Node.EntryPointSelector == nil || e.Node.L1TransactionHash == nil {
+			t.Errorf("listed %s without its details: %+v", e.Node.Hash, e.Node)
 		}
 	}
 }
@@ -127,4 +137,10 @@ func TestListedBlocksDetails(t *testing.T) {
 			t.Errorf("block %v listed without its details", e.Node["number"])
 		}
 	}
+}
+
+// show renders v as JSON, to compare answers field by field (pointers included).
+func show(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // txActivity is an item of GET /beta/tx-activity (snake_case, as the reference has it).
@@ -111,7 +112,11 @@ func (s *server) txHeader(ctx context.Context, tx *db.Transaction) (h txHeader, 
 	return h, err
 }
 
-func (s *server) txActivity(ctx context.Context, tx *db.Transaction) (txActivity, error) {
+func (s *server) txActivity(ctx context.Context, listed *db.Transaction) (txActivity, error) {
+	tx, err := resolvers.WholeTransaction(ctx, listed) // the item shows the nonce, fees and calldata
+	if err != nil {
+		return txActivity{}, err
+	}
 	h, err := s.txHeader(ctx, tx)
 	if err != nil {
 		return txActivity{}, err
