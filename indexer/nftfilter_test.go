@@ -1,0 +1,67 @@
+package indexer
+
+import (
+	"context"
+	"testing"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/starknet"
+	"github.com/starkgraph/starkgraph/starknet/rpc"
+)
+
+// A legacy ERC-20 Transfer (keys [selector], data [from, to, low, high]) has the legacy
+// ERC-721 layout too, so preload collects NFT keys for every such event. It reads the NFT
+// rows of a contract known to be an ERC-20 only when the batch deploys it or replaces its
+// class (its standard may change within the batch); those of the other known ERC-20s, the
+// fee token's transfers among them, are not read.
+func TestPreloadReadsNFTRowsOnlyWhereTheStandardMayChange(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	var (
+		fee      = starknet.FeltFromUint64(0xfee)  // known ERC-20, untouched by the batch
+		upgraded = starknet.FeltFromUint64(0xa11)  // known ERC-20 whose class the batch replaces
+		deployed = starknet.FeltFromUint64(0xb22)  // known ERC-20 that the batch deploys again
+		unknown  = starknet.FeltFromUint64(0xc33)  // no token row, no class: standard unknown
+		nftClass = starknet.FeltFromUint64(0x721c) // classes the batch names, unknown here
+	)
+	for _, c := range []starknet.Felt{fee, upgraded, deployed} {
+		if _, err := pool.Exec(`INSERT INTO tokens (address, standard) VALUES ($1, 'erc20')`, db.FeltOf(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An NFT row for token id 5 of each contract, so that a read shows in the writer's map.
+	for _, c := range []starknet.Felt{fee, upgraded, deployed, unknown} {
+		if _, err := pool.Exec(`INSERT INTO nft_items (contract_address, token_id, contract_type) VALUES ($1, 5, 721)`, db.FeltOf(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	transfer := func(from starknet.Felt) rpc.Event {
+		return rpc.Event{FromAddress: from, Keys: []starknet.Felt{selTransfer},
+			Data: []starknet.Felt{starknet.FeltFromUint64(0x1), starknet.FeltFromUint64(0x2), starknet.FeltFromUint64(5), {}}}
+	}
+	tx := rpc.Transaction{Type: rpc.TxInvoke, Version: 3}
+	tx.Receipt.Events = []rpc.Event{transfer(fee), transfer(upgraded), transfer(deployed), transfer(unknown)}
+	batch := []*blockData{{
+		Block: &rpc.Block{Header: rpc.Header{Number: 1}, Transactions: []rpc.Transaction{tx}},
+		State: &rpc.StateUpdate{BlockNumber: 1, StateDiff: rpc.StateDiff{
+			ReplacedClasses:   []rpc.ReplacedClass{{ContractAddress: upgraded, ClassHash: nftClass}},
+			DeployedContracts: []rpc.DeployedContract{{Address: deployed, ClassHash: nftClass}},
+		}},
+	}}
+
+	wtx, err := db.BeginWrite(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wtx.Rollback()
+	w := newBatchWriter(wtx, newClassCache())
+	if err := w.preload(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	for c, want := range map[starknet.Felt]bool{fee: false, upgraded: true, deployed: true, unknown: true} {
+		if _, read := w.nftItems[nftKey{c, "5"}]; read != want {
+			t.Errorf("NFT item 5 of %s read: %v, want %v", c, read, want)
+		}
+	}
+}
