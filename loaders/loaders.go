@@ -32,6 +32,9 @@ type Loaders struct {
 	VerifiedSources *Lazy[string, *db.VerifiedSources]
 	Token           *Lazy[string, *db.Token]
 	Alias           *Lazy[string, *string]
+	// TxAliases holds the aliases a transaction shows together (sender, contract, class),
+	// read in one statement for all the transactions that ask.
+	TxAliases *Lazy[AliasKeys, [3]*string]
 	TokensHeld      *Lazy[string, []*db.TokenBalance]
 	Holders         *Lazy[PageKey[string], []*db.TokenBalance]
 	ClassContracts  *Lazy[PageKey[string], []*db.Contract]
@@ -266,6 +269,7 @@ func build(store *db.Store, d dispatch) *Loaders {
 		VerifiedSources: one(d, byFelt(store.VerifiedSourcesByHash), func(v *db.VerifiedSources) string { return string(v.ClassHash) }),
 		Token:           one(d, byFelt(store.TokensByAddress), func(t *db.Token) string { return string(t.Address) }),
 		Alias:           aliases(d, store),
+		TxAliases:       aliasSets(d, store),
 		TokensHeld:      many(d, byFelt(store.BalancesOf), func(b *db.TokenBalance) string { return string(b.OwnerAddress) }),
 		Holders:         paged(d, byFeltPaged(store.HoldersOf), func(b *db.TokenBalance) string { return string(b.TokenAddress) }),
 		ClassContracts:  paged(d, byFeltPaged(store.ContractsByClasses), func(c *db.Contract) string { return string(c.ClassHash) }),
@@ -442,14 +446,8 @@ func byFeltPaged[V any](fetch func(context.Context, []db.Felt, int, int) ([]V, e
 }
 
 func aliases(d dispatch, store *db.Store) *Lazy[string, *string] {
-	fetch := byFelt(store.AliasesOf)
 	batch := func(ctx context.Context, keys []string) []*dataloader.Result[*string] {
-		rows, err := fetch(ctx, keys)
-		names := make(map[string]*string, len(rows))
-		for _, a := range rows {
-			name := a.Name
-			names[string(a.Address)] = &name
-		}
+		names, err := aliasNames(ctx, store, keys)
 		results := make([]*dataloader.Result[*string], len(keys))
 		for i, k := range keys {
 			results[i] = &dataloader.Result[*string]{Data: names[k], Error: err}
@@ -457,6 +455,45 @@ func aliases(d dispatch, store *db.Store) *Lazy[string, *string] {
 		return results
 	}
 	return newLoader(d, batch)
+}
+
+// AliasKeys names the addresses whose aliases one item shows together, "" for none.
+type AliasKeys [3]string
+
+// aliasSets is the loader of AliasKeys: every address of the batch's keys in one statement.
+func aliasSets(d dispatch, store *db.Store) *Lazy[AliasKeys, [3]*string] {
+	batch := func(ctx context.Context, keys []AliasKeys) []*dataloader.Result[[3]*string] {
+		var addrs []string
+		for _, k := range keys {
+			for _, a := range k {
+				if a != "" {
+					addrs = append(addrs, a)
+				}
+			}
+		}
+		names, err := aliasNames(ctx, store, addrs)
+		results := make([]*dataloader.Result[[3]*string], len(keys))
+		for i, k := range keys {
+			results[i] = &dataloader.Result[[3]*string]{Data: [3]*string{names[k[0]], names[k[1]], names[k[2]]}, Error: err}
+		}
+		return results
+	}
+	return newLoader(d, batch)
+}
+
+// aliasNames reads the aliases of addrs (felts as strings), by address; an empty list
+// runs no statement.
+func aliasNames(ctx context.Context, store *db.Store, addrs []string) (map[string]*string, error) {
+	if len(addrs) == 0 {
+		return nil, nil
+	}
+	rows, err := byFelt(store.AliasesOf)(ctx, addrs)
+	names := make(map[string]*string, len(rows))
+	for _, a := range rows {
+		name := a.Name
+		names[string(a.Address)] = &name
+	}
+	return names, err
 }
 
 // nftKey is the loader key of an NFT item.

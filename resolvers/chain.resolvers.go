@@ -371,24 +371,18 @@ func (r *transactionResolver) Events(ctx context.Context, obj *db.Transaction, f
 }
 
 func (r *transactionResolver) SenderAlias(ctx context.Context, obj *db.Transaction) (*string, error) {
-	if obj.SenderAddress == nil {
-		return nil, nil
-	}
-	return loaders.For(ctx).Alias.Load(ctx, string(obj.SenderAddress))()
+	names, err := txAliases(ctx, obj)
+	return names[0], err
 }
 
 func (r *transactionResolver) ContractAlias(ctx context.Context, obj *db.Transaction) (*string, error) {
-	if obj.ContractAddress == nil {
-		return nil, nil
-	}
-	return loaders.For(ctx).Alias.Load(ctx, string(obj.ContractAddress))()
+	names, err := txAliases(ctx, obj)
+	return names[1], err
 }
 
 func (r *transactionResolver) ClassAlias(ctx context.Context, obj *db.Transaction) (*string, error) {
-	if obj.ClassHash == nil {
-		return nil, nil
-	}
-	return loaders.For(ctx).Alias.Load(ctx, string(obj.ClassHash))()
+	names, err := txAliases(ctx, obj)
+	return names[2], err
 }
 
 func (r *transactionResolver) MetaTransaction(ctx context.Context, obj *db.Transaction) (*db.MetaTransaction, error) {

@@ -73,6 +73,16 @@ func transactionOf(ctx context.Context, block int64, index int, what string) (*d
 	return t, err
 }
 
+// txAliases are the aliases of a transaction's sender, contract and class, read together
+// (one statement for a page, whichever of the three its items show).
+func txAliases(ctx context.Context, tx *db.Transaction) ([3]*string, error) {
+	key := loaders.AliasKeys{string(tx.SenderAddress), string(tx.ContractAddress), string(tx.ClassHash)}
+	if key == (loaders.AliasKeys{}) {
+		return [3]*string{}, nil
+	}
+	return loaders.For(ctx).TxAliases.Load(ctx, key)()
+}
+
 // WholeTransaction returns a transaction with all its columns: the row itself when it was read
 // whole, else the whole row through the request's Transaction loader (lists read only what
 // their items show), batched for the page. REST handlers that show such columns of a listed

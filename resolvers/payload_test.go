@@ -144,3 +144,43 @@ func show(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// A transaction's three aliases (sender, contract, class) come in one statement for the
+// whole page, whichever of them the items show, and name the right addresses.
+func TestTransactionAliasesInOneStatement(t *testing.T) {
+	s := newGQLServer(t)
+	s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES (1, '\xb1', '\xb0', 100, 'ACCEPTED_ON_L2')`)
+	// An INVOKE names a sender; a DEPLOY_ACCOUNT a contract and a class; a DECLARE a
+	// sender and a class.
+	s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, actual_fee, actual_fee_unit,
+		execution_status, finality_status, sender_address, contract_address, class_hash) VALUES
+		(1, 0, '\x70', 'INVOKE', 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2', '\x5e', NULL, NULL),
+		(1, 1, '\x71', 'DEPLOY_ACCOUNT', 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2', NULL, '\xc0', '\xc1'),
+		(1, 2, '\x72', 'DECLARE', 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2', '\x5e', NULL, '\xc2')`)
+	s.exec(`INSERT INTO aliases (address, name) VALUES ('\x5e', 'Sender'), ('\xc0', 'Account'), ('\xc1', 'AccountClass'), ('\xc2', 'Declared')`)
+	s.exec(`INSERT INTO list_counts (name, count) VALUES ('transactions', 3)`)
+
+	var out struct {
+		Transactions connection[struct {
+			Hash                                   string
+			SenderAlias, ContractAlias, ClassAlias *string
+		}]
+	}
+	before := s.store.Statements()
+	s.mustQuery(`{ transactions(first: 3) { edges { node { hash senderAlias contractAlias classAlias } } } }`, nil, &out)
+	if n := s.store.Statements() - before; n != 2 {
+		t.Errorf("3 transactions with their aliases took %d statements, want 2 (the page, the aliases)", n)
+	}
+	got := map[string]string{}
+	for _, e := range out.Transactions.Edges {
+		got[e.Node.Hash] = show([]*string{e.Node.SenderAlias, e.Node.ContractAlias, e.Node.ClassAlias})
+	}
+	want := map[string]string{
+		"0x72": `["Sender",null,"Declared"]`,
+		"0x71": `[null,"Account","AccountClass"]`,
+		"0x70": `["Sender",null,null]`,
+	}
+	if show(got) != show(want) {
+		t.Errorf("aliases %v, want %v", got, want)
+	}
+}
