@@ -34,12 +34,12 @@ type Loaders struct {
 	Alias           *Lazy[string, *string]
 	// TxAliases holds the aliases a transaction shows together (sender, contract, class),
 	// read in one statement for all the transactions that ask.
-	TxAliases *Lazy[AliasKeys, [3]*string]
-	TokensHeld      *Lazy[string, []*db.TokenBalance]
-	Holders         *Lazy[PageKey[string], []*db.TokenBalance]
-	ClassContracts  *Lazy[PageKey[string], []*db.Contract]
-	BlockTxs        *Lazy[PageKey[int64], []*db.Transaction]
-	TxEvents        *Lazy[PageKey[db.TxKey], []*db.Event]
+	TxAliases      *Lazy[AliasKeys, [3]*string]
+	TokensHeld     *Lazy[string, []*db.TokenBalance]
+	Holders        *Lazy[PageKey[string], []*db.TokenBalance]
+	ClassContracts *Lazy[PageKey[string], []*db.Contract]
+	BlockTxs       *Lazy[PageKey[int64], []*db.Transaction]
+	TxEvents       *Lazy[PageKey[db.TxKey], []*db.Event]
 
 	NftItem           *Lazy[db.NftKey, *db.NftItem]
 	NftItemBalance    *Lazy[db.NftKey, *db.NftBalance]          // owner, or largest holder
