@@ -68,24 +68,25 @@ func validatorPoolInfoOp(ctx context.Context, s *server, a *args, _ *http.Reques
 	if err != nil {
 		return nil, err
 	}
-	out := validatorPoolsBody{Validator: addr(v.StakerAddress), RevenueShare: bps(share), Pools: []validatorPool{}}
-	for _, p := range pools {
+	out := validatorPoolsBody{Validator: addr(v.StakerAddress), RevenueShare: bps(share)}
+	// The pools' tokens and APRs are read for all the pools at once.
+	out.Pools, err = mapAll(ctx, pools, func(ctx context.Context, p *db.Pool) (validatorPool, error) {
 		info, err := s.tokenInfo(ctx, p.TokenAddress)
 		if err != nil {
-			return nil, err
+			return validatorPool{}, err
 		}
 		apr, err := s.res.Pool().Apr(ctx, p)
 		if err != nil {
-			return nil, err
+			return validatorPool{}, err
 		}
 		item := validatorPool{PoolContract: addr(p.Address), TokenAddress: addr(p.TokenAddress), TokenInfo: info,
 			Asset: assetOf(p.TokenAddress, ov), TotalDelegated: p.TotalDelegated, DelegatorCount: int(p.DelegatorCount)}
 		if apr != nil {
 			item.Apr = ptr(bps(*apr))
 		}
-		out.Pools = append(out.Pools, item)
-	}
-	return out, nil
+		return item, nil
+	})
+	return out, err
 }
 
 // assetOf names a pool's asset: strk for the STRK token the overview names, btc otherwise.

@@ -20,19 +20,20 @@ func TestMain(m *testing.M) { dbtest.Main(m) }
 
 // env is a /beta handler over a fresh seeded database, served over real HTTP.
 type env struct {
-	t   testing.TB
-	db  *sqlx.DB
-	url string
+	t     testing.TB
+	db    *sqlx.DB
+	store *db.Store // counts the statements the handler runs
+	url   string
 }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	conn := dbtest.New(t)
 	seed(t, conn)
-	res := &resolvers.Resolver{Store: db.NewStore(conn)}
-	srv := httptest.NewServer(NewHandler(res, Options{}))
+	store := db.NewStore(conn)
+	srv := httptest.NewServer(NewHandler(&resolvers.Resolver{Store: store}, Options{}))
 	t.Cleanup(srv.Close)
-	return &env{t: t, db: conn, url: srv.URL}
+	return &env{t: t, db: conn, store: store, url: srv.URL}
 }
 
 // response is an answer with its body decoded as generic JSON.

@@ -107,6 +107,20 @@ func TestValidatorOperations(t *testing.T) {
 		t.Errorf("pools by asset: %v", byAsset)
 	}
 
+	// The pools' tokens and APRs are read for all the pools at once: a third pool costs
+	// no statement more.
+	poolInfo := "/beta/staking/validator-pool-info?validator=" + validator.Hex()
+	before := e.store.Statements()
+	e.mustGet(poolInfo)
+	twoPools := e.store.Statements() - before
+	exec(`INSERT INTO pools (pool_contract, staker_address, token_address, total_delegated, delegator_count) VALUES ($1, $2, $3, 1, 1)`,
+		db.MustFelt("0x0b003"), validator, db.MustFelt("0x0b7d"))
+	before = e.store.Statements()
+	threePools := len(e.mustGet(poolInfo).(map[string]any)["pools"].([]any))
+	if n := e.store.Statements() - before; n != twoPools || threePools != 3 {
+		t.Errorf("pool info of %d pools took %d statements, of 2 pools %d", threePools, n, twoPools)
+	}
+
 	e.expectRefusals(t, []refusal{
 		{"/beta/staking/validator-details", 400, "validator"},
 		{"/beta/staking/validator-details?validator=0x1234", 404, "validator"},
