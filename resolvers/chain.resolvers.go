@@ -308,18 +308,18 @@ func (r *transactionResolver) GasPriceFri(ctx context.Context, obj *db.Transacti
 }
 
 func (r *transactionResolver) Calldata(ctx context.Context, obj *db.Transaction) ([]db.Felt, error) {
-	p, err := WholeTransaction(ctx, obj)
-	return nonNil(p.Calldata), err
+	w, err := WholeTransaction(ctx, obj)
+	return nonNil(w.Calldata), err
 }
 
 func (r *transactionResolver) ConstructorCalldata(ctx context.Context, obj *db.Transaction) ([]db.Felt, error) {
-	p, err := WholeTransaction(ctx, obj)
-	return p.ConstructorCalldata, err
+	w, err := WholeTransaction(ctx, obj)
+	return w.ConstructorCalldata, err
 }
 
 func (r *transactionResolver) Signature(ctx context.Context, obj *db.Transaction) ([]db.Felt, error) {
-	p, err := WholeTransaction(ctx, obj)
-	return nonNil(p.Signature), err
+	w, err := WholeTransaction(ctx, obj)
+	return nonNil(w.Signature), err
 }
 
 func (r *transactionResolver) CompiledClassHash(ctx context.Context, obj *db.Transaction) (db.Felt, error) {

@@ -83,10 +83,10 @@ func txAliases(ctx context.Context, tx *db.Transaction) ([3]*string, error) {
 	return loaders.For(ctx).TxAliases.Load(ctx, key)()
 }
 
-// WholeTransaction returns a transaction with all its columns: the row itself when it was read
-// whole, else the whole row through the request's Transaction loader (lists read only what
-// their items show), batched for the page. REST handlers that show such columns of a listed
-// transaction call it too.
+// WholeTransaction returns a transaction with all its columns: the row itself when it was
+// read whole, else the whole row through the request's Transaction loader (lists read only
+// what their items show), batched for the page. REST handlers that show such columns of a
+// listed transaction call it too.
 func WholeTransaction(ctx context.Context, tx *db.Transaction) (*db.Transaction, error) {
 	if tx.DetailsLoaded {
 		return tx, nil
