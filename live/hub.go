@@ -95,7 +95,7 @@ const (
 // subscriber is a Subscription of any row type, as the hub holds it.
 type subscriber interface {
 	// offer hands over a message if the subscriber wants it, waiting until patience for
-	// room; false when there was none (the subscriber is then ended).
+	// room; false when there was none (the subscriber is then ended) or it has ended.
 	offer(m any, patience time.Time) bool
 	end(err error)
 }
@@ -269,20 +269,35 @@ func messages[T any](rows []T, message func(T) any) []any {
 }
 
 // deliver offers each message to every subscriber of f. A failed read is logged: the
-// subscribers miss those rows but stay subscribed.
+// subscribers miss those rows but stay subscribed. The hub's lock is not held while a
+// subscriber's full buffer is waited on (up to the patience), so subscribing and
+// unsubscribing go on meanwhile; a subscription that starts during a delivery gets the
+// next one.
 func (h *Hub) deliver(f feed, err error, msgs []any) {
 	if err != nil {
 		h.opts.Logger.Warn("live: reading a notice's rows", "err", err)
 		return
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	subs := make([]subscriber, 0, len(h.subs[f]))
+	for s := range h.subs[f] {
+		subs = append(subs, s)
+	}
+	h.mu.Unlock()
 	patience := time.Now().Add(h.opts.Patience)
+	gone := make([]bool, len(subs))
 	for _, m := range msgs {
-		for s := range h.subs[f] {
-			if !s.offer(m, patience) {
-				delete(h.subs[f], s)
+		for i, s := range subs {
+			if !gone[i] && !s.offer(m, patience) {
+				gone[i] = true
 			}
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, s := range subs {
+		if gone[i] {
+			delete(h.subs[f], s)
 		}
 	}
 }
@@ -311,25 +326,29 @@ func (h *Hub) add(f feed, s subscriber) bool {
 	return true
 }
 
+// remove ends s once its subscriber has gone; the end waits for a send under way, not the
+// hub's lock.
 func (h *Hub) remove(f feed, s subscriber) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if _, ok := h.subs[f][s]; ok {
-		delete(h.subs[f], s)
+	_, ok := h.subs[f][s]
+	delete(h.subs[f], s)
+	h.mu.Unlock()
+	if ok {
 		s.end(nil)
 	}
 }
 
 func (h *Hub) closeAll() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.closed = true
-	for _, subs := range h.subs {
+	all := h.subs
+	h.subs = map[feed]map[subscriber]struct{}{}
+	h.mu.Unlock()
+	for _, subs := range all {
 		for s := range subs {
 			s.end(nil)
 		}
 	}
-	h.subs = map[feed]map[subscriber]struct{}{}
 }
 
 func felts(hexes []string) []db.Felt {

@@ -110,3 +110,57 @@ func TestEventKeysMatchByPosition(t *testing.T) {
 		t.Fatalf("matched events %v; want 0 and 4", got)
 	}
 }
+
+// While the hub waits for room in a subscriber's full buffer (its patience, an hour here),
+// others subscribe and count without waiting for it, and the waiting subscriber's own end
+// stops the wait.
+func TestAWaitForRoomHoldsNoOneElse(t *testing.T) {
+	h := NewHub(db.NewStore(nil), Options{Buffer: 1, Patience: time.Hour})
+	ctx, cancel := context.WithCancel(Track(context.Background()))
+	stuck, err := h.Blocks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delivered := make(chan struct{})
+	go func() {
+		h.Handle(context.Background(), reorgNotice(1)) // fills the buffer
+		h.Handle(context.Background(), reorgNotice(2)) // waits for room
+		close(delivered)
+	}()
+	within := func(what string, do func()) {
+		t.Helper()
+		done := make(chan struct{})
+		go func() { do(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s waited for the full subscriber", what)
+		}
+	}
+	for deadline := time.Now().Add(20 * time.Second); len(stuck) < 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first notice never reached the subscriber")
+		}
+	}
+	within("subscribing", func() {
+		if _, err := h.Blocks(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	within("counting", func() { h.Count() })
+	cancel() // the stuck subscriber leaves: the hub stops waiting for it
+	within("delivering", func() { <-delivered })
+	var kept []int64
+	for m := range stuck {
+		kept = append(kept, m.Reorg.Ancestor)
+	}
+	if len(kept) != 1 || kept[0] != 1 {
+		t.Errorf("the subscriber kept %v; want its buffer of 1", kept)
+	}
+	if err := TakeEndReason(ctx); err != nil {
+		t.Errorf("a subscriber that left is told %v", err)
+	}
+	if n := h.Count(); n != 1 {
+		t.Errorf("%d subscriptions open, want the second one", n)
+	}
+}

@@ -11,18 +11,27 @@ import (
 )
 
 // subscription is one subscriber's stream: the channel gqlgen reads, of the rows that
-// match. The hub is its only sender and ends it under the hub's lock.
+// match. The hub is its only sender. Its own lock orders the sends and the close of ch, so
+// the hub delivers without holding its lock while a subscriber's buffer is full.
 type subscription[T any] struct {
 	ch    chan T
 	match func(T) bool
-	ended bool  // guarded by the hub's lock
-	err   error // why it ended; guarded by the hub's lock
+	quit  chan struct{} // closed when the subscription ends: a send waiting for room stops
+	quits sync.Once
+	mu    sync.Mutex // held while sending, and to end
+	ended bool       // guarded by mu
+	err   error      // why it ended; guarded by mu
 }
 
 func (s *subscription[T]) offer(m any, patience time.Time) bool {
 	v, ok := m.(T)
 	if !ok || (s.match != nil && !s.match(v)) {
 		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return false
 	}
 	select {
 	case s.ch <- v:
@@ -34,14 +43,24 @@ func (s *subscription[T]) offer(m any, patience time.Time) bool {
 	select {
 	case s.ch <- v:
 		return true
+	case <-s.quit:
+		return false
 	case <-wait.C:
 		metrics.SlowSubscribers.Inc()
-		s.end(ErrTooSlow)
+		s.endLocked(ErrTooSlow)
 		return false
 	}
 }
 
+// end closes the stream; a send waiting for room gives up first.
 func (s *subscription[T]) end(err error) {
+	s.quits.Do(func() { close(s.quit) })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.endLocked(err)
+}
+
+func (s *subscription[T]) endLocked(err error) {
 	if !s.ended {
 		s.ended, s.err = true, err
 		close(s.ch)
@@ -58,14 +77,14 @@ func subscribe[T any](ctx context.Context, h *Hub, f feed, match func(T) bool) (
 	if h == nil {
 		return nil, ErrNotServed
 	}
-	s := &subscription[T]{ch: make(chan T, h.opts.Buffer), match: match}
+	s := &subscription[T]{ch: make(chan T, h.opts.Buffer), match: match, quit: make(chan struct{})}
 	if !h.add(f, s) {
 		return nil, ErrClosed
 	}
 	if t, ok := ctx.Value(trackerKey{}).(*tracker); ok {
 		t.set(func() error { // the hub may still be ending s when the context ends
-			h.mu.Lock()
-			defer h.mu.Unlock()
+			s.mu.Lock()
+			defer s.mu.Unlock()
 			return s.err
 		})
 	}
