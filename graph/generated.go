@@ -732,14 +732,15 @@ type ComplexityRoot struct {
 	}
 
 	TokenBalance struct {
-		Balance          func(childComplexity int) int
-		FormattedBalance func(childComplexity int) int
-		LastTransferTime func(childComplexity int) int
-		Owner            func(childComplexity int) int
-		OwnerAddress     func(childComplexity int) int
-		Token            func(childComplexity int) int
-		TokenAddress     func(childComplexity int) int
-		UsdValue         func(childComplexity int) int
+		Balance           func(childComplexity int) int
+		FormattedBalance  func(childComplexity int) int
+		LastTransferTime  func(childComplexity int) int
+		Owner             func(childComplexity int) int
+		OwnerAddress      func(childComplexity int) int
+		OwnerAddressAlias func(childComplexity int) int
+		Token             func(childComplexity int) int
+		TokenAddress      func(childComplexity int) int
+		UsdValue          func(childComplexity int) int
 	}
 
 	TokenConnection struct {
@@ -1191,6 +1192,7 @@ type TokenBalanceResolver interface {
 	Token(ctx context.Context, obj *db.TokenBalance) (*db.Token, error)
 
 	Owner(ctx context.Context, obj *db.TokenBalance) (*db.Contract, error)
+	OwnerAddressAlias(ctx context.Context, obj *db.TokenBalance) (*string, error)
 
 	FormattedBalance(ctx context.Context, obj *db.TokenBalance) (*string, error)
 	UsdValue(ctx context.Context, obj *db.TokenBalance) (*float64, error)
@@ -4412,6 +4414,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TokenBalance.OwnerAddress(childComplexity), true
+	case "TokenBalance.ownerAddressAlias":
+		if e.ComplexityRoot.TokenBalance.OwnerAddressAlias == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenBalance.OwnerAddressAlias(childComplexity), true
 	case "TokenBalance.token":
 		if e.ComplexityRoot.TokenBalance.Token == nil {
 			break
@@ -6726,6 +6734,8 @@ type TokenBalance {
   token: Token!
   ownerAddress: Address!
   owner: Contract
+  "The owner's alias, whether or not its contract is indexed."
+  ownerAddressAlias: String
   balance: BigInt!
   "The balance in whole tokens, exact (\"1.5\" for 1.5 tokens); null when the token's decimals are unknown."
   formattedBalance: String
@@ -8133,6 +8143,8 @@ func (ec *executionContext) childFields_TokenBalance(ctx context.Context, field 
 		return ec.fieldContext_TokenBalance_ownerAddress(ctx, field)
 	case "owner":
 		return ec.fieldContext_TokenBalance_owner(ctx, field)
+	case "ownerAddressAlias":
+		return ec.fieldContext_TokenBalance_ownerAddressAlias(ctx, field)
 	case "balance":
 		return ec.fieldContext_TokenBalance_balance(ctx, field)
 	case "formattedBalance":
@@ -22831,6 +22843,29 @@ func (ec *executionContext) fieldContext_TokenBalance_owner(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _TokenBalance_ownerAddressAlias(ctx context.Context, field graphql.CollectedField, obj *db.TokenBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenBalance_ownerAddressAlias(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TokenBalance().OwnerAddressAlias(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TokenBalance_ownerAddressAlias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenBalance", field, true, true, "String")
+}
+
 func (ec *executionContext) _TokenBalance_balance(ctx context.Context, field graphql.CollectedField, obj *db.TokenBalance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33194,6 +33229,12 @@ func (ec *executionContext) _TokenBalance(ctx context.Context, sel ast.Selection
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._TokenBalance_owner(ctx, field, obj)
+				})
+		case "ownerAddressAlias":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TokenBalance_ownerAddressAlias(ctx, field, obj)
 				})
 		case "balance":
 			out.Values[i] = ec._TokenBalance_balance(ctx, field, obj)

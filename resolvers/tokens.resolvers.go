@@ -130,6 +130,10 @@ func (r *tokenBalanceResolver) Owner(ctx context.Context, obj *db.TokenBalance) 
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.OwnerAddress))()
 }
 
+func (r *tokenBalanceResolver) OwnerAddressAlias(ctx context.Context, obj *db.TokenBalance) (*string, error) {
+	return loaders.For(ctx).Alias.Load(ctx, string(obj.OwnerAddress))()
+}
+
 func (r *tokenBalanceResolver) FormattedBalance(ctx context.Context, obj *db.TokenBalance) (*string, error) {
 	token, err := loaders.For(ctx).Token.Load(ctx, string(obj.TokenAddress))()
 	if err != nil || token == nil || token.Decimals == nil {

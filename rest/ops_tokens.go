@@ -198,17 +198,9 @@ func tokenHoldersOp(ctx context.Context, s *server, a *args, _ *http.Request) (a
 		return nil, err
 	}
 	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.TokenHolderEdge) (tokenHolder, error) {
-		owner, err := s.res.TokenBalance().Owner(ctx, e.Node)
-		if err != nil {
-			return tokenHolder{}, err
-		}
-		h := tokenHolder{Address: addr(e.Node.OwnerAddress), Balance: e.Node.Balance, LastTransferTime: e.Node.LastTransferTime}
-		if owner != nil {
-			if h.Alias, err = s.res.Contract().Alias(ctx, owner); err != nil {
-				return tokenHolder{}, err
-			}
-		}
-		return h, nil
+		alias, err := s.res.TokenBalance().OwnerAddressAlias(ctx, e.Node)
+		return tokenHolder{Address: addr(e.Node.OwnerAddress), Balance: e.Node.Balance,
+			LastTransferTime: e.Node.LastTransferTime, Alias: alias}, err
 	})
 	if err != nil {
 		return nil, err
