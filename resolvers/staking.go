@@ -1,6 +1,7 @@
 package resolvers
 
 import (
+	"fmt"
 	"math/big"
 	"strings"
 
@@ -91,7 +92,7 @@ func stakingLogFilter(in *model.StakingActivityFilter, order *model.SortDirectio
 		}
 	}
 	if f.From != nil && f.To != nil && *f.From > *f.To {
-		return f, badInput("fromTimestamp", "is after toTimestamp")
+		return f, badInput("fromTimestamp", fmt.Sprintf("%d is after the end of the range, %d", *f.From, *f.To))
 	}
 	return f, nil
 }

@@ -87,14 +87,11 @@ func (s *server) stakingActivity(ctx context.Context, a *args, filter *model.Sta
 		filter.Operation = &t
 	}
 	filter.FromTimestamp, filter.ToTimestamp, filter.TransactionHash = a.int("start"), a.int("end"), a.hash("search")
-	if start, end := filter.FromTimestamp, filter.ToTimestamp; start != nil && end != nil && *start > *end {
-		return nil, badRequest("start: %d is after end %d", *start, *end)
-	}
 	order := a.direction("sort")
 	pg := pageOf(a)
 	conn, err := s.res.Query().StakingActivity(ctx, &pg.first, pg.after, filter, &order)
 	if err != nil {
-		return nil, err
+		return nil, asParam(err, "fromTimestamp", "start") // a start after the end
 	}
 	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.StakingActivityEdge) (stakingActivityItem, error) {
 		o := e.Node
