@@ -45,7 +45,7 @@ type Transaction struct {
 	BlockNumber           int64     `db:"block_number"`
 	Index                 int       `db:"tx_index"`
 	Hash                  Felt      `db:"hash"`
-	RawType               string    `db:"type"`
+	Type                  TxType    `db:"type"`
 	Version               int       `db:"version"`
 	Timestamp             int64     `db:"timestamp"`
 	SenderAddress         Felt      `db:"sender_address"`

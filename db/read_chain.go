@@ -94,7 +94,7 @@ func (s *Store) TransactionsByKey(ctx context.Context, keys []TxKey) ([]*Transac
 type TxFilter struct {
 	Sender    Felt
 	Contract  Felt
-	Type      string
+	Type      TxType
 	FromBlock *int64
 	ToBlock   *int64
 	Block     *int64

@@ -978,8 +978,6 @@ type BlockResolver interface {
 
 	ParentHash(ctx context.Context, obj *db.Block) (db.Felt, error)
 
-	Status(ctx context.Context, obj *db.Block) (string, error)
-
 	SequencerAddress(ctx context.Context, obj *db.Block) (db.Felt, error)
 	StarknetVersion(ctx context.Context, obj *db.Block) (string, error)
 	L1DaMode(ctx context.Context, obj *db.Block) (*string, error)
@@ -1209,12 +1207,6 @@ type TransactionResolver interface {
 
 	BlockHash(ctx context.Context, obj *db.Transaction) (db.Felt, error)
 	Block(ctx context.Context, obj *db.Transaction) (*db.Block, error)
-
-	Type(ctx context.Context, obj *db.Transaction) (model.TransactionType, error)
-
-	Status(ctx context.Context, obj *db.Transaction) (string, error)
-	ExecutionStatus(ctx context.Context, obj *db.Transaction) (string, error)
-	FinalityStatus(ctx context.Context, obj *db.Transaction) (string, error)
 
 	Sender(ctx context.Context, obj *db.Transaction) (*db.Contract, error)
 
@@ -11395,7 +11387,7 @@ func (ec *executionContext) _Block_status(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Block_status(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Block().Status(ctx, obj)
+			return obj.Status(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -11406,7 +11398,7 @@ func (ec *executionContext) _Block_status(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Block_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Block", field, true, false, "String")
 }
 
 func (ec *executionContext) _Block_stateRoot(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -23834,18 +23826,18 @@ func (ec *executionContext) _Transaction_type(ctx context.Context, field graphql
 			return ec.fieldContext_Transaction_type(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().Type(ctx, obj)
+			return obj.Type, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.TransactionType) graphql.Marshaler {
-			return ec.marshalNTransactionType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransactionType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.TxType) graphql.Marshaler {
+			return ec.marshalNTransactionType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, "TransactionType")
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, "TransactionType")
 }
 
 func (ec *executionContext) _Transaction_version(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -23903,7 +23895,7 @@ func (ec *executionContext) _Transaction_status(ctx context.Context, field graph
 			return ec.fieldContext_Transaction_status(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().Status(ctx, obj)
+			return obj.Status(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -23914,7 +23906,7 @@ func (ec *executionContext) _Transaction_status(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, "String")
 }
 
 func (ec *executionContext) _Transaction_executionStatus(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -23926,7 +23918,7 @@ func (ec *executionContext) _Transaction_executionStatus(ctx context.Context, fi
 			return ec.fieldContext_Transaction_executionStatus(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().ExecutionStatus(ctx, obj)
+			return obj.ExecutionStatus(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -23937,7 +23929,7 @@ func (ec *executionContext) _Transaction_executionStatus(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_executionStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, "String")
 }
 
 func (ec *executionContext) _Transaction_finalityStatus(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -23949,7 +23941,7 @@ func (ec *executionContext) _Transaction_finalityStatus(ctx context.Context, fie
 			return ec.fieldContext_Transaction_finalityStatus(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().FinalityStatus(ctx, obj)
+			return obj.FinalityStatus(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -23960,7 +23952,7 @@ func (ec *executionContext) _Transaction_finalityStatus(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_finalityStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, "String")
 }
 
 func (ec *executionContext) _Transaction_revertError(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -28271,7 +28263,7 @@ func (ec *executionContext) unmarshalInputLiveTransactionFilter(ctx context.Cont
 			it.ContractAddress = data
 		case "type":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
-			data, err := ec.unmarshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransactionType(ctx, v)
+			data, err := ec.unmarshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -28474,7 +28466,7 @@ func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context,
 			it.ContractAddress = data
 		case "type":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
-			data, err := ec.unmarshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransactionType(ctx, v)
+			data, err := ec.unmarshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -29390,11 +29382,10 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Block_status(ctx, field, obj)
-				})
+			out.Values[i] = ec._Block_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "stateRoot":
 			out.Values[i] = ec._Block_stateRoot(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -33654,11 +33645,10 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "type":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Transaction_type(ctx, field, obj)
-				})
+			out.Values[i] = ec._Transaction_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "version":
 			out.Values[i] = ec._Transaction_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33670,23 +33660,20 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Transaction_status(ctx, field, obj)
-				})
+			out.Values[i] = ec._Transaction_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "executionStatus":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Transaction_executionStatus(ctx, field, obj)
-				})
+			out.Values[i] = ec._Transaction_executionStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "finalityStatus":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Transaction_finalityStatus(ctx, field, obj)
-				})
+			out.Values[i] = ec._Transaction_finalityStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revertError":
 			out.Values[i] = ec._Transaction_revertError(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -36386,15 +36373,37 @@ func (ec *executionContext) marshalNTransactionEdge2ᚖgithubᚗcomᚋstarkgraph
 	return ec._TransactionEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNTransactionType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransactionType(ctx context.Context, v any) (model.TransactionType, error) {
-	var res model.TransactionType
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNTransactionType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType(ctx context.Context, v any) (db.TxType, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNTransactionType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType[tmp]
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNTransactionType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransactionType(ctx context.Context, sel ast.SelectionSet, v model.TransactionType) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNTransactionType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType(ctx context.Context, sel ast.SelectionSet, v db.TxType) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNTransactionType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "TransactionType!")
+	}
+	return res
 }
+
+var (
+	unmarshalNTransactionType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType = map[string]db.TxType{
+		"INVOKE":         db.TxInvoke,
+		"DECLARE":        db.TxDeclare,
+		"DEPLOY":         db.TxDeploy,
+		"DEPLOY_ACCOUNT": db.TxDeployAccount,
+		"L1_HANDLER":     db.TxL1Handler,
+	}
+	marshalNTransactionType2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType = map[db.TxType]string{
+		db.TxInvoke:        "INVOKE",
+		db.TxDeclare:       "DECLARE",
+		db.TxDeploy:        "DEPLOY",
+		db.TxDeployAccount: "DEPLOY_ACCOUNT",
+		db.TxL1Handler:     "L1_HANDLER",
+	}
+)
 
 func (ec *executionContext) marshalNValidator2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐValidator(ctx context.Context, sel ast.SelectionSet, v *db.Validator) graphql.Marshaler {
 	if v == nil {
@@ -37205,21 +37214,41 @@ func (ec *executionContext) unmarshalOTransactionFilter2ᚖgithubᚗcomᚋstarkg
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransactionType(ctx context.Context, v any) (*model.TransactionType, error) {
+func (ec *executionContext) unmarshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType(ctx context.Context, v any) (*db.TxType, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(model.TransactionType)
-	err := res.UnmarshalGQL(v)
-	return res, graphql.ErrorOnPath(ctx, err)
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransactionType(ctx context.Context, sel ast.SelectionSet, v *model.TransactionType) graphql.Marshaler {
+func (ec *executionContext) marshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType(ctx context.Context, sel ast.SelectionSet, v *db.TxType) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	return v
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType[*v])
+	return res
 }
+
+var (
+	unmarshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType = map[string]db.TxType{
+		"INVOKE":         db.TxInvoke,
+		"DECLARE":        db.TxDeclare,
+		"DEPLOY":         db.TxDeploy,
+		"DEPLOY_ACCOUNT": db.TxDeployAccount,
+		"L1_HANDLER":     db.TxL1Handler,
+	}
+	marshalOTransactionType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTxType = map[db.TxType]string{
+		db.TxInvoke:        "INVOKE",
+		db.TxDeclare:       "DECLARE",
+		db.TxDeploy:        "DEPLOY",
+		db.TxDeployAccount: "DEPLOY_ACCOUNT",
+		db.TxL1Handler:     "L1_HANDLER",
+	}
+)
 
 func (ec *executionContext) unmarshalOTransferFilter2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransferFilter(ctx context.Context, v any) (*model.TransferFilter, error) {
 	if v == nil {

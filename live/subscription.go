@@ -103,7 +103,7 @@ func (h *Hub) Blocks(ctx context.Context) (<-chan *BlockEvent, error) {
 // TxMatch selects transactions; nil fields match any.
 type TxMatch struct {
 	Sender, Contract db.Felt
-	Type             string
+	Type             db.TxType
 }
 
 // Transactions subscribes to the transactions that m selects, as their blocks are written.
@@ -111,7 +111,7 @@ func (h *Hub) Transactions(ctx context.Context, m TxMatch) (<-chan *db.Transacti
 	return subscribe(ctx, h, feedTransactions, func(t *db.Transaction) bool {
 		return (m.Sender == nil || m.Sender.Equal(t.SenderAddress)) &&
 			(m.Contract == nil || m.Contract.Equal(t.ContractAddress)) &&
-			(m.Type == "" || m.Type == t.RawType)
+			(m.Type == "" || m.Type == t.Type)
 	})
 }
 

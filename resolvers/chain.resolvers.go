@@ -25,10 +25,6 @@ func (r *blockResolver) ParentHash(ctx context.Context, obj *db.Block) (db.Felt,
 	return d.ParentHash, err
 }
 
-func (r *blockResolver) Status(ctx context.Context, obj *db.Block) (string, error) {
-	return displayStatus(obj.RawStatus), nil
-}
-
 func (r *blockResolver) SequencerAddress(ctx context.Context, obj *db.Block) (db.Felt, error) {
 	d, err := blockDetails(ctx, obj)
 	return d.SequencerAddress, err
@@ -161,7 +157,7 @@ func (r *queryResolver) Transactions(ctx context.Context, first *int, after *str
 	if filter != nil {
 		f.Sender, f.Contract = filter.SenderAddress, filter.ContractAddress
 		if filter.Type != nil {
-			f.Type = string(*filter.Type)
+			f.Type = *filter.Type
 		}
 		f.FromBlock, f.ToBlock = int64Of(filter.FromBlock), int64Of(filter.ToBlock)
 	}
@@ -231,25 +227,6 @@ func (r *transactionResolver) Block(ctx context.Context, obj *db.Transaction) (*
 		return nil, fmt.Errorf("block %d of a transaction is not indexed", obj.BlockNumber)
 	}
 	return b, err
-}
-
-func (r *transactionResolver) Type(ctx context.Context, obj *db.Transaction) (model.TransactionType, error) {
-	return model.TransactionType(obj.RawType), nil
-}
-
-func (r *transactionResolver) Status(ctx context.Context, obj *db.Transaction) (string, error) {
-	if obj.RawExecutionStatus == "REVERTED" {
-		return "Reverted", nil
-	}
-	return displayStatus(obj.RawFinalityStatus), nil
-}
-
-func (r *transactionResolver) ExecutionStatus(ctx context.Context, obj *db.Transaction) (string, error) {
-	return displayStatus(obj.RawExecutionStatus), nil
-}
-
-func (r *transactionResolver) FinalityStatus(ctx context.Context, obj *db.Transaction) (string, error) {
-	return displayStatus(obj.RawFinalityStatus), nil
 }
 
 func (r *transactionResolver) Sender(ctx context.Context, obj *db.Transaction) (*db.Contract, error) {

@@ -10,25 +10,6 @@ import (
 	"github.com/starkgraph/starkgraph/loaders"
 )
 
-// displayStatus maps the node's status values to the strings the explorer shows.
-func displayStatus(raw string) string {
-	switch raw {
-	case "ACCEPTED_ON_L2":
-		return "Accepted on L2"
-	case "ACCEPTED_ON_L1":
-		return "Accepted on L1"
-	case "PRE_CONFIRMED", "PENDING":
-		return "Pre-confirmed"
-	case "REJECTED":
-		return "Rejected"
-	case "REVERTED":
-		return "Reverted"
-	case "SUCCEEDED":
-		return "Succeeded"
-	}
-	return raw
-}
-
 // int64Of widens an optional Int argument.
 func int64Of(v *int) *int64 {
 	if v == nil {

@@ -24,7 +24,7 @@ func (r *subscriptionResolver) Transactions(ctx context.Context, filter *model.L
 	if filter != nil {
 		m.Sender, m.Contract = filter.SenderAddress, filter.ContractAddress
 		if filter.Type != nil {
-			m.Type = string(*filter.Type)
+			m.Type = *filter.Type
 		}
 	}
 	return r.Live.Transactions(ctx, m)

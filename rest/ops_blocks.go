@@ -53,10 +53,7 @@ func listBlocksOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 }
 
 func (s *server) blockItem(ctx context.Context, b *db.Block) (blockItem, error) {
-	status, err := s.res.Block().Status(ctx, b)
-	if err != nil {
-		return blockItem{}, err
-	}
+	status := b.Status()
 	return blockItem{
 		BlockNumber: b.Number, Hash: hexOrNil(b.Hash), Timestamp: b.Timestamp, StateRoot: hexOrNil(b.StateRoot),
 		TxnCount: b.TxnCount, MessageCount: b.MessageCount, EventCount: b.EventCount,
@@ -74,9 +71,8 @@ func (s *server) lookupBlock(ctx context.Context, param, id string) (*db.Block, 
 		if err != nil || b == nil {
 			return nil, err
 		}
-		status, err := s.res.Block().Status(ctx, b)
-		if err != nil || status != "Pre-confirmed" {
-			return nil, err
+		if b.Status() != "Pre-confirmed" {
+			return nil, nil
 		}
 		return b, nil
 	case strings.HasPrefix(id, "0x") || strings.HasPrefix(id, "0X"):

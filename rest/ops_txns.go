@@ -48,9 +48,8 @@ type txnDetails struct {
 }
 
 // txnTypeCodes are the values of the `type` filter of /txns.
-var txnTypeCodes = map[string]model.TransactionType{
-	"0": model.TransactionTypeInvoke, "1": model.TransactionTypeDeclare, "2": model.TransactionTypeDeploy,
-	"3": model.TransactionTypeDeployAccount, "4": model.TransactionTypeL1Handler,
+var txnTypeCodes = map[string]db.TxType{
+	"0": db.TxInvoke, "1": db.TxDeclare, "2": db.TxDeploy, "3": db.TxDeployAccount, "4": db.TxL1Handler,
 }
 
 func listTxnsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {

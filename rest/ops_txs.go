@@ -88,20 +88,7 @@ func (s *server) txHeader(ctx context.Context, tx *db.Transaction) (h txHeader, 
 	if h.blockHash, err = tr.BlockHash(ctx, tx); err != nil {
 		return h, err
 	}
-	typ, err := tr.Type(ctx, tx)
-	if err != nil {
-		return h, err
-	}
-	h.typ = string(typ)
-	if h.status, err = tr.Status(ctx, tx); err != nil {
-		return h, err
-	}
-	if h.execution, err = tr.ExecutionStatus(ctx, tx); err != nil {
-		return h, err
-	}
-	if h.finality, err = tr.FinalityStatus(ctx, tx); err != nil {
-		return h, err
-	}
+	h.typ, h.status, h.execution, h.finality = string(tx.Type), tx.Status(), tx.ExecutionStatus(), tx.FinalityStatus()
 	if h.senderAlias, err = tr.SenderAlias(ctx, tx); err != nil {
 		return h, err
 	}

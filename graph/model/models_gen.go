@@ -120,9 +120,9 @@ type EventFilter struct {
 }
 
 type LiveTransactionFilter struct {
-	SenderAddress   db.Felt          `json:"senderAddress,omitempty"`
-	ContractAddress db.Felt          `json:"contractAddress,omitempty"`
-	Type            *TransactionType `json:"type,omitempty"`
+	SenderAddress   db.Felt    `json:"senderAddress,omitempty"`
+	ContractAddress db.Felt    `json:"contractAddress,omitempty"`
+	Type            *db.TxType `json:"type,omitempty"`
 }
 
 type MarketplaceStatsConnection struct {
@@ -326,9 +326,9 @@ type TransactionEdge struct {
 }
 
 type TransactionFilter struct {
-	SenderAddress   db.Felt          `json:"senderAddress,omitempty"`
-	ContractAddress db.Felt          `json:"contractAddress,omitempty"`
-	Type            *TransactionType `json:"type,omitempty"`
+	SenderAddress   db.Felt    `json:"senderAddress,omitempty"`
+	ContractAddress db.Felt    `json:"contractAddress,omitempty"`
+	Type            *db.TxType `json:"type,omitempty"`
 	// Inclusive lower bound of the block range.
 	FromBlock *int `json:"fromBlock,omitempty"`
 	// Inclusive upper bound of the block range.
@@ -1078,67 +1078,6 @@ func (e *TokenStandard) UnmarshalJSON(b []byte) error {
 }
 
 func (e TokenStandard) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	e.MarshalGQL(&buf)
-	return buf.Bytes(), nil
-}
-
-type TransactionType string
-
-const (
-	TransactionTypeInvoke        TransactionType = "INVOKE"
-	TransactionTypeDeclare       TransactionType = "DECLARE"
-	TransactionTypeDeploy        TransactionType = "DEPLOY"
-	TransactionTypeDeployAccount TransactionType = "DEPLOY_ACCOUNT"
-	TransactionTypeL1Handler     TransactionType = "L1_HANDLER"
-)
-
-var AllTransactionType = []TransactionType{
-	TransactionTypeInvoke,
-	TransactionTypeDeclare,
-	TransactionTypeDeploy,
-	TransactionTypeDeployAccount,
-	TransactionTypeL1Handler,
-}
-
-func (e TransactionType) IsValid() bool {
-	switch e {
-	case TransactionTypeInvoke, TransactionTypeDeclare, TransactionTypeDeploy, TransactionTypeDeployAccount, TransactionTypeL1Handler:
-		return true
-	}
-	return false
-}
-
-func (e TransactionType) String() string {
-	return string(e)
-}
-
-func (e *TransactionType) UnmarshalGQL(v any) error {
-	str, ok := v.(string)
-	if !ok {
-		return fmt.Errorf("enums must be strings")
-	}
-
-	*e = TransactionType(str)
-	if !e.IsValid() {
-		return fmt.Errorf("%s is not a valid TransactionType", str)
-	}
-	return nil
-}
-
-func (e TransactionType) MarshalGQL(w io.Writer) {
-	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
-}
-
-func (e *TransactionType) UnmarshalJSON(b []byte) error {
-	s, err := strconv.Unquote(string(b))
-	if err != nil {
-		return err
-	}
-	return e.UnmarshalGQL(s)
-}
-
-func (e TransactionType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
