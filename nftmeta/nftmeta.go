@@ -127,31 +127,44 @@ func (f *Fetcher) Run(ctx context.Context) {
 	}
 }
 
-// Next takes the oldest queued request and settles it; it reports whether there was one.
+// Next claims the next request and settles it; it reports whether there was one. The
+// claim lasts lease() and the fetch, which holds no transaction open, ends well before it.
 // A document that cannot be read fails the request (the item keeps its metadata); a
-// failure of the database leaves it queued.
+// failure of the database leaves the claim to run out, and the request is taken again.
 func (f *Fetcher) Next(ctx context.Context) (bool, error) {
-	tx, err := f.cfg.DB.BeginTxx(ctx, nil)
-	if err != nil {
-		return false, err
-	}
-	defer tx.Rollback()
-	req, err := db.ClaimNFTMetadataRequest(ctx, tx)
+	req, err := db.ClaimNFTMetadataRequest(ctx, f.cfg.DB, f.lease())
 	if err != nil || req == nil {
 		return false, err
 	}
-	meta, failure := f.Fetch(ctx, req.Contract.Starknet(), req.TokenID, req.ContractType)
+	fetchCtx, cancel := context.WithTimeout(ctx, f.lease()*2/3)
+	meta, failure := f.Fetch(fetchCtx, req.Contract.Starknet(), req.TokenID, req.ContractType)
+	cancel()
 	if ctx.Err() != nil {
 		return true, ctx.Err()
 	}
 	if failure != nil {
 		f.cfg.Logger.Info("nft metadata not read", "contract", req.Contract.Hex(), "token_id", req.TokenID, "err", failure)
 	}
-	if err := db.FinishNFTMetadataRequest(ctx, tx, req, meta, failure); err != nil {
+	tx, err := f.cfg.DB.BeginTxx(ctx, nil)
+	if err != nil {
 		return true, err
+	}
+	defer tx.Rollback()
+	held, err := db.FinishNFTMetadataRequest(ctx, tx, req, meta, failure)
+	if err != nil {
+		return true, err
+	}
+	if !held {
+		f.cfg.Logger.Info("nft metadata: the claim ran out or the request was made again; its outcome is left to the next fetch",
+			"contract", req.Contract.Hex(), "token_id", req.TokenID)
+		return true, nil
 	}
 	return true, tx.Commit()
 }
+
+// lease is how long a claim lasts: three times the timeout of one read, for the node's
+// call and the document's (with its redirects), which the fetch is held to two thirds of.
+func (f *Fetcher) lease() time.Duration { return 3 * f.cfg.Timeout }
 
 // Fetch reads an item's metadata: its token URI from the node, then the document.
 func (f *Fetcher) Fetch(ctx context.Context, contract starknet.Felt, tokenID string, standard int) (*db.NFTMetadata, error) {

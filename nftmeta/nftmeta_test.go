@@ -270,3 +270,106 @@ func TestDocumentPostgresRefuses(t *testing.T) {
 		t.Errorf("the request is still queued: %v %v", did, err)
 	}
 }
+
+// TestNoTransactionOpenWhileTheDocumentIsRead: while the fetcher waits on a slow metadata
+// server, it holds no transaction open and no lock on its request, and the outcome is
+// recorded once the document arrives.
+func TestNoTransactionOpenWhileTheDocumentIsRead(t *testing.T) {
+	conn := dbtest.New(t)
+	contract := db.MustFelt("0xd0c")
+	if _, err := conn.Exec(`INSERT INTO nft_items (contract_address, token_id, contract_type) VALUES ($1, 9, 721)`, contract); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := db.NewStore(conn).RequestNFTMetadata(t.Context(), contract, "9", time.Minute); err != nil || !ok {
+		t.Fatalf("request: %v %v", ok, err)
+	}
+	type seen struct {
+		openTx int
+		err    error
+	}
+	during := make(chan seen, 1)
+	docs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var s seen
+		s.err = conn.Get(&s.openTx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`)
+		if s.err == nil {
+			// The request's row is not locked: another session may change it at once.
+			tx := conn.MustBegin()
+			tx.MustExec(`SET LOCAL lock_timeout = '200ms'`)
+			_, s.err = tx.Exec(`UPDATE nft_metadata_requests SET error = NULL WHERE token_id = 9`)
+			_ = tx.Rollback()
+		}
+		during <- s
+		_, _ = w.Write([]byte(`{"name":"slow duck"}`))
+	}))
+	defer docs.Close()
+	node := stubNode(t, map[string][]string{"token_uri": byteArray(t, docs.URL+"/9.json")}, nil)
+	f := New(Config{DB: conn, RPCURL: node, AllowPrivate: true, Timeout: 5 * time.Second})
+	if did, err := f.Next(t.Context()); !did || err != nil {
+		t.Fatalf("Next: %v %v", did, err)
+	}
+	if s := <-during; s.err != nil || s.openTx != 0 {
+		t.Errorf("while the document was read: %d transactions open, updating the request: %v", s.openTx, s.err)
+	}
+	var state, name string
+	if err := conn.QueryRow(`SELECT r.state, i.name FROM nft_metadata_requests r JOIN nft_items i USING (contract_address, token_id)`).Scan(&state, &name); err != nil {
+		t.Fatal(err)
+	}
+	if state != "done" || name != "slow duck" {
+		t.Errorf("state %s, name %s: want done, slow duck", state, name)
+	}
+}
+
+// TestARunOutClaimIsTakenAgain: a claim whose fetcher stopped is taken again once its lease
+// runs out, and the first claimant, coming back late, records nothing over the second's.
+func TestARunOutClaimIsTakenAgain(t *testing.T) {
+	conn := dbtest.New(t)
+	ctx := t.Context()
+	contract := db.MustFelt("0x1ea5e")
+	if _, err := conn.Exec(`INSERT INTO nft_items (contract_address, token_id, contract_type, name) VALUES ($1, 3, 721, 'old')`, contract); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := db.NewStore(conn).RequestNFTMetadata(ctx, contract, "3", time.Minute); err != nil || !ok {
+		t.Fatalf("request: %v %v", ok, err)
+	}
+	const lease = 300 * time.Millisecond
+	first, err := db.ClaimNFTMetadataRequest(ctx, conn, lease)
+	if err != nil || first == nil {
+		t.Fatalf("first claim: %v %v", first, err)
+	}
+	if again, err := db.ClaimNFTMetadataRequest(ctx, conn, lease); err != nil || again != nil {
+		t.Fatalf("a claimed request was claimed again within its lease: %v %v", again, err)
+	}
+	time.Sleep(lease + 100*time.Millisecond)
+	second, err := db.ClaimNFTMetadataRequest(ctx, conn, lease)
+	if err != nil || second == nil || second.TokenID != "3" {
+		t.Fatalf("the run-out claim was not taken again: %v %v", second, err)
+	}
+	finish := func(r *db.NFTMetadataRequest, name string) bool {
+		t.Helper()
+		tx := conn.MustBegin()
+		defer tx.Rollback()
+		held, err := db.FinishNFTMetadataRequest(ctx, tx, r, &db.NFTMetadata{TokenURI: "data:,", Name: &name, Attributes: db.JSON("[]")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return held
+	}
+	if finish(first, "late") {
+		t.Error("the first claimant recorded its outcome after its claim ran out")
+	}
+	if !finish(second, "new") {
+		t.Error("the second claimant could not record its outcome")
+	}
+	var state, name string
+	var attempts int
+	if err := conn.QueryRow(`SELECT r.state, r.attempts, i.name FROM nft_metadata_requests r JOIN nft_items i USING (contract_address, token_id)`).Scan(&state, &attempts, &name); err != nil {
+		t.Fatal(err)
+	}
+	if state != "done" || name != "new" || attempts != 2 {
+		t.Errorf("state %s, name %s, attempts %d: want done, new, 2", state, name, attempts)
+	}
+}
