@@ -53,3 +53,18 @@ func DisplayStatus(raw string) string {
 	}
 	return raw
 }
+
+// Type is the class's Cairo version (0 or 1).
+func (c *Class) Type() int { return c.CairoVersion }
+
+// IsErcToken reports whether the class implements a token standard.
+func (c *Class) IsErcToken() bool { return c.RawErcStandard != nil }
+
+// IsErcToken reports whether the contract is a token (ERC-20, -721 or -1155).
+func (c *Contract) IsErcToken() bool {
+	switch c.Type {
+	case "erc20", "erc721", "erc1155":
+		return true
+	}
+	return false
+}

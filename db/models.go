@@ -11,7 +11,7 @@ import (
 // read from numeric columns, so no precision is lost on the way to clients.
 
 // Node is a row of any type the GraphQL Node interface covers; gqlgen binds the interface
-// to it (the types have no methods for gqlgen; the resolvers give their global ids).
+// to it. Each of those types gives its global id (nodeid.go).
 type Node interface{}
 
 // Block is a block's row. Lists read it without its details (parent, sequencer, version,

@@ -974,8 +974,6 @@ type AttestationResolver interface {
 	Transaction(ctx context.Context, obj *db.Attestation) (*db.Transaction, error)
 }
 type BlockResolver interface {
-	ID(ctx context.Context, obj *db.Block) (string, error)
-
 	ParentHash(ctx context.Context, obj *db.Block) (db.Felt, error)
 
 	SequencerAddress(ctx context.Context, obj *db.Block) (db.Felt, error)
@@ -997,11 +995,6 @@ type CallResolver interface {
 	Calldata(ctx context.Context, obj *db.Call) ([]db.Felt, error)
 }
 type ClassResolver interface {
-	ID(ctx context.Context, obj *db.Class) (string, error)
-
-	Type(ctx context.Context, obj *db.Class) (int, error)
-
-	IsErcToken(ctx context.Context, obj *db.Class) (bool, error)
 	ErcStandard(ctx context.Context, obj *db.Class) (*model.TokenStandard, error)
 
 	Alias(ctx context.Context, obj *db.Class) (*string, error)
@@ -1009,8 +1002,6 @@ type ClassResolver interface {
 	Contracts(ctx context.Context, obj *db.Class, first *int, after *string) (*model.ContractConnection, error)
 }
 type ContractResolver interface {
-	ID(ctx context.Context, obj *db.Contract) (string, error)
-
 	Class(ctx context.Context, obj *db.Contract) (*db.Class, error)
 
 	Version(ctx context.Context, obj *db.Contract) (*string, error)
@@ -1020,7 +1011,6 @@ type ContractResolver interface {
 
 	IsAccount(ctx context.Context, obj *db.Contract) (bool, error)
 	IsProxy(ctx context.Context, obj *db.Contract) (bool, error)
-	IsErcToken(ctx context.Context, obj *db.Contract) (bool, error)
 
 	VerifiedTimestamp(ctx context.Context, obj *db.Contract) (*int, error)
 	Alias(ctx context.Context, obj *db.Contract) (*string, error)
@@ -1036,8 +1026,6 @@ type DelegationResolver interface {
 	Delegator(ctx context.Context, obj *db.Delegation) (*db.Contract, error)
 }
 type EventResolver interface {
-	ID(ctx context.Context, obj *db.Event) (string, error)
-
 	Transaction(ctx context.Context, obj *db.Event) (*db.Transaction, error)
 
 	Contract(ctx context.Context, obj *db.Event) (*db.Contract, error)
@@ -1053,8 +1041,6 @@ type IndexerStatusResolver interface {
 	UpdatedAt(ctx context.Context, obj *db.IndexerStatus) (string, error)
 }
 type MessageResolver interface {
-	ID(ctx context.Context, obj *db.Message) (string, error)
-
 	Direction(ctx context.Context, obj *db.Message) (model.MessageDirection, error)
 
 	Payload(ctx context.Context, obj *db.Message) ([]db.Felt, error)
@@ -1090,8 +1076,6 @@ type NftEventResolver interface {
 	ToAlias(ctx context.Context, obj *db.NftEvent) (*string, error)
 }
 type NftItemResolver interface {
-	ID(ctx context.Context, obj *db.NftItem) (string, error)
-
 	Collection(ctx context.Context, obj *db.NftItem) (*db.Token, error)
 
 	Owner(ctx context.Context, obj *db.NftItem) (*db.Contract, error)
@@ -1100,8 +1084,6 @@ type NftItemResolver interface {
 	Events(ctx context.Context, obj *db.NftItem, first *int, after *string) (*model.NftEventConnection, error)
 }
 type PoolResolver interface {
-	ID(ctx context.Context, obj *db.Pool) (string, error)
-
 	Validator(ctx context.Context, obj *db.Pool) (*db.Validator, error)
 
 	Token(ctx context.Context, obj *db.Pool) (*db.Token, error)
@@ -1175,8 +1157,6 @@ type SubscriptionResolver interface {
 	Events(ctx context.Context, contract db.Felt, keys []db.Felt) (<-chan *db.Event, error)
 }
 type TokenResolver interface {
-	ID(ctx context.Context, obj *db.Token) (string, error)
-
 	Contract(ctx context.Context, obj *db.Token) (*db.Contract, error)
 	Standard(ctx context.Context, obj *db.Token) (model.TokenStandard, error)
 
@@ -1203,8 +1183,6 @@ type TokenTransferResolver interface {
 	UsdValue(ctx context.Context, obj *db.TokenTransfer) (*float64, error)
 }
 type TransactionResolver interface {
-	ID(ctx context.Context, obj *db.Transaction) (string, error)
-
 	BlockHash(ctx context.Context, obj *db.Transaction) (db.Felt, error)
 	Block(ctx context.Context, obj *db.Transaction) (*db.Block, error)
 
@@ -1239,7 +1217,6 @@ type TransactionResolver interface {
 	TokenTransfers(ctx context.Context, obj *db.Transaction) ([]*db.TokenTransfer, error)
 }
 type ValidatorResolver interface {
-	ID(ctx context.Context, obj *db.Validator) (string, error)
 	Address(ctx context.Context, obj *db.Validator) (db.Felt, error)
 
 	TotalStakeStrk(ctx context.Context, obj *db.Validator) (string, error)
@@ -11272,7 +11249,7 @@ func (ec *executionContext) _Block_id(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Block_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Block().ID(ctx, obj)
+			return obj.ID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -11283,7 +11260,7 @@ func (ec *executionContext) _Block_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Block_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("Block", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Block_number(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -12331,7 +12308,7 @@ func (ec *executionContext) _Class_id(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Class_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Class().ID(ctx, obj)
+			return obj.ID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -12342,7 +12319,7 @@ func (ec *executionContext) _Class_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Class_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Class", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("Class", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Class_hash(ctx context.Context, field graphql.CollectedField, obj *db.Class) (ret graphql.Marshaler) {
@@ -12400,7 +12377,7 @@ func (ec *executionContext) _Class_type(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Class_type(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Class().Type(ctx, obj)
+			return obj.Type(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
@@ -12411,7 +12388,7 @@ func (ec *executionContext) _Class_type(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Class_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Class", field, true, true, "Int")
+	return graphql.NewScalarFieldContext("Class", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Class_version(ctx context.Context, field graphql.CollectedField, obj *db.Class) (ret graphql.Marshaler) {
@@ -12538,7 +12515,7 @@ func (ec *executionContext) _Class_isErcToken(ctx context.Context, field graphql
 			return ec.fieldContext_Class_isErcToken(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Class().IsErcToken(ctx, obj)
+			return obj.IsErcToken(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -12549,7 +12526,7 @@ func (ec *executionContext) _Class_isErcToken(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Class_isErcToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Class", field, true, true, "Boolean")
+	return graphql.NewScalarFieldContext("Class", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Class_ercStandard(ctx context.Context, field graphql.CollectedField, obj *db.Class) (ret graphql.Marshaler) {
@@ -12894,7 +12871,7 @@ func (ec *executionContext) _Contract_id(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Contract_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Contract().ID(ctx, obj)
+			return obj.ID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -12905,7 +12882,7 @@ func (ec *executionContext) _Contract_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Contract_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Contract", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("Contract", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Contract_address(ctx context.Context, field graphql.CollectedField, obj *db.Contract) (ret graphql.Marshaler) {
@@ -13234,7 +13211,7 @@ func (ec *executionContext) _Contract_isErcToken(ctx context.Context, field grap
 			return ec.fieldContext_Contract_isErcToken(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Contract().IsErcToken(ctx, obj)
+			return obj.IsErcToken(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -13245,7 +13222,7 @@ func (ec *executionContext) _Contract_isErcToken(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Contract_isErcToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Contract", field, true, true, "Boolean")
+	return graphql.NewScalarFieldContext("Contract", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Contract_implementationAddress(ctx context.Context, field graphql.CollectedField, obj *db.Contract) (ret graphql.Marshaler) {
@@ -14171,7 +14148,7 @@ func (ec *executionContext) _Event_id(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Event_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().ID(ctx, obj)
+			return obj.ID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -14182,7 +14159,7 @@ func (ec *executionContext) _Event_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Event_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("Event", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Event_blockNumber(ctx context.Context, field graphql.CollectedField, obj *db.Event) (ret graphql.Marshaler) {
@@ -15370,7 +15347,7 @@ func (ec *executionContext) _Message_id(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Message_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Message().ID(ctx, obj)
+			return obj.ID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -15381,7 +15358,7 @@ func (ec *executionContext) _Message_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Message_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Message", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("Message", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Message_hash(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
@@ -17868,7 +17845,7 @@ func (ec *executionContext) _NftItem_id(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_NftItem_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NftItem().ID(ctx, obj)
+			return obj.ID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -17879,7 +17856,7 @@ func (ec *executionContext) _NftItem_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_NftItem_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NftItem", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("NftItem", field, true, false, "ID")
 }
 
 func (ec *executionContext) _NftItem_contractAddress(ctx context.Context, field graphql.CollectedField, obj *db.NftItem) (ret graphql.Marshaler) {
@@ -18679,7 +18656,7 @@ func (ec *executionContext) _Pool_id(ctx context.Context, field graphql.Collecte
 			return ec.fieldContext_Pool_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Pool().ID(ctx, obj)
+			return obj.ID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -18690,7 +18667,7 @@ func (ec *executionContext) _Pool_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_Pool_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Pool", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("Pool", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Pool_address(ctx context.Context, field graphql.CollectedField, obj *db.Pool) (ret graphql.Marshaler) {
@@ -22327,7 +22304,7 @@ func (ec *executionContext) _Token_id(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Token_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Token().ID(ctx, obj)
+			return obj.ID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -22338,7 +22315,7 @@ func (ec *executionContext) _Token_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Token_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Token", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("Token", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Token_address(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
@@ -23679,7 +23656,7 @@ func (ec *executionContext) _Transaction_id(ctx context.Context, field graphql.C
 			return ec.fieldContext_Transaction_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().ID(ctx, obj)
+			return obj.ID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -23690,7 +23667,7 @@ func (ec *executionContext) _Transaction_id(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Transaction_hash(ctx context.Context, field graphql.CollectedField, obj *db.Transaction) (ret graphql.Marshaler) {
@@ -24908,7 +24885,7 @@ func (ec *executionContext) _Validator_id(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Validator_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Validator().ID(ctx, obj)
+			return obj.ID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -24919,7 +24896,7 @@ func (ec *executionContext) _Validator_id(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Validator_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Validator", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("Validator", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Validator_address(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {
@@ -29355,11 +29332,10 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Block")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Block_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._Block_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "number":
 			out.Values[i] = ec._Block_number(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29720,11 +29696,10 @@ func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, ob
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Class")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Class_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._Class_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "hash":
 			out.Values[i] = ec._Class_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29736,11 +29711,10 @@ func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "type":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Class_type(ctx, field, obj)
-				})
+			out.Values[i] = ec._Class_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "version":
 			out.Values[i] = ec._Class_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29767,11 +29741,10 @@ func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "isErcToken":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Class_isErcToken(ctx, field, obj)
-				})
+			out.Values[i] = ec._Class_isErcToken(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "ercStandard":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -29921,11 +29894,10 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Contract")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Contract_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._Contract_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "address":
 			out.Values[i] = ec._Contract_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29998,11 +29970,10 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 					return ec._Contract_isProxy(ctx, field, obj)
 				})
 		case "isErcToken":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Contract_isErcToken(ctx, field, obj)
-				})
+			out.Values[i] = ec._Contract_isErcToken(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "implementationAddress":
 			out.Values[i] = ec._Contract_implementationAddress(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -30379,11 +30350,10 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Event")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Event_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._Event_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "blockNumber":
 			out.Values[i] = ec._Event_blockNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30856,11 +30826,10 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Message")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Message_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._Message_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "hash":
 			out.Values[i] = ec._Message_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -31845,11 +31814,10 @@ func (ec *executionContext) _NftItem(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("NftItem")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._NftItem_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._NftItem_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "contractAddress":
 			out.Values[i] = ec._NftItem_contractAddress(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32122,11 +32090,10 @@ func (ec *executionContext) _Pool(ctx context.Context, sel ast.SelectionSet, obj
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Pool")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Pool_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._Pool_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "address":
 			out.Values[i] = ec._Pool_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33085,11 +33052,10 @@ func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, ob
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Token")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Token_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._Token_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "address":
 			out.Values[i] = ec._Token_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33612,11 +33578,10 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Transaction")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Transaction_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._Transaction_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "hash":
 			out.Values[i] = ec._Transaction_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33969,11 +33934,10 @@ func (ec *executionContext) _Validator(ctx context.Context, sel ast.SelectionSet
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Validator")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Validator_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._Validator_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "address":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

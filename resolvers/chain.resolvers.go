@@ -8,17 +8,12 @@ package resolvers
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph"
 	"github.com/starkgraph/starkgraph/graph/model"
 	"github.com/starkgraph/starkgraph/loaders"
 )
-
-func (r *blockResolver) ID(ctx context.Context, obj *db.Block) (string, error) {
-	return globalID("Block", strconv.FormatInt(obj.Number, 10)), nil
-}
 
 func (r *blockResolver) ParentHash(ctx context.Context, obj *db.Block) (db.Felt, error) {
 	d, err := blockDetails(ctx, obj)
@@ -96,10 +91,6 @@ func (r *callResolver) Contract(ctx context.Context, obj *db.Call) (*db.Contract
 
 func (r *callResolver) Calldata(ctx context.Context, obj *db.Call) ([]db.Felt, error) {
 	return nonNil(obj.Calldata), nil
-}
-
-func (r *eventResolver) ID(ctx context.Context, obj *db.Event) (string, error) {
-	return globalID("Event", positionKey(obj.BlockNumber, int64(obj.TxIndex), int64(obj.Index))), nil
 }
 
 func (r *eventResolver) Transaction(ctx context.Context, obj *db.Event) (*db.Transaction, error) {
@@ -207,10 +198,6 @@ func (r *queryResolver) MetaTransactions(ctx context.Context, first *int, after 
 		return nil, err
 	}
 	return &model.MetaTransactionConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
-}
-
-func (r *transactionResolver) ID(ctx context.Context, obj *db.Transaction) (string, error) {
-	return globalID("Transaction", obj.Hash.Hex()), nil
 }
 
 func (r *transactionResolver) BlockHash(ctx context.Context, obj *db.Transaction) (db.Felt, error) {

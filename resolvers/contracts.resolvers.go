@@ -15,18 +15,6 @@ import (
 	"github.com/starkgraph/starkgraph/loaders"
 )
 
-func (r *classResolver) ID(ctx context.Context, obj *db.Class) (string, error) {
-	return globalID("Class", obj.Hash.Hex()), nil
-}
-
-func (r *classResolver) Type(ctx context.Context, obj *db.Class) (int, error) {
-	return obj.CairoVersion, nil
-}
-
-func (r *classResolver) IsErcToken(ctx context.Context, obj *db.Class) (bool, error) {
-	return obj.RawErcStandard != nil, nil
-}
-
 func (r *classResolver) ErcStandard(ctx context.Context, obj *db.Class) (*model.TokenStandard, error) {
 	if obj.RawErcStandard == nil {
 		return nil, nil
@@ -55,10 +43,6 @@ func (r *classResolver) Contracts(ctx context.Context, obj *db.Class, first *int
 		return nil, err
 	}
 	return &model.ContractConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
-}
-
-func (r *contractResolver) ID(ctx context.Context, obj *db.Contract) (string, error) {
-	return globalID("Contract", obj.Address.Hex()), nil
 }
 
 func (r *contractResolver) Class(ctx context.Context, obj *db.Contract) (*db.Class, error) {
@@ -105,14 +89,6 @@ func (r *contractResolver) IsProxy(ctx context.Context, obj *db.Contract) (bool,
 	}
 	class, err := loaders.For(ctx).Class.Load(ctx, string(obj.ClassHash))()
 	return class != nil && class.IsProxy, err
-}
-
-func (r *contractResolver) IsErcToken(ctx context.Context, obj *db.Contract) (bool, error) {
-	switch obj.Type {
-	case "erc20", "erc721", "erc1155":
-		return true, nil
-	}
-	return false, nil
 }
 
 func (r *contractResolver) VerifiedTimestamp(ctx context.Context, obj *db.Contract) (*int, error) {

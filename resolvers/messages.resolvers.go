@@ -13,10 +13,6 @@ import (
 	"github.com/starkgraph/starkgraph/graph/model"
 )
 
-func (r *messageResolver) ID(ctx context.Context, obj *db.Message) (string, error) {
-	return globalID("Message", positionKey(obj.BlockNumber, int64(obj.TxIndex), int64(obj.Direction), int64(obj.Index))), nil
-}
-
 func (r *messageResolver) Direction(ctx context.Context, obj *db.Message) (model.MessageDirection, error) {
 	if obj.Direction == db.MessageToL1 {
 		return model.MessageDirectionL2ToL1, nil

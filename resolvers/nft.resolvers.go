@@ -70,10 +70,6 @@ func (r *nftEventResolver) ToAlias(ctx context.Context, obj *db.NftEvent) (*stri
 	return loaders.For(ctx).Alias.Load(ctx, string(obj.ToAddress))()
 }
 
-func (r *nftItemResolver) ID(ctx context.Context, obj *db.NftItem) (string, error) {
-	return globalID("NftItem", obj.ContractAddress.Hex()+":"+obj.TokenID), nil
-}
-
 func (r *nftItemResolver) Collection(ctx context.Context, obj *db.NftItem) (*db.Token, error) {
 	return loaders.For(ctx).Token.Load(ctx, string(obj.ContractAddress))()
 }

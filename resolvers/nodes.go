@@ -12,21 +12,7 @@ import (
 	"github.com/starkgraph/starkgraph/loaders"
 )
 
-// Global ids (the Relay Node interface) are base64url of "<Kind>:<key>": the key is what
-// the object is found by (a block number, a hash, an address, a position), so an id stays
-// valid across restarts and replicas. They are opaque to clients.
-
-func globalID(kind, key string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(kind + ":" + key))
-}
-
-func positionKey(parts ...int64) string {
-	s := make([]string, len(parts))
-	for i, p := range parts {
-		s[i] = strconv.FormatInt(p, 10)
-	}
-	return strings.Join(s, ":")
-}
+// Global ids are made by the row types (db.GlobalID); nodeLoad reads them back.
 
 // maxNodes bounds nodes(ids).
 const maxNodes = MaxPageSize

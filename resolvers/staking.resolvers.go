@@ -36,10 +36,6 @@ func (r *delegationResolver) Delegator(ctx context.Context, obj *db.Delegation) 
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.DelegatorAddress))()
 }
 
-func (r *poolResolver) ID(ctx context.Context, obj *db.Pool) (string, error) {
-	return globalID("Pool", obj.Address.Hex()), nil
-}
-
 func (r *poolResolver) Validator(ctx context.Context, obj *db.Pool) (*db.Validator, error) {
 	v, err := loaders.For(ctx).Validator.Load(ctx, string(obj.StakerAddress))()
 	if err == nil && v == nil {
@@ -191,10 +187,6 @@ func (r *stakingOverviewResolver) EpochDurationSeconds(ctx context.Context, obj 
 		return 0, nil
 	}
 	return round2(*obj.MeanBlockSeconds * float64(obj.EpochLengthBlocks)), nil
-}
-
-func (r *validatorResolver) ID(ctx context.Context, obj *db.Validator) (string, error) {
-	return globalID("Validator", obj.StakerAddress.Hex()), nil
 }
 
 func (r *validatorResolver) Address(ctx context.Context, obj *db.Validator) (db.Felt, error) {

@@ -78,10 +78,6 @@ func (r *queryResolver) TokenTransfers(ctx context.Context, first *int, after *s
 	return &model.TokenTransferConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 
-func (r *tokenResolver) ID(ctx context.Context, obj *db.Token) (string, error) {
-	return globalID("Token", obj.Address.Hex()), nil
-}
-
 func (r *tokenResolver) Contract(ctx context.Context, obj *db.Token) (*db.Contract, error) {
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.Address))()
 }

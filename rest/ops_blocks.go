@@ -171,24 +171,16 @@ func listClassesOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 		return nil, err
 	}
 	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.ClassEdge) (classItem, error) {
-		return s.classItem(ctx, e.Node)
+		return classItemOf(e.Node), nil
 	})
 }
 
-func (s *server) classItem(ctx context.Context, c *db.Class) (classItem, error) {
-	cr := s.res.Class()
-	typ, err := cr.Type(ctx, c)
-	if err != nil {
-		return classItem{}, err
-	}
-	erc, err := cr.IsErcToken(ctx, c)
-	if err != nil {
-		return classItem{}, err
-	}
+func classItemOf(c *db.Class) classItem {
+	typ, erc := c.Type(), c.IsErcToken()
 	return classItem{
 		Hash: addr(c.Hash), TransactionHash: hexOrNil(c.TransactionHash), Version: ptr(c.Version), Type: &typ,
 		IsAccount: ptr(c.IsAccount), IsProxy: ptr(c.IsProxy), IsErcToken: &erc, CreationTimestamp: c.CreationTimestamp,
-	}, nil
+	}
 }
 
 func (s *server) requireClass(ctx context.Context, hash db.Felt) (*db.Class, error) {
@@ -201,11 +193,7 @@ func classOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	item, err := s.classItem(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	out := classDetails{classItem: item, Kind: c.Kind, BlockNumber: c.BlockNumber, CompiledClassHash: hexOrNil(c.CompiledClassHash)}
+	out := classDetails{classItem: classItemOf(c), Kind: c.Kind, BlockNumber: c.BlockNumber, CompiledClassHash: hexOrNil(c.CompiledClassHash)}
 	if c.Abi != nil {
 		out.Abi = c.Abi
 	}

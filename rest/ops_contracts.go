@@ -70,9 +70,7 @@ func (s *server) contractItem(ctx context.Context, c *db.Contract) (out contract
 	if out.IsAccount, err = cr.IsAccount(ctx, c); err != nil {
 		return out, err
 	}
-	if out.IsErcToken, err = cr.IsErcToken(ctx, c); err != nil {
-		return out, err
-	}
+	out.IsErcToken = c.IsErcToken()
 	if out.IsProxy, err = cr.IsProxy(ctx, c); err != nil {
 		return out, err
 	}
