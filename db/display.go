@@ -68,3 +68,13 @@ func (c *Contract) IsErcToken() bool {
 	}
 	return false
 }
+
+// KeyList is the event's keys; DataList its data (as GraphQL's lists of felts).
+func (e *Event) KeyList() []Felt  { return e.Keys }
+func (e *Event) DataList() []Felt { return e.Data }
+
+// CalldataList is the call's calldata (as GraphQL's list of felts).
+func (c *Call) CalldataList() []Felt { return c.Calldata }
+
+// PayloadList is the message's payload (as GraphQL's list of felts).
+func (m *Message) PayloadList() []Felt { return m.Payload }

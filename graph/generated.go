@@ -183,7 +183,7 @@ type ComplexityRoot struct {
 
 	Call struct {
 		CallType        func(childComplexity int) int
-		Calldata        func(childComplexity int) int
+		CalldataList    func(childComplexity int) int
 		ClassHash       func(childComplexity int) int
 		Contract        func(childComplexity int) int
 		ContractAddress func(childComplexity int) int
@@ -299,11 +299,11 @@ type ComplexityRoot struct {
 	Event struct {
 		BlockNumber     func(childComplexity int) int
 		Contract        func(childComplexity int) int
-		Data            func(childComplexity int) int
+		DataList        func(childComplexity int) int
 		FromAddress     func(childComplexity int) int
 		ID              func(childComplexity int) int
 		Index           func(childComplexity int) int
-		Keys            func(childComplexity int) int
+		KeyList         func(childComplexity int) int
 		Timestamp       func(childComplexity int) int
 		Transaction     func(childComplexity int) int
 		TransactionHash func(childComplexity int) int
@@ -377,7 +377,7 @@ type ComplexityRoot struct {
 		ID              func(childComplexity int) int
 		Index           func(childComplexity int) int
 		L2Address       func(childComplexity int) int
-		Payload         func(childComplexity int) int
+		PayloadList     func(childComplexity int) int
 		Selector        func(childComplexity int) int
 		Timestamp       func(childComplexity int) int
 		ToAddress       func(childComplexity int) int
@@ -991,8 +991,6 @@ type BlockResolver interface {
 }
 type CallResolver interface {
 	Contract(ctx context.Context, obj *db.Call) (*db.Contract, error)
-
-	Calldata(ctx context.Context, obj *db.Call) ([]db.Felt, error)
 }
 type ClassResolver interface {
 	ErcStandard(ctx context.Context, obj *db.Class) (*model.TokenStandard, error)
@@ -1029,8 +1027,6 @@ type EventResolver interface {
 	Transaction(ctx context.Context, obj *db.Event) (*db.Transaction, error)
 
 	Contract(ctx context.Context, obj *db.Event) (*db.Contract, error)
-	Keys(ctx context.Context, obj *db.Event) ([]db.Felt, error)
-	Data(ctx context.Context, obj *db.Event) ([]db.Felt, error)
 }
 type HoldersOverviewResolver interface {
 	ComputedAt(ctx context.Context, obj *db.HoldersOverview) (string, error)
@@ -1042,8 +1038,6 @@ type IndexerStatusResolver interface {
 }
 type MessageResolver interface {
 	Direction(ctx context.Context, obj *db.Message) (model.MessageDirection, error)
-
-	Payload(ctx context.Context, obj *db.Message) ([]db.Felt, error)
 
 	Transaction(ctx context.Context, obj *db.Message) (*db.Transaction, error)
 }
@@ -1730,11 +1724,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Call.CallType(childComplexity), true
 	case "Call.calldata":
-		if e.ComplexityRoot.Call.Calldata == nil {
+		if e.ComplexityRoot.Call.CalldataList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Call.Calldata(childComplexity), true
+		return e.ComplexityRoot.Call.CalldataList(childComplexity), true
 	case "Call.classHash":
 		if e.ComplexityRoot.Call.ClassHash == nil {
 			break
@@ -2254,11 +2248,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Event.Contract(childComplexity), true
 	case "Event.data":
-		if e.ComplexityRoot.Event.Data == nil {
+		if e.ComplexityRoot.Event.DataList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Event.Data(childComplexity), true
+		return e.ComplexityRoot.Event.DataList(childComplexity), true
 	case "Event.fromAddress":
 		if e.ComplexityRoot.Event.FromAddress == nil {
 			break
@@ -2278,11 +2272,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Event.Index(childComplexity), true
 	case "Event.keys":
-		if e.ComplexityRoot.Event.Keys == nil {
+		if e.ComplexityRoot.Event.KeyList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Event.Keys(childComplexity), true
+		return e.ComplexityRoot.Event.KeyList(childComplexity), true
 	case "Event.timestamp":
 		if e.ComplexityRoot.Event.Timestamp == nil {
 			break
@@ -2586,11 +2580,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Message.L2Address(childComplexity), true
 	case "Message.payload":
-		if e.ComplexityRoot.Message.Payload == nil {
+		if e.ComplexityRoot.Message.PayloadList == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Message.Payload(childComplexity), true
+		return e.ComplexityRoot.Message.PayloadList(childComplexity), true
 	case "Message.selector":
 		if e.ComplexityRoot.Message.Selector == nil {
 			break
@@ -12216,7 +12210,7 @@ func (ec *executionContext) _Call_calldata(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Call_calldata(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Call().Calldata(ctx, obj)
+			return obj.CalldataList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []db.Felt) graphql.Marshaler {
@@ -12227,7 +12221,7 @@ func (ec *executionContext) _Call_calldata(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Call_calldata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Call", field, true, true, "Felt")
+	return graphql.NewScalarFieldContext("Call", field, true, false, "Felt")
 }
 
 func (ec *executionContext) _Call_callType(ctx context.Context, field graphql.CollectedField, obj *db.Call) (ret graphql.Marshaler) {
@@ -14327,7 +14321,7 @@ func (ec *executionContext) _Event_keys(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Event_keys(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().Keys(ctx, obj)
+			return obj.KeyList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []db.Felt) graphql.Marshaler {
@@ -14338,7 +14332,7 @@ func (ec *executionContext) _Event_keys(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Event_keys(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, true, true, "Felt")
+	return graphql.NewScalarFieldContext("Event", field, true, false, "Felt")
 }
 
 func (ec *executionContext) _Event_data(ctx context.Context, field graphql.CollectedField, obj *db.Event) (ret graphql.Marshaler) {
@@ -14350,7 +14344,7 @@ func (ec *executionContext) _Event_data(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Event_data(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().Data(ctx, obj)
+			return obj.DataList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []db.Felt) graphql.Marshaler {
@@ -14361,7 +14355,7 @@ func (ec *executionContext) _Event_data(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Event_data(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Event", field, true, true, "Felt")
+	return graphql.NewScalarFieldContext("Event", field, true, false, "Felt")
 }
 
 func (ec *executionContext) _Event_timestamp(ctx context.Context, field graphql.CollectedField, obj *db.Event) (ret graphql.Marshaler) {
@@ -15554,7 +15548,7 @@ func (ec *executionContext) _Message_payload(ctx context.Context, field graphql.
 			return ec.fieldContext_Message_payload(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Message().Payload(ctx, obj)
+			return obj.PayloadList(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []db.Felt) graphql.Marshaler {
@@ -15565,7 +15559,7 @@ func (ec *executionContext) _Message_payload(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Message_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Message", field, true, true, "Felt")
+	return graphql.NewScalarFieldContext("Message", field, true, false, "Felt")
 }
 
 func (ec *executionContext) _Message_transactionHash(ctx context.Context, field graphql.CollectedField, obj *db.Message) (ret graphql.Marshaler) {
@@ -29647,11 +29641,10 @@ func (ec *executionContext) _Call(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "calldata":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Call_calldata(ctx, field, obj)
-				})
+			out.Values[i] = ec._Call_calldata(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "callType":
 			out.Values[i] = ec._Call_callType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30387,17 +30380,15 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 					return ec._Event_contract(ctx, field, obj)
 				})
 		case "keys":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Event_keys(ctx, field, obj)
-				})
+			out.Values[i] = ec._Event_keys(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "data":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Event_data(ctx, field, obj)
-				})
+			out.Values[i] = ec._Event_data(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "timestamp":
 			out.Values[i] = ec._Event_timestamp(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30872,11 +30863,10 @@ func (ec *executionContext) _Message(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "payload":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Message_payload(ctx, field, obj)
-				})
+			out.Values[i] = ec._Message_payload(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "transactionHash":
 			out.Values[i] = ec._Message_transactionHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -89,24 +89,12 @@ func (r *callResolver) Contract(ctx context.Context, obj *db.Call) (*db.Contract
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.ContractAddress))()
 }
 
-func (r *callResolver) Calldata(ctx context.Context, obj *db.Call) ([]db.Felt, error) {
-	return nonNil(obj.Calldata), nil
-}
-
 func (r *eventResolver) Transaction(ctx context.Context, obj *db.Event) (*db.Transaction, error) {
 	return loaders.For(ctx).Transaction.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.TxIndex})()
 }
 
 func (r *eventResolver) Contract(ctx context.Context, obj *db.Event) (*db.Contract, error) {
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.FromAddress))()
-}
-
-func (r *eventResolver) Keys(ctx context.Context, obj *db.Event) ([]db.Felt, error) {
-	return nonNil(obj.Keys), nil
-}
-
-func (r *eventResolver) Data(ctx context.Context, obj *db.Event) ([]db.Felt, error) {
-	return nonNil(obj.Data), nil
 }
 
 func (r *metaTransactionResolver) Transaction(ctx context.Context, obj *db.MetaTransaction) (*db.Transaction, error) {

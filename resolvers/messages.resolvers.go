@@ -20,10 +20,6 @@ func (r *messageResolver) Direction(ctx context.Context, obj *db.Message) (model
 	return model.MessageDirectionL1ToL2, nil
 }
 
-func (r *messageResolver) Payload(ctx context.Context, obj *db.Message) ([]db.Felt, error) {
-	return obj.Payload, nil
-}
-
 func (r *messageResolver) Transaction(ctx context.Context, obj *db.Message) (*db.Transaction, error) {
 	return transactionOf(ctx, obj.BlockNumber, obj.TxIndex, "message "+obj.Hash.Hex())
 }

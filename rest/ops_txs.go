@@ -160,10 +160,6 @@ func (s *server) txCalls(ctx context.Context, tx *db.Transaction) ([]txCall, err
 	}
 	out := make([]txCall, 0, len(calls))
 	for _, c := range calls {
-		calldata, err := s.res.Call().Calldata(ctx, c)
-		if err != nil {
-			return nil, err
-		}
 		entrypoint := c.Selector.Hex()
 		if c.Entrypoint != nil {
 			entrypoint = *c.Entrypoint
@@ -175,7 +171,7 @@ func (s *server) txCalls(ctx context.Context, tx *db.Transaction) ([]txCall, err
 		out = append(out, txCall{
 			ContractAddress: addr(c.ContractAddress), ClassHash: addrOrNil(c.ClassHash),
 			EntrypointType: c.EntrypointType, Entrypoint: entrypoint, Selector: c.Selector.Hex(),
-			Calldata: feltList(calldata), CallType: c.CallType, Inputs: inputs, Outputs: c.Outputs,
+			Calldata: feltList(c.Calldata), CallType: c.CallType, Inputs: inputs, Outputs: c.Outputs,
 		})
 	}
 	return out, nil
