@@ -1,9 +1,16 @@
 package db
 
-// What a row shows that its columns do not hold as such: a transaction's type as the
-// GraphQL enum (bound to TxType in gqlgen.yml) and the explorer's status strings. gqlgen
+import (
+	"math/big"
+	"strconv"
+)
+
+// What a row shows that its columns do not hold as such, computed from the row alone: a
+// transaction's type as the GraphQL enum (bound to TxType in gqlgen.yml), the explorer's
+// status strings, flags, totals, and columns in the types GraphQL gives them. gqlgen
 // resolves a field bound to a method without a context on the object's own goroutine, so
-// these cost a list item nothing where a resolver would cost it a goroutine.
+// these cost a list item nothing where a resolver would cost it a goroutine; REST's items
+// use the same methods.
 
 // TxType is a transaction's type as the node names it (column transactions.type), and
 // the GraphQL enum TransactionType.
@@ -78,3 +85,31 @@ func (c *Call) CalldataList() []Felt { return c.Calldata }
 
 // PayloadList is the message's payload (as GraphQL's list of felts).
 func (m *Message) PayloadList() []Felt { return m.Payload }
+
+// TransferCountText and HolderCountText are the token's counts as GraphQL's strings.
+func (t *Token) TransferCountText() string { return strconv.FormatInt(t.TransferCount, 10) }
+func (t *Token) HolderCountText() string   { return strconv.FormatInt(t.HolderCount, 10) }
+
+// Address is the validator's staker address, which names it.
+func (v *Validator) Address() Felt { return v.StakerAddress }
+
+// TotalStakeStrk is the STRK staked on the validator, its own and delegated.
+func (v *Validator) TotalStakeStrk() string { return AddDecimals(v.SelfStake, v.DelegatedStakeStrk) }
+
+// TotalStakeBtc is the BTC-token stake delegated to the validator.
+func (v *Validator) TotalStakeBtc() string { return AddDecimals(v.DelegatedStakeBtc) }
+
+// RevenueShare is the validator's commission in percent.
+func (v *Validator) RevenueShare() float64 { return float64(v.RevenueShareBps) / 100 }
+
+// AddDecimals sums decimal integers (amounts as numeric columns give them); a value that
+// is not one counts as 0.
+func AddDecimals(vals ...string) string {
+	sum := new(big.Int)
+	for _, v := range vals {
+		if n, ok := new(big.Int).SetString(v, 10); ok {
+			sum.Add(sum, n)
+		}
+	}
+	return sum.String()
+}

@@ -713,22 +713,22 @@ type ComplexityRoot struct {
 	}
 
 	Token struct {
-		Address         func(childComplexity int) int
-		Contract        func(childComplexity int) int
-		Decimals        func(childComplexity int) int
-		HolderCount     func(childComplexity int) int
-		Holders         func(childComplexity int, first *int, after *string) int
-		HoldersOverview func(childComplexity int) int
-		ID              func(childComplexity int) int
-		IsVerified      func(childComplexity int) int
-		LogoURL         func(childComplexity int) int
-		MarketCapUsd    func(childComplexity int) int
-		Name            func(childComplexity int) int
-		Standard        func(childComplexity int) int
-		Symbol          func(childComplexity int) int
-		TotalSupply     func(childComplexity int) int
-		TransferCount   func(childComplexity int) int
-		UsdPrice        func(childComplexity int) int
+		Address           func(childComplexity int) int
+		Contract          func(childComplexity int) int
+		Decimals          func(childComplexity int) int
+		HolderCountText   func(childComplexity int) int
+		Holders           func(childComplexity int, first *int, after *string) int
+		HoldersOverview   func(childComplexity int) int
+		ID                func(childComplexity int) int
+		IsVerified        func(childComplexity int) int
+		LogoURL           func(childComplexity int) int
+		MarketCapUsd      func(childComplexity int) int
+		Name              func(childComplexity int) int
+		Standard          func(childComplexity int) int
+		Symbol            func(childComplexity int) int
+		TotalSupply       func(childComplexity int) int
+		TransferCountText func(childComplexity int) int
+		UsdPrice          func(childComplexity int) int
 	}
 
 	TokenBalance struct {
@@ -1154,9 +1154,6 @@ type TokenResolver interface {
 	Contract(ctx context.Context, obj *db.Token) (*db.Contract, error)
 	Standard(ctx context.Context, obj *db.Token) (model.TokenStandard, error)
 
-	TransferCount(ctx context.Context, obj *db.Token) (string, error)
-	HolderCount(ctx context.Context, obj *db.Token) (string, error)
-
 	Holders(ctx context.Context, obj *db.Token, first *int, after *string) (*model.TokenHolderConnection, error)
 	HoldersOverview(ctx context.Context, obj *db.Token) (*db.HoldersOverview, error)
 }
@@ -1211,13 +1208,6 @@ type TransactionResolver interface {
 	TokenTransfers(ctx context.Context, obj *db.Transaction) ([]*db.TokenTransfer, error)
 }
 type ValidatorResolver interface {
-	Address(ctx context.Context, obj *db.Validator) (db.Felt, error)
-
-	TotalStakeStrk(ctx context.Context, obj *db.Validator) (string, error)
-	TotalStakeBtc(ctx context.Context, obj *db.Validator) (string, error)
-
-	RevenueShare(ctx context.Context, obj *db.Validator) (float64, error)
-
 	Pools(ctx context.Context, obj *db.Validator) ([]*db.Pool, error)
 	Rank(ctx context.Context, obj *db.Validator) (int, error)
 	Apr(ctx context.Context, obj *db.Validator) (*float64, error)
@@ -4264,11 +4254,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Token.Decimals(childComplexity), true
 	case "Token.holderCount":
-		if e.ComplexityRoot.Token.HolderCount == nil {
+		if e.ComplexityRoot.Token.HolderCountText == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Token.HolderCount(childComplexity), true
+		return e.ComplexityRoot.Token.HolderCountText(childComplexity), true
 	case "Token.holders":
 		if e.ComplexityRoot.Token.Holders == nil {
 			break
@@ -4335,11 +4325,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Token.TotalSupply(childComplexity), true
 	case "Token.transferCount":
-		if e.ComplexityRoot.Token.TransferCount == nil {
+		if e.ComplexityRoot.Token.TransferCountText == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Token.TransferCount(childComplexity), true
+		return e.ComplexityRoot.Token.TransferCountText(childComplexity), true
 	case "Token.usdPrice":
 		if e.ComplexityRoot.Token.UsdPrice == nil {
 			break
@@ -22491,7 +22481,7 @@ func (ec *executionContext) _Token_transferCount(ctx context.Context, field grap
 			return ec.fieldContext_Token_transferCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Token().TransferCount(ctx, obj)
+			return obj.TransferCountText(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -22502,7 +22492,7 @@ func (ec *executionContext) _Token_transferCount(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Token_transferCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Token", field, true, true, "BigInt")
+	return graphql.NewScalarFieldContext("Token", field, true, false, "BigInt")
 }
 
 func (ec *executionContext) _Token_holderCount(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
@@ -22514,7 +22504,7 @@ func (ec *executionContext) _Token_holderCount(ctx context.Context, field graphq
 			return ec.fieldContext_Token_holderCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Token().HolderCount(ctx, obj)
+			return obj.HolderCountText(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -22525,7 +22515,7 @@ func (ec *executionContext) _Token_holderCount(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Token_holderCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Token", field, true, true, "BigInt")
+	return graphql.NewScalarFieldContext("Token", field, true, false, "BigInt")
 }
 
 func (ec *executionContext) _Token_isVerified(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
@@ -24902,7 +24892,7 @@ func (ec *executionContext) _Validator_address(ctx context.Context, field graphq
 			return ec.fieldContext_Validator_address(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Validator().Address(ctx, obj)
+			return obj.Address(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
@@ -24913,7 +24903,7 @@ func (ec *executionContext) _Validator_address(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Validator_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Validator", field, true, true, "Address")
+	return graphql.NewScalarFieldContext("Validator", field, true, false, "Address")
 }
 
 func (ec *executionContext) _Validator_stakerAddress(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {
@@ -25109,7 +25099,7 @@ func (ec *executionContext) _Validator_totalStakeStrk(ctx context.Context, field
 			return ec.fieldContext_Validator_totalStakeStrk(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Validator().TotalStakeStrk(ctx, obj)
+			return obj.TotalStakeStrk(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -25120,7 +25110,7 @@ func (ec *executionContext) _Validator_totalStakeStrk(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Validator_totalStakeStrk(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Validator", field, true, true, "BigInt")
+	return graphql.NewScalarFieldContext("Validator", field, true, false, "BigInt")
 }
 
 func (ec *executionContext) _Validator_totalStakeBtc(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {
@@ -25132,7 +25122,7 @@ func (ec *executionContext) _Validator_totalStakeBtc(ctx context.Context, field 
 			return ec.fieldContext_Validator_totalStakeBtc(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Validator().TotalStakeBtc(ctx, obj)
+			return obj.TotalStakeBtc(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -25143,7 +25133,7 @@ func (ec *executionContext) _Validator_totalStakeBtc(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Validator_totalStakeBtc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Validator", field, true, true, "BigInt")
+	return graphql.NewScalarFieldContext("Validator", field, true, false, "BigInt")
 }
 
 func (ec *executionContext) _Validator_delegatedStakeStrk(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {
@@ -25201,7 +25191,7 @@ func (ec *executionContext) _Validator_revenueShare(ctx context.Context, field g
 			return ec.fieldContext_Validator_revenueShare(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Validator().RevenueShare(ctx, obj)
+			return obj.RevenueShare(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
@@ -25212,7 +25202,7 @@ func (ec *executionContext) _Validator_revenueShare(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Validator_revenueShare(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Validator", field, true, true, "Float")
+	return graphql.NewScalarFieldContext("Validator", field, true, false, "Float")
 }
 
 func (ec *executionContext) _Validator_totalDelegators(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {
@@ -33084,17 +33074,15 @@ func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "transferCount":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Token_transferCount(ctx, field, obj)
-				})
+			out.Values[i] = ec._Token_transferCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "holderCount":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Token_holderCount(ctx, field, obj)
-				})
+			out.Values[i] = ec._Token_holderCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "isVerified":
 			out.Values[i] = ec._Token_isVerified(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33929,11 +33917,10 @@ func (ec *executionContext) _Validator(ctx context.Context, sel ast.SelectionSet
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "address":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Validator_address(ctx, field, obj)
-				})
+			out.Values[i] = ec._Validator_address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "stakerAddress":
 			out.Values[i] = ec._Validator_stakerAddress(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33975,17 +33962,15 @@ func (ec *executionContext) _Validator(ctx context.Context, sel ast.SelectionSet
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "totalStakeStrk":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Validator_totalStakeStrk(ctx, field, obj)
-				})
+			out.Values[i] = ec._Validator_totalStakeStrk(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "totalStakeBtc":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Validator_totalStakeBtc(ctx, field, obj)
-				})
+			out.Values[i] = ec._Validator_totalStakeBtc(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "delegatedStakeStrk":
 			out.Values[i] = ec._Validator_delegatedStakeStrk(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33997,11 +33982,10 @@ func (ec *executionContext) _Validator(ctx context.Context, sel ast.SelectionSet
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revenueShare":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Validator_revenueShare(ctx, field, obj)
-				})
+			out.Values[i] = ec._Validator_revenueShare(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "totalDelegators":
 			out.Values[i] = ec._Validator_totalDelegators(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -2,23 +2,11 @@ package resolvers
 
 import (
 	"fmt"
-	"math/big"
 	"strings"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
 )
-
-// addDecimal adds decimal strings read from numeric columns.
-func addDecimal(vals ...string) string {
-	sum := new(big.Int)
-	for _, v := range vals {
-		if n, ok := new(big.Int).SetString(v, 10); ok {
-			sum.Add(sum, n)
-		}
-	}
-	return sum.String()
-}
 
 // walletStaking sums a wallet's positions by pool token: STRK (as the staking overview
 // names it) apart from every other token, which counts as BTC.
@@ -35,9 +23,9 @@ func walletStaking(positions []*db.StakedPosition) *model.WalletStaking {
 		unclaimed[i] = append(unclaimed[i], p.RewardsUnclaimed)
 		out.Positions = append(out.Positions, &p.Delegation)
 	}
-	out.TotalStakedStrk, out.TotalStakedBtc = addDecimal(staked[0]...), addDecimal(staked[1]...)
-	out.TotalRewardsClaimedStrk, out.TotalRewardsClaimedBtc = addDecimal(claimed[0]...), addDecimal(claimed[1]...)
-	out.TotalRewardsUnclaimedStrk, out.TotalRewardsUnclaimedBtc = addDecimal(unclaimed[0]...), addDecimal(unclaimed[1]...)
+	out.TotalStakedStrk, out.TotalStakedBtc = db.AddDecimals(staked[0]...), db.AddDecimals(staked[1]...)
+	out.TotalRewardsClaimedStrk, out.TotalRewardsClaimedBtc = db.AddDecimals(claimed[0]...), db.AddDecimals(claimed[1]...)
+	out.TotalRewardsUnclaimedStrk, out.TotalRewardsUnclaimedBtc = db.AddDecimals(unclaimed[0]...), db.AddDecimals(unclaimed[1]...)
 	return out
 }
 

@@ -189,22 +189,6 @@ func (r *stakingOverviewResolver) EpochDurationSeconds(ctx context.Context, obj 
 	return round2(*obj.MeanBlockSeconds * float64(obj.EpochLengthBlocks)), nil
 }
 
-func (r *validatorResolver) Address(ctx context.Context, obj *db.Validator) (db.Felt, error) {
-	return obj.StakerAddress, nil
-}
-
-func (r *validatorResolver) TotalStakeStrk(ctx context.Context, obj *db.Validator) (string, error) {
-	return addDecimal(obj.SelfStake, obj.DelegatedStakeStrk), nil
-}
-
-func (r *validatorResolver) TotalStakeBtc(ctx context.Context, obj *db.Validator) (string, error) {
-	return addDecimal(obj.DelegatedStakeBtc), nil
-}
-
-func (r *validatorResolver) RevenueShare(ctx context.Context, obj *db.Validator) (float64, error) {
-	return float64(obj.RevenueShareBps) / 100, nil
-}
-
 func (r *validatorResolver) Pools(ctx context.Context, obj *db.Validator) ([]*db.Pool, error) {
 	pools, err := loaders.For(ctx).ValidatorPools.Load(ctx, string(obj.StakerAddress))()
 	return nonNil(pools), err

@@ -8,7 +8,6 @@ package resolvers
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -84,14 +83,6 @@ func (r *tokenResolver) Contract(ctx context.Context, obj *db.Token) (*db.Contra
 
 func (r *tokenResolver) Standard(ctx context.Context, obj *db.Token) (model.TokenStandard, error) {
 	return model.TokenStandard(strings.ToUpper(obj.RawStandard)), nil
-}
-
-func (r *tokenResolver) TransferCount(ctx context.Context, obj *db.Token) (string, error) {
-	return strconv.FormatInt(obj.TransferCount, 10), nil
-}
-
-func (r *tokenResolver) HolderCount(ctx context.Context, obj *db.Token) (string, error) {
-	return strconv.FormatInt(obj.HolderCount, 10), nil
 }
 
 func (r *tokenResolver) Holders(ctx context.Context, obj *db.Token, first *int, after *string) (*model.TokenHolderConnection, error) {

@@ -270,27 +270,11 @@ func (s *server) stakedPosition(ctx context.Context, d *db.Delegation, ov *db.St
 
 func (s *server) validatorRowInfo(ctx context.Context, v *db.Validator, ov *db.StakingOverview) (*validatorRowInfo, error) {
 	vr := s.res.Validator()
-	address, err := vr.Address(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	strk, err := vr.TotalStakeStrk(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	btc, err := vr.TotalStakeBtc(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	share, err := vr.RevenueShare(ctx, v)
-	if err != nil {
-		return nil, err
-	}
 	out := &validatorRowInfo{
-		Address: addr(address), Name: v.Name, ImgSrc: v.ImgSrc, IsVerified: v.IsVerified, StakerState: stakerStates[v.StakerState],
-		TotalStakeStrk: strk, TotalStakeBtc: btc, TotalSelfStake: v.SelfStake,
+		Address: addr(v.Address()), Name: v.Name, ImgSrc: v.ImgSrc, IsVerified: v.IsVerified, StakerState: stakerStates[v.StakerState],
+		TotalStakeStrk: v.TotalStakeStrk(), TotalStakeBtc: v.TotalStakeBtc(), TotalSelfStake: v.SelfStake,
 		TotalDelegatedStakeStrk: v.DelegatedStakeStrk, TotalDelegatedStakeBtc: v.DelegatedStakeBtc,
-		TotalDelegators: v.TotalDelegators, RevenueShare: share,
+		TotalDelegators: v.TotalDelegators, RevenueShare: v.RevenueShare(),
 		WithdrawalTime: v.WithdrawalTime, UnstakingTime: v.UnstakeTime, StakerAddress: addr(v.StakerAddress),
 		LivenessAttestedEpochs: ptr(v.LivenessAttestedEpochs), LivenessTotalEpochs: ptr(v.LivenessTotalEpochs),
 		LivenessLastEpoch: v.LivenessLastEpoch, PoolInfos: []poolInfo{},
@@ -315,8 +299,8 @@ func (s *server) validatorRowInfo(ctx context.Context, v *db.Validator, ov *db.S
 		out.Liveness = ptr(float64(v.LivenessAttestedEpochs) / float64(v.LivenessTotalEpochs) * 100)
 	}
 	if ov != nil {
-		out.TotalStakePercentageStrk = percentOf(strk, ov.TotalStakeStrk)
-		out.TotalStakePercentageBtc = percentOf(btc, ov.TotalStakeBtc)
+		out.TotalStakePercentageStrk = percentOf(out.TotalStakeStrk, ov.TotalStakeStrk)
+		out.TotalStakePercentageBtc = percentOf(out.TotalStakeBtc, ov.TotalStakeBtc)
 		out.StakingPowerStrk, out.StakingPowerBtc = ptr(out.TotalStakePercentageStrk), ptr(out.TotalStakePercentageBtc)
 	}
 	pools, err := vr.Pools(ctx, v)

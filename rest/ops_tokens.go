@@ -49,17 +49,9 @@ func (s *server) tokenItem(ctx context.Context, t *db.Token) (tokenItem, error) 
 	if err != nil {
 		return tokenItem{}, err
 	}
-	transfers, err := tr.TransferCount(ctx, t)
-	if err != nil {
-		return tokenItem{}, err
-	}
-	holders, err := tr.HolderCount(ctx, t)
-	if err != nil {
-		return tokenItem{}, err
-	}
 	item := tokenItem{
 		Address: addr(t.Address), Name: t.Name, Symbol: t.Symbol,
-		Transfers: transfers, Holders: holders, Type: strings.ToLower(string(std)),
+		Transfers: t.TransferCountText(), Holders: t.HolderCountText(), Type: strings.ToLower(string(std)),
 	}
 	if t.Decimals != nil {
 		item.Decimals = ptr(strconv.Itoa(*t.Decimals))

@@ -64,11 +64,7 @@ func validatorPoolInfoOp(ctx context.Context, s *server, a *args, _ *http.Reques
 	if err != nil {
 		return nil, err
 	}
-	share, err := vr.RevenueShare(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	out := validatorPoolsBody{Validator: addr(v.StakerAddress), RevenueShare: bps(share)}
+	out := validatorPoolsBody{Validator: addr(v.StakerAddress), RevenueShare: bps(v.RevenueShare())}
 	// The pools' tokens and APRs are read for all the pools at once.
 	out.Pools, err = mapAll(ctx, pools, func(ctx context.Context, p *db.Pool) (validatorPool, error) {
 		info, err := s.tokenInfo(ctx, p.TokenAddress)
