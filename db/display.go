@@ -3,6 +3,7 @@ package db
 import (
 	"math/big"
 	"strconv"
+	"strings"
 )
 
 // What a row shows that its columns do not hold as such, computed from the row alone: a
@@ -112,4 +113,26 @@ func AddDecimals(vals ...string) string {
 		}
 	}
 	return sum.String()
+}
+
+// TokenStandard is a token standard as the GraphQL enum TokenStandard names it; the store
+// keeps it in lower case ("erc20").
+type TokenStandard string
+
+const (
+	StandardERC20   TokenStandard = "ERC20"
+	StandardERC721  TokenStandard = "ERC721"
+	StandardERC1155 TokenStandard = "ERC1155"
+)
+
+// Standard is the token's standard.
+func (t *Token) Standard() TokenStandard { return TokenStandard(strings.ToUpper(t.RawStandard)) }
+
+// ErcStandard is the standard the class implements; nil when none.
+func (c *Class) ErcStandard() *TokenStandard {
+	if c.RawErcStandard == nil {
+		return nil
+	}
+	s := TokenStandard(strings.ToUpper(*c.RawErcStandard))
+	return &s
 }

@@ -610,7 +610,7 @@ type ComplexityRoot struct {
 		StakingOverview    func(childComplexity int) int
 		Token              func(childComplexity int, address db.Felt) int
 		TokenTransfers     func(childComplexity int, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) int
-		Tokens             func(childComplexity int, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder, symbol *string) int
+		Tokens             func(childComplexity int, first *int, after *string, standard *db.TokenStandard, orderBy *model.TokenOrder, symbol *string) int
 		Transaction        func(childComplexity int, hash db.Felt) int
 		Transactions       func(childComplexity int, first *int, after *string, filter *model.TransactionFilter, order *model.SortDirection) int
 		Validator          func(childComplexity int, address db.Felt) int
@@ -993,8 +993,6 @@ type CallResolver interface {
 	Contract(ctx context.Context, obj *db.Call) (*db.Contract, error)
 }
 type ClassResolver interface {
-	ErcStandard(ctx context.Context, obj *db.Class) (*model.TokenStandard, error)
-
 	Alias(ctx context.Context, obj *db.Class) (*string, error)
 	Verified(ctx context.Context, obj *db.Class) (*db.VerifiedClass, error)
 	Contracts(ctx context.Context, obj *db.Class, first *int, after *string) (*model.ContractConnection, error)
@@ -1121,7 +1119,7 @@ type QueryResolver interface {
 	DailyStats(ctx context.Context, first *int, after *string, days *int) (*model.ActivityStatConnection, error)
 	RecentActivity(ctx context.Context, hours int) (*db.ActivityStat, error)
 	Token(ctx context.Context, address db.Felt) (*db.Token, error)
-	Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder, symbol *string) (*model.TokenConnection, error)
+	Tokens(ctx context.Context, first *int, after *string, standard *db.TokenStandard, orderBy *model.TokenOrder, symbol *string) (*model.TokenConnection, error)
 	TokenTransfers(ctx context.Context, first *int, after *string, token db.Felt, wallet db.Felt, filter *model.TransferFilter, order *model.SortDirection) (*model.TokenTransferConnection, error)
 	Wallet(ctx context.Context, address db.Felt) (*model.Wallet, error)
 }
@@ -1152,7 +1150,6 @@ type SubscriptionResolver interface {
 }
 type TokenResolver interface {
 	Contract(ctx context.Context, obj *db.Token) (*db.Contract, error)
-	Standard(ctx context.Context, obj *db.Token) (model.TokenStandard, error)
 
 	Holders(ctx context.Context, obj *db.Token, first *int, after *string) (*model.TokenHolderConnection, error)
 	HoldersOverview(ctx context.Context, obj *db.Token) (*db.HoldersOverview, error)
@@ -3742,7 +3739,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Tokens(childComplexity, args["first"].(*int), args["after"].(*string), args["standard"].(*model.TokenStandard), args["orderBy"].(*model.TokenOrder), args["symbol"].(*string)), true
+		return e.ComplexityRoot.Query.Tokens(childComplexity, args["first"].(*int), args["after"].(*string), args["standard"].(*db.TokenStandard), args["orderBy"].(*model.TokenOrder), args["symbol"].(*string)), true
 	case "Query.transaction":
 		if e.ComplexityRoot.Query.Transaction == nil {
 			break
@@ -9624,8 +9621,8 @@ func (ec *executionContext) field_Query_tokens_args(ctx context.Context, rawArgs
 	}
 	args["after"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "standard",
-		func(ctx context.Context, v any) (*model.TokenStandard, error) {
-			return ec.unmarshalOTokenStandard2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenStandard(ctx, v)
+		func(ctx context.Context, v any) (*db.TokenStandard, error) {
+			return ec.unmarshalOTokenStandard2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -12522,18 +12519,18 @@ func (ec *executionContext) _Class_ercStandard(ctx context.Context, field graphq
 			return ec.fieldContext_Class_ercStandard(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Class().ErcStandard(ctx, obj)
+			return obj.ErcStandard(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenStandard) graphql.Marshaler {
-			return ec.marshalOTokenStandard2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenStandard(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *db.TokenStandard) graphql.Marshaler {
+			return ec.marshalOTokenStandard2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Class_ercStandard(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Class", field, true, true, "TokenStandard")
+	return graphql.NewScalarFieldContext("Class", field, true, false, "TokenStandard")
 }
 
 func (ec *executionContext) _Class_blockNumber(ctx context.Context, field graphql.CollectedField, obj *db.Class) (ret graphql.Marshaler) {
@@ -20460,7 +20457,7 @@ func (ec *executionContext) _Query_tokens(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Tokens(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["standard"].(*model.TokenStandard), fc.Args["orderBy"].(*model.TokenOrder), fc.Args["symbol"].(*string))
+			return ec.Resolvers.Query().Tokens(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["standard"].(*db.TokenStandard), fc.Args["orderBy"].(*model.TokenOrder), fc.Args["symbol"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TokenConnection) graphql.Marshaler {
@@ -22366,18 +22363,18 @@ func (ec *executionContext) _Token_standard(ctx context.Context, field graphql.C
 			return ec.fieldContext_Token_standard(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Token().Standard(ctx, obj)
+			return obj.Standard(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v model.TokenStandard) graphql.Marshaler {
-			return ec.marshalNTokenStandard2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenStandard(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.TokenStandard) graphql.Marshaler {
+			return ec.marshalNTokenStandard2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Token_standard(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Token", field, true, true, "TokenStandard")
+	return graphql.NewScalarFieldContext("Token", field, true, false, "TokenStandard")
 }
 
 func (ec *executionContext) _Token_name(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
@@ -29729,11 +29726,10 @@ func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "ercStandard":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Class_ercStandard(ctx, field, obj)
-				})
+			out.Values[i] = ec._Class_ercStandard(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "blockNumber":
 			out.Values[i] = ec._Class_blockNumber(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -33048,11 +33044,10 @@ func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, ob
 					return ec._Token_contract(ctx, field, obj)
 				})
 		case "standard":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Token_standard(ctx, field, obj)
-				})
+			out.Values[i] = ec._Token_standard(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "name":
 			out.Values[i] = ec._Token_name(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -36205,15 +36200,33 @@ func (ec *executionContext) marshalNTokenHolderEdge2ᚖgithubᚗcomᚋstarkgraph
 	return ec._TokenHolderEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNTokenStandard2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenStandard(ctx context.Context, v any) (model.TokenStandard, error) {
-	var res model.TokenStandard
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNTokenStandard2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard(ctx context.Context, v any) (db.TokenStandard, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNTokenStandard2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard[tmp]
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNTokenStandard2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenStandard(ctx context.Context, sel ast.SelectionSet, v model.TokenStandard) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNTokenStandard2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard(ctx context.Context, sel ast.SelectionSet, v db.TokenStandard) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNTokenStandard2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "TokenStandard!")
+	}
+	return res
 }
+
+var (
+	unmarshalNTokenStandard2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard = map[string]db.TokenStandard{
+		"ERC20":   db.StandardERC20,
+		"ERC721":  db.StandardERC721,
+		"ERC1155": db.StandardERC1155,
+	}
+	marshalNTokenStandard2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard = map[db.TokenStandard]string{
+		db.StandardERC20:   "ERC20",
+		db.StandardERC721:  "ERC721",
+		db.StandardERC1155: "ERC1155",
+	}
+)
 
 func (ec *executionContext) marshalNTokenTransfer2ᚕᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenTransferᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.TokenTransfer) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
@@ -37121,21 +37134,37 @@ func (ec *executionContext) marshalOTokenOrder2ᚖgithubᚗcomᚋstarkgraphᚋst
 	return v
 }
 
-func (ec *executionContext) unmarshalOTokenStandard2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenStandard(ctx context.Context, v any) (*model.TokenStandard, error) {
+func (ec *executionContext) unmarshalOTokenStandard2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard(ctx context.Context, v any) (*db.TokenStandard, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(model.TokenStandard)
-	err := res.UnmarshalGQL(v)
-	return res, graphql.ErrorOnPath(ctx, err)
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTokenStandard2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOTokenStandard2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTokenStandard(ctx context.Context, sel ast.SelectionSet, v *model.TokenStandard) graphql.Marshaler {
+func (ec *executionContext) marshalOTokenStandard2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard(ctx context.Context, sel ast.SelectionSet, v *db.TokenStandard) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	return v
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTokenStandard2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard[*v])
+	return res
 }
+
+var (
+	unmarshalOTokenStandard2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard = map[string]db.TokenStandard{
+		"ERC20":   db.StandardERC20,
+		"ERC721":  db.StandardERC721,
+		"ERC1155": db.StandardERC1155,
+	}
+	marshalOTokenStandard2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTokenStandard = map[db.TokenStandard]string{
+		db.StandardERC20:   "ERC20",
+		db.StandardERC721:  "ERC721",
+		db.StandardERC1155: "ERC1155",
+	}
+)
 
 func (ec *executionContext) marshalOTransaction2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐTransaction(ctx context.Context, sel ast.SelectionSet, v *db.Transaction) graphql.Marshaler {
 	if v == nil {

@@ -15,14 +15,6 @@ import (
 	"github.com/starkgraph/starkgraph/loaders"
 )
 
-func (r *classResolver) ErcStandard(ctx context.Context, obj *db.Class) (*model.TokenStandard, error) {
-	if obj.RawErcStandard == nil {
-		return nil, nil
-	}
-	s := model.TokenStandard(strings.ToUpper(*obj.RawErcStandard))
-	return &s, nil
-}
-
 func (r *classResolver) Alias(ctx context.Context, obj *db.Class) (*string, error) {
 	return loaders.For(ctx).Alias.Load(ctx, string(obj.Hash))()
 }

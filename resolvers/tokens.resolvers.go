@@ -24,7 +24,7 @@ func (r *queryResolver) Token(ctx context.Context, address db.Felt) (*db.Token, 
 	return loaders.For(ctx).Token.Load(ctx, string(address))()
 }
 
-func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string, standard *model.TokenStandard, orderBy *model.TokenOrder, symbol *string) (*model.TokenConnection, error) {
+func (r *queryResolver) Tokens(ctx context.Context, first *int, after *string, standard *db.TokenStandard, orderBy *model.TokenOrder, symbol *string) (*model.TokenConnection, error) {
 	std, by, sym := "erc20", "holders", ""
 	if standard != nil {
 		std = strings.ToLower(string(*standard))
@@ -79,10 +79,6 @@ func (r *queryResolver) TokenTransfers(ctx context.Context, first *int, after *s
 
 func (r *tokenResolver) Contract(ctx context.Context, obj *db.Token) (*db.Contract, error) {
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.Address))()
-}
-
-func (r *tokenResolver) Standard(ctx context.Context, obj *db.Token) (model.TokenStandard, error) {
-	return model.TokenStandard(strings.ToUpper(obj.RawStandard)), nil
 }
 
 func (r *tokenResolver) Holders(ctx context.Context, obj *db.Token, first *int, after *string) (*model.TokenHolderConnection, error) {

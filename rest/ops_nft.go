@@ -230,20 +230,18 @@ func (s *server) nftContractBalance(ctx context.Context, b *db.NftBalance) (nftC
 	if collection != nil {
 		out.CollectionName = collection.Name
 		if out.ContractType == nil {
-			if std, err := s.res.Token().Standard(ctx, collection); err == nil {
-				out.ContractType = contractTypeCode(std)
-			}
+			out.ContractType = contractTypeCode(collection.Standard())
 		}
 	}
 	return out, nil
 }
 
 // contractTypeCode is the numeric NFT contract type the items carry (721 or 1155).
-func contractTypeCode(std model.TokenStandard) *int {
+func contractTypeCode(std db.TokenStandard) *int {
 	switch std {
-	case model.TokenStandardErc721:
+	case db.StandardERC721:
 		return ptr(721)
-	case model.TokenStandardErc1155:
+	case db.StandardERC1155:
 		return ptr(1155)
 	}
 	return nil

@@ -23,8 +23,8 @@ type tokenItem struct {
 	Type      string  `json:"type" enum:"erc20,erc721,erc1155"`
 }
 
-var tokenStandards = map[string]model.TokenStandard{
-	"erc20": model.TokenStandardErc20, "erc721": model.TokenStandardErc721, "erc1155": model.TokenStandardErc1155,
+var tokenStandards = map[string]db.TokenStandard{
+	"erc20": db.StandardERC20, "erc721": db.StandardERC721, "erc1155": db.StandardERC1155,
 }
 
 var tokenOrders = map[string]model.TokenOrder{
@@ -39,16 +39,12 @@ func listTokens(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 		return nil, err
 	}
 	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.TokenEdge) (tokenItem, error) {
-		return s.tokenItem(ctx, e.Node)
+		return tokenItemOf(e.Node), nil
 	})
 }
 
-func (s *server) tokenItem(ctx context.Context, t *db.Token) (tokenItem, error) {
-	tr := s.res.Token()
-	std, err := tr.Standard(ctx, t)
-	if err != nil {
-		return tokenItem{}, err
-	}
+func tokenItemOf(t *db.Token) tokenItem {
+	std := t.Standard()
 	item := tokenItem{
 		Address: addr(t.Address), Name: t.Name, Symbol: t.Symbol,
 		Transfers: t.TransferCountText(), Holders: t.HolderCountText(), Type: strings.ToLower(string(std)),
@@ -56,7 +52,7 @@ func (s *server) tokenItem(ctx context.Context, t *db.Token) (tokenItem, error) 
 	if t.Decimals != nil {
 		item.Decimals = ptr(strconv.Itoa(*t.Decimals))
 	}
-	return item, nil
+	return item
 }
 
 // holdersOverviewBody is the answer of GET /beta/tokens/{address}/holders/overview.
@@ -119,11 +115,7 @@ func holdersOverviewOp(ctx context.Context, s *server, a *args, _ *http.Request)
 	if err != nil {
 		return nil, err
 	}
-	std, err := s.res.Token().Standard(ctx, token)
-	if err != nil {
-		return nil, err
-	}
-	if std != model.TokenStandardErc20 || !token.IsVerified {
+	if token.Standard() != db.StandardERC20 || !token.IsVerified {
 		return nil, notFound("address: holders analytics cover verified ERC-20 tokens only")
 	}
 	ov, err := s.res.Token().HoldersOverview(ctx, token)

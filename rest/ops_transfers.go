@@ -261,7 +261,7 @@ func (s *server) transferWindow(ctx context.Context, a *args) (timeWindow, error
 
 // tokensWithSymbol are the ERC-20 tokens whose symbol is symbol, in any case.
 func (s *server) tokensWithSymbol(ctx context.Context, symbol string) ([]db.Felt, error) {
-	first, standard := resolvers.MaxPageSize, model.TokenStandardErc20
+	first, standard := resolvers.MaxPageSize, db.StandardERC20
 	conn, err := s.res.Query().Tokens(ctx, &first, nil, &standard, nil, &symbol)
 	if err != nil {
 		return nil, err

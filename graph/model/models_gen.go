@@ -1026,63 +1026,6 @@ func (e TokenOrder) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-type TokenStandard string
-
-const (
-	TokenStandardErc20   TokenStandard = "ERC20"
-	TokenStandardErc721  TokenStandard = "ERC721"
-	TokenStandardErc1155 TokenStandard = "ERC1155"
-)
-
-var AllTokenStandard = []TokenStandard{
-	TokenStandardErc20,
-	TokenStandardErc721,
-	TokenStandardErc1155,
-}
-
-func (e TokenStandard) IsValid() bool {
-	switch e {
-	case TokenStandardErc20, TokenStandardErc721, TokenStandardErc1155:
-		return true
-	}
-	return false
-}
-
-func (e TokenStandard) String() string {
-	return string(e)
-}
-
-func (e *TokenStandard) UnmarshalGQL(v any) error {
-	str, ok := v.(string)
-	if !ok {
-		return fmt.Errorf("enums must be strings")
-	}
-
-	*e = TokenStandard(str)
-	if !e.IsValid() {
-		return fmt.Errorf("%s is not a valid TokenStandard", str)
-	}
-	return nil
-}
-
-func (e TokenStandard) MarshalGQL(w io.Writer) {
-	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
-}
-
-func (e *TokenStandard) UnmarshalJSON(b []byte) error {
-	s, err := strconv.Unquote(string(b))
-	if err != nil {
-		return err
-	}
-	return e.UnmarshalGQL(s)
-}
-
-func (e TokenStandard) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	e.MarshalGQL(&buf)
-	return buf.Bytes(), nil
-}
-
 // Which transfers of a transaction a list shows. Transfers made while validating are not told apart from execution (an account's validation cannot call other contracts), so VALIDATE lists none.
 type TransferInvocationType string
 
