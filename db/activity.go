@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -75,3 +76,6 @@ func (s *Store) SumActivity(ctx context.Context, granularity string, from, to in
 		FROM activity_stats a WHERE a.granularity = $1 AND a.starts_at BETWEEN $2 AND $3`, granularity, from, to)
 	return &out, err
 }
+
+// Date is the UTC day of StartsAt, YYYY-MM-DD.
+func (a *ActivityStat) Date() string { return time.Unix(a.StartsAt, 0).UTC().Format(time.DateOnly) }

@@ -31,7 +31,6 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
-	ActivityStat() ActivityStatResolver
 	Attestation() AttestationResolver
 	Block() BlockResolver
 	Call() CallResolver
@@ -965,9 +964,6 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
-type ActivityStatResolver interface {
-	Date(ctx context.Context, obj *db.ActivityStat) (string, error)
-}
 type AttestationResolver interface {
 	Validator(ctx context.Context, obj *db.Attestation) (*db.Validator, error)
 
@@ -10211,7 +10207,7 @@ func (ec *executionContext) _ActivityStat_date(ctx context.Context, field graphq
 			return ec.fieldContext_ActivityStat_date(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.ActivityStat().Date(ctx, obj)
+			return obj.Date(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -10222,7 +10218,7 @@ func (ec *executionContext) _ActivityStat_date(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_ActivityStat_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ActivityStat", field, true, true, "String")
+	return graphql.NewScalarFieldContext("ActivityStat", field, true, false, "String")
 }
 
 func (ec *executionContext) _ActivityStat_blocks(ctx context.Context, field graphql.CollectedField, obj *db.ActivityStat) (ret graphql.Marshaler) {
@@ -28827,73 +28823,72 @@ func (ec *executionContext) _ActivityStat(ctx context.Context, sel ast.Selection
 		case "startsAt":
 			out.Values[i] = ec._ActivityStat_startsAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "date":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._ActivityStat_date(ctx, field, obj)
-				})
+			out.Values[i] = ec._ActivityStat_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "blocks":
 			out.Values[i] = ec._ActivityStat_blocks(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "transactions":
 			out.Values[i] = ec._ActivityStat_transactions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "invokes":
 			out.Values[i] = ec._ActivityStat_invokes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "declares":
 			out.Values[i] = ec._ActivityStat_declares(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "deployAccounts":
 			out.Values[i] = ec._ActivityStat_deployAccounts(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "l1Handlers":
 			out.Values[i] = ec._ActivityStat_l1Handlers(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "reverted":
 			out.Values[i] = ec._ActivityStat_reverted(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "events":
 			out.Values[i] = ec._ActivityStat_events(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "messagesToL1":
 			out.Values[i] = ec._ActivityStat_messagesToL1(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "tokenTransfers":
 			out.Values[i] = ec._ActivityStat_tokenTransfers(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "feesWei":
 			out.Values[i] = ec._ActivityStat_feesWei(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "feesFri":
 			out.Values[i] = ec._ActivityStat_feesFri(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

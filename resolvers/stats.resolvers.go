@@ -15,10 +15,6 @@ import (
 	"github.com/starkgraph/starkgraph/graph/model"
 )
 
-func (r *activityStatResolver) Date(ctx context.Context, obj *db.ActivityStat) (string, error) {
-	return time.Unix(obj.StartsAt, 0).UTC().Format(time.DateOnly), nil
-}
-
 func (r *indexerStatusResolver) Lag(ctx context.Context, obj *db.IndexerStatus) (*int, error) {
 	if obj.HeadBlock == nil || obj.NodeHead == nil {
 		return nil, nil
@@ -87,11 +83,6 @@ func (r *queryResolver) RecentActivity(ctx context.Context, hours int) (*db.Acti
 	return r.Store.SumActivity(ctx, "h", from, to)
 }
 
-func (r *Resolver) ActivityStat() graph.ActivityStatResolver { return &activityStatResolver{r} }
-
 func (r *Resolver) IndexerStatus() graph.IndexerStatusResolver { return &indexerStatusResolver{r} }
 
-type (
-	activityStatResolver  struct{ *Resolver }
-	indexerStatusResolver struct{ *Resolver }
-)
+type indexerStatusResolver struct{ *Resolver }

@@ -96,8 +96,7 @@ func dailyStatsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 		return nil, err
 	}
 	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.ActivityStatEdge) (dailyStat, error) {
-		date, err := s.res.ActivityStat().Date(ctx, e.Node)
-		return dailyStat{Date: date, activityMetrics: metricsOf(e.Node, only)}, err
+		return dailyStat{Date: e.Node.Date(), activityMetrics: metricsOf(e.Node, only)}, nil
 	})
 }
 
