@@ -26,7 +26,7 @@ const (
 )
 
 // Status is the block's status as the explorer shows it ("Accepted on L2").
-func (b *Block) Status() string { return DisplayStatus(b.RawStatus) }
+func (b *Block) Status() string { return displayStatus(b.RawStatus) }
 
 // Status is a transaction's one-word outcome: "Reverted" when its execution was, else
 // its finality.
@@ -34,17 +34,17 @@ func (t *Transaction) Status() string {
 	if t.RawExecutionStatus == "REVERTED" {
 		return "Reverted"
 	}
-	return DisplayStatus(t.RawFinalityStatus)
+	return displayStatus(t.RawFinalityStatus)
 }
 
 // ExecutionStatus is the execution status as the explorer shows it ("Succeeded").
-func (t *Transaction) ExecutionStatus() string { return DisplayStatus(t.RawExecutionStatus) }
+func (t *Transaction) ExecutionStatus() string { return displayStatus(t.RawExecutionStatus) }
 
 // FinalityStatus is the finality status as the explorer shows it ("Accepted on L1").
-func (t *Transaction) FinalityStatus() string { return DisplayStatus(t.RawFinalityStatus) }
+func (t *Transaction) FinalityStatus() string { return displayStatus(t.RawFinalityStatus) }
 
-// DisplayStatus maps the node's status values to the strings the explorer shows.
-func DisplayStatus(raw string) string {
+// displayStatus maps the node's status values to the strings the explorer shows.
+func displayStatus(raw string) string {
 	switch raw {
 	case "ACCEPTED_ON_L2":
 		return "Accepted on L2"

@@ -12,13 +12,13 @@ import (
 // reads them back. Each row type gives its own as a method without a context, which gqlgen
 // resolves on the object's goroutine (a listed item's id costs no goroutine).
 
-// GlobalID is the global id of the object of kind found by key.
-func GlobalID(kind, key string) string {
+// globalID is the global id of the object of kind found by key.
+func globalID(kind, key string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(kind + ":" + key))
 }
 
-// PositionKey is the key of an object found by its position (block, transaction, index...).
-func PositionKey(parts ...int64) string {
+// positionKey is the key of an object found by its position (block, transaction, index...).
+func positionKey(parts ...int64) string {
 	s := make([]string, len(parts))
 	for i, p := range parts {
 		s[i] = strconv.FormatInt(p, 10)
@@ -26,19 +26,19 @@ func PositionKey(parts ...int64) string {
 	return strings.Join(s, ":")
 }
 
-func (b *Block) ID() string       { return GlobalID("Block", strconv.FormatInt(b.Number, 10)) }
-func (t *Transaction) ID() string { return GlobalID("Transaction", t.Hash.Hex()) }
-func (c *Class) ID() string       { return GlobalID("Class", c.Hash.Hex()) }
-func (c *Contract) ID() string    { return GlobalID("Contract", c.Address.Hex()) }
-func (t *Token) ID() string       { return GlobalID("Token", t.Address.Hex()) }
-func (p *Pool) ID() string        { return GlobalID("Pool", p.Address.Hex()) }
-func (v *Validator) ID() string   { return GlobalID("Validator", v.StakerAddress.Hex()) }
-func (n *NftItem) ID() string     { return GlobalID("NftItem", n.ContractAddress.Hex()+":"+n.TokenID) }
+func (b *Block) ID() string       { return globalID("Block", strconv.FormatInt(b.Number, 10)) }
+func (t *Transaction) ID() string { return globalID("Transaction", t.Hash.Hex()) }
+func (c *Class) ID() string       { return globalID("Class", c.Hash.Hex()) }
+func (c *Contract) ID() string    { return globalID("Contract", c.Address.Hex()) }
+func (t *Token) ID() string       { return globalID("Token", t.Address.Hex()) }
+func (p *Pool) ID() string        { return globalID("Pool", p.Address.Hex()) }
+func (v *Validator) ID() string   { return globalID("Validator", v.StakerAddress.Hex()) }
+func (n *NftItem) ID() string     { return globalID("NftItem", n.ContractAddress.Hex()+":"+n.TokenID) }
 
 func (e *Event) ID() string {
-	return GlobalID("Event", PositionKey(e.BlockNumber, int64(e.TxIndex), int64(e.Index)))
+	return globalID("Event", positionKey(e.BlockNumber, int64(e.TxIndex), int64(e.Index)))
 }
 
 func (m *Message) ID() string {
-	return GlobalID("Message", PositionKey(m.BlockNumber, int64(m.TxIndex), int64(m.Direction), int64(m.Index)))
+	return globalID("Message", positionKey(m.BlockNumber, int64(m.TxIndex), int64(m.Direction), int64(m.Index)))
 }

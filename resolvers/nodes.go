@@ -12,7 +12,7 @@ import (
 	"github.com/starkgraph/starkgraph/loaders"
 )
 
-// Global ids are made by the row types (db.GlobalID); nodeLoad reads them back.
+// Global ids are made by the row types (db/nodeid.go); nodeLoad reads them back.
 
 // maxNodes bounds nodes(ids).
 const maxNodes = MaxPageSize
