@@ -168,6 +168,9 @@ func Workloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 			PostGraphile: gql(`{ allBlocks(first: 25, orderBy: NUMBER_DESC) { totalCount edges { node { number hash } } } }`)},
 		{Name: "GraphQL 25 txs with their block", Path: "/graphql", Body: gql(`{ transactions(first: 25) { edges { node { hash type actualFee block { number timestamp } } } } }`),
 			PostGraphile: gql(`{ allTransactions(first: 25, orderBy: PRIMARY_KEY_DESC) { edges { node { hash type actualFee blockByBlockNumber { number timestamp } } } } }`)},
+		// As Relay and Apollo clients send it: an id and __typename on every object.
+		{Name: "GraphQL 25 txs with their block, as Relay asks", Path: "/graphql", Body: gql(`{ transactions(first: 25) { edges { node { id __typename hash type actualFee block { id __typename number timestamp } } } } }`),
+			PostGraphile: gql(`{ allTransactions(first: 25, orderBy: PRIMARY_KEY_DESC) { edges { node { id __typename hash type actualFee blockByBlockNumber { id __typename number timestamp } } } } }`)},
 		{Name: "GraphQL token -> 25 holders -> contract -> class", Path: "/graphql", Body: gql(`{ token(address: "` + strk + `") {
 			symbol holders(first: 25) { edges { node { balance owner { address classHash class { hash isAccount } } } } } } }`)},
 		{Name: "GraphQL block -> txs -> transfers", Path: "/graphql", Body: gql(fmt.Sprintf(`{ block(number: %d) {
