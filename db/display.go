@@ -9,9 +9,8 @@ import (
 // What a row shows that its columns do not hold as such, computed from the row alone: a
 // transaction's type as the GraphQL enum (bound to TxType in gqlgen.yml), the explorer's
 // status strings, flags, totals, and columns in the types GraphQL gives them. gqlgen
-// resolves a field bound to a method without a context on the object's own goroutine, so
-// these cost a list item nothing where a resolver would cost it a goroutine; REST's items
-// use the same methods.
+// resolves a field bound to a method without a context inline, where it runs all of an
+// object's resolvers but one in goroutines of their own; REST's items use the same methods.
 
 // TxType is a transaction's type as the node names it (column transactions.type), and
 // the GraphQL enum TransactionType.

@@ -10,7 +10,7 @@ import (
 // the object is found by (a block number, a hash, an address, a position), so an id stays
 // valid across restarts and replicas. They are opaque to clients; the resolvers' node(id)
 // reads them back. Each row type gives its own as a method without a context, which gqlgen
-// resolves on the object's goroutine (a listed item's id costs no goroutine).
+// resolves inline (as a resolver, beside another, it would cost a goroutine per item).
 
 // globalID is the global id of the object of kind found by key.
 func globalID(kind, key string) string {

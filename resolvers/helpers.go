@@ -69,34 +69,30 @@ func txAliases(ctx context.Context, tx *db.Transaction) ([3]*string, error) {
 // what their items show), batched for the page. REST handlers that show such columns of a
 // listed transaction call it too.
 func WholeTransaction(ctx context.Context, tx *db.Transaction) (*db.Transaction, error) {
-	if tx.DetailsLoaded {
-		return tx, nil
-	}
-	whole, err := loaders.For(ctx).Transaction.Load(ctx, db.TxKey{Block: tx.BlockNumber, Index: tx.Index})()
-	if err != nil {
-		return tx, err
-	}
-	if whole == nil {
-		return tx, fmt.Errorf("transaction %d/%d went with a reorg since the list was read", tx.BlockNumber, tx.Index)
-	}
-	return whole, nil
+	return wholeRow(ctx, tx, tx.DetailsLoaded, loaders.For(ctx).Transaction, db.TxKey{Block: tx.BlockNumber, Index: tx.Index})
 }
 
 // blockDetails returns a block with its details: the row itself when it was read whole,
 // else the whole row through the request's Block loader (lists read blocks without their
 // details), batched for the page.
 func blockDetails(ctx context.Context, b *db.Block) (*db.Block, error) {
-	if b.DetailsLoaded {
-		return b, nil
+	return wholeRow(ctx, b, b.DetailsLoaded, loaders.For(ctx).Block, b.Number)
+}
+
+// wholeRow is row when it was read whole, else the row of key through the loader l, which
+// reads whole rows. A row gone since the list was read (a reorg) is an error.
+func wholeRow[K comparable, T any](ctx context.Context, row *T, whole bool, l *loaders.Lazy[K, *T], key K) (*T, error) {
+	if whole {
+		return row, nil
 	}
-	whole, err := loaders.For(ctx).Block.Load(ctx, b.Number)()
+	got, err := l.Load(ctx, key)()
 	if err != nil {
-		return b, err
+		return row, err
 	}
-	if whole == nil {
-		return b, fmt.Errorf("block %d went with a reorg since the list was read", b.Number)
+	if got == nil {
+		return row, fmt.Errorf("%T %v went with a reorg since the list was read", row, key)
 	}
-	return whole, nil
+	return got, nil
 }
 
 // latestBlock stands for "the newest block" in lookups by block: above every block.

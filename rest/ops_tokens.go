@@ -44,10 +44,9 @@ func listTokens(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 }
 
 func tokenItemOf(t *db.Token) tokenItem {
-	std := t.Standard()
 	item := tokenItem{
 		Address: addr(t.Address), Name: t.Name, Symbol: t.Symbol,
-		Transfers: t.TransferCountText(), Holders: t.HolderCountText(), Type: strings.ToLower(string(std)),
+		Transfers: t.TransferCountText(), Holders: t.HolderCountText(), Type: strings.ToLower(t.RawStandard),
 	}
 	if t.Decimals != nil {
 		item.Decimals = ptr(strconv.Itoa(*t.Decimals))
