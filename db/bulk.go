@@ -107,6 +107,11 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 			return 0, err
 		}
 	}
+	// A bulk load writes beside its batches' own transactions (beside.go): rows left above
+	// the head by one that ended between its two commits would fail the foreign keys.
+	if err := removeBesideRowsAboveHead(ctx, tx); err != nil {
+		return 0, err
+	}
 	for _, d := range deferred {
 		stmt := d.Definition // CREATE INDEX ... ON public.t USING btree (...)
 		if d.Kind == "foreign key" {

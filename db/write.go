@@ -178,20 +178,35 @@ func chainTableOf[T any](name string, rows []T) chainTable {
 
 // tables are the rows by table, parents first.
 func (r *ChainRows) tables() []chainTable {
+	return append(r.ownTables(), r.besideTables()...)
+}
+
+// ownTables are the tables a batch's own transaction always writes: those a later step of
+// the batch reads or updates (blocks, transactions), or whose primary key does not begin
+// with the block.
+func (r *ChainRows) ownTables() []chainTable {
+	return []chainTable{
+		chainTableOf("blocks", r.Blocks),
+		chainTableOf("transactions", r.Transactions),
+		chainTableOf("erc20_balance_changes", r.BalancePoints),
+	}
+}
+
+// besideTables are the children of transactions that nothing else in a batch reads, each
+// keyed by block first: a bulk load may write them beside the batch's own transaction
+// (beside.go).
+func (r *ChainRows) besideTables() []chainTable {
 	for i := range r.Events {
 		if len(r.Events[i].Keys) > 0 {
 			r.Events[i].Key0 = r.Events[i].Keys[0]
 		}
 	}
 	return []chainTable{
-		chainTableOf("blocks", r.Blocks),
-		chainTableOf("transactions", r.Transactions),
 		chainTableOf("calls", r.Calls),
 		chainTableOf("events", r.Events),
 		chainTableOf("nft_events", r.NFTEvents),
 		chainTableOf("token_transfers", r.TokenTransfers),
 		chainTableOf("meta_transactions", r.MetaTransactions),
-		chainTableOf("erc20_balance_changes", r.BalancePoints),
 		chainTableOf("messages", r.Messages),
 		chainTableOf("staking_activity", r.StakingActivity),
 		chainTableOf("attestations", r.Attestations),

@@ -49,6 +49,9 @@ type batchWriter struct {
 	lookup *contractLookup
 	// oneByOne writes chain rows with single-row INSERTs: the benchmark's baseline.
 	oneByOne bool
+	// beside, during a bulk load, writes some of the chain rows in a second transaction
+	// (db/beside.go); nil: tx writes them all.
+	beside *db.Beside
 
 	contracts map[starknet.Felt]*db.ContractRow // nil value: known absent
 	tokens    map[starknet.Felt]*db.TokenRow
@@ -118,11 +121,16 @@ func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal boo
 		w.apply(bd)
 	}
 	last := batch[len(batch)-1].Block
-	insert := db.InsertChainRows
-	if w.oneByOne {
-		insert = db.InsertChainRowsOneByOne
+	var err error
+	switch {
+	case w.oneByOne:
+		err = db.InsertChainRowsOneByOne(ctx, w.writeTx, &w.rows)
+	case w.beside != nil:
+		err = db.InsertChainRowsBeside(ctx, w.writeTx, w.beside, &w.rows)
+	default:
+		err = db.InsertChainRows(ctx, w.writeTx, &w.rows)
 	}
-	if err := insert(ctx, w.writeTx, &w.rows); err != nil {
+	if err != nil {
 		return err
 	}
 	if err := db.MatchL1Messages(ctx, w.tx, int64(batch[0].Block.Number), int64(last.Number)); err != nil {

@@ -482,6 +482,12 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	w.tokenMeta = ix.tokenMeta
 	w.lookup = ix.lookup
 	w.oneByOne = ix.oneByOne
+	if ix.constraintsDeferred && !journal && !ix.oneByOne {
+		if w.beside, err = db.BeginBeside(work, ix.db); err != nil {
+			return fmt.Errorf("begin beside: %w", err)
+		}
+		defer w.beside.Rollback()
+	}
 	first, last := blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number
 	if err := w.write(work, blocks, journal); err != nil {
 		return fmt.Errorf("write blocks %d-%d: %w", first, last, err)
@@ -497,6 +503,12 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	}
 	if err := ctx.Err(); err != nil {
 		return err // stopped: the batch is rolled back
+	}
+	// The rows written beside first: the head that tx moves never stands above missing rows.
+	if w.beside != nil {
+		if err := w.beside.Commit(); err != nil {
+			return fmt.Errorf("commit blocks %d-%d: %w", first, last, err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit blocks %d-%d: %w", first, last, err)

@@ -47,18 +47,16 @@ func listBlocksOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.BlockEdge) (blockItem, error) {
-		return s.blockItem(ctx, e.Node)
-	})
+	return pageRows(pg, conn.Edges, conn.TotalCount, func(e *model.BlockEdge) blockItem { return blockItemOf(e.Node) }), nil
 }
 
-func (s *server) blockItem(ctx context.Context, b *db.Block) (blockItem, error) {
+func blockItemOf(b *db.Block) blockItem {
 	status := b.Status()
 	return blockItem{
 		BlockNumber: b.Number, Hash: hexOrNil(b.Hash), Timestamp: b.Timestamp, StateRoot: hexOrNil(b.StateRoot),
 		TxnCount: b.TxnCount, MessageCount: b.MessageCount, EventCount: b.EventCount,
 		L1VerificationTxHash: hexOrNil(b.L1VerificationTxHash), Status: &status,
-	}, nil
+	}
 }
 
 // lookupBlock finds a block by number, hash or "pre_confirmed" (the pending block, when
@@ -117,18 +115,14 @@ func blockOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	item, err := s.blockItem(ctx, b)
-	if err != nil {
-		return nil, err
-	}
 	out := blockDetails{
-		blockItem: item, ParentHash: b.ParentHash.Hex(), SequencerAddress: addrOrNil(b.SequencerAddress),
+		blockItem: blockItemOf(b), ParentHash: b.ParentHash.Hex(), SequencerAddress: addrOrNil(b.SequencerAddress),
 		StarknetVersion: b.StarknetVersion, L1DaMode: b.L1DaMode,
 		L1GasPriceWei: b.L1GasPriceWei, L1GasPriceFri: b.L1GasPriceFri,
 		L1DataGasPriceWei: b.L1DataGasPriceWei, L1DataGasPriceFri: b.L1DataGasPriceFri,
 		L2GasPriceWei: b.L2GasPriceWei, L2GasPriceFri: b.L2GasPriceFri,
 	}
-	if *item.Status == statusAcceptedOnL1 {
+	if *out.Status == statusAcceptedOnL1 {
 		return final{out}, nil
 	}
 	return out, nil
@@ -170,9 +164,7 @@ func listClassesOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.ClassEdge) (classItem, error) {
-		return classItemOf(e.Node), nil
-	})
+	return pageRows(pg, conn.Edges, conn.TotalCount, func(e *model.ClassEdge) classItem { return classItemOf(e.Node) }), nil
 }
 
 func classItemOf(c *db.Class) classItem {

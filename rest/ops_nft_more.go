@@ -171,11 +171,11 @@ func nftStatsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(_ context.Context, e *model.NftCollectionStatsEdge) (nftStatsItem, error) {
+	return pageRows(pg, conn.Edges, conn.TotalCount, func(e *model.NftCollectionStatsEdge) nftStatsItem {
 		n := e.Node
 		return nftStatsItem{ContractAddress: addr(n.ContractAddress), Name: n.Name, Symbol: n.Symbol, Sales: n.Sales,
-			SalesVolume: n.SalesVolumeUsd, Traders: n.Traders, Owners: n.Owners, Supply: n.Supply}, nil
-	})
+			SalesVolume: n.SalesVolumeUsd, Traders: n.Traders, Owners: n.Owners, Supply: n.Supply}
+	}), nil
 }
 
 func marketplaceStatsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
@@ -186,9 +186,9 @@ func marketplaceStatsOp(ctx context.Context, s *server, a *args, _ *http.Request
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(_ context.Context, e *model.MarketplaceStatsEdge) (marketplaceStatsItem, error) {
+	return pageRows(pg, conn.Edges, conn.TotalCount, func(e *model.MarketplaceStatsEdge) marketplaceStatsItem {
 		m := e.Node
 		return marketplaceStatsItem{MarketplaceAddress: addr(m.MarketplaceAddress), Name: m.Name, Sales: m.Sales,
-			SalesVolume: m.SalesVolumeUsd, Traders: m.Traders, Collections: m.Collections}, nil
-	})
+			SalesVolume: m.SalesVolumeUsd, Traders: m.Traders, Collections: m.Collections}
+	}), nil
 }

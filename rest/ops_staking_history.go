@@ -141,9 +141,9 @@ func attestationsOp(ctx context.Context, s *server, a *args, _ *http.Request) (a
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(_ context.Context, e *model.AttestationEdge) (attestationItem, error) {
+	return pageRows(pg, conn.Edges, conn.TotalCount, func(e *model.AttestationEdge) attestationItem {
 		at := e.Node
 		return attestationItem{Validator: addr(at.StakerAddress), Epoch: at.Epoch, TransactionHash: at.TransactionHash.Hex(),
-			BlockNumber: at.BlockNumber, Timestamp: at.Timestamp}, nil
-	})
+			BlockNumber: at.BlockNumber, Timestamp: at.Timestamp}
+	}), nil
 }

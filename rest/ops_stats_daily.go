@@ -95,9 +95,9 @@ func dailyStatsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.ActivityStatEdge) (dailyStat, error) {
-		return dailyStat{Date: e.Node.Date(), activityMetrics: metricsOf(e.Node, only)}, nil
-	})
+	return pageRows(pg, conn.Edges, conn.TotalCount, func(e *model.ActivityStatEdge) dailyStat {
+		return dailyStat{Date: e.Node.Date(), activityMetrics: metricsOf(e.Node, only)}
+	}), nil
 }
 
 // todayStats is the answer of GET /beta/daily-stats/today.

@@ -66,6 +66,17 @@ func lastPage(total, size int) int {
 	return (total + size - 1) / size
 }
 
+// pageRows answers a page-number list op whose items are read off their rows alone: each
+// edge converted in turn, on the request's goroutine, and the last page counted from the
+// list's total. pageItems is for items that load more.
+func pageRows[E, T any](pg page, edges []E, total int, item func(E) T) any {
+	items := make([]T, len(edges))
+	for i, e := range edges {
+		items[i] = item(e)
+	}
+	return pageList[T]{Items: items, LastPage: lastPage(total, pg.size)}
+}
+
 // pageItems answers a page-number list op: each edge of the page rendered by item (all at
 // once, see mapAll) and the last page counted from the list's total.
 func pageItems[E, T any](ctx context.Context, pg page, edges []E, total int, item func(context.Context, E) (T, error)) (any, error) {
