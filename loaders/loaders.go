@@ -211,6 +211,37 @@ func (z *Lazy[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
 	return thunk
 }
 
+// LoadAll returns the values of keys, in order: those the request has loaded come from its
+// cache, the others from one run of the batch, on the calling goroutine, which caches them.
+// It is for code that has every key of a page at hand (a REST list): one call instead of a
+// goroutine per item that each loads one key.
+func (z *Lazy[K, V]) LoadAll(ctx context.Context, keys []K) ([]V, error) {
+	cache := cacheFor[K, V](z.d.caches, z.slot)
+	var missing []K
+	asked := map[K]bool{}
+	for _, k := range keys {
+		if _, ok := cache.Get(ctx, k); !ok && !asked[k] {
+			asked[k] = true
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		for i, r := range z.batch(ctx, missing) {
+			cache.Set(ctx, missing[i], func() (V, error) { return r.Data, r.Error })
+		}
+	}
+	out := make([]V, len(keys))
+	for i, k := range keys {
+		thunk, _ := cache.Get(ctx, k)
+		v, err := thunk()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // Prime caches value for key, so that a later Load of key runs no statement.
 func (z *Lazy[K, V]) Prime(ctx context.Context, key K, value V) {
 	if z.d.fanOut {

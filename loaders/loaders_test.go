@@ -88,3 +88,41 @@ func TestFanOutCountsRepeatedKeys(t *testing.T) {
 		t.Errorf("a load after the fan-out = %q, %v after %d batches; want the cached row", v, err, len(batches))
 	}
 }
+
+// LoadAll reads the keys the request has not loaded in one batch, each once, on the calling
+// goroutine, answers in the order asked (a missing row is the zero value), and leaves them
+// cached for the loads that follow.
+func TestLoadAllReadsWhatIsMissingOnce(t *testing.T) {
+	var batches [][]string
+	fetch := func(_ context.Context, keys []string) ([]string, error) {
+		batches = append(batches, keys)
+		var rows []string
+		for _, k := range keys {
+			if k != "gone" {
+				rows = append(rows, k)
+			}
+		}
+		return rows, nil
+	}
+	ctx := context.Background()
+	z := one(dispatch{wait: time.Hour, capacity: 1, caches: &caches{}, next: new(int)}, fetch, func(row string) string { return row })
+	z.Prime(ctx, "primed", "primed")
+
+	got, err := z.LoadAll(ctx, []string{"a", "primed", "b", "a", "gone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint([]string{"a", "primed", "b", "a", ""}) {
+		t.Errorf("LoadAll = %q", got)
+	}
+	if fmt.Sprint(batches) != "[[a b gone]]" {
+		t.Errorf("batches %q, want one with each key the request had not loaded, once", batches)
+	}
+	// What LoadAll read is the request's: neither a load nor a second LoadAll reads it again.
+	if v, err := z.Load(ctx, "b")(); err != nil || v != "b" {
+		t.Errorf("Load after LoadAll = %q, %v", v, err)
+	}
+	if _, err := z.LoadAll(ctx, []string{"a", "b", "gone"}); err != nil || len(batches) != 1 {
+		t.Errorf("a second LoadAll of the same keys ran %d batches in all (%v)", len(batches), err)
+	}
+}

@@ -57,11 +57,45 @@ func transactionOf(ctx context.Context, block int64, index int, what string) (*d
 // txAliases are the aliases of a transaction's sender, contract and class, read together
 // (one statement for a page, whichever of the three its items show).
 func txAliases(ctx context.Context, tx *db.Transaction) ([3]*string, error) {
-	key := loaders.AliasKeys{string(tx.SenderAddress), string(tx.ContractAddress), string(tx.ClassHash)}
+	key := txAliasKeys(tx)
 	if key == (loaders.AliasKeys{}) {
 		return [3]*string{}, nil
 	}
 	return loaders.For(ctx).TxAliases.Load(ctx, key)()
+}
+
+func txAliasKeys(tx *db.Transaction) loaders.AliasKeys {
+	return loaders.AliasKeys{string(tx.SenderAddress), string(tx.ContractAddress), string(tx.ClassHash)}
+}
+
+// LoadTransactionHeaders loads, in one statement each, the blocks and the aliases of a
+// page of transactions, so that their BlockHash and alias fields then read the request's
+// cache: REST lists, which have the whole page at hand, call it instead of resolving each
+// item in a goroutine of its own.
+func LoadTransactionHeaders(ctx context.Context, txs []*db.Transaction) error {
+	blocks := make([]int64, len(txs))
+	keys := make([]loaders.AliasKeys, 0, len(txs))
+	for i, tx := range txs {
+		blocks[i] = tx.BlockNumber
+		if k := txAliasKeys(tx); k != (loaders.AliasKeys{}) {
+			keys = append(keys, k)
+		}
+	}
+	l := loaders.For(ctx)
+	if _, err := l.Block.LoadAll(ctx, blocks); err != nil {
+		return err
+	}
+	_, err := l.TxAliases.LoadAll(ctx, keys)
+	return err
+}
+
+// OwnerAliases are the aliases of the balances' owners, in order, read in one statement.
+func OwnerAliases(ctx context.Context, balances []*db.TokenBalance) ([]*string, error) {
+	owners := make([]string, len(balances))
+	for i, b := range balances {
+		owners[i] = string(b.OwnerAddress)
+	}
+	return loaders.For(ctx).Alias.LoadAll(ctx, owners)
 }
 
 // WholeTransaction returns a transaction with all its columns: the row itself when it was

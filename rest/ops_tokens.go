@@ -10,6 +10,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // tokenItem is an item of GET /beta/tokens.
@@ -180,13 +181,17 @@ func tokenHoldersOp(ctx context.Context, s *server, a *args, _ *http.Request) (a
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.TokenHolderEdge) (tokenHolder, error) {
-		alias, err := s.res.TokenBalance().OwnerAddressAlias(ctx, e.Node)
-		return tokenHolder{Address: addr(e.Node.OwnerAddress), Balance: e.Node.Balance,
-			LastTransferTime: e.Node.LastTransferTime, Alias: alias}, err
-	})
+	balances := make([]*db.TokenBalance, len(conn.Edges))
+	for i, e := range conn.Edges {
+		balances[i] = e.Node
+	}
+	aliases, err := resolvers.OwnerAliases(ctx, balances)
 	if err != nil {
 		return nil, err
+	}
+	items := make([]tokenHolder, len(balances))
+	for i, b := range balances {
+		items[i] = tokenHolder{Address: addr(b.OwnerAddress), Balance: b.Balance, LastTransferTime: b.LastTransferTime, Alias: aliases[i]}
 	}
 	return tokenHoldersBody{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size), HasMore: conn.PageInfo != nil && conn.PageInfo.HasNextPage}, nil
 }

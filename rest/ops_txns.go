@@ -6,6 +6,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // txnItem is an item of GET /beta/txns.
@@ -72,9 +73,21 @@ func listTxnsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.TransactionEdge) (txnItem, error) {
-		return s.txnItem(ctx, e.Node)
-	})
+	// The page's blocks and aliases in one statement each; then each item reads them.
+	txs := make([]*db.Transaction, len(conn.Edges))
+	for i, e := range conn.Edges {
+		txs[i] = e.Node
+	}
+	if err := resolvers.LoadTransactionHeaders(ctx, txs); err != nil {
+		return nil, err
+	}
+	items := make([]txnItem, len(txs))
+	for i, tx := range txs {
+		if items[i], err = s.txnItem(ctx, tx); err != nil {
+			return nil, err
+		}
+	}
+	return pageList[txnItem]{Items: items, LastPage: lastPage(conn.TotalCount, pg.size)}, nil
 }
 
 func (s *server) txnItem(ctx context.Context, tx *db.Transaction) (txnItem, error) {

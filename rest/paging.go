@@ -66,9 +66,10 @@ func lastPage(total, size int) int {
 	return (total + size - 1) / size
 }
 
-// pageRows answers a page-number list op whose items are read off their rows alone: each
-// edge converted in turn, on the request's goroutine, and the last page counted from the
-// list's total. pageItems is for items that load more.
+// pageRows answers a page-number list op whose items load nothing (they are read off their
+// rows, or off what the op loaded for the whole page): each edge converted in turn, on the
+// request's goroutine, and the last page counted from the list's total. pageItems is for
+// items that load more.
 func pageRows[E, T any](pg page, edges []E, total int, item func(E) T) any {
 	items := make([]T, len(edges))
 	for i, e := range edges {
