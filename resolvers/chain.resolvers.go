@@ -150,6 +150,9 @@ func (r *queryResolver) Transactions(ctx context.Context, first *int, after *str
 	if err != nil {
 		return nil, err
 	}
+	if err := loadBlocksAsked(ctx, pg.edges); err != nil {
+		return nil, err
+	}
 	return &model.TransactionConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
 	"github.com/starkgraph/starkgraph/loaders"
@@ -86,6 +87,21 @@ func LoadTransactionHeaders(ctx context.Context, txs []*db.Transaction) error {
 		return err
 	}
 	_, err := l.TxAliases.LoadAll(ctx, keys)
+	return err
+}
+
+// loadBlocksAsked reads the blocks of a page of transactions in one call when the client
+// asked for them (edges { node { block } }): the items' block fields then read the
+// request's cache, instead of each joining a batch that waits BatchWait for the others.
+func loadBlocksAsked(ctx context.Context, edges []*model.TransactionEdge) error {
+	if len(edges) < 2 || !inGraphQL(ctx) || !graphql.FieldRequested(ctx, "edges.node.block") {
+		return nil
+	}
+	blocks := make([]int64, len(edges))
+	for i, e := range edges {
+		blocks[i] = e.Node.BlockNumber
+	}
+	_, err := loaders.For(ctx).Block.LoadAll(ctx, blocks)
 	return err
 }
 

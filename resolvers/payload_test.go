@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/lib/pq"
 
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/loaders"
 )
 
 // Lists read transactions with only what list items show (no payload, nonce, fees asked
@@ -182,5 +184,50 @@ func TestTransactionAliasesInOneStatement(t *testing.T) {
 	}
 	if show(got) != show(want) {
 		t.Errorf("aliases %v, want %v", got, want)
+	}
+}
+
+// A page of transactions whose blocks are asked for reads them in one statement as soon as
+// the page is read, without the loaders' batch window: with a window of a minute, the
+// document still answers at once, and every transaction shows its own block.
+func TestTransactionBlocksLoadedWithThePage(t *testing.T) {
+	defer func(w time.Duration) { loaders.BatchWait = w }(loaders.BatchWait)
+	loaders.BatchWait = time.Minute
+	s := newGQLServer(t)
+	for b := range 3 {
+		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES ($1, $2, $3, 100, 'ACCEPTED_ON_L2')`,
+			b, db.FeltFromUint64(uint64(0xb0+b)), db.FeltFromUint64(uint64(0xaf+b)))
+		for i := range 2 {
+			s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, actual_fee, actual_fee_unit,
+				execution_status, finality_status) VALUES ($1, $2, $3, 'INVOKE', 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2')`,
+				b, i, db.FeltFromUint64(uint64(0x7000+10*b+i)))
+		}
+	}
+	s.exec(`INSERT INTO list_counts (name, count) VALUES ('blocks', 3), ('transactions', 6)`)
+
+	var out struct {
+		Transactions connection[struct {
+			BlockNumber int
+			Block       struct {
+				Number int
+				Hash   string
+			}
+		}]
+	}
+	before, started := s.store.Statements(), time.Now()
+	s.mustQuery(`{ transactions(first: 6) { edges { node { blockNumber block { number hash } } } } }`, nil, &out)
+	if took := time.Since(started); took > 30*time.Second {
+		t.Errorf("the document took %v: its blocks waited for the loaders' batch window", took)
+	}
+	if n := s.store.Statements() - before; n != 2 {
+		t.Errorf("6 transactions with their blocks took %d statements, want 2 (the page, the blocks)", n)
+	}
+	if len(out.Transactions.Edges) != 6 {
+		t.Fatalf("%d transactions, want 6", len(out.Transactions.Edges))
+	}
+	for _, e := range out.Transactions.Edges {
+		if e.Node.Block.Number != e.Node.BlockNumber || e.Node.Block.Hash != db.FeltFromUint64(uint64(0xb0+e.Node.BlockNumber)).Hex() {
+			t.Errorf("a transaction of block %d shows block %+v", e.Node.BlockNumber, e.Node.Block)
+		}
 	}
 }
