@@ -70,11 +70,7 @@ func (s *Set) resolve(raw json.RawMessage) (*block, error) {
 
 func (s *Set) blockMethod(view func(*block) json.RawMessage) rpcserver.Method {
 	return func(_ context.Context, params json.RawMessage) (any, error) {
-		ps, err := rpcserver.Params(params, []string{"block_id"}, 1)
-		if err != nil {
-			return nil, err
-		}
-		b, err := s.resolve(ps[0])
+		b, err := s.blockParam(params)
 		if err != nil {
 			return nil, err
 		}
@@ -82,15 +78,20 @@ func (s *Set) blockMethod(view func(*block) json.RawMessage) rpcserver.Method {
 	}
 }
 
-// getStateUpdate answers BLOCK_NOT_FOUND (24), the only error the 0.8.1 spec
-// allows for this method, when the set has the block but no state update for it
-// (mainnet-763497); the error data says so.
-func (s *Set) getStateUpdate(_ context.Context, params json.RawMessage) (any, error) {
+// blockParam resolves the block_id parameter of a method that takes only that.
+func (s *Set) blockParam(params json.RawMessage) (*block, error) {
 	ps, err := rpcserver.Params(params, []string{"block_id"}, 1)
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.resolve(ps[0])
+	return s.resolve(ps[0])
+}
+
+// getStateUpdate answers BLOCK_NOT_FOUND (24), the only error the 0.8.1 spec
+// allows for this method, when the set has the block but no state update for it
+// (mainnet-763497); the error data says so.
+func (s *Set) getStateUpdate(_ context.Context, params json.RawMessage) (any, error) {
+	b, err := s.blockParam(params)
 	if err != nil {
 		return nil, err
 	}

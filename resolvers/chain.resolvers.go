@@ -7,7 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph"
@@ -201,10 +200,7 @@ func (r *transactionResolver) BlockHash(ctx context.Context, obj *db.Transaction
 
 func (r *transactionResolver) Block(ctx context.Context, obj *db.Transaction) (*db.Block, error) {
 	b, err := loaders.For(ctx).Block.Load(ctx, obj.BlockNumber)()
-	if err == nil && b == nil {
-		return nil, fmt.Errorf("block %d of a transaction is not indexed", obj.BlockNumber)
-	}
-	return b, err
+	return indexedLink(b, err, "block %d of a transaction", obj.BlockNumber)
 }
 
 func (r *transactionResolver) Sender(ctx context.Context, obj *db.Transaction) (*db.Contract, error) {

@@ -49,10 +49,16 @@ func blockKey(block *int64) int64 {
 // the foreign keys make a missing one an inconsistency, not a null.
 func transactionOf(ctx context.Context, block int64, index int, what string) (*db.Transaction, error) {
 	t, err := loaders.For(ctx).Transaction.Load(ctx, db.TxKey{Block: block, Index: index})()
-	if err == nil && t == nil {
-		return nil, fmt.Errorf("transaction %d/%d of %s is not indexed", block, index, what)
+	return indexedLink(t, err, "transaction %d/%d of %s", block, index, what)
+}
+
+// indexedLink returns what a row links to, or an error when it is missing: the foreign keys
+// or the indexer guarantee the link, so a missing row is a store bug, not a null.
+func indexedLink[V any](v *V, err error, format string, args ...any) (*V, error) {
+	if err == nil && v == nil {
+		return nil, fmt.Errorf(format+" is not indexed", args...)
 	}
-	return t, err
+	return v, err
 }
 
 // txAliases are the aliases of a transaction's sender, contract and class, read together

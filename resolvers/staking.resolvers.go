@@ -7,7 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -26,10 +25,7 @@ func (r *attestationResolver) Transaction(ctx context.Context, obj *db.Attestati
 
 func (r *delegationResolver) Pool(ctx context.Context, obj *db.Delegation) (*db.Pool, error) {
 	p, err := loaders.For(ctx).Pool.Load(ctx, string(obj.PoolAddress))()
-	if err == nil && p == nil {
-		return nil, fmt.Errorf("pool %s of a delegation is not indexed", obj.PoolAddress.Padded())
-	}
-	return p, err
+	return indexedLink(p, err, "pool %s of a delegation", obj.PoolAddress.Padded())
 }
 
 func (r *delegationResolver) Delegator(ctx context.Context, obj *db.Delegation) (*db.Contract, error) {
@@ -38,10 +34,7 @@ func (r *delegationResolver) Delegator(ctx context.Context, obj *db.Delegation) 
 
 func (r *poolResolver) Validator(ctx context.Context, obj *db.Pool) (*db.Validator, error) {
 	v, err := loaders.For(ctx).Validator.Load(ctx, string(obj.StakerAddress))()
-	if err == nil && v == nil {
-		return nil, fmt.Errorf("validator %s of a pool is not indexed", obj.StakerAddress.Padded())
-	}
-	return v, err
+	return indexedLink(v, err, "validator %s of a pool", obj.StakerAddress.Padded())
 }
 
 func (r *poolResolver) Token(ctx context.Context, obj *db.Pool) (*db.Token, error) {

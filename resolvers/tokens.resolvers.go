@@ -7,7 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -102,11 +101,7 @@ func (r *tokenResolver) HoldersOverview(ctx context.Context, obj *db.Token) (*db
 
 func (r *tokenBalanceResolver) Token(ctx context.Context, obj *db.TokenBalance) (*db.Token, error) {
 	t, err := loaders.For(ctx).Token.Load(ctx, string(obj.TokenAddress))()
-	if err == nil && t == nil {
-		// A balance row always belongs to an indexed token; a missing one is a store bug.
-		return nil, fmt.Errorf("token %s of a balance is not indexed", obj.TokenAddress.Padded())
-	}
-	return t, err
+	return indexedLink(t, err, "token %s of a balance", obj.TokenAddress.Padded())
 }
 
 func (r *tokenBalanceResolver) Owner(ctx context.Context, obj *db.TokenBalance) (*db.Contract, error) {
