@@ -9,6 +9,7 @@ import (
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
 	"github.com/starkgraph/starkgraph/loaders"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // int64Of widens an optional Int argument.
@@ -96,19 +97,65 @@ func LoadTransactionHeaders(ctx context.Context, txs []*db.Transaction) error {
 	return err
 }
 
-// loadBlocksAsked reads the blocks of a page of transactions in one call when the client
-// asked for them (edges { node { block } }): the items' block fields then read the
-// request's cache, instead of each joining a batch that waits BatchWait for the others.
-func loadBlocksAsked(ctx context.Context, edges []*model.TransactionEdge) error {
-	if len(edges) < 2 || !inGraphQL(ctx) || !graphql.FieldRequested(ctx, "edges.node.block") {
+// loadTxLinksAsked reads, with a page of transactions, the links its items were asked for
+// (their blocks; their token transfers with the transfers' tokens and prices), one call per
+// link: the items' fields then read the request's cache, instead of each joining a batch
+// that waits BatchWait for the others. Only for a page reached through no list, so that it
+// can never be a statement per item of an outer one.
+func loadTxLinksAsked(ctx context.Context, edges []*model.TransactionEdge) error {
+	if len(edges) < 2 || !inGraphQL(ctx) || !outsideLists(ctx) {
 		return nil
 	}
-	blocks := make([]int64, len(edges))
-	for i, e := range edges {
-		blocks[i] = e.Node.BlockNumber
+	l := loaders.For(ctx)
+	if graphql.FieldRequested(ctx, "edges.node.block") {
+		blocks := make([]int64, len(edges))
+		for i, e := range edges {
+			blocks[i] = e.Node.BlockNumber
+		}
+		if _, err := l.Block.LoadAll(ctx, blocks); err != nil {
+			return err
+		}
 	}
-	_, err := loaders.For(ctx).Block.LoadAll(ctx, blocks)
+	if !graphql.FieldRequested(ctx, "edges.node.tokenTransfers") {
+		return nil
+	}
+	keys := make([]db.TxKey, len(edges))
+	for i, e := range edges {
+		keys[i] = db.TxKey{Block: e.Node.BlockNumber, Index: e.Node.Index}
+	}
+	lists, err := l.TxTransfers.LoadAll(ctx, keys)
+	if err != nil {
+		return err
+	}
+	// A transfer's USD value reads its token and the token's price at its block.
+	value := graphql.FieldRequested(ctx, "edges.node.tokenTransfers.usdValue")
+	var tokens []string
+	var prices []db.PriceKey
+	for _, transfers := range lists {
+		for _, t := range transfers {
+			tokens = append(tokens, string(t.TokenAddress))
+			prices = append(prices, db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber})
+		}
+	}
+	if value || graphql.FieldRequested(ctx, "edges.node.tokenTransfers.token") {
+		if _, err := l.Token.LoadAll(ctx, tokens); err != nil {
+			return err
+		}
+	}
+	if value {
+		_, err = l.PriceAt.LoadAll(ctx, prices)
+	}
 	return err
+}
+
+// outsideLists reports whether the field being resolved is reached through no list.
+func outsideLists(ctx context.Context) bool {
+	for _, p := range graphql.GetFieldContext(ctx).Path() {
+		if _, ok := p.(ast.PathIndex); ok {
+			return false
+		}
+	}
+	return true
 }
 
 // OwnerAliases are the aliases of the balances' owners, in order, read in one statement.

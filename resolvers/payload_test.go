@@ -3,6 +3,7 @@ package resolvers_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -229,5 +230,39 @@ func TestTransactionBlocksLoadedWithThePage(t *testing.T) {
 		if e.Node.Block.Number != e.Node.BlockNumber || e.Node.Block.Hash != db.FeltFromUint64(uint64(0xb0+e.Node.BlockNumber)).Hex() {
 			t.Errorf("a transaction of block %d shows block %+v", e.Node.BlockNumber, e.Node.Block)
 		}
+	}
+
+	// A page of transactions with their transfers and the transfers' tokens: one statement
+	// per link, none waiting.
+	s.exec(`INSERT INTO tokens (address, standard, symbol) VALUES ('\x070c', 'erc20', 'STRK')`)
+	for i := range 2 {
+		s.exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_address, from_address, to_address, amount, transaction_hash, timestamp, is_fee)
+			VALUES (1, $1, 0, '\x070c', '\xaa', '\xbb', $2, $3, 100, false), (1, $1, 1, '\x070c', '\xaa', '\x05e9', 1, $3, 100, true)`,
+			i, 5+i, db.FeltFromUint64(uint64(0x7000+10+i)))
+	}
+	var nested struct {
+		Transactions connection[struct {
+			TokenTransfers []struct {
+				Amount string
+				Token  struct{ Symbol string }
+			}
+		}]
+	}
+	before, started = s.store.Statements(), time.Now()
+	s.mustQuery(`{ transactions(first: 2, filter: {fromBlock: 1, toBlock: 1}) { edges { node { tokenTransfers { amount token { symbol } } } } } }`, nil, &nested)
+	if took := time.Since(started); took > 30*time.Second {
+		t.Errorf("the nested document took %v: its links waited for the loaders' batch window", took)
+	}
+	if n := s.store.Statements() - before; n != 3 {
+		t.Errorf("transactions with their transfers and tokens took %d statements, want 3", n)
+	}
+	var got []string
+	for _, e := range nested.Transactions.Edges {
+		for _, tr := range e.Node.TokenTransfers {
+			got = append(got, tr.Amount+" "+tr.Token.Symbol)
+		}
+	}
+	if strings.Join(got, ",") != "6 STRK,1 STRK,5 STRK,1 STRK" {
+		t.Errorf("transfers %q", got)
 	}
 }
