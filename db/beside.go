@@ -45,9 +45,9 @@ func InsertChainRowsBeside(ctx context.Context, tx *WriteTx, b *Beside, r *Chain
 		return fmt.Errorf("write beside: a batch writes beside once")
 	}
 	b.done = make(chan error, 1)
-	if len(r.Blocks) == 0 {
+	if len(r.Blocks) == 0 { // no block to clear from: all of it through tx
 		b.done <- nil
-		return nil
+		return copyTables(ctx, tx, r.tables())
 	}
 	from := r.Blocks[0].Number
 	tables := r.besideTables()
