@@ -23,8 +23,10 @@ import (
 
 // Beside is the second transaction of a batch.
 type Beside struct {
-	tx   *WriteTx
-	done chan error // the COPY's outcome, once started; nil before
+	tx      *WriteTx
+	started bool
+	done    chan error // the COPY's outcome, until wait takes it
+	err     error      // the COPY's outcome, once waited for
 }
 
 // BeginBeside starts the second transaction of a batch, on a connection of pool's.
@@ -41,30 +43,30 @@ func BeginBeside(ctx context.Context, pool *sqlx.DB) (*Beside, error) {
 // waits for the rest. ctx must not end before b commits or rolls back (as for tx, a
 // ROLLBACK in the middle of a COPY breaks the connection).
 func InsertChainRowsBeside(ctx context.Context, tx *WriteTx, b *Beside, r *ChainRows) error {
-	if b.done != nil {
+	if b.started {
 		return fmt.Errorf("write beside: a batch writes beside once")
 	}
-	b.done = make(chan error, 1)
+	b.started = true
 	if len(r.Blocks) == 0 { // no block to clear from: all of it through tx
-		b.done <- nil
 		return copyTables(ctx, tx, r.tables())
 	}
 	from := r.Blocks[0].Number
 	tables := r.besideTables()
+	b.done = make(chan error, 1)
 	go func() {
-		if err := removeBesideRows(ctx, b.tx, from); err != nil {
-			b.done <- err
-			return
+		err := removeBesideRows(ctx, b.tx, from)
+		if err == nil {
+			err = copyTables(ctx, b.tx, tables)
 		}
-		b.done <- copyTables(ctx, b.tx, tables)
+		b.done <- err
 	}()
 	return copyTables(ctx, tx, r.ownTables())
 }
 
-// Commit waits for the COPY and commits it. Call it just before the batch's own commit.
+// Commit waits for the COPY and commits it. Call it just before the batch's own commit;
+// when it fails, Rollback is still to be called.
 func (b *Beside) Commit() error {
 	if err := b.wait(); err != nil {
-		b.tx.Rollback()
 		return fmt.Errorf("write beside: %w", err)
 	}
 	return b.tx.Commit()
@@ -76,13 +78,12 @@ func (b *Beside) Rollback() error {
 	return b.tx.Rollback()
 }
 
+// wait waits for the COPY, if it started, and gives its outcome (again if asked again).
 func (b *Beside) wait() error {
-	if b.done == nil {
-		return nil
+	if b.done != nil {
+		b.err, b.done = <-b.done, nil
 	}
-	err := <-b.done
-	b.done <- err // for a later Rollback
-	return err
+	return b.err
 }
 
 // removeBesideRows deletes what the beside tables hold from block from on: rows an earlier

@@ -119,7 +119,8 @@ func TestRowsWrittenBeside(t *testing.T) {
 }
 
 // A row PostgreSQL refuses beside fails the batch at the beside commit, with its table
-// named, and the batch's own transaction can still roll back.
+// named; both transactions then roll back cleanly (their connections still speak the
+// protocol) and leave nothing of the batch.
 func TestAFailureBesideFailsTheBatch(t *testing.T) {
 	conn := dbtest.New(t)
 	ctx := context.Background()
@@ -128,11 +129,29 @@ func TestAFailureBesideFailsTheBatch(t *testing.T) {
 	}
 	rows := blockRows(1)
 	rows.Events[1].EventIndex = 0 // the same key twice
-	err := writeBeside(t, conn, rows, true)
-	if err == nil || !strings.Contains(err.Error(), "copy events") {
+	own, err := db.BeginWrite(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beside, err := db.BeginBeside(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.InsertChainRowsBeside(ctx, own, beside, rows); err != nil {
+		t.Fatalf("the batch's own rows: %v", err)
+	}
+	if err := beside.Commit(); err == nil || !strings.Contains(err.Error(), "copy events") {
 		t.Fatalf("a duplicate event beside: %v, want an error naming events", err)
 	}
-	if got := countWhere(t, conn, "transactions", 1); got != 0 {
-		t.Errorf("%d transactions written by a batch that failed beside", got)
+	if err := beside.Rollback(); err != nil {
+		t.Errorf("rolling back beside after its COPY failed: %v", err)
+	}
+	if err := own.Rollback(); err != nil {
+		t.Errorf("rolling back the batch's own transaction: %v", err)
+	}
+	for _, table := range []string{"transactions", "calls", "events"} {
+		if got := countWhere(t, conn, table, 1); got != 0 {
+			t.Errorf("%d rows of the failed batch in %s", got, table)
+		}
 	}
 }
