@@ -61,9 +61,6 @@ func displayStatus(raw string) string {
 	return raw
 }
 
-// Type is the class's Cairo version (0 or 1).
-func (c *Class) Type() int { return c.CairoVersion }
-
 // IsErcToken reports whether the class implements a token standard.
 func (c *Class) IsErcToken() bool { return c.RawErcStandard != nil }
 
@@ -89,9 +86,6 @@ func (m *Message) PayloadList() []Felt { return m.Payload }
 // TransferCountText and HolderCountText are the token's counts as GraphQL's strings.
 func (t *Token) TransferCountText() string { return strconv.FormatInt(t.TransferCount, 10) }
 func (t *Token) HolderCountText() string   { return strconv.FormatInt(t.HolderCount, 10) }
-
-// Address is the validator's staker address, which names it.
-func (v *Validator) Address() Felt { return v.StakerAddress }
 
 // TotalStakeStrk is the STRK staked on the validator, its own and delegated.
 func (v *Validator) TotalStakeStrk() string { return AddDecimals(v.SelfStake, v.DelegatedStakeStrk) }

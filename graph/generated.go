@@ -198,6 +198,7 @@ type ComplexityRoot struct {
 		Abi               func(childComplexity int) int
 		Alias             func(childComplexity int) int
 		BlockNumber       func(childComplexity int) int
+		CairoVersion      func(childComplexity int) int
 		CompiledClassHash func(childComplexity int) int
 		Contracts         func(childComplexity int, first *int, after *string) int
 		CreationTimestamp func(childComplexity int) int
@@ -209,7 +210,6 @@ type ComplexityRoot struct {
 		IsProxy           func(childComplexity int) int
 		Kind              func(childComplexity int) int
 		TransactionHash   func(childComplexity int) int
-		Type              func(childComplexity int) int
 		Verified          func(childComplexity int) int
 		Version           func(childComplexity int) int
 	}
@@ -849,7 +849,6 @@ type ComplexityRoot struct {
 	}
 
 	Validator struct {
-		Address                func(childComplexity int) int
 		Apr                    func(childComplexity int) int
 		DelegatedStakeBtc      func(childComplexity int) int
 		DelegatedStakeStrk     func(childComplexity int) int
@@ -1785,6 +1784,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Class.BlockNumber(childComplexity), true
+	case "Class.type":
+		if e.ComplexityRoot.Class.CairoVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Class.CairoVersion(childComplexity), true
 	case "Class.compiledClassHash":
 		if e.ComplexityRoot.Class.CompiledClassHash == nil {
 			break
@@ -1856,12 +1861,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Class.TransactionHash(childComplexity), true
-	case "Class.type":
-		if e.ComplexityRoot.Class.Type == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Class.Type(childComplexity), true
 	case "Class.verified":
 		if e.ComplexityRoot.Class.Verified == nil {
 			break
@@ -4856,12 +4855,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TransactionEdge.Node(childComplexity), true
 
-	case "Validator.address":
-		if e.ComplexityRoot.Validator.Address == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Validator.Address(childComplexity), true
 	case "Validator.apr":
 		if e.ComplexityRoot.Validator.Apr == nil {
 			break
@@ -4969,7 +4962,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Validator.SelfStake(childComplexity), true
-	case "Validator.stakerAddress":
+	case "Validator.address", "Validator.stakerAddress":
 		if e.ComplexityRoot.Validator.StakerAddress == nil {
 			break
 		}
@@ -12354,7 +12347,7 @@ func (ec *executionContext) _Class_type(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Class_type(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Type(), nil
+			return obj.CairoVersion, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
@@ -12365,7 +12358,7 @@ func (ec *executionContext) _Class_type(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Class_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Class", field, true, false, "Int")
+	return graphql.NewScalarFieldContext("Class", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Class_version(ctx context.Context, field graphql.CollectedField, obj *db.Class) (ret graphql.Marshaler) {
@@ -24885,7 +24878,7 @@ func (ec *executionContext) _Validator_address(ctx context.Context, field graphq
 			return ec.fieldContext_Validator_address(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Address(), nil
+			return obj.StakerAddress, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
@@ -24896,7 +24889,7 @@ func (ec *executionContext) _Validator_address(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Validator_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Validator", field, true, false, "Address")
+	return graphql.NewScalarFieldContext("Validator", field, false, false, "Address")
 }
 
 func (ec *executionContext) _Validator_stakerAddress(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {

@@ -82,19 +82,26 @@ func txAliasKeys(tx *db.Transaction) loaders.AliasKeys {
 // cache: REST lists, which have the whole page at hand, call it instead of resolving each
 // item in a goroutine of its own.
 func LoadTransactionHeaders(ctx context.Context, txs []*db.Transaction) error {
-	blocks := make([]int64, len(txs))
+	if err := loadBlocksOf(ctx, txs); err != nil {
+		return err
+	}
 	keys := make([]loaders.AliasKeys, 0, len(txs))
-	for i, tx := range txs {
-		blocks[i] = tx.BlockNumber
+	for _, tx := range txs {
 		if k := txAliasKeys(tx); k != (loaders.AliasKeys{}) {
 			keys = append(keys, k)
 		}
 	}
-	l := loaders.For(ctx)
-	if _, err := l.Block.LoadAll(ctx, blocks); err != nil {
-		return err
+	_, err := loaders.For(ctx).TxAliases.LoadAll(ctx, keys)
+	return err
+}
+
+// loadBlocksOf reads the blocks of txs in one call, into the request's cache.
+func loadBlocksOf(ctx context.Context, txs []*db.Transaction) error {
+	blocks := make([]int64, len(txs))
+	for i, tx := range txs {
+		blocks[i] = tx.BlockNumber
 	}
-	_, err := l.TxAliases.LoadAll(ctx, keys)
+	_, err := loaders.For(ctx).Block.LoadAll(ctx, blocks)
 	return err
 }
 
@@ -107,45 +114,43 @@ func loadTxLinksAsked(ctx context.Context, edges []*model.TransactionEdge) error
 	if len(edges) < 2 || !inGraphQL(ctx) || !outsideLists(ctx) {
 		return nil
 	}
-	l := loaders.For(ctx)
+	txs := make([]*db.Transaction, len(edges))
+	keys := make([]db.TxKey, len(edges))
+	for i, e := range edges {
+		txs[i], keys[i] = e.Node, db.TxKey{Block: e.Node.BlockNumber, Index: e.Node.Index}
+	}
 	if graphql.FieldRequested(ctx, "edges.node.block") {
-		blocks := make([]int64, len(edges))
-		for i, e := range edges {
-			blocks[i] = e.Node.BlockNumber
-		}
-		if _, err := l.Block.LoadAll(ctx, blocks); err != nil {
+		if err := loadBlocksOf(ctx, txs); err != nil {
 			return err
 		}
 	}
 	if !graphql.FieldRequested(ctx, "edges.node.tokenTransfers") {
 		return nil
 	}
-	keys := make([]db.TxKey, len(edges))
-	for i, e := range edges {
-		keys[i] = db.TxKey{Block: e.Node.BlockNumber, Index: e.Node.Index}
-	}
+	l := loaders.For(ctx)
 	lists, err := l.TxTransfers.LoadAll(ctx, keys)
 	if err != nil {
 		return err
 	}
 	// A transfer's USD value reads its token and the token's price at its block.
 	value := graphql.FieldRequested(ctx, "edges.node.tokenTransfers.usdValue")
+	if !value && !graphql.FieldRequested(ctx, "edges.node.tokenTransfers.token") {
+		return nil
+	}
 	var tokens []string
 	var prices []db.PriceKey
 	for _, transfers := range lists {
 		for _, t := range transfers {
 			tokens = append(tokens, string(t.TokenAddress))
-			prices = append(prices, db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber})
+			if value {
+				prices = append(prices, db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber})
+			}
 		}
 	}
-	if value || graphql.FieldRequested(ctx, "edges.node.tokenTransfers.token") {
-		if _, err := l.Token.LoadAll(ctx, tokens); err != nil {
-			return err
-		}
+	if _, err := l.Token.LoadAll(ctx, tokens); err != nil || !value {
+		return err
 	}
-	if value {
-		_, err = l.PriceAt.LoadAll(ctx, prices)
-	}
+	_, err = l.PriceAt.LoadAll(ctx, prices)
 	return err
 }
 

@@ -168,7 +168,7 @@ func listClassesOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 }
 
 func classItemOf(c *db.Class) classItem {
-	typ, erc := c.Type(), c.IsErcToken()
+	typ, erc := c.CairoVersion, c.IsErcToken()
 	return classItem{
 		Hash: addr(c.Hash), TransactionHash: hexOrNil(c.TransactionHash), Version: ptr(c.Version), Type: &typ,
 		IsAccount: ptr(c.IsAccount), IsProxy: ptr(c.IsProxy), IsErcToken: &erc, CreationTimestamp: c.CreationTimestamp,

@@ -271,7 +271,7 @@ func (s *server) stakedPosition(ctx context.Context, d *db.Delegation, ov *db.St
 func (s *server) validatorRowInfo(ctx context.Context, v *db.Validator, ov *db.StakingOverview) (*validatorRowInfo, error) {
 	vr := s.res.Validator()
 	out := &validatorRowInfo{
-		Address: addr(v.Address()), Name: v.Name, ImgSrc: v.ImgSrc, IsVerified: v.IsVerified, StakerState: stakerStates[v.StakerState],
+		Address: addr(v.StakerAddress), Name: v.Name, ImgSrc: v.ImgSrc, IsVerified: v.IsVerified, StakerState: stakerStates[v.StakerState],
 		TotalStakeStrk: v.TotalStakeStrk(), TotalStakeBtc: v.TotalStakeBtc(), TotalSelfStake: v.SelfStake,
 		TotalDelegatedStakeStrk: v.DelegatedStakeStrk, TotalDelegatedStakeBtc: v.DelegatedStakeBtc,
 		TotalDelegators: v.TotalDelegators, RevenueShare: v.RevenueShare(),

@@ -193,5 +193,5 @@ func tokenHoldersOp(ctx context.Context, s *server, a *args, _ *http.Request) (a
 	for i, b := range balances {
 		items[i] = tokenHolder{Address: addr(b.OwnerAddress), Balance: b.Balance, LastTransferTime: b.LastTransferTime, Alias: aliases[i]}
 	}
-	return tokenHoldersBody{Items: emptyIfNil(items), LastPage: lastPage(conn.TotalCount, pg.size), HasMore: conn.PageInfo != nil && conn.PageInfo.HasNextPage}, nil
+	return tokenHoldersBody{Items: items, LastPage: lastPage(conn.TotalCount, pg.size), HasMore: conn.PageInfo != nil && conn.PageInfo.HasNextPage}, nil
 }
