@@ -213,8 +213,8 @@ func (z *Lazy[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
 
 // LoadAll returns the values of keys, in order: those the request has loaded come from its
 // cache, the others from one run of the batch, on the calling goroutine, which caches them.
-// It is for code that has every key of a page at hand (a REST list): one call instead of a
-// goroutine per item that each loads one key.
+// It is for code that has every key of a page at hand (a REST list, a GraphQL page that
+// knows what its items are asked for): one call instead of an item each loading its key.
 func (z *Lazy[K, V]) LoadAll(ctx context.Context, keys []K) ([]V, error) {
 	cache := cacheFor[K, V](z.d.caches, z.slot)
 	var missing []K
