@@ -2,11 +2,12 @@ package rpc_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	json "github.com/goccy/go-json"
 
 	"github.com/starkgraph/starkgraph/internal/fixtures"
 	"github.com/starkgraph/starkgraph/starknet/rpc"

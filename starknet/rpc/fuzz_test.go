@@ -1,8 +1,9 @@
 package rpc
 
 import (
-	"encoding/json"
 	"testing"
+
+	json "github.com/goccy/go-json"
 )
 
 // FuzzBlockJSON checks that no JSON, however broken, makes block or state-update decoding
