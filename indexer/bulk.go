@@ -10,7 +10,7 @@ import (
 )
 
 // Bulk loading: a catch-up long enough to at least double the indexed chain runs with the
-// per-block tables' secondary indexes and foreign keys dropped, and rebuilds them once when
+// per-block tables' foreign keys and most secondary indexes dropped, and rebuilds them once when
 // it ends, short of the blocks that may still be reorganised (db/bulk.go says why that is
 // faster). A shorter catch-up over a big database would spend longer rebuilding than it
 // saves, so it writes through the indexes as usual.
