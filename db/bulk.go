@@ -21,7 +21,7 @@ import (
 // bulkTables are the tables that grow with every block: each one left out keeps a
 // B-tree insert per secondary index and a foreign-key check per row on the load's path.
 var bulkTables = []string{"transactions", "calls", "events", "token_transfers", "erc20_balance_changes", "nft_events",
-	"meta_transactions", "messages", "staking_activity", "attestations"}
+	"meta_transactions", "messages", "staking_activity", "attestations", "contract_changes"}
 
 // KeptWhileBulkLoading are the secondary indexes of bulkTables that stay through a bulk load.
 // The L1 follower finds L1_HANDLER transactions by message hash while the indexer catches

@@ -161,6 +161,9 @@ type ChainRows struct {
 	Messages         []Message
 	StakingActivity  []StakingOperation
 	Attestations     []Attestation
+	// ContractChanges are contracts as they were before a block changed their class or
+	// nonce, one row per block and contract.
+	ContractChanges []ContractChangeRow
 }
 
 // chainTable is one table of ChainRows: its name, its rows' shape, and the rows.
@@ -192,9 +195,9 @@ func (r *ChainRows) ownTables() []chainTable {
 	}
 }
 
-// besideTables are the children of transactions that nothing else in a batch reads, each
-// keyed by block first: a bulk load may write them beside the batch's own transaction
-// (beside.go).
+// besideTables are the children of transactions (and blocks) that nothing else in a batch
+// reads, each keyed by block first: a bulk load may write them beside the batch's own
+// transaction (beside.go).
 func (r *ChainRows) besideTables() []chainTable {
 	for i := range r.Events {
 		if len(r.Events[i].Keys) > 0 {
@@ -210,6 +213,7 @@ func (r *ChainRows) besideTables() []chainTable {
 		chainTableOf("messages", r.Messages),
 		chainTableOf("staking_activity", r.StakingActivity),
 		chainTableOf("attestations", r.Attestations),
+		chainTableOf("contract_changes", r.ContractChanges),
 	}
 }
 

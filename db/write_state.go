@@ -119,11 +119,6 @@ type ContractChangeRow struct {
 	OldNonce     string `db:"old_nonce,nullempty"`
 }
 
-// InsertContractChanges writes contract_changes rows, keeping the first per block and address.
-func InsertContractChanges(ctx context.Context, tx *sqlx.Tx, rows []ContractChangeRow) error {
-	return upsertRows(ctx, tx, "contract_changes", columnsOf[ContractChangeRow](), "ON CONFLICT DO NOTHING", rowValues(rows))
-}
-
 // TokenRow is the part of a tokens row the indexer maintains.
 type TokenRow struct {
 	Address       Felt    `db:"address"`

@@ -68,7 +68,6 @@ type batchWriter struct {
 	blockBalances  map[[2]starknet.Felt]bool // changed by the block being applied
 	dirtyItems     map[nftKey]bool
 	dirtyNFTBals   map[nftOwnerKey]bool
-	changes        []db.ContractChangeRow
 	counts         map[string]int64
 	buckets        map[bucket]*bucketSums // the batch's counts per day and hour
 	rows           db.ChainRows

@@ -110,9 +110,6 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	if err := db.UpsertContracts(ctx, w.tx, contracts); err != nil {
 		return err
 	}
-	if err := db.InsertContractChanges(ctx, w.tx, w.changes); err != nil {
-		return err
-	}
 	tokens := make([]db.TokenRow, 0, len(w.dirtyTokens))
 	for a := range w.dirtyTokens {
 		tokens = append(tokens, *w.tokens[a])

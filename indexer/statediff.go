@@ -99,6 +99,15 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 			w.token(d.Address, info.ERCStandard, num)
 		}
 	}
+	// A contract as it was before the block, once per block: the first change holds it.
+	before := map[starknet.Felt]bool{}
+	noteBefore := func(a starknet.Felt, c *db.ContractRow) {
+		if !before[a] {
+			before[a] = true
+			w.rows.ContractChanges = append(w.rows.ContractChanges,
+				db.ContractChangeRow{BlockNumber: num, Address: c.Address, OldClassHash: c.ClassHash, OldNonce: c.Nonce})
+		}
+	}
 	for _, r := range bd.State.ReplacedClasses {
 		info := w.classes.get(r.ClassHash)
 		c := w.contracts[r.ContractAddress]
@@ -107,7 +116,7 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 			w.counts["contracts"]++
 			w.counts["contracts:unknown"]++
 		} else {
-			w.changes = append(w.changes, db.ContractChangeRow{BlockNumber: num, Address: c.Address, OldClassHash: c.ClassHash, OldNonce: c.Nonce})
+			noteBefore(r.ContractAddress, c)
 		}
 		next := *c
 		next.ClassHash, next.ClassUpdatedBlock = db.FeltOf(r.ClassHash), &num
@@ -127,7 +136,7 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 		if c == nil {
 			continue // a contract whose class the indexer has not seen: nothing to attach the nonce to
 		}
-		w.changes = append(w.changes, db.ContractChangeRow{BlockNumber: num, Address: c.Address, OldClassHash: c.ClassHash, OldNonce: c.Nonce})
+		noteBefore(n.ContractAddress, c)
 		next := *c
 		next.Nonce = dec(n.Nonce)
 		w.contracts[n.ContractAddress] = &next
