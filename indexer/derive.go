@@ -2,10 +2,11 @@ package indexer
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"strings"
+
+	json "github.com/goccy/go-json"
 
 	"github.com/jmoiron/sqlx"
 
