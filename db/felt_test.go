@@ -34,3 +34,41 @@ func TestParseFeltIsStarknets(t *testing.T) {
 		t.Errorf("a missing felt or list must stay nil (NULL)")
 	}
 }
+
+// FeltsOf gives each felt the compact form FeltOf gives it, and the felts, which share one
+// buffer, stay apart when one is appended to.
+func TestFeltsOfIsFeltOfEach(t *testing.T) {
+	fs := []starknet.Felt{starknet.MustFelt("0x0"), starknet.MustFelt("0x1"), starknet.MustFelt("0x" + strings.Repeat("ab", 31)),
+		starknet.MustFelt("0x10000"), {}}
+	got := FeltsOf(fs)
+	if len(got) != len(fs) {
+		t.Fatalf("%d felts, want %d", len(got), len(fs))
+	}
+	for i, f := range fs {
+		if want := FeltOf(f); string(got[i]) != string(want) {
+			t.Errorf("felt %d = %x, want %x", i, []byte(got[i]), []byte(want))
+		}
+	}
+	_ = append(got[1], 0xff)
+	if got[2][0] != 0xab {
+		t.Errorf("appending to one felt changed the next: %x", []byte(got[2]))
+	}
+	if len(FeltsOf([]starknet.Felt{})) != 0 || FeltsOf([]starknet.Felt{}) == nil {
+		t.Errorf("an empty list must stay an empty list, not NULL")
+	}
+}
+
+// BenchmarkFeltsOf converts a call's worth of felts: small numbers and full-width hashes.
+func BenchmarkFeltsOf(b *testing.B) {
+	fs := make([]starknet.Felt, 24)
+	for i := range fs {
+		fs[i] = starknet.FeltFromUint64(uint64(i))
+		if i%3 == 0 {
+			fs[i] = starknet.MustFelt("0x" + strings.Repeat("7", 63))
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		FeltsOf(fs)
+	}
+}

@@ -3,9 +3,11 @@ package starknet
 import (
 	"bytes"
 	"database/sql/driver"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 )
 
 // Felt is a Starknet field element: an integer below the STARK prime
@@ -156,12 +158,17 @@ func (f Felt) Padded() string {
 // lookups on bytea work. Byte order of bytea is not numeric order across lengths; order by
 // (length(col), col) for numeric order. FeltFromBytes reads this form back (and any
 // zero-padded form up to 32 bytes).
-func (f Felt) Bytes() []byte {
-	i := 0
-	for i < 32 && f[i] == 0 {
-		i++
+func (f Felt) Bytes() []byte { return append([]byte{}, f.Significant()...) }
+
+// Significant is the compact form as a view into f, without Bytes' copy: for writers that
+// gather many felts into one buffer. The leading zeros are skipped a word at a time.
+func (f *Felt) Significant() []byte {
+	for w := 0; w < 32; w += 8 {
+		if v := binary.BigEndian.Uint64(f[w:]); v != 0 {
+			return f[w+bits.LeadingZeros64(v)/8:]
+		}
 	}
-	return append([]byte{}, f[i:]...)
+	return f[32:]
 }
 
 // FeltFromBytes reads a big-endian value of at most 32 bytes (empty means zero), such as the

@@ -1,6 +1,7 @@
 package starknet
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math/big"
@@ -66,6 +67,14 @@ func TestFeltForms(t *testing.T) {
 	small := FeltFromUint64(0x1234)
 	if got := small.Bytes(); len(got) != 2 || got[0] != 0x12 || got[1] != 0x34 {
 		t.Errorf("Bytes(0x1234) = %x", got)
+	}
+	// The leading zeros are skipped a word at a time: a first byte in each of its places.
+	for k := range 31 {
+		var f Felt
+		f[31-k] = 0x5
+		if got := f.Bytes(); len(got) != k+1 || got[0] != 0x5 || !bytes.Equal(got, f.Big().Bytes()) {
+			t.Errorf("Bytes(5 << %d) = %x", 8*k, got)
+		}
 	}
 	// Zero is the empty string, as in db.Felt, so both write the same bytea for it.
 	if got := (Felt{}).Bytes(); got == nil || len(got) != 0 {
