@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	json "github.com/goccy/go-json"
-
 	"github.com/jmoiron/sqlx"
 
 	"github.com/starkgraph/starkgraph/db"
