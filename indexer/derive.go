@@ -161,12 +161,9 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 	addrs := map[starknet.Felt]bool{}
 	var pairsT, pairsO []db.Felt
 	seenPair := map[[2]starknet.Felt]bool{}
-	var itemC []db.Felt
-	var itemI []string
-	seenItem := map[nftKey]bool{}
-	var nbC, nbO []db.Felt
-	var nbI []string
-	seenNB := map[nftOwnerKey]bool{}
+	// Transfer events that may be NFT transfers; their NFT keys are made once the contracts
+	// known to be ERC-20 are known.
+	var nftCandidates []*rpc.Event
 	var diffClasses []starknet.Felt
 	deployed := map[starknet.Felt]bool{}
 	upgraded := map[starknet.Felt]bool{} // contracts whose class the batch replaces
@@ -184,13 +181,14 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 					addrs[c.To] = true
 				}
 			}
-			for _, e := range t.Receipt.Events {
+			for ei := range t.Receipt.Events {
+				e := &t.Receipt.Events[ei]
 				addrs[e.FromAddress] = true
 				if len(e.Keys) == 0 || (e.Keys[0] != selTransfer && e.Keys[0] != selTransferSingle && e.Keys[0] != selTransferBatch) {
 					continue
 				}
-				addrs[e.FromAddress] = true
 				// The shape alone may not settle the standard; load both kinds of keys.
+				nftCandidates = append(nftCandidates, e)
 				for _, m := range readTransfers(e.Keys, e.Data, "") {
 					for _, owner := range []starknet.Felt{m.From, m.To} {
 						if owner.IsZero() {
@@ -201,24 +199,6 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 							seenPair[p] = true
 							pairsT, pairsO = append(pairsT, db.FeltOf(e.FromAddress)), append(pairsO, db.FeltOf(owner))
 						}
-					}
-				}
-				for _, m := range readTransfers(e.Keys, e.Data, "erc721") {
-					if m.TokenID == nil {
-						continue
-					}
-					k := nftKey{e.FromAddress, m.TokenID.String()}
-					if !seenItem[k] {
-						seenItem[k] = true
-						itemC, itemI = append(itemC, db.FeltOf(k.contract)), append(itemI, k.id)
-					}
-					for _, owner := range []starknet.Felt{m.From, m.To} {
-						ok := nftOwnerKey{k, owner}
-						if owner.IsZero() || seenNB[ok] {
-							continue
-						}
-						seenNB[ok] = true
-						nbC, nbI, nbO = append(nbC, db.FeltOf(k.contract)), append(nbI, k.id), append(nbO, db.FeltOf(owner))
 					}
 				}
 			}
@@ -299,18 +279,37 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 	if err := w.preloadStaking(ctx, batch); err != nil {
 		return err
 	}
-	// An ERC-20 in the legacy event layout reads as an ERC-721 too, so its transfers were
-	// collected as NFT keys as well; those of contracts known to be ERC-20 (and not
-	// deployed or upgraded in this batch, whose standard may change within it) are dropped
-	// here. They were most of the keys: the fee token's transfers.
-	isERC20 := func(c db.Felt) bool {
-		a := c.Starknet()
-		return !deployed[a] && !upgraded[a] && w.knownStandard(a) == "erc20"
+	// An ERC-20 in the legacy event layout reads as an ERC-721 too; the transfers of
+	// contracts known to be ERC-20 (and not deployed or upgraded in this batch, whose
+	// standard may change within it) make no NFT keys. They are most transfers: the fee
+	// token's.
+	var itemC, nbC, nbO []db.Felt
+	var itemI, nbI []string
+	seenItem := map[nftKey]bool{}
+	seenNB := map[nftOwnerKey]bool{}
+	for _, e := range nftCandidates {
+		if !deployed[e.FromAddress] && !upgraded[e.FromAddress] && w.knownStandard(e.FromAddress) == "erc20" {
+			continue
+		}
+		for _, m := range readTransfers(e.Keys, e.Data, "erc721") {
+			if m.TokenID == nil {
+				continue
+			}
+			k := nftKey{e.FromAddress, m.TokenID.String()}
+			if !seenItem[k] {
+				seenItem[k] = true
+				itemC, itemI = append(itemC, db.FeltOf(k.contract)), append(itemI, k.id)
+			}
+			for _, owner := range []starknet.Felt{m.From, m.To} {
+				ok := nftOwnerKey{k, owner}
+				if owner.IsZero() || seenNB[ok] {
+					continue
+				}
+				seenNB[ok] = true
+				nbC, nbI, nbO = append(nbC, db.FeltOf(k.contract)), append(nbI, k.id), append(nbO, db.FeltOf(owner))
+			}
+		}
 	}
-	keep := kept(itemC, isERC20)
-	itemC, itemI = pick(itemC, keep), pick(itemI, keep)
-	keep = kept(nbC, isERC20)
-	nbC, nbI, nbO = pick(nbC, keep), pick(nbI, keep), pick(nbO, keep)
 	if len(itemC) > 0 {
 		items, err := db.LoadNFTItems(ctx, w.tx, itemC, itemI)
 		if err != nil {
@@ -365,26 +364,6 @@ func (w *batchWriter) knownStandard(address starknet.Felt) string {
 		return tok.Standard
 	}
 	return ""
-}
-
-// kept lists the indexes of contracts that drop does not take.
-func kept(contracts []db.Felt, drop func(db.Felt) bool) []int {
-	var out []int
-	for i, c := range contracts {
-		if !drop(c) {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-// pick is the elements of a at the indexes idx.
-func pick[T any](a []T, idx []int) []T {
-	out := make([]T, len(idx))
-	for j, i := range idx {
-		out[j] = a[i]
-	}
-	return out
 }
 
 // entrypointName names a selector called on address, from the callee's ABI or a known list.
