@@ -73,7 +73,7 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 	}
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(postTransport{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(limits.MaxTokens)
 	if introspection {
