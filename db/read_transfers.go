@@ -148,19 +148,26 @@ type PriceAt struct {
 	Decimals int    `db:"decimals"`
 }
 
-// PricesAt reads each key's price (keys without a reading have no row).
+// PricesAt reads each key's price (keys without a reading have no row). Each is one step
+// back along the primary key from (token, block): written as "token_address = k.t AND
+// block_number <= k.b ORDER BY block_number DESC", the planner walked token_prices_block
+// back instead, past every other token's readings, all of them for a token without one.
 func (s *Store) PricesAt(ctx context.Context, keys []PriceKey) ([]*PriceAt, error) {
 	tokens, blocks := make(pq.ByteaArray, len(keys)), make(pq.Int64Array, len(keys))
 	for i, k := range keys {
 		tokens[i], blocks[i] = []byte(Normalize(Felt(k.Token))), k.Block
 	}
 	var rows []*PriceAt
-	err := s.selectRows(ctx, &rows, `SELECT k.t AS token_address, k.b AS block_number, p.price::text AS price, p.decimals
-		FROM unnest($1::bytea[], $2::bigint[]) AS k(t, b)
-		CROSS JOIN LATERAL (SELECT price, decimals FROM token_prices
-			WHERE token_address = k.t AND block_number <= k.b ORDER BY block_number DESC LIMIT 1) p`, tokens, blocks)
+	err := s.selectRows(ctx, &rows, pricesAtSQL, tokens, blocks)
 	return rows, err
 }
+
+const pricesAtSQL = `SELECT k.t AS token_address, k.b AS block_number, p.price::text AS price, p.decimals
+	FROM unnest($1::bytea[], $2::bigint[]) AS k(t, b)
+	CROSS JOIN LATERAL (SELECT token_address, price, decimals FROM token_prices
+		WHERE (token_address, block_number) <= (k.t, k.b)
+		ORDER BY token_address DESC, block_number DESC LIMIT 1) p
+	WHERE p.token_address = k.t`
 
 // BalanceKey asks for a wallet's balance of a token as of a block.
 type BalanceKey struct {
