@@ -176,6 +176,9 @@ func (z *Lazy[K, V]) get() *dataloader.Loader[K, V] {
 // Load asks for key's value; the thunk waits for the batch it joined.
 func (z *Lazy[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
 	if !z.d.fanOut {
+		if z.d.capacity != 1 && alone(ctx) {
+			return z.loadNow(ctx, key)
+		}
 		return z.get().Load(ctx, key)
 	}
 	// A key the request had before the fan-out comes from its cache; one an item of
@@ -240,6 +243,19 @@ func (z *Lazy[K, V]) LoadAll(ctx context.Context, keys []K) ([]V, error) {
 		out[i] = v
 	}
 	return out, nil
+}
+
+// loadNow loads key on the calling goroutine, from the request's cache or in a batch of
+// its own, for a field no sibling can join (alone).
+func (z *Lazy[K, V]) loadNow(ctx context.Context, key K) dataloader.Thunk[V] {
+	got, err := z.LoadAll(ctx, []K{key})
+	return func() (V, error) {
+		if err != nil {
+			var zero V
+			return zero, err
+		}
+		return got[0], nil
+	}
 }
 
 // Prime caches value for key, so that a later Load of key runs no statement.

@@ -188,13 +188,9 @@ func TestTransactionAliasesInOneStatement(t *testing.T) {
 	}
 }
 
-// A page of transactions whose blocks are asked for reads them in one statement as soon as
-// the page is read, without the loaders' batch window: with a window of a minute, the
-// document still answers at once, and every transaction shows its own block.
-func TestTransactionBlocksLoadedWithThePage(t *testing.T) {
-	defer func(w time.Duration) { loaders.BatchWait = w }(loaders.BatchWait)
-	loaders.BatchWait = time.Minute
-	s := newGQLServer(t)
+// seedBlocksOfTwoTransactions writes blocks 0-2 (hash 0xb0 + number), each with two
+// transactions (hash 0x7000 + 10 * block + index).
+func seedBlocksOfTwoTransactions(s *gqlServer) {
 	for b := range 3 {
 		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES ($1, $2, $3, 100, 'ACCEPTED_ON_L2')`,
 			b, db.FeltFromUint64(uint64(0xb0+b)), db.FeltFromUint64(uint64(0xaf+b)))
@@ -205,6 +201,50 @@ func TestTransactionBlocksLoadedWithThePage(t *testing.T) {
 		}
 	}
 	s.exec(`INSERT INTO list_counts (name, count) VALUES ('blocks', 3), ('transactions', 6)`)
+}
+
+// A field no sibling can join (reached through no list, and no field on its path has an
+// alias of its name) loads at once: with a batch window of a minute, a block and its
+// transactions still answer at once. Two aliases of one field still share a statement.
+func TestASoleFieldDoesNotWaitForTheBatchWindow(t *testing.T) {
+	defer func(w time.Duration) { loaders.BatchWait = w }(loaders.BatchWait)
+	loaders.BatchWait = time.Minute
+	s := newGQLServer(t)
+	seedBlocksOfTwoTransactions(s)
+
+	var one struct {
+		Block struct {
+			Hash         string
+			Transactions connection[struct{ Hash string }]
+		}
+	}
+	started := time.Now()
+	s.mustQuery(`{ block(number: 1) { hash transactions(first: 2) { edges { node { hash } } } } }`, nil, &one)
+	if took := time.Since(started); took > 30*time.Second {
+		t.Errorf("the document took %v: a load waited for the loaders' batch window", took)
+	}
+	if one.Block.Hash != db.FeltFromUint64(0xb1).Hex() || len(one.Block.Transactions.Edges) != 2 ||
+		one.Block.Transactions.Edges[1].Node.Hash != db.FeltFromUint64(0x7000+10+1).Hex() {
+		t.Errorf("block 1 answered %+v", one.Block)
+	}
+
+	loaders.BatchWait = time.Second // long enough for the two aliases to meet on a busy machine
+	var two struct{ A, B struct{ Number int } }
+	before := s.store.Statements()
+	s.mustQuery(`{ a: block(number: 1) { number } b: block(number: 2) { number } }`, nil, &two)
+	if n := s.store.Statements() - before; n != 1 || two.A.Number != 1 || two.B.Number != 2 {
+		t.Errorf("two aliases of block answered %+v in %d statements, want 1 and 2 in one", two, n)
+	}
+}
+
+// A page of transactions whose blocks are asked for reads them in one statement as soon as
+// the page is read, without the loaders' batch window: with a window of a minute, the
+// document still answers at once, and every transaction shows its own block.
+func TestTransactionBlocksLoadedWithThePage(t *testing.T) {
+	defer func(w time.Duration) { loaders.BatchWait = w }(loaders.BatchWait)
+	loaders.BatchWait = time.Minute
+	s := newGQLServer(t)
+	seedBlocksOfTwoTransactions(s)
 
 	var out struct {
 		Transactions connection[struct {
