@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"strings"
+
+	json "github.com/goccy/go-json"
 )
 
 // final marks a response body as being about finalized data (Accepted on L1 blocks and
