@@ -26,6 +26,8 @@ type blockData struct {
 	Implementations map[starknet.Felt]starknet.Felt
 	// Figures is the reading of chain figures made at this block (figures.go), if any.
 	Figures *chainFigures
+	// rows are the block's rows made by the fetcher; nil: apply makes them.
+	rows *blockRows
 }
 
 func dec(f starknet.Felt) string { return f.Big().String() }
@@ -386,6 +388,11 @@ func (w *batchWriter) apply(bd *blockData) {
 	fees := map[string]*big.Int{"WEI": new(big.Int), "FRI": new(big.Int)} // by fee unit
 	feeTxs := map[string]int{}
 	activity := db.ActivityStat{Blocks: 1, Transactions: int64(len(b.Transactions))}
+	rows := bd.rows
+	if rows == nil { // a block not made by the fetchers
+		rows = makeBlockRows(b)
+	}
+	events := rows.events
 	for i := range b.Transactions {
 		t := &b.Transactions[i]
 		countTransaction(&activity, t)
@@ -395,7 +402,9 @@ func (w *batchWriter) apply(bd *blockData) {
 			sum.Add(sum, t.Receipt.ActualFee.Amount.Big())
 			feeTxs[t.Receipt.ActualFee.Unit]++
 		}
-		w.applyTransaction(num, ts, i, t, b.SequencerAddress)
+		n := len(t.Receipt.Events)
+		w.applyTransaction(num, ts, i, t, &rows.txs[i], events[:n:n], b.SequencerAddress)
+		events = events[n:]
 	}
 	row := db.BlockRow{
 		Number: num, Hash: db.FeltOf(b.Hash), ParentHash: db.FeltOf(b.ParentHash), Timestamp: ts,
@@ -431,37 +440,11 @@ func (w *batchWriter) apply(bd *blockData) {
 	w.counts["events"] += int64(eventCount)
 }
 
-// applyTransaction derives the rows of transaction i of a block whose sequencer is sequencer.
-func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction, sequencer starknet.Felt) {
+// applyTransaction derives the rows of transaction i of a block whose sequencer is sequencer,
+// from its row and its events' rows as far as the block tells them (blockRows).
+func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction, tx *db.TransactionRow, events []db.EventRow, sequencer starknet.Felt) {
 	r := &t.Receipt
-	row := db.TransactionRow{
-		BlockNumber: num, TxIndex: i, Hash: db.FeltOf(t.Hash), Type: t.Type, Version: int(t.Version), Timestamp: ts,
-		SenderAddress: db.FeltPtrOf(t.SenderAddress), ContractAddress: db.FeltPtrOf(t.ContractAddress),
-		EntryPointSelector: db.FeltPtrOf(t.EntryPointSelector), Nonce: decp(t.Nonce), MaxFee: decp(t.MaxFee), Tip: decp(t.Tip),
-		ActualFee: dec(r.ActualFee.Amount), ActualFeeUnit: r.ActualFee.Unit, ExecutionStatus: r.ExecutionStatus,
-		FinalityStatus: r.FinalityStatus, Calldata: db.FeltsOf(t.Calldata), ConstructorCalldata: db.FeltsOf(t.ConstructorCalldata),
-		Signature: db.FeltsOf(t.Signature), CompiledClassHash: db.FeltPtrOf(t.CompiledClassHash),
-		ContractAddressSalt: db.FeltPtrOf(t.ContractAddressSalt), PaymasterData: db.FeltsOf(t.PaymasterData),
-		AccountDeploymentData: db.FeltsOf(t.AccountDeploymentData), NonceDAMode: t.NonceDAMode, FeeDAMode: t.FeeDAMode,
-		EventCount: len(r.Events),
-	}
-	if t.Type == rpc.TxDeclare || t.Type == rpc.TxDeploy || t.Type == rpc.TxDeployAccount {
-		row.ClassHash = db.FeltPtrOf(t.ClassHash)
-	}
-	if r.ContractAddress != nil && (t.Type == rpc.TxDeploy || t.Type == rpc.TxDeployAccount) {
-		row.ContractAddress = db.FeltOf(*r.ContractAddress)
-	}
-	if r.ExecutionStatus == rpc.ExecutionReverted {
-		reason := r.RevertReason
-		row.RevertReason = &reason
-	}
-	if t.ResourceBounds != nil {
-		row.ResourceBounds, _ = json.Marshal(t.ResourceBounds)
-	}
-	row.ExecutionResources, _ = json.Marshal(r.ExecutionResources)
-	if r.MessageHash != nil {
-		row.MessageHash = db.Normalize(r.MessageHash[:])
-	}
+	row := *tx
 	w.counts["transactions:"+t.Type]++
 
 	// Calls: the account's multicall, or the single call of INVOKE v0 and L1_HANDLER.
@@ -502,9 +485,8 @@ func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction,
 		payer = r.ContractAddress
 	}
 	nftBefore, transfersBefore := len(w.rows.NFTEvents), len(w.rows.TokenTransfers)
+	w.rows.Events = append(w.rows.Events, events...)
 	for ei, e := range r.Events {
-		w.rows.Events = append(w.rows.Events, db.EventRow{BlockNumber: num, TxIndex: i, EventIndex: ei,
-			FromAddress: db.FeltOf(e.FromAddress), Keys: db.FeltsOf(e.Keys), Data: db.FeltsOf(e.Data)})
 		for _, m := range readTransfers(e.Keys, e.Data, w.knownStandard(e.FromAddress)) {
 			// The protocol pays the fee with a transfer from the payer to the sequencer.
 			m.Fee = m.Standard == "erc20" && payer != nil && m.From == *payer && m.To == sequencer

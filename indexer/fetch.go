@@ -51,7 +51,7 @@ func (ix *Indexer) fetchRange(ctx context.Context, from, to uint64) ([]*blockDat
 		if i > 0 && b.ParentHash != out[i-1].Block.Hash {
 			return nil, fmt.Errorf("block %d: parent %s is not block %d (%s)", num, b.ParentHash, num-1, out[i-1].Block.Hash)
 		}
-		out[i] = &blockData{Block: b, State: s}
+		out[i] = &blockData{Block: b, State: s, rows: makeBlockRows(b)}
 	}
 	if err := ix.fetchClasses(ctx, out); err != nil {
 		return nil, err
