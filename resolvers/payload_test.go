@@ -188,9 +188,14 @@ func TestTransactionAliasesInOneStatement(t *testing.T) {
 	}
 }
 
-// seedBlocksOfTwoTransactions writes blocks 0-2 (hash 0xb0 + number), each with two
-// transactions (hash 0x7000 + 10 * block + index).
-func seedBlocksOfTwoTransactions(s *gqlServer) {
+// blocksWithAMinuteBatchWindow serves blocks 0-2 (hash 0xb0 + number), each with two
+// transactions (hash 0x7000 + 10 * block + index), with loaders that wait a minute for
+// siblings (until the test ends): a load that waits shows as a document that takes that long.
+func blocksWithAMinuteBatchWindow(t *testing.T) *gqlServer {
+	saved := loaders.BatchWait
+	t.Cleanup(func() { loaders.BatchWait = saved })
+	loaders.BatchWait = time.Minute
+	s := newGQLServer(t)
 	for b := range 3 {
 		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES ($1, $2, $3, 100, 'ACCEPTED_ON_L2')`,
 			b, db.FeltFromUint64(uint64(0xb0+b)), db.FeltFromUint64(uint64(0xaf+b)))
@@ -201,16 +206,14 @@ func seedBlocksOfTwoTransactions(s *gqlServer) {
 		}
 	}
 	s.exec(`INSERT INTO list_counts (name, count) VALUES ('blocks', 3), ('transactions', 6)`)
+	return s
 }
 
 // A field no sibling can join (reached through no list, and no field on its path has an
 // alias of its name) loads at once: with a batch window of a minute, a block and its
 // transactions still answer at once. Two aliases of one field still share a statement.
 func TestASoleFieldDoesNotWaitForTheBatchWindow(t *testing.T) {
-	defer func(w time.Duration) { loaders.BatchWait = w }(loaders.BatchWait)
-	loaders.BatchWait = time.Minute
-	s := newGQLServer(t)
-	seedBlocksOfTwoTransactions(s)
+	s := blocksWithAMinuteBatchWindow(t)
 
 	var one struct {
 		Block struct {
@@ -241,10 +244,7 @@ func TestASoleFieldDoesNotWaitForTheBatchWindow(t *testing.T) {
 // the page is read, without the loaders' batch window: with a window of a minute, the
 // document still answers at once, and every transaction shows its own block.
 func TestTransactionBlocksLoadedWithThePage(t *testing.T) {
-	defer func(w time.Duration) { loaders.BatchWait = w }(loaders.BatchWait)
-	loaders.BatchWait = time.Minute
-	s := newGQLServer(t)
-	seedBlocksOfTwoTransactions(s)
+	s := blocksWithAMinuteBatchWindow(t)
 
 	var out struct {
 		Transactions connection[struct {
