@@ -6,6 +6,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -15,6 +17,7 @@ import (
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/live"
+	"github.com/starkgraph/starkgraph/loaders"
 	"github.com/starkgraph/starkgraph/metrics"
 	"github.com/starkgraph/starkgraph/reqid"
 	"github.com/starkgraph/starkgraph/resolvers"
@@ -140,26 +143,28 @@ func withDeadline(d time.Duration, next http.Handler) http.Handler {
 	})
 }
 
-// capInFlight refuses requests beyond max running at once with 503 and Retry-After, so a
-// flood queues nothing; the health checks always pass.
+// capInFlight refuses requests beyond max running at once (0: no cap) with 503 and
+// Retry-After, so a flood queues nothing; the health checks always pass. A request it lets
+// in while no more run than there are cores is marked loaders.WithSpareCores.
 func capInFlight(max int, next http.Handler) http.Handler {
-	if max <= 0 {
-		return next
-	}
-	slots := make(chan struct{}, max)
+	var running atomic.Int64
+	cores := int64(runtime.GOMAXPROCS(0))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || auth.IsStream(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		select {
-		case slots <- struct{}{}:
-			defer func() { <-slots }()
-			next.ServeHTTP(w, r)
-		default:
+		n := running.Add(1)
+		defer running.Add(-1)
+		if max > 0 && n > int64(max) {
 			w.Header().Set("Retry-After", "1")
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the server is busy; retry in a second"})
+			return
 		}
+		if n <= cores {
+			r = r.WithContext(loaders.WithSpareCores(r.Context()))
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -7,13 +7,30 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
+type spareCoresKey struct{}
+
+// WithSpareCores marks a request the server began while it ran no more requests than it has
+// cores. Its loads that no sibling can join (alone) run at once: waiting would only add
+// latency. Under more requests the batch window stays, as it interleaves them: under 20
+// clients on 2 cores, loading at once raised block -> txs -> transfers' p99 from about 58
+// to 68 ms at the same req/s.
+func WithSpareCores(ctx context.Context) context.Context {
+	return context.WithValue(ctx, spareCoresKey{}, true)
+}
+
+// HasSpareCores reports whether ctx is marked by WithSpareCores.
+func HasSpareCores(ctx context.Context) bool {
+	spare, _ := ctx.Value(spareCoresKey{}).(bool)
+	return spare
+}
+
 // alone reports whether the GraphQL field being resolved is the only field of its
 // operation that can be resolving under its name: it is reached through no list, and no
 // field on its path has a sibling of the same name (an alias). A load it makes can then
-// gather no key from a sibling doing the same, so it runs at once instead of waiting
-// BatchWait: a document with one root field, such as { block(number: 7) { transactions
-// { ... } } }, spent 4 of its 8 ms waiting so at one client. The test is by name over the
-// document, fragments included, so it can only say "not alone" too often.
+// gather no key from a sibling doing the same, so, with cores to spare, it runs at once
+// instead of waiting BatchWait: a document with one root field, such as { block(number: 7)
+// { transactions { ... } } }, spent 4 of its 8 ms waiting so at one client. The test is by
+// name over the document, fragments included, so it can only say "not alone" too often.
 func alone(ctx context.Context) bool {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil || !graphql.HasOperationContext(ctx) {
