@@ -86,7 +86,7 @@ func (s *server) serve(rt route) http.Handler {
 		metrics.SetRoute(r.Context(), pattern)
 		// Fresh dataloaders per request. A handler loads one key at a time, so they run each
 		// load at once; mapAll fans out with loaders that batch a page's items.
-		r = r.WithContext(loaders.With(r.Context(), loaders.Sequential(s.res.Store)))
+		r = r.WithContext(loaders.WithSequential(r.Context(), s.res.Store))
 		a, err := parseArgs(r, rt.params)
 		if err == nil {
 			var body any
