@@ -33,7 +33,16 @@ func HasSpareCores(ctx context.Context) bool {
 // name over the document, fragments included, so it can only say "not alone" too often.
 func alone(ctx context.Context) bool {
 	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || !graphql.HasOperationContext(ctx) {
+	if fc == nil {
+		return false
+	}
+	// First the cheap test that rules out most loads: the items of a list.
+	for f := fc; f != nil; f = f.Parent {
+		if f.Index != nil {
+			return false
+		}
+	}
+	if !graphql.HasOperationContext(ctx) {
 		return false
 	}
 	oc := graphql.GetOperationContext(ctx)
@@ -42,14 +51,9 @@ func alone(ctx context.Context) bool {
 	}
 	// Up from the field to a root field, whose parent (if any) is the operation's.
 	for ; fc != nil && fc.Field.Field != nil; fc = fc.Parent {
-		if fc.Index != nil {
-			return false // an item of a list
-		}
 		siblings := oc.Operation.SelectionSet
 		if p := fc.Parent; p != nil && p.Field.Field != nil {
 			siblings = p.Field.Selections
-		} else if p != nil && p.Index != nil {
-			return false
 		}
 		if countNamed(oc.Doc, siblings, fc.Field.Name, 0) > 1 {
 			return false
