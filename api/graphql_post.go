@@ -9,18 +9,17 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // postTransport is gqlgen's POST transport with a cheaper response writer. gqlgen writes
 // every response with json.Marshal, which scans the data it has just encoded once more to
 // validate and compact it (json.RawMessage): 7% of the CPU of a 25-item document. A
-// response with data and nothing else is written as it is here; anything else (errors,
-// extensions, a body gqlgen must reject) takes gqlgen's own path, so status codes and
-// error bodies stay gqlgen's. It answers as the zero transport.POST does (no extra
-// response headers, application/json unless the client asks for the GraphQL type).
+// response with data and nothing else is written as it is here, and any other response of
+// a document that runs with json.Marshal as gqlgen does. A body that does not decode, or a
+// document that does not parse or validate, is handed to gqlgen's own transport, so those
+// statuses and error bodies are gqlgen's. It answers as the zero transport.POST does (no
+// extra response headers, application/json unless the client asks for the GraphQL type).
 type postTransport struct{ transport.POST }
 
 var _ graphql.Transport = postTransport{}
@@ -31,33 +30,35 @@ const (
 )
 
 func (t postTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	start := graphql.Now()
-	body, err := io.ReadAll(r.Body)
-	var params graphql.RawParams
-	if err == nil {
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.UseNumber() // as gqlgen decodes variables
-		err = dec.Decode(&params)
-	}
-	if err != nil { // gqlgen says what is wrong, with its status
+	body, rc, ok := operation(r, exec)
+	if !ok { // gqlgen says what is wrong, with its status (a rare path: the body is read twice)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		t.POST.Do(w, r, exec)
 		return
 	}
-	ctx := r.Context()
-	contentType := responseContentType(r)
-	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Type", responseContentType(r))
+	responses, ctx := exec.DispatchOperation(r.Context(), rc)
+	writeResponse(w, responses(ctx))
+}
+
+// operation reads r's body and makes its operation, as gqlgen's POST does; ok is false when
+// the body does not decode or the document does not parse or validate.
+func operation(r *http.Request, exec graphql.GraphExecutor) (body []byte, rc *graphql.OperationContext, ok bool) {
+	start := graphql.Now()
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return body, nil, false
+	}
+	var params graphql.RawParams
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // as gqlgen decodes variables
+	if err := dec.Decode(&params); err != nil {
+		return body, nil, false
+	}
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
-
-	rc, opErr := exec.CreateOperationContext(ctx, &params)
-	if opErr != nil {
-		w.WriteHeader(operationErrorStatus(contentType, opErr))
-		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, rc), opErr))
-		return
-	}
-	responses, ctx := exec.DispatchOperation(ctx, rc)
-	writeResponse(w, responses(ctx))
+	rc, errs := exec.CreateOperationContext(r.Context(), &params)
+	return body, rc, errs == nil
 }
 
 // responseContentType is the media type gqlgen's POST transport answers with for r's
@@ -80,19 +81,6 @@ func responseContentType(r *http.Request) string {
 		}
 	}
 	return contentTypeGraphQLResponse
-}
-
-// operationErrorStatus is the status of a document that could not be run (it does not
-// parse or validate), as gqlgen sets it: 422 with application/json, 400 with the GraphQL
-// response type.
-func operationErrorStatus(contentType string, errs gqlerror.List) int {
-	if errcode.GetErrorKind(errs) != errcode.KindProtocol {
-		return http.StatusOK
-	}
-	if contentType == contentTypeGraphQLResponse {
-		return http.StatusBadRequest
-	}
-	return http.StatusUnprocessableEntity
 }
 
 // writeResponse writes resp as json.Marshal would, without re-reading its data when it
