@@ -27,6 +27,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/starkgraph/starkgraph/compressmemo"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/loaders"
 	"github.com/starkgraph/starkgraph/metrics"
@@ -72,7 +73,10 @@ func NewHandler(res *resolvers.Resolver, opts Options) http.Handler {
 	mux.HandleFunc("/beta/", fallback)
 	mux.HandleFunc("/beta", fallback)
 
-	gz, err := gzhttp.NewWrapper(gzhttp.MinSize(512), gzhttp.CompressionLevel(gzip.BestSpeed))
+	// A body sent again (the same page between two blocks) reuses its compressed bytes.
+	memo := compressmemo.New()
+	gz, err := gzhttp.NewWrapper(gzhttp.MinSize(512), gzhttp.CompressionLevel(gzip.BestSpeed),
+		gzhttp.Implementation(memo.Gzip()), gzhttp.ZstdImplementation(memo.Zstd()))
 	if err != nil {
 		panic(err) // only on invalid constant options
 	}

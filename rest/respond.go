@@ -2,11 +2,12 @@ package rest
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"net/http"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
 	json "github.com/goccy/go-json"
 )
 
@@ -35,8 +36,11 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	if status == http.StatusOK {
-		sum := sha256.Sum256(body)
-		etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+		// A weak validator is only compared with the client's copy of the same URL, so a
+		// 64-bit non-cryptographic hash does (SHA-256 was 3% of /beta/txns' CPU).
+		var sum [8]byte
+		binary.BigEndian.PutUint64(sum[:], xxhash.Sum64(body))
+		etag := `W/"` + hex.EncodeToString(sum[:]) + `"`
 		h.Set("ETag", etag)
 		h.Set("Cache-Control", cache)
 		if etagMatches(r.Header.Get("If-None-Match"), etag) {
