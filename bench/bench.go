@@ -310,11 +310,20 @@ func HTTPLoad(ctx context.Context, base, key string, w Workload, concurrency int
 }
 
 // SQLLoad measures the raw-SQL baseline: the statements of one request, one after the
-// other, every row read, through pool.
+// other, every row read, through pool, prepared as the store prepares them.
 func SQLLoad(ctx context.Context, pool *sql.DB, stmts []Statement, concurrency int, d time.Duration) Measure {
+	prepared := make([]*sql.Stmt, len(stmts))
+	for i, s := range stmts {
+		st, err := pool.PrepareContext(ctx, s.Query)
+		if err != nil {
+			return Measure{Errors: 1, FirstError: fmt.Sprintf("prepare %q: %v", s.Query, err)}
+		}
+		defer st.Close()
+		prepared[i] = st
+	}
 	return Load(ctx, concurrency, d, func(ctx context.Context) error {
-		for _, s := range stmts {
-			rows, err := pool.QueryContext(ctx, s.Query, s.Args...)
+		for i, s := range stmts {
+			rows, err := prepared[i].QueryContext(ctx, s.Args...)
 			if err != nil {
 				return err
 			}

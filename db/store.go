@@ -30,6 +30,8 @@ type Store struct {
 	// OnStatementDone, when set, is told each statement's time and the store method
 	// that ran it ("HoldersOf"), for per-statement metrics.
 	OnStatementDone func(name string, took time.Duration)
+
+	prepared preparedStatements
 }
 
 // NewStore wraps an open database.
@@ -64,7 +66,10 @@ func (s *Store) selectRows(ctx context.Context, dest any, query string, args ...
 		s.OnQuery(query, args)
 	}
 	defer s.timed(time.Now())
-	if err := s.db.SelectContext(ctx, dest, query, args...); err != nil {
+	err := s.run(ctx, query,
+		func(st *sqlx.Stmt) error { return st.SelectContext(ctx, dest, args...) },
+		func() error { return s.db.SelectContext(ctx, dest, query, args...) })
+	if err != nil {
 		return &StoreError{Query: firstLine(query), Err: err}
 	}
 	return nil
@@ -77,7 +82,9 @@ func (s *Store) getRow(ctx context.Context, dest any, query string, args ...any)
 		s.OnQuery(query, args)
 	}
 	defer s.timed(time.Now())
-	err := s.db.GetContext(ctx, dest, query, args...)
+	err := s.run(ctx, query,
+		func(st *sqlx.Stmt) error { return st.GetContext(ctx, dest, args...) },
+		func() error { return s.db.GetContext(ctx, dest, query, args...) })
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
