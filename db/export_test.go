@@ -9,3 +9,6 @@ const PricesAtSQL = pricesAtSQL
 func (s *Store) SelectRows(ctx context.Context, dest any, query string, args ...any) error {
 	return s.selectRows(ctx, dest, query, args...)
 }
+
+// MaxPrepared bounds the statements kept prepared, for its test.
+const MaxPrepared = maxPrepared

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
@@ -18,52 +19,57 @@ import (
 // a parameter-sensitive plan can add plan_cache_mode=force_custom_plan to DATABASE_URL
 // (lib/pq sends unknown parameters as session settings).
 
-// maxPrepared bounds the statement texts kept prepared. The texts are the program's own (an
-// argument is never spliced into one), so there are a few hundred; past the bound a new text
-// runs unprepared rather than grow the cache.
-const maxPrepared = 2000
+// What is kept prepared is bounded: on the server, a prepared statement with its generic
+// plan takes about 48 KB of each connection it ran on. Most texts are the program's own and
+// few, but a page number or size is written into its statement (LIMIT 25 OFFSET 50), so deep
+// pages make texts that come once. A text is prepared the second time it is seen, and the
+// least recently used of maxPrepared is closed (on every connection) when another comes:
+// at most about 256 x 48 KB = 12 MB per connection.
+const (
+	maxPrepared  = 256
+	maxSeenTexts = 4096
+)
 
 type preparedStatements struct {
-	mu    sync.RWMutex
-	stmts map[string]*sqlx.Stmt
+	once  sync.Once
+	seen  *lru.Cache[string, struct{}]   // texts run once, as text
+	stmts *lru.Cache[string, *sqlx.Stmt] // texts run more than once, prepared
 }
 
-// stmt returns query prepared, or nil when it cannot be (the cache is full, or preparing
-// failed: the caller then runs the text, which reports the error if it is the statement's).
+func (p *preparedStatements) init() {
+	p.once.Do(func() {
+		p.seen, _ = lru.New[string, struct{}](maxSeenTexts)
+		// Closing waits for the statement's runs in flight, so it is not done on the
+		// request that pushed it out.
+		p.stmts, _ = lru.NewWithEvict(maxPrepared, func(_ string, st *sqlx.Stmt) { go st.Close() })
+	})
+}
+
+// stmt returns query prepared, or nil when it is to run as text: the first time it is
+// seen, or when preparing failed (running the text then reports the error if it is the
+// statement's).
 func (p *preparedStatements) stmt(ctx context.Context, db *sqlx.DB, query string) *sqlx.Stmt {
-	p.mu.RLock()
-	st, ok := p.stmts[query]
-	full := len(p.stmts) >= maxPrepared
-	p.mu.RUnlock()
-	if ok || full {
+	p.init()
+	if st, ok := p.stmts.Get(query); ok {
 		return st
+	}
+	if seen, _ := p.seen.ContainsOrAdd(query, struct{}{}); !seen {
+		return nil
 	}
 	prepared, err := db.PreparexContext(ctx, query)
 	if err != nil {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if st, ok := p.stmts[query]; ok { // another request prepared it meanwhile
+	if st, ok, _ := p.stmts.PeekOrAdd(query, prepared); ok { // another request prepared it meanwhile
 		prepared.Close()
 		return st
 	}
-	if p.stmts == nil {
-		p.stmts = map[string]*sqlx.Stmt{}
-	}
-	p.stmts[query] = prepared
 	return prepared
 }
 
 // forget drops query's statement, after PostgreSQL refused to run it as prepared.
 func (p *preparedStatements) forget(query string) {
-	p.mu.Lock()
-	st := p.stmts[query]
-	delete(p.stmts, query)
-	p.mu.Unlock()
-	if st != nil {
-		st.Close() // waits for the statement's runs in flight
-	}
+	p.stmts.Remove(query) // closes it
 }
 
 // stale reports that a prepared statement could not run as such: PostgreSQL refused it

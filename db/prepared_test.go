@@ -2,14 +2,18 @@ package db_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
 )
 
-// A read is prepared on its connection once and runs from then on without being parsed
-// again; when a migration changes a table under a prepared statement, the read still answers
+// A read is prepared on its connection the second time it runs, and from then on runs
+// without being parsed again; when a migration changes a table under a prepared statement, the read still answers
 // (as text), with the new shape, and the statement is prepared again.
 func TestReadsArePreparedAndSurviveATableChange(t *testing.T) {
 	conn := dbtest.New(t)
@@ -32,14 +36,7 @@ func TestReadsArePreparedAndSurviveATableChange(t *testing.T) {
 		}
 		return rows
 	}
-	preparedNow := func() int {
-		t.Helper()
-		var n int
-		if err := conn.Get(&n, `SELECT count(*) FROM pg_prepared_statements WHERE statement = $1`, query); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	preparedNow := func() int { return preparedOnConnection(t, conn, query) }
 
 	for range 3 {
 		if rows := read(); len(rows) != 2 || rows[1].A != 2 {
@@ -58,7 +55,63 @@ func TestReadsArePreparedAndSurviveATableChange(t *testing.T) {
 		t.Fatalf("after the table changed: got %+v, want b = 7", rows)
 	}
 	read()
-	if n := preparedNow(); n != 1 {
-		t.Fatalf("after the table changed, the read is prepared %d times, want once again", n)
+	// The stale statement is closed in the background: wait for it to be gone.
+	waitFor(t, "the read prepared once again", func() bool { return preparedNow() == 1 })
+}
+
+// A text run once is not prepared, and no more than MaxPrepared texts stay prepared: deep
+// pages write their offset into the statement, so they make texts that come once.
+func TestPreparedStatementsAreBounded(t *testing.T) {
+	conn := dbtest.New(t)
+	conn.SetMaxOpenConns(1)
+	ctx := context.Background()
+	store := db.NewStore(conn)
+	text := func(i int) string { return fmt.Sprintf("SELECT $1::int + %d AS n", i) }
+	run := func(i int) {
+		t.Helper()
+		var rows []struct{ N int }
+		if err := store.SelectRows(ctx, &rows, text(i), 1); err != nil || rows[0].N != 1+i {
+			t.Fatalf("%s: %v %+v", text(i), err, rows)
+		}
+	}
+
+	run(-1)
+	if n := preparedOnConnection(t, conn, text(-1)); n != 0 {
+		t.Fatalf("a text run once is prepared (%d)", n)
+	}
+	for i := range db.MaxPrepared + 20 {
+		run(i)
+		run(i)
+	}
+	if n := preparedOnConnection(t, conn, text(db.MaxPrepared+19)); n != 1 {
+		t.Fatalf("a text run twice is prepared %d times, want once", n)
+	}
+	waitFor(t, fmt.Sprintf("at most %d statements prepared", db.MaxPrepared), func() bool {
+		var n int
+		if err := conn.Get(&n, `SELECT count(*) FROM pg_prepared_statements`); err != nil {
+			t.Fatal(err)
+		}
+		return n <= db.MaxPrepared
+	})
+	run(0) // pushed out, and still answered
+}
+
+// preparedOnConnection counts the statements prepared with query's text on conn's one
+// connection.
+func preparedOnConnection(t *testing.T, conn *sqlx.DB, query string) int {
+	t.Helper()
+	var n int
+	if err := conn.Get(&n, `SELECT count(*) FROM pg_prepared_statements WHERE statement = $1`, query); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 5 s for %s", what)
+		}
 	}
 }
