@@ -2,8 +2,8 @@
 // body sent again is not compressed again.
 //
 // The REST API runs its SQL and encodes its JSON for every request, so its answers are always
-// current, but many requests get the same bytes: the first page of blocks, the stats, a
-// popular token's holders are the same for every client until the next block. Compressing
+// current, but many requests get the same bytes: the first page of blocks or of
+// transactions, a popular token's holders are the same for every client until the next block. Compressing
 // such a body was a sixth of the CPU the service spends on `/beta/blocks`. A Memo plugs into
 // gzhttp as its gzip and zstd writers: each one collects the plain body, and at Close either
 // writes the compressed bytes remembered for an identical body or compresses and remembers

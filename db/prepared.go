@@ -74,7 +74,7 @@ func (p *preparedStatements) forget(query string) {
 
 // stale reports that a prepared statement could not run as such: PostgreSQL refused it
 // because its tables changed shape under it ("cached plan must not change result type",
-// after a migration while serving), or another request forgot and closed it meanwhile.
+// after a migration while serving), or it was pushed out of the cache and closed meanwhile.
 func stale(err error) bool {
 	var pqErr *pq.Error
 	return errors.As(err, &pqErr) && pqErr.Code == "0A000" ||

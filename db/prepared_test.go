@@ -13,8 +13,8 @@ import (
 )
 
 // A read is prepared on its connection the second time it runs, and from then on runs
-// without being parsed again; when a migration changes a table under a prepared statement, the read still answers
-// (as text), with the new shape, and the statement is prepared again.
+// without being parsed again; when a migration changes a table under a prepared statement,
+// the read still answers (as text), with the new shape, and the statement is prepared again.
 func TestReadsArePreparedAndSurviveATableChange(t *testing.T) {
 	conn := dbtest.New(t)
 	conn.SetMaxOpenConns(1) // one connection, so its prepared statements are the ones seen
