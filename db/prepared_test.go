@@ -115,3 +115,42 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		}
 	}
 }
+
+// BenchmarkRead compares a page read sent as text (parsed and planned every time: the
+// baseline) with the store's prepared read, on one connection to the private PostgreSQL.
+//
+//	go test ./db -run '^$' -bench Read
+func BenchmarkRead(b *testing.B) {
+	conn := dbtest.New(b)
+	conn.SetMaxOpenConns(1)
+	ctx := context.Background()
+	if _, err := conn.Exec(`CREATE TABLE pages (n bigint PRIMARY KEY, hash bytea NOT NULL, fee numeric NOT NULL);
+		INSERT INTO pages SELECT n, sha256(n::text::bytea), n * 1000 FROM generate_series(1, 10000) n`); err != nil {
+		b.Fatal(err)
+	}
+	const query = `SELECT p.n, p.hash, p.fee::text AS fee FROM pages p WHERE p.n < $1 ORDER BY p.n DESC LIMIT 25`
+	type row struct {
+		N    int64  `db:"n"`
+		Hash []byte `db:"hash"`
+		Fee  string `db:"fee"`
+	}
+	store := db.NewStore(conn)
+	for _, c := range []struct {
+		name string
+		read func(dest *[]row, before int64) error
+	}{
+		{"text", func(dest *[]row, before int64) error { return conn.SelectContext(ctx, dest, query, before) }},
+		{"prepared", func(dest *[]row, before int64) error { return store.SelectRows(ctx, dest, query, before) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			i := int64(0)
+			for b.Loop() {
+				var rows []row
+				if err := c.read(&rows, 100+i%9000); err != nil || len(rows) != 25 {
+					b.Fatalf("%v, %d rows", err, len(rows))
+				}
+				i++
+			}
+		})
+	}
+}
