@@ -36,9 +36,21 @@ const (
 type Memo struct {
 	// Two-queue: a body must be asked for twice before it may push out one asked for often, so
 	// a stream of one-off bodies (transactions by hash) does not flush the popular pages.
-	seen *lru.TwoQueueCache[key, entry]
-	bufs sync.Pool
+	seen    *lru.TwoQueueCache[key, entry]
+	bufs    sync.Pool
+	observe func(Result)
 }
+
+// Result is what became of one compressed body.
+type Result int
+
+const (
+	Reused     Result = iota // the bytes remembered for an identical body were sent
+	Compressed               // compressed, and remembered
+	Streamed                 // larger than MaxBody, or flushed: compressed as written
+)
+
+func (r Result) String() string { return [...]string{"reused", "compressed", "streamed"}[r] }
 
 type key struct {
 	sum      uint64
@@ -48,13 +60,17 @@ type key struct {
 
 type entry struct{ plain, packed []byte }
 
-// New returns an empty Memo.
-func New() *Memo {
+// New returns an empty Memo; observe, when not nil, is told what became of each body (for
+// metrics).
+func New(observe func(Result)) *Memo {
 	seen, err := lru.New2Q[key, entry](Entries)
 	if err != nil {
 		panic(err) // only for a size below 1
 	}
-	return &Memo{seen: seen, bufs: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
+	if observe == nil {
+		observe = func(Result) {}
+	}
+	return &Memo{seen: seen, bufs: sync.Pool{New: func() any { return new(bytes.Buffer) }}, observe: observe}
 }
 
 // Gzip is the factory to give gzhttp.Implementation: klauspost's gzip writers, remembered.
@@ -126,6 +142,7 @@ func (w *memoWriter) Flush() error {
 
 // stream starts compressing to dst, with what was collected so far.
 func (w *memoWriter) stream() error {
+	w.memo.observe(Streamed)
 	w.streamed = w.open(w.dst)
 	_, err := w.streamed.Write(w.plain.Bytes())
 	w.release()
@@ -151,9 +168,11 @@ func (w *memoWriter) Close() error {
 	k := w.key
 	k.sum = xxhash.Sum64(body)
 	if e, ok := w.memo.seen.Get(k); ok && bytes.Equal(e.plain, body) {
+		w.memo.observe(Reused)
 		_, err := w.dst.Write(e.packed)
 		return err
 	}
+	w.memo.observe(Compressed)
 	var packed bytes.Buffer
 	c := w.open(&packed)
 	if _, err := c.Write(body); err != nil {

@@ -54,7 +54,8 @@ func gunzip(t *testing.T, b []byte) []byte {
 }
 
 func TestABodySentAgainIsCompressedOnce(t *testing.T) {
-	m := New()
+	var results []string
+	m := New(func(r Result) { results = append(results, r.String()) })
 	compressions := 0
 	open := countingOpen(gzipOpen, &compressions)
 	page := []byte(strings.Repeat(`{"blockNumber":1234,"hash":"0x0abc"},`, 200))
@@ -75,13 +76,17 @@ func TestABodySentAgainIsCompressedOnce(t *testing.T) {
 	if got := gunzip(t, send(m, open, other)); !bytes.Equal(got, other) || compressions != 2 {
 		t.Fatalf("a body one byte apart: %d compressions, right body %v", compressions, bytes.Equal(got, other))
 	}
+	send(m, open, bytes.Repeat(page, MaxBody/len(page)+1))
+	if got := strings.Join(results, " "); got != "compressed reused compressed streamed" {
+		t.Errorf("observed %q, want compressed reused compressed streamed", got)
+	}
 }
 
 // A hash is not proof: an entry whose hash matches but whose body does not must not answer.
 func TestAnEntryUnderTheSameHashWithAnotherBodyIsNotUsed(t *testing.T) {
-	m := New()
+	m := New(nil)
 	body := []byte(strings.Repeat("the body the client must get ", 40))
-	wrong := send(New(), gzipOpen, []byte("another body entirely, compressed"))
+	wrong := send(New(nil), gzipOpen, []byte("another body entirely, compressed"))
 	m.seen.Add(key{sum: xxhash.Sum64(body), encoding: 'g', level: gzip.BestSpeed},
 		entry{plain: []byte("another body entirely, compressed"), packed: wrong})
 
@@ -91,7 +96,7 @@ func TestAnEntryUnderTheSameHashWithAnotherBodyIsNotUsed(t *testing.T) {
 }
 
 func TestLargeOrFlushedBodiesStreamAndAreNotRemembered(t *testing.T) {
-	m := New()
+	m := New(nil)
 	compressions := 0
 	open := countingOpen(gzipOpen, &compressions)
 	large := bytes.Repeat([]byte("0123456789abcdef"), MaxBody/16+1)
@@ -124,7 +129,7 @@ func TestLargeOrFlushedBodiesStreamAndAreNotRemembered(t *testing.T) {
 // second request of each gets the first's bytes, and concurrent requests for different
 // bodies each get their own (run with -race).
 func TestThroughGzhttp(t *testing.T) {
-	m := New()
+	m := New(nil)
 	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(512), gzhttp.CompressionLevel(gzip.BestSpeed),
 		gzhttp.Implementation(m.Gzip()), gzhttp.ZstdImplementation(m.Zstd()))
 	if err != nil {
@@ -200,7 +205,7 @@ func BenchmarkPage(b *testing.B) {
 		}
 	})
 	b.Run("memo", func(b *testing.B) {
-		m, open := New(), func(w io.Writer) compressor { return gzkp.NewWriter(w, gzip.BestSpeed) }
+		m, open := New(nil), func(w io.Writer) compressor { return gzkp.NewWriter(w, gzip.BestSpeed) }
 		for b.Loop() {
 			send(m, open, page)
 		}

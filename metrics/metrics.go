@@ -71,6 +71,12 @@ var (
 		"Time of a SQL statement of the API's store, by the store method that ran it.",
 		append([]float64{.0005}, latencyBuckets...), "statement")
 
+	// CompressedBodies counts REST bodies compressed for the client, by what became of
+	// them: "reused" (the bytes of an identical body sent lately), "compressed" (and
+	// remembered), "streamed" (too large to remember, or flushed).
+	CompressedBodies = counterVec("http_compressed_bodies_total",
+		"REST bodies compressed for the client: reused (an identical body's bytes), compressed, or streamed.", "result")
+
 	// SQLStatements counts SQL statements sent to PostgreSQL.
 	SQLStatements = counter("sql_statements_total", "SQL statements sent to PostgreSQL.")
 

@@ -67,6 +67,7 @@ func NewHandler(res *resolvers.Resolver, opts Options) http.Handler {
 		mux.Handle(rt.method+" "+rt.path, s.serve(rt))
 	}
 	mux.HandleFunc("GET /beta/openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		metrics.SetRoute(r.Context(), "GET /beta/openapi.json")
 		writeJSON(w, r, http.StatusOK, doc)
 	})
 	fallback := func(w http.ResponseWriter, r *http.Request) { s.noRoute(mux, w, r) }
@@ -74,7 +75,7 @@ func NewHandler(res *resolvers.Resolver, opts Options) http.Handler {
 	mux.HandleFunc("/beta", fallback)
 
 	// A body sent again (the same page between two blocks) reuses its compressed bytes.
-	memo := compressmemo.New()
+	memo := compressmemo.New(func(r compressmemo.Result) { metrics.CompressedBodies.WithLabelValues(r.String()).Inc() })
 	gz, err := gzhttp.NewWrapper(gzhttp.MinSize(512), gzhttp.CompressionLevel(gzip.BestSpeed),
 		gzhttp.Implementation(memo.Gzip()), gzhttp.ZstdImplementation(memo.Zstd()))
 	if err != nil {
