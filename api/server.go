@@ -155,12 +155,13 @@ func capInFlight(max int, next http.Handler) http.Handler {
 			return
 		}
 		n := running.Add(1)
-		defer running.Add(-1)
 		if max > 0 && n > int64(max) {
+			running.Add(-1) // a refused request holds no slot while its 503 is written
 			w.Header().Set("Retry-After", "1")
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the server is busy; retry in a second"})
 			return
 		}
+		defer running.Add(-1)
 		if n <= cores {
 			r = r.WithContext(loaders.WithSpareCores(r.Context()))
 		}

@@ -176,7 +176,7 @@ func (z *Lazy[K, V]) get() *dataloader.Loader[K, V] {
 // Load asks for key's value; the thunk waits for the batch it joined.
 func (z *Lazy[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
 	if !z.d.fanOut {
-		if z.d.capacity != 1 && alone(ctx) && HasSpareCores(ctx) {
+		if z.d.capacity != 1 && HasSpareCores(ctx) && alone(ctx) { // the cheap test first
 			return z.loadNow(ctx, key)
 		}
 		return z.get().Load(ctx, key)
