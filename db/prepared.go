@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"errors"
-	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jmoiron/sqlx"
@@ -31,25 +30,22 @@ const (
 )
 
 type preparedStatements struct {
-	once  sync.Once
 	seen  *lru.Cache[string, struct{}]   // texts run once, as text
 	stmts *lru.Cache[string, *sqlx.Stmt] // texts run more than once, prepared
 }
 
-func (p *preparedStatements) init() {
-	p.once.Do(func() {
-		p.seen, _ = lru.New[string, struct{}](maxSeenTexts)
-		// Closing waits for the statement's runs in flight, so it is not done on the
-		// request that pushed it out.
-		p.stmts, _ = lru.NewWithEvict(maxPrepared, func(_ string, st *sqlx.Stmt) { go st.Close() })
-	})
+func newPreparedStatements() preparedStatements {
+	seen, _ := lru.New[string, struct{}](maxSeenTexts) // errors only for a size below 1
+	// Closing waits for the statement's runs in flight, so it is not done on the request
+	// that pushed it out.
+	stmts, _ := lru.NewWithEvict(maxPrepared, func(_ string, st *sqlx.Stmt) { go st.Close() })
+	return preparedStatements{seen: seen, stmts: stmts}
 }
 
 // stmt returns query prepared, or nil when it is to run as text: the first time it is
 // seen, or when preparing failed (running the text then reports the error if it is the
 // statement's).
 func (p *preparedStatements) stmt(ctx context.Context, db *sqlx.DB, query string) *sqlx.Stmt {
-	p.init()
 	if st, ok := p.stmts.Get(query); ok {
 		return st
 	}

@@ -35,7 +35,7 @@ type Store struct {
 }
 
 // NewStore wraps an open database.
-func NewStore(conn *sqlx.DB) *Store { return &Store{db: conn} }
+func NewStore(conn *sqlx.DB) *Store { return &Store{db: conn, prepared: newPreparedStatements()} }
 
 // DB is the underlying connection pool.
 func (s *Store) DB() *sqlx.DB { return s.db }
