@@ -25,8 +25,9 @@ import (
 )
 
 // Bounds of what a Memo keeps. A body larger than MaxBody is compressed as it is written and
-// not remembered; Entries bodies of at most MaxBody with their compressed forms bound the
-// memory a Memo holds (at most 256 x 96 KiB = 24 MiB; pages of /beta are 5 to 30 KB).
+// not remembered; Entries bodies of at most MaxBody with their compressed forms (no larger
+// than the body but for a few bytes, stored at their exact size) bound the memory a Memo
+// holds: about 256 x 128 KiB = 32 MiB at worst; pages of /beta are 5 to 30 KB.
 const (
 	Entries = 256
 	MaxBody = 64 << 10
@@ -181,7 +182,8 @@ func (w *memoWriter) Close() error {
 	if err := c.Close(); err != nil {
 		return err
 	}
-	w.memo.seen.Add(k, entry{plain: bytes.Clone(body), packed: packed.Bytes()})
-	_, err := w.dst.Write(packed.Bytes())
+	e := entry{plain: bytes.Clone(body), packed: bytes.Clone(packed.Bytes())} // not the buffer's spare capacity
+	w.memo.seen.Add(k, e)
+	_, err := w.dst.Write(e.packed)
 	return err
 }
