@@ -403,7 +403,7 @@ func (w *batchWriter) apply(bd *blockData) {
 			feeTxs[t.Receipt.ActualFee.Unit]++
 		}
 		n := len(t.Receipt.Events)
-		w.applyTransaction(num, ts, i, t, &rows.txs[i], events[:n:n], b.SequencerAddress)
+		w.applyTransaction(t, &rows.txs[i], events[:n:n], b.SequencerAddress)
 		events = events[n:]
 	}
 	row := db.BlockRow{
@@ -440,11 +440,12 @@ func (w *batchWriter) apply(bd *blockData) {
 	w.counts["events"] += int64(eventCount)
 }
 
-// applyTransaction derives the rows of transaction i of a block whose sequencer is sequencer,
+// applyTransaction derives the rows of transaction t of a block whose sequencer is sequencer,
 // from its row and its events' rows as far as the block tells them (blockRows).
-func (w *batchWriter) applyTransaction(num, ts int64, i int, t *rpc.Transaction, tx *db.TransactionRow, events []db.EventRow, sequencer starknet.Felt) {
+func (w *batchWriter) applyTransaction(t *rpc.Transaction, tx *db.TransactionRow, events []db.EventRow, sequencer starknet.Felt) {
 	r := &t.Receipt
 	row := *tx
+	num, ts, i := row.BlockNumber, row.Timestamp, row.TxIndex
 	w.counts["transactions:"+t.Type]++
 
 	// Calls: the account's multicall, or the single call of INVOKE v0 and L1_HANDLER.
