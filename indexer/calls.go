@@ -1,9 +1,6 @@
 package indexer
 
 import (
-	"math/big"
-	"strings"
-
 	json "github.com/goccy/go-json"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -155,10 +152,11 @@ func explorerValue(v any) any {
 	return v
 }
 
+// hexToDecimal writes a u256 half, a felt's hex, in decimal as the explorer does.
 func hexToDecimal(s string) string {
-	n, ok := new(big.Int).SetString(strings.TrimPrefix(s, "0x"), 16)
-	if !ok {
+	f, err := starknet.ParseFelt(s)
+	if err != nil {
 		return s
 	}
-	return n.String()
+	return f.Decimal()
 }

@@ -36,36 +36,18 @@ func (f felt) appendHex(b []byte) []byte {
 
 func (f felt) String() string { return string(f.appendHex(nil)) }
 
-// parseFelt reads canonical-or-not hex (0x + 1..64 digits) below 2^256; callers
-// compare the result with what they generated, so values above P simply never match.
+// parseFelt reads a felt as starknet.ParseFelt does (0x + 1..64 hex digits, below the
+// prime) into the simulator's form.
 func parseFelt(s string) (felt, bool) {
-	if len(s) < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || len(s) > 66 {
+	sf, err := starknet.ParseFelt(s)
+	if err != nil {
 		return felt{}, false
 	}
-	var f felt
-	for _, c := range s[2:] {
-		var d uint64
-		switch {
-		case c >= '0' && c <= '9':
-			d = uint64(c - '0')
-		case c >= 'a' && c <= 'f':
-			d = uint64(c-'a') + 10
-		case c >= 'A' && c <= 'F':
-			d = uint64(c-'A') + 10
-		default:
-			return felt{}, false
-		}
-		f[0] = f[0]<<4 | f[1]>>60
-		f[1] = f[1]<<4 | f[2]>>60
-		f[2] = f[2]<<4 | f[3]>>60
-		f[3] = f[3]<<4 | d
-	}
-	return f, true
+	return fromStarknet(sf), true
 }
 
-// snKeccak is Starknet's keccak: keccak256 masked to its low 250 bits. Selectors
-// of entry points and events are snKeccak of their names.
-// snKeccak is Starknet's keccak (keccak256 masked to 250 bits) in the simulator's form.
+// snKeccak is Starknet's keccak (keccak256 masked to its low 250 bits) in the simulator's
+// form. Selectors of entry points and events are snKeccak of their names.
 func snKeccak(data []byte) felt { return fromStarknet(starknet.Keccak(data)) }
 
 func fromStarknet(sf starknet.Felt) felt {
