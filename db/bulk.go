@@ -41,7 +41,9 @@ var KeptWhileBulkLoading = []string{
 
 // DeferConstraints drops the secondary indexes and foreign keys of the per-block tables,
 // keeping their definitions for RestoreConstraints. Unique indexes and primary keys stay:
-// they guard what is written. It returns how many it deferred; none when already deferred.
+// they guard what is written. On a partitioned table they are the parent's, which stand
+// for its partitions': dropping one drops theirs, and its definition, without the ONLY
+// that PostgreSQL writes into it, builds them all again. It returns how many it deferred; none when already deferred.
 func DeferConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 	tx, err := conn.BeginTxx(ctx, nil)
 	if err != nil {
@@ -53,7 +55,7 @@ func DeferConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 		FROM pg_constraint c
 		WHERE c.contype = 'f' AND c.conrelid::regclass::text = ANY($1)
 		UNION ALL
-		SELECT i.relname, t.relname, 'index', pg_get_indexdef(i.oid)
+		SELECT i.relname, t.relname, 'index', replace(pg_get_indexdef(i.oid), ' ON ONLY ', ' ON ')
 		FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
 		WHERE t.relname = ANY($1) AND t.relnamespace = 'public'::regnamespace
 		  AND NOT x.indisunique AND NOT x.indisprimary AND NOT (i.relname = ANY($2))

@@ -1,6 +1,9 @@
 package db
 
-import "context"
+import (
+	"context"
+	"database/sql"
+)
 
 // PricesAtSQL is PricesAt's statement, for its plan's test.
 const PricesAtSQL = pricesAtSQL
@@ -12,3 +15,14 @@ func (s *Store) SelectRows(ctx context.Context, dest any, query string, args ...
 
 // MaxPrepared bounds the statements kept prepared, for its test.
 const MaxPrepared = maxPrepared
+
+// MigrateDownTo undoes the migrations above version, for the tests of a migration on a
+// database that has rows.
+func MigrateDownTo(ctx context.Context, conn *sql.DB, version int64) error {
+	provider, err := newMigrationProvider(conn)
+	if err != nil {
+		return err
+	}
+	_, err = provider.DownTo(ctx, version)
+	return err
+}

@@ -15,25 +15,12 @@ import (
 	"github.com/starkgraph/starkgraph/sim"
 )
 
-// schemaOf lists the public schema's indexes and constraints with their definitions.
-func schemaOf(t *testing.T, d *sqlx.DB) []string {
-	t.Helper()
-	var defs []string
-	if err := d.Select(&defs, `SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'
-		UNION ALL
-		SELECT conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
-		WHERE connamespace = 'public'::regnamespace
-		ORDER BY 1`); err != nil {
-		t.Fatal(err)
-	}
-	return defs
-}
-
 // bulkTweak makes every catch-up of more than 50 blocks a bulk load.
 func bulkTweak(c *Config) { c.BulkLoadMinBlocks = 50; c.MaxReorgDepth = 8 }
 
-// TestBulkLoad indexes a chain as a bulk load and checks that it ends with the schema it
-// started with and the rows a load through the indexes writes; then that a bulk load
+// TestBulkLoad indexes a chain as a bulk load, across block partitions it makes as it
+// goes, and checks that it ends with the schema it started with and the rows a load
+// through the indexes (into one partition) writes; then that a bulk load
 // stopped half way leaves its constraints recorded, and that the next run finishes the
 // load and rebuilds them.
 func TestBulkLoad(t *testing.T) {
@@ -42,9 +29,10 @@ func TestBulkLoad(t *testing.T) {
 	want := snapshot(t, freshIndex(t, url, head))
 
 	d := dbtest.New(t)
-	schema := schemaOf(t, d)
+	dbtest.ShortPartitions(t, d, 16) // ten partitions, made by the indexer as it goes
+	schema := dbtest.Schema(t, d)
 	runIndexer(t, d, url, 0, head, bulkTweak)
-	if got := schemaOf(t, d); !slices.Equal(got, schema) {
+	if got := dbtest.Schema(t, d); !slices.Equal(got, schema) {
 		t.Fatalf("the bulk load changed the schema:\n got %q\nwant %q", got, schema)
 	}
 	if deferred, err := db.ConstraintsDeferred(context.Background(), d); err != nil || deferred {
@@ -54,9 +42,14 @@ func TestBulkLoad(t *testing.T) {
 		t.Fatal("the bulk load wrote other rows than a load through the indexes")
 	}
 	checkConsistent(t, d)
+	var parts int
+	if err := d.Get(&parts, `SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass`); err != nil || parts < 10 {
+		t.Fatalf("events has %d partitions (%v); 160 blocks need 10", parts, err)
+	}
 
 	t.Run("interrupted", func(t *testing.T) {
 		d := dbtest.New(t)
+		dbtest.ShortPartitions(t, d, 16)
 		cfg := Config{RPCURL: url, DB: d, StopAt: head, Logger: quietLogger(), PollInterval: 50 * time.Millisecond, BatchSize: 5}
 		bulkTweak(&cfg)
 		ix, err := New(cfg)
@@ -92,13 +85,13 @@ func TestBulkLoad(t *testing.T) {
 		if g := testutil.ToFloat64(metrics.IndexerBulkLoading); g != 1 {
 			t.Errorf("indexer_bulk_loading = %v during a stopped bulk load, want 1", g)
 		}
-		if slices.Equal(schemaOf(t, d), schema) {
+		if slices.Equal(dbtest.Schema(t, d), schema) {
 			t.Fatal("a stopped bulk load should not have rebuilt the indexes")
 		}
 		checkConsistent(t, d)
 
 		runIndexer(t, d, url, 0, head, bulkTweak)
-		if got := schemaOf(t, d); !slices.Equal(got, schema) {
+		if got := dbtest.Schema(t, d); !slices.Equal(got, schema) {
 			t.Fatalf("the resumed load did not restore the schema:\n got %q\nwant %q", got, schema)
 		}
 		if g := testutil.ToFloat64(metrics.IndexerBulkLoading); g != 0 {
@@ -115,7 +108,7 @@ func TestBulkLoad(t *testing.T) {
 func TestMigrationsRestoreDeferredConstraints(t *testing.T) {
 	ctx := context.Background()
 	d := dbtest.New(t)
-	schema := schemaOf(t, d)
+	schema := dbtest.Schema(t, d)
 	n, err := db.DeferConstraints(ctx, d)
 	if err != nil || n == 0 {
 		t.Fatalf("deferred %d: %v", n, err)
@@ -138,7 +131,7 @@ func TestMigrationsRestoreDeferredConstraints(t *testing.T) {
 	if err := db.Migrate(ctx, d.DB); err != nil {
 		t.Fatal(err)
 	}
-	if got := schemaOf(t, d); !slices.Equal(got, schema) {
+	if got := dbtest.Schema(t, d); !slices.Equal(got, schema) {
 		t.Fatalf("constraints not restored before migrating:\n got %q\nwant %q", got, schema)
 	}
 }

@@ -86,6 +86,8 @@ type Indexer struct {
 	// secondary indexes and foreign keys dropped, or may have: Run starts by asking.
 	constraintsDeferred bool
 	writeTxTarget       int // defaultWriteTxTarget; tests lower it
+	// partitions makes the block partitions of calls, events and transfers ahead.
+	partitions db.Partitions
 }
 
 // New checks the configuration; Run does the work.
@@ -130,7 +132,7 @@ func New(cfg Config) (*Indexer, error) {
 	log := cfg.Logger.With("component", "indexer")
 	return &Indexer{cfg: cfg, db: cfg.DB, node: node, log: log,
 		classes: newClassCache(), lookup: newContractLookup(node, log), tokenMeta: newTokenMetaCache(), head: -1,
-		writeTxTarget: defaultWriteTxTarget}, nil
+		writeTxTarget: defaultWriteTxTarget, partitions: db.Partitions{Log: log}}, nil
 }
 
 // Run indexes until ctx ends (nil), or, with StopAt set, until that block is written (nil).
@@ -473,6 +475,10 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	// rows on the same connection breaks lib/pq's framing (the indexer then hung for good).
 	// ctx is checked before the commit instead: a cancelled batch is rolled back here.
 	work := context.WithoutCancel(ctx)
+	first, last := blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number
+	if err := ix.partitions.Cover(work, ix.db, int64(last)); err != nil {
+		return err
+	}
 	tx, err := db.BeginWrite(work, ix.db)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -488,7 +494,6 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 		}
 		defer w.beside.Rollback()
 	}
-	first, last := blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number
 	if err := w.write(work, blocks, journal); err != nil {
 		return fmt.Errorf("write blocks %d-%d: %w", first, last, err)
 	}

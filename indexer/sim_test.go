@@ -193,9 +193,10 @@ func TestCrashSafety(t *testing.T) {
 	head := simHead(chain)
 	want := snapshot(t, freshIndex(t, url, head))
 	// A reorg window of 16 blocks: kills land both in multi-block catch-up transactions
-	// and in the journaled one-block transactions near the head.
-
+	// and in the journaled one-block transactions near the head. Partitions of 8 blocks:
+	// kills land while partitions are made too.
 	d := dbtest.New(t)
+	dbtest.ShortPartitions(t, d, 8)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 20; i++ {
 		cfg := Config{RPCURL: url, DB: d, FromBlock: 0, StopAt: head, Logger: quietLogger(),
@@ -222,6 +223,7 @@ func TestReorgs(t *testing.T) {
 		t.Run("depth"+itoa(depth), func(t *testing.T) {
 			chain, url := simNode(t, sim.Config{Seed: 11 + depth, Blocks: depth + 12, TxPerBlock: 5})
 			d := dbtest.New(t)
+			dbtest.ShortPartitions(t, d, 4) // a reorg deep enough undoes several partitions' rows
 			runIndexer(t, d, url, 0, simHead(chain), nil)
 			chain.Reorg(depth)
 			chain.AddBlocks(3)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ var bigTables = map[string]bool{
 	"blocks": true, "transactions": true, "events": true, "calls": true, "contracts": true, "classes": true,
 	"erc20_balances": true, "nft_items": true, "nft_events": true, "nft_balances": true, "meta_transactions": true,
 	"contract_changes": true, "delegations": true, "staking_activity": true, "attestations": true,
+	"token_transfers": true, "erc20_balance_changes": true, "messages": true,
 }
 
 // statements records the distinct SQL statements a store runs, each with the first
@@ -207,16 +209,16 @@ type planNode struct {
 }
 
 // problems lists sequential scans of big tables, and sorts whose input is a big table's
-// scan (the ORDER BY no index serves).
+// scan (the ORDER BY no index serves), whether of the table or of its partitions.
 func (n planNode) problems() []string {
 	var out []string
-	if n.NodeType == "Seq Scan" && bigTables[n.Relation] {
+	if n.NodeType == "Seq Scan" && bigTables[n.table()] {
 		out = append(out, "a sequential scan of "+n.Relation)
 	}
 	if n.NodeType == "Sort" || n.NodeType == "Incremental Sort" {
-		for _, c := range n.Plans {
-			if strings.Contains(c.NodeType, "Scan") && bigTables[c.Relation] {
-				out = append(out, fmt.Sprintf("a sort of %s rows by %s", c.Relation, strings.Join(n.SortKey, ", ")))
+		for _, scan := range n.scansBelow() {
+			if bigTables[scan.table()] {
+				out = append(out, fmt.Sprintf("a sort of %s rows by %s", scan.Relation, strings.Join(n.SortKey, ", ")))
 			}
 		}
 	}
@@ -224,6 +226,30 @@ func (n planNode) problems() []string {
 		out = append(out, c.problems()...)
 	}
 	return out
+}
+
+// scansBelow are the scans that feed n directly, through the Append that gathers a
+// partitioned table's partitions.
+func (n planNode) scansBelow() []planNode {
+	var scans []planNode
+	for _, c := range n.Plans {
+		switch {
+		case strings.Contains(c.NodeType, "Scan"):
+			scans = append(scans, c)
+		case c.NodeType == "Append":
+			scans = append(scans, c.scansBelow()...)
+		}
+	}
+	return scans
+}
+
+// table is the table a scan reads: a partition (events_8) stands for its table.
+func (n planNode) table() string {
+	if i := strings.LastIndexByte(n.Relation, '_'); i > 0 && strings.Trim(n.Relation[i+1:], "0123456789") == "" &&
+		slices.Contains(db.PartitionedTables, n.Relation[:i]) {
+		return n.Relation[:i]
+	}
+	return n.Relation
 }
 
 func withQuery(path, q string) string {
@@ -239,4 +265,29 @@ func firstLineOf(q string) string {
 		q = q[:160] + "..."
 	}
 	return q
+}
+
+// The plan check sees a partition as its table, and a sort of a partitioned table's rows
+// through the Append that gathers its partitions.
+func TestPlanProblemsOfPartitions(t *testing.T) {
+	for _, c := range []struct {
+		plan string
+		want int
+	}{
+		{`{"Node Type": "Seq Scan", "Relation Name": "events_8"}`, 1},
+		{`{"Node Type": "Sort", "Sort Key": ["block_number"], "Plans": [{"Node Type": "Append", "Plans": [
+			{"Node Type": "Index Scan", "Relation Name": "token_transfers_0"},
+			{"Node Type": "Index Scan", "Relation Name": "token_transfers_8"}]}]}`, 2},
+		{`{"Node Type": "Limit", "Plans": [{"Node Type": "Merge Append", "Plans": [
+			{"Node Type": "Index Scan", "Relation Name": "events_0"}, {"Node Type": "Index Scan", "Relation Name": "events_8"}]}]}`, 0},
+		{`{"Node Type": "Seq Scan", "Relation Name": "aliases_2"}`, 0},
+	} {
+		var n planNode
+		if err := json.Unmarshal([]byte(c.plan), &n); err != nil {
+			t.Fatal(err)
+		}
+		if got := n.problems(); len(got) != c.want {
+			t.Errorf("%s: %q, want %d problems", c.plan, got, c.want)
+		}
+	}
 }

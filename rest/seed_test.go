@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -48,9 +49,17 @@ func account(i int) db.Felt {
 func blockHash(n int) db.Felt { return db.FeltFromUint64(uint64(0xb10c000 + n)) }
 func txHash(n, i int) db.Felt { return db.FeltFromUint64(uint64(0x7a000 + n*2 + i)) }
 
-// seed writes the test chain with plain SQL.
+// seedPartitionBlocks is the length of the test chain's block partitions: its blocks
+// span several, so that every list is read across partitions.
+const seedPartitionBlocks = 8
+
+// seed writes the test chain with plain SQL, into partitions seedPartitionBlocks long.
 func seed(t testing.TB, conn *sqlx.DB) {
 	t.Helper()
+	dbtest.ShortPartitions(t, conn, seedPartitionBlocks)
+	if err := new(db.Partitions).Cover(context.Background(), conn, nBlocks); err != nil {
+		t.Fatal(err)
+	}
 	// One transaction: a commit per row would make every test wait on the disk.
 	tx, err := conn.Beginx()
 	if err != nil {

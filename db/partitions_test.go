@@ -1,0 +1,181 @@
+package db_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
+)
+
+// partitionedRows are the rows of one block with one transaction that made a call, an event and
+// a token transfer: a row in each partitioned table.
+func partitionedRows(n int64) *db.ChainRows {
+	hash := db.FeltFromUint64(uint64(0xb000 + n))
+	return &db.ChainRows{
+		Blocks: []db.BlockRow{{Number: n, Hash: hash, ParentHash: db.FeltFromUint64(uint64(0xb000 + n - 1)),
+			Timestamp: 1700000000 + n, Status: "ACCEPTED_ON_L2"}},
+		Transactions: []db.TransactionRow{{BlockNumber: n, Hash: db.FeltFromUint64(uint64(0x7000 + n)), Type: "INVOKE",
+			Version: 3, Timestamp: 1700000000 + n, ActualFee: "1", ActualFeeUnit: "FRI",
+			ExecutionStatus: "SUCCEEDED", FinalityStatus: "ACCEPTED_ON_L2"}},
+		Calls:  []db.CallRow{{BlockNumber: n, ContractAddress: db.FeltFromUint64(5), Selector: db.FeltFromUint64(6)}},
+		Events: []db.EventRow{{BlockNumber: n, FromAddress: db.FeltFromUint64(5), Keys: db.FeltArray{db.FeltFromUint64(7)}}},
+		TokenTransfers: []db.TokenTransfer{{BlockNumber: n, TokenAddress: db.FeltFromUint64(5), FromAddress: db.FeltFromUint64(8),
+			ToAddress: db.FeltFromUint64(9), Amount: "10", TransactionHash: db.FeltFromUint64(uint64(0x7000 + n))}},
+	}
+}
+
+func writeRows(ctx context.Context, conn *sqlx.DB, r *db.ChainRows) error {
+	tx, err := db.BeginWrite(ctx, conn)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := db.InsertChainRows(ctx, tx, r); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// partitionsOf lists a table's partitions with their bounds, in order.
+func partitionsOf(t *testing.T, conn *sqlx.DB, table string) []string {
+	t.Helper()
+	var parts []string
+	if err := conn.Select(&parts, `SELECT c.relname || ' ' || pg_get_expr(c.relpartbound, c.oid)
+		FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+		WHERE i.inhparent = $1::regclass ORDER BY c.relname`, table); err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(parts, func(a, b string) int { return len(a) - len(b) }) // events_10 after events_0, before events_100
+	return parts
+}
+
+// The indexer's Cover makes each partitioned table's partitions one partition ahead of
+// the block it is given, asks PostgreSQL nothing while that holds, and says when a block
+// has no partition and none could be made; rows land in their block's partition.
+func TestPartitionsAreMadeAhead(t *testing.T) {
+	ctx := context.Background()
+	conn := dbtest.New(t)
+	dbtest.ShortPartitions(t, conn, 10)
+	if err := writeRows(ctx, conn, partitionedRows(3)); err == nil || !strings.Contains(err.Error(), "no partition") {
+		t.Fatalf("a block without a partition was written, or failed otherwise: %v", err)
+	}
+
+	var p db.Partitions
+	if err := p.Cover(ctx, conn, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range db.PartitionedTables {
+		want := []string{
+			table + "_0 FOR VALUES FROM ('0') TO ('10')",
+			table + "_10 FOR VALUES FROM ('10') TO ('20')",
+		}
+		if got := partitionsOf(t, conn, table); !slices.Equal(got, want) {
+			t.Fatalf("after Cover(3): %q, want %q", got, want)
+		}
+	}
+
+	// Within what it made, Cover does not ask PostgreSQL: a closed pool does not matter.
+	unreachable, err := sqlx.Open("postgres", "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Cover(ctx, unreachable, 9); err != nil {
+		t.Fatalf("Cover(9) went to the database: %v", err)
+	}
+	// Past it, a block with a partition is written even when the next one cannot be made...
+	if err := p.Cover(ctx, unreachable, 12); err != nil {
+		t.Fatalf("Cover(12), block 12 having a partition: %v", err)
+	}
+	// ...and a block without one is an error.
+	if err := p.Cover(ctx, unreachable, 20); err == nil || !strings.Contains(err.Error(), "partition for block 20") {
+		t.Fatalf("Cover(20) without a database: %v", err)
+	}
+
+	if err := p.Cover(ctx, conn, 33); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{3, 9, 10, 33} {
+		if err := writeRows(ctx, conn, partitionedRows(n)); err != nil {
+			t.Fatalf("block %d: %v", n, err)
+		}
+	}
+	// A second writer (another process) finds the partitions made and continues them.
+	var again db.Partitions
+	if err := again.Cover(ctx, conn, 41); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range db.PartitionedTables {
+		var where []string
+		if err := conn.Select(&where, `SELECT tableoid::regclass::text || ':' || block_number FROM `+table+` ORDER BY block_number`); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{table + "_0:3", table + "_0:9", table + "_10:10", table + "_30:33"}
+		if !slices.Equal(where, want) {
+			t.Errorf("%s rows in %q, want %q", table, where, want)
+		}
+		var names []string
+		for _, part := range partitionsOf(t, conn, table) {
+			names = append(names, strings.Fields(part)[0])
+		}
+		if want := []string{table + "_0", table + "_10", table + "_20", table + "_30", table + "_40", table + "_50"}; !slices.Equal(names, want) {
+			t.Errorf("%s partitions %q, want %q", table, names, want)
+		}
+	}
+}
+
+// Migration 00028 makes the existing tables partitions, rows and all, and adopts their
+// indexes and foreign keys; its down migration gives the plain tables back with their rows.
+func TestPartitioningKeepsExistingRows(t *testing.T) {
+	ctx := context.Background()
+	conn := dbtest.New(t)
+	want := dbtest.Schema(t, conn)
+	if err := db.MigrateDownTo(ctx, conn.DB, 27); err != nil {
+		t.Fatal(err)
+	}
+	var kind string
+	if err := conn.Get(&kind, `SELECT relkind FROM pg_class WHERE oid = 'events'::regclass`); err != nil || kind != "r" {
+		t.Fatalf("events after the down migration: kind %q, %v", kind, err)
+	}
+	for _, n := range []int64{0, 1, 250_000} {
+		if err := writeRows(ctx, conn, partitionedRows(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Migrate(ctx, conn.DB); err != nil {
+		t.Fatal(err)
+	}
+	if got := dbtest.Schema(t, conn); !slices.Equal(got, want) {
+		t.Errorf("schema after partitioning a table with rows:\n got %q\nwant %q", got, want)
+	}
+	for _, table := range db.PartitionedTables {
+		if got, want := partitionsOf(t, conn, table), []string{table + "_0 FOR VALUES FROM (MINVALUE) TO ('300000')"}; !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", table, got, want)
+		}
+		var n int
+		if err := conn.Get(&n, `SELECT count(*) FROM `+table); err != nil || n != 3 {
+			t.Errorf("%s has %d rows (%v), want 3", table, n, err)
+		}
+	}
+	var p db.Partitions
+	if err := p.Cover(ctx, conn, 250_001); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeRows(ctx, conn, partitionedRows(310_000)); err != nil {
+		t.Fatal(err)
+	}
+	// The foreign keys hold across the partitions: a reorg's delete cascades into them.
+	if _, err := conn.Exec(`DELETE FROM blocks WHERE number >= 1`); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range db.PartitionedTables {
+		var blocks []int64
+		if err := conn.Select(&blocks, `SELECT block_number FROM `+table); err != nil || !slices.Equal(blocks, []int64{0}) {
+			t.Errorf("%s after deleting blocks from 1 on: %v %v", table, blocks, err)
+		}
+	}
+}
