@@ -173,6 +173,9 @@ func Workloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 			PostGraphile: gql(`{ allTransactions(first: 25, orderBy: PRIMARY_KEY_DESC) { edges { node { id __typename hash type actualFee blockByBlockNumber { id __typename number timestamp } } } } }`)},
 		{Name: "GraphQL token -> 25 holders -> contract -> class", Path: "/graphql", Body: gql(`{ token(address: "` + strk + `") {
 			symbol holders(first: 25) { edges { node { balance owner { address classHash class { hash isAccount } } } } } } }`)},
+		// A list across every block partition (db/partitions.go): newest first by token.
+		{Name: "GraphQL 25 transfers of STRK", Path: "/graphql", Body: gql(`{ tokenTransfers(token: "` + strk + `", first: 25) {
+			edges { node { blockNumber transactionHash fromAddress toAddress amount } } } }`)},
 		{Name: "GraphQL block -> txs -> transfers", Path: "/graphql", Body: gql(fmt.Sprintf(`{ block(number: %d) {
 			transactions(first: 25) { edges { node { hash tokenTransfers { amount usdValue token { symbol } } } } } } }`, pick.Block))},
 	}, nil

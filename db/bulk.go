@@ -138,6 +138,9 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM deferred_constraints`); err != nil {
 		return 0, err
 	}
+	if err := AnalyzePartitioned(ctx, tx); err != nil {
+		return 0, err
+	}
 	return len(deferred), tx.Commit()
 }
 

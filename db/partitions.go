@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
@@ -33,21 +34,21 @@ type Partitions struct {
 	covered int64 // every partitioned table has a partition for each block below this
 }
 
-// Cover makes sure that every partitioned table has a partition for each block up to
-// last plus one partition's length, so that the following batches find theirs made. It
+// Cover makes sure that every partitioned table has a partition for each block from first
+// to last plus one partition's length, so that the following batches find theirs made. It
 // asks PostgreSQL only when the blocks it knows to be covered fall short. It must run
 // outside the transaction that writes the blocks: attaching a partition to a table with a
 // foreign key locks the referenced table against writes until the attach commits.
 //
 // When only the partition ahead could not be made (a lock not granted in time), it
 // returns nil: the next batch tries again. Its error says that last itself has none.
-func (p *Partitions) Cover(ctx context.Context, conn *sqlx.DB, last int64) error {
+func (p *Partitions) Cover(ctx context.Context, conn *sqlx.DB, first, last int64) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.size > 0 && last+p.size < p.covered {
 		return nil
 	}
-	err := p.extend(ctx, conn, last)
+	err := p.extend(ctx, conn, first, last)
 	switch {
 	case err == nil:
 		return nil
@@ -61,7 +62,7 @@ func (p *Partitions) Cover(ctx context.Context, conn *sqlx.DB, last int64) error
 
 // extend makes the partitions missing below last + blocks_per_partition, in one
 // transaction, and records how far they reach.
-func (p *Partitions) extend(ctx context.Context, conn *sqlx.DB, last int64) error {
+func (p *Partitions) extend(ctx context.Context, conn *sqlx.DB, first, last int64) error {
 	tx, err := conn.BeginTxx(ctx, nil)
 	if err != nil {
 		return err
@@ -73,16 +74,24 @@ func (p *Partitions) extend(ctx context.Context, conn *sqlx.DB, last int64) erro
 	if err := tx.GetContext(ctx, &p.size, `SELECT blocks_per_partition FROM block_partitioning`); err != nil {
 		return err
 	}
-	covered := int64(-1)
+	covered, made := int64(-1), false
 	for _, table := range PartitionedTables {
 		end, err := partitionsEnd(ctx, tx, table)
 		if err != nil {
 			return err
 		}
-		for ; end <= last+p.size; end += p.size {
-			if err := addPartition(ctx, tx, table, end, end+p.size); err != nil {
+		for end <= last+p.size {
+			to := end + p.size
+			// Blocks skipped below first (an index started --from-block far up) get one
+			// partition, not one per length: empty partitions cost every plan that reads
+			// them all.
+			if start := first - first%p.size; start > end {
+				to = start
+			}
+			if err := addPartition(ctx, tx, table, end, to); err != nil {
 				return err
 			}
+			end, made = to, true
 		}
 		if covered < 0 || end < covered {
 			covered = end
@@ -92,7 +101,19 @@ func (p *Partitions) extend(ctx context.Context, conn *sqlx.DB, last int64) erro
 		return err
 	}
 	p.covered = covered
+	if made {
+		return AnalyzePartitioned(ctx, conn)
+	}
 	return nil
+}
+
+// AnalyzePartitioned gathers the statistics of the partitioned tables as wholes, which the
+// planner uses for their joins. Autovacuum analyzes each partition, never the parents; so
+// this runs after a new partition, after the migration that partitions, and at the end of
+// a bulk load.
+func AnalyzePartitioned(ctx context.Context, conn sqlx.ExecerContext) error {
+	_, err := conn.ExecContext(ctx, `ANALYZE `+strings.Join(PartitionedTables, ", "))
+	return err
 }
 
 // partitionsEnd is the first block above table's partitions (0 when it has none).

@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func partitionsOf(t *testing.T, conn *sqlx.DB, table string) []string {
 		WHERE i.inhparent = $1::regclass ORDER BY c.relname`, table); err != nil {
 		t.Fatal(err)
 	}
-	slices.SortFunc(parts, func(a, b string) int { return len(a) - len(b) }) // events_10 after events_0, before events_100
+	slices.SortStableFunc(parts, func(a, b string) int { return len(a) - len(b) }) // events_10 after events_0, before events_100
 	return parts
 }
 
@@ -66,7 +67,7 @@ func TestPartitionsAreMadeAhead(t *testing.T) {
 	}
 
 	var p db.Partitions
-	if err := p.Cover(ctx, conn, 3); err != nil {
+	if err := p.Cover(ctx, conn, 3, 3); err != nil {
 		t.Fatal(err)
 	}
 	for _, table := range db.PartitionedTables {
@@ -84,19 +85,19 @@ func TestPartitionsAreMadeAhead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Cover(ctx, unreachable, 9); err != nil {
+	if err := p.Cover(ctx, unreachable, 9, 9); err != nil {
 		t.Fatalf("Cover(9) went to the database: %v", err)
 	}
 	// Past it, a block with a partition is written even when the next one cannot be made...
-	if err := p.Cover(ctx, unreachable, 12); err != nil {
+	if err := p.Cover(ctx, unreachable, 12, 12); err != nil {
 		t.Fatalf("Cover(12), block 12 having a partition: %v", err)
 	}
 	// ...and a block without one is an error.
-	if err := p.Cover(ctx, unreachable, 20); err == nil || !strings.Contains(err.Error(), "partition for block 20") {
+	if err := p.Cover(ctx, unreachable, 20, 20); err == nil || !strings.Contains(err.Error(), "partition for block 20") {
 		t.Fatalf("Cover(20) without a database: %v", err)
 	}
 
-	if err := p.Cover(ctx, conn, 33); err != nil {
+	if err := p.Cover(ctx, conn, 13, 33); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []int64{3, 9, 10, 33} {
@@ -106,7 +107,7 @@ func TestPartitionsAreMadeAhead(t *testing.T) {
 	}
 	// A second writer (another process) finds the partitions made and continues them.
 	var again db.Partitions
-	if err := again.Cover(ctx, conn, 41); err != nil {
+	if err := again.Cover(ctx, conn, 41, 41); err != nil {
 		t.Fatal(err)
 	}
 	for _, table := range db.PartitionedTables {
@@ -126,6 +127,18 @@ func TestPartitionsAreMadeAhead(t *testing.T) {
 			t.Errorf("%s partitions %q, want %q", table, names, want)
 		}
 	}
+
+	// Blocks skipped (an index from a block far up) get one partition for the gap.
+	if err := again.Cover(ctx, conn, 1234, 1234); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := partitionsOf(t, conn, "events")[6:], []string{
+		"events_60 FOR VALUES FROM ('60') TO ('1230')",
+		"events_1230 FOR VALUES FROM ('1230') TO ('1240')",
+		"events_1240 FOR VALUES FROM ('1240') TO ('1250')",
+	}; !slices.Equal(got, want) {
+		t.Errorf("after Cover(1234): %q, want %q", got, want)
+	}
 }
 
 // Migration 00028 makes the existing tables partitions, rows and all, and adopts their
@@ -141,7 +154,7 @@ func TestPartitioningKeepsExistingRows(t *testing.T) {
 	if err := conn.Get(&kind, `SELECT relkind FROM pg_class WHERE oid = 'events'::regclass`); err != nil || kind != "r" {
 		t.Fatalf("events after the down migration: kind %q, %v", kind, err)
 	}
-	for _, n := range []int64{0, 1, 250_000} {
+	for _, n := range []int64{0, 1, 2_500_000} {
 		if err := writeRows(ctx, conn, partitionedRows(n)); err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +166,7 @@ func TestPartitioningKeepsExistingRows(t *testing.T) {
 		t.Errorf("schema after partitioning a table with rows:\n got %q\nwant %q", got, want)
 	}
 	for _, table := range db.PartitionedTables {
-		if got, want := partitionsOf(t, conn, table), []string{table + "_0 FOR VALUES FROM (MINVALUE) TO ('300000')"}; !slices.Equal(got, want) {
+		if got, want := partitionsOf(t, conn, table), []string{table + "_0 FOR VALUES FROM (MINVALUE) TO ('3000000')"}; !slices.Equal(got, want) {
 			t.Errorf("%s: %q, want %q", table, got, want)
 		}
 		var n int
@@ -162,10 +175,10 @@ func TestPartitioningKeepsExistingRows(t *testing.T) {
 		}
 	}
 	var p db.Partitions
-	if err := p.Cover(ctx, conn, 250_001); err != nil {
+	if err := p.Cover(ctx, conn, 2_500_001, 2_500_001); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeRows(ctx, conn, partitionedRows(310_000)); err != nil {
+	if err := writeRows(ctx, conn, partitionedRows(3_100_000)); err != nil {
 		t.Fatal(err)
 	}
 	// The foreign keys hold across the partitions: a reorg's delete cascades into them.
@@ -176,6 +189,57 @@ func TestPartitioningKeepsExistingRows(t *testing.T) {
 		var blocks []int64
 		if err := conn.Select(&blocks, `SELECT block_number FROM `+table); err != nil || !slices.Equal(blocks, []int64{0}) {
 			t.Errorf("%s after deleting blocks from 1 on: %v %v", table, blocks, err)
+		}
+	}
+}
+
+// The reads that join a partitioned table to a list of transaction or event keys plan
+// only the partitions the keys are in, not every partition (each execution would open
+// them all).
+func TestKeyedReadsPlanTheirPartitionsOnly(t *testing.T) {
+	ctx := context.Background()
+	conn := dbtest.New(t)
+	dbtest.ShortPartitions(t, conn, 10)
+	if err := new(db.Partitions).Cover(ctx, conn, 0, 60); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{3, 33} {
+		if err := writeRows(ctx, conn, partitionedRows(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := db.NewStore(conn)
+	var query string
+	var args []any
+	store.OnQuery = func(q string, a []any) { query, args = q, a }
+	keys := []db.TxKey{{Block: 33, Index: 0}}
+	for name, read := range map[string]func() (int, error){
+		"CallsByTx": func() (int, error) { r, err := store.CallsByTx(ctx, keys); return len(r), err },
+		"EventsOfTxs": func() (int, error) {
+			r, err := store.EventsOfTxs(ctx, keys, 10, 0)
+			return len(r), err
+		},
+		"EventsByKey": func() (int, error) {
+			r, err := store.EventsByKey(ctx, []db.EventKey{{Block: 33}})
+			return len(r), err
+		},
+		"TransfersOfTxs": func() (int, error) { r, err := store.TransfersOfTxs(ctx, keys); return len(r), err },
+	} {
+		if n, err := read(); err != nil || n != 1 {
+			t.Fatalf("%s: %d rows, %v", name, n, err)
+		}
+		var plan string
+		if err := conn.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+query, args...).Scan(&plan); err != nil {
+			t.Fatal(err)
+		}
+		var planned []string
+		for _, table := range db.PartitionedTables {
+			for _, m := range regexp.MustCompile(`"Relation Name": "(`+table+`_\d+)"`).FindAllStringSubmatch(plan, -1) {
+				planned = append(planned, m[1])
+			}
+		}
+		if len(planned) != 1 || !strings.HasSuffix(planned[0], "_30") {
+			t.Errorf("%s plans partitions %q, want only the one of block 33", name, planned)
 		}
 	}
 }

@@ -146,12 +146,18 @@ func (s *Store) CountTransactions(ctx context.Context, f TxFilter) (int64, error
 }
 
 // CallsByTx returns the decoded calls of the given transactions, in call order.
+//
+// Here and in the other reads that join a partitioned table (db/partitions.go) to a list of
+// keys, "block_number = ANY($1)" repeats what the join says in a form the planner prunes
+// partitions by before it plans: without it, each execution opened every partition (with
+// 51 partitions, CallsByTx planned in 1.8 ms and ran in 0.48 ms, against 0.13 and 0.03).
 func (s *Store) CallsByTx(ctx context.Context, keys []TxKey) ([]*Call, error) {
 	blocks, idx := txKeyArrays(keys)
 	var rows []*Call
 	err := s.selectRows(ctx, &rows, `SELECT c.block_number, c.tx_index, c.call_index, c.contract_address,
 		c.selector, c.entrypoint, c.entrypoint_type, c.call_type, c.class_hash, c.calldata, c.inputs, c.outputs
 		FROM calls c JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON c.block_number = k.b AND c.tx_index = k.i
+		WHERE c.block_number = ANY($1)
 		ORDER BY c.block_number, c.tx_index, c.call_index`, blocks, idx)
 	return rows, err
 }
@@ -227,7 +233,7 @@ func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, limit, offset int
 	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bigint[], $2::int[]) AS k(b, i)
 		CROSS JOIN LATERAL (SELECT `+eventCols+` FROM events e
 			JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index
-			WHERE e.block_number = k.b AND e.tx_index = k.i
+			WHERE e.block_number = k.b AND e.tx_index = k.i AND e.block_number = ANY($1)
 			ORDER BY e.event_index LIMIT $3 OFFSET $4) x`, blocks, idx, limit, offset)
 	return rows, err
 }
@@ -256,7 +262,8 @@ func (s *Store) EventsByKey(ctx context.Context, keys []EventKey) ([]*Event, err
 	var rows []*Event
 	err := s.selectRows(ctx, &rows, `SELECT `+eventCols+` FROM unnest($1::bigint[], $2::int[], $3::int[]) AS k(b, i, x)
 		JOIN events e ON e.block_number = k.b AND e.tx_index = k.i AND e.event_index = k.x
-		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`, blocks, txs, events)
+		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index
+		WHERE e.block_number = ANY($1)`, blocks, txs, events)
 	return rows, err
 }
 

@@ -130,6 +130,7 @@ func (s *Store) TransfersOfTxs(ctx context.Context, keys []TxKey) ([]*TokenTrans
 	var rows []*TokenTransfer
 	err := s.selectRows(ctx, &rows, `SELECT `+tokenTransferCols+` FROM unnest($1::bigint[], $2::int[]) AS k(b, i)
 		JOIN token_transfers e ON e.block_number = k.b AND e.tx_index = k.i
+		WHERE e.block_number = ANY($1) -- prunes partitions (CallsByTx)
 		ORDER BY e.block_number, e.tx_index, e.event_index`, blocks, idx)
 	return rows, err
 }

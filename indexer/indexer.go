@@ -476,7 +476,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	// ctx is checked before the commit instead: a cancelled batch is rolled back here.
 	work := context.WithoutCancel(ctx)
 	first, last := blocks[0].Block.Number, blocks[len(blocks)-1].Block.Number
-	if err := ix.partitions.Cover(work, ix.db, int64(last)); err != nil {
+	if err := ix.partitions.Cover(work, ix.db, int64(first), int64(last)); err != nil {
 		return err
 	}
 	tx, err := db.BeginWrite(work, ix.db)

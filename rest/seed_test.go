@@ -57,7 +57,7 @@ const seedPartitionBlocks = 8
 func seed(t testing.TB, conn *sqlx.DB) {
 	t.Helper()
 	dbtest.ShortPartitions(t, conn, seedPartitionBlocks)
-	if err := new(db.Partitions).Cover(context.Background(), conn, nBlocks); err != nil {
+	if err := new(db.Partitions).Cover(context.Background(), conn, 0, nBlocks); err != nil {
 		t.Fatal(err)
 	}
 	// One transaction: a commit per row would make every test wait on the disk.

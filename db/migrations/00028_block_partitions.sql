@@ -1,8 +1,8 @@
 -- The three largest per-block tables (calls, events, token_transfers) become partitioned
 -- by block range, so that old ranges stay cold: vacuum, index upkeep and a reorg touch the
 -- newest partition, and an old range can be detached and archived as a plain table.
--- Partitions are named after their first block (events_100000 holds blocks 100000 to
--- 199999); the indexer creates each one ahead of the blocks it writes (db/partitions.go),
+-- Partitions are named after their first block (events_1000000 holds blocks 1000000 to
+-- 1999999); the indexer creates each one ahead of the blocks it writes (db/partitions.go),
 -- blocks_per_partition blocks long.
 --
 -- Each table's rows stay where they are: the table is renamed <table>_0 and attached as
@@ -16,7 +16,7 @@
 -- +goose Up
 CREATE TABLE IF NOT EXISTS block_partitioning (
     only_row             boolean PRIMARY KEY DEFAULT true CHECK (only_row),
-    blocks_per_partition bigint  NOT NULL DEFAULT 100000 CHECK (blocks_per_partition > 0)
+    blocks_per_partition bigint  NOT NULL DEFAULT 1000000 CHECK (blocks_per_partition > 0)
 );
 INSERT INTO block_partitioning DEFAULT VALUES ON CONFLICT DO NOTHING;
 
@@ -62,6 +62,8 @@ BEGIN
     END LOOP;
 END $$;
 -- +goose StatementEnd
+-- Autovacuum analyzes partitions, never their parents (db.AnalyzePartitioned).
+ANALYZE calls, events, token_transfers;
 
 -- +goose Down
 -- Back to plain tables: each one's rows are copied out of its partitions.
