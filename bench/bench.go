@@ -144,11 +144,13 @@ func Workloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 		Tx       db.Felt `db:"tx"`
 		Block    int64   `db:"block"`
 		Contract db.Felt `db:"contract"`
+		MidPage  int64   `db:"mid_page"` // the page of 25 transactions half way down the chain
 	}
 	if err := conn.GetContext(ctx, &pick, `SELECT
 		(SELECT hash FROM transactions ORDER BY block_number DESC, tx_index DESC LIMIT 1 OFFSET 50) AS tx,
 		(SELECT max(number) - 5 FROM blocks) AS block,
-		(SELECT sender_address FROM transactions WHERE sender_address IS NOT NULL ORDER BY block_number DESC LIMIT 1) AS contract`); err != nil {
+		(SELECT sender_address FROM transactions WHERE sender_address IS NOT NULL ORDER BY block_number DESC LIMIT 1) AS contract,
+		(SELECT count(*) / 50 + 1 FROM transactions) AS mid_page`); err != nil {
 		return nil, fmt.Errorf("bench: pick values (is the database indexed?): %w", err)
 	}
 	gql := func(doc string) string {
@@ -157,6 +159,9 @@ func Workloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 	return []Workload{
 		{Name: "/beta/blocks page 1", Path: "/beta/blocks?ps=25"},
 		{Name: "/beta/txns page 1", Path: "/beta/txns?ps=25"},
+		// A page number half way down seeks to its rows (db.Store.Transactions) instead of
+		// reading the half million above them.
+		{Name: "/beta/txns page half way down", Path: fmt.Sprintf("/beta/txns?ps=25&p=%d", pick.MidPage)},
 		{Name: "/beta/txns/{hash}", Path: "/beta/txns/" + pick.Tx.Padded()},
 		{Name: "/beta/contracts/{address}", Path: "/beta/contracts/" + pick.Contract.Padded()},
 		{Name: "/beta/tokens/{STRK}/holders", Path: "/beta/tokens/" + strk + "/holders"},

@@ -43,8 +43,16 @@ func (s *Store) BlocksByNumber(ctx context.Context, numbers []int64) ([]*Block, 
 
 // Blocks lists blocks, newest first, without their details; keyset: (number).
 func (s *Store) Blocks(ctx context.Context, w Window) ([]*Block, error) {
-	where, tail, args := w.keyset([]string{"number"}, true, 1)
 	var rows []*Block
+	if w.After == nil && w.Offset > 0 {
+		// A page further down seeks to its first block, without reading those above it:
+		// the indexer writes blocks in order from its first one, so their numbers have no
+		// gaps, and the block offset rows below the newest is numbered offset less.
+		err := s.selectRows(ctx, &rows, `SELECT `+blockListCols+` FROM blocks
+			WHERE number <= (SELECT max(number) FROM blocks) - $1 ORDER BY number DESC LIMIT $2`, w.Offset, w.Limit)
+		return rows, err
+	}
+	where, tail, args := w.keyset([]string{"number"}, true, 1)
 	err := s.selectRows(ctx, &rows, `SELECT `+blockListCols+` FROM blocks`+and(where)+tail, args...)
 	return rows, err
 }
@@ -128,10 +136,32 @@ func (f TxFilter) where(args *[]any) []string {
 func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Window) ([]*Transaction, error) {
 	var args []any
 	conds := f.where(&args)
+	if len(conds) == 0 && w.After == nil && w.Offset > 0 {
+		return s.transactionsAt(ctx, desc, w)
+	}
 	where, tail, kargs := w.keyset([]string{"t.block_number", "t.tx_index"}, desc, len(args)+1)
 	args = append(args, kargs...)
 	var rows []*Transaction
 	err := s.selectRows(ctx, &rows, `SELECT `+txListCols+` FROM transactions t`+and(append(conds, where)...)+tail, args...)
+	return rows, err
+}
+
+// transactionsAt lists the chain's transactions from position w.Offset on (counted from the
+// newest when desc), seeking to it instead of reading every row before it: the
+// transaction k places from the oldest is in the block with the greatest txs_before <= k
+// (of blocks with as many before them, the last: those before it have none), at index
+// k - txs_before. Past either end, the position has no block and the list is empty.
+func (s *Store) transactionsAt(ctx context.Context, desc bool, w Window) ([]*Transaction, error) {
+	pos, cmp, dir := `$1::bigint`, ">=", "ASC"
+	if desc {
+		pos, cmp, dir = `(SELECT txs_before + tx_count - 1 FROM blocks ORDER BY number DESC LIMIT 1) - $1`, "<=", "DESC"
+	}
+	var rows []*Transaction
+	err := s.selectRows(ctx, &rows, `SELECT `+txListCols+` FROM transactions t
+		WHERE (t.block_number, t.tx_index) `+cmp+` (SELECT b.number, p.pos - b.txs_before FROM (SELECT `+pos+` AS pos) p
+			CROSS JOIN LATERAL (SELECT number, txs_before FROM blocks WHERE txs_before <= p.pos
+				ORDER BY txs_before DESC, number DESC LIMIT 1) b)
+		ORDER BY t.block_number `+dir+`, t.tx_index `+dir+` LIMIT $2`, w.Offset, w.Limit)
 	return rows, err
 }
 
