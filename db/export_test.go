@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"time"
 )
 
 // PricesAtSQL is PricesAt's statement, for its plan's test.
@@ -26,3 +27,6 @@ func MigrateDownTo(ctx context.Context, conn *sql.DB, version int64) error {
 	_, err = provider.DownTo(ctx, version)
 	return err
 }
+
+// SetClock makes the store read the time from clock, for the tests of what it remembers.
+func (s *Store) SetClock(clock func() time.Time) { s.clock = clock }

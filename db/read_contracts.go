@@ -161,7 +161,25 @@ func (s *Store) CountTokens(ctx context.Context, standard string) (int64, error)
 // limit rows after offset, in one statement: the batched form of Token.holders. The order
 // names the table's numeric column (b.balance): a bare "balance" would bind to the text
 // output column and sort "999" above "1000".
+//
+// A page of one token that starts where a page served lately ended continues from its last
+// holder instead of skipping those above (holder_pages.go).
 func (s *Store) HoldersOf(ctx context.Context, tokens []Felt, limit, offset int) ([]*TokenBalance, error) {
+	if len(tokens) == 1 {
+		rows, ok, err := s.holdersFrom(ctx, tokens[0], limit, offset)
+		if !ok {
+			rows, err = s.holdersAt(ctx, tokens, limit, offset)
+		}
+		if err == nil {
+			s.rememberHolderPageEnd(tokens[0], offset, rows)
+		}
+		return rows, err
+	}
+	return s.holdersAt(ctx, tokens, limit, offset)
+}
+
+// holdersAt is HoldersOf by position: the holders above offset are skipped.
+func (s *Store) holdersAt(ctx context.Context, tokens []Felt, limit, offset int) ([]*TokenBalance, error) {
 	var rows []*TokenBalance
 	err := s.selectRows(ctx, &rows, `SELECT h.* FROM unnest($1::bytea[]) AS k(token)
 		CROSS JOIN LATERAL (SELECT b.token_address, b.owner_address, b.balance::text AS balance, b.last_transfer_time

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
@@ -31,11 +32,15 @@ type Store struct {
 	// that ran it ("HoldersOf"), for per-statement metrics.
 	OnStatementDone func(name string, took time.Duration)
 
-	prepared preparedStatements
+	prepared   preparedStatements
+	holderEnds *lru.Cache[holderPageKey, holderPageEnd] // holder_pages.go
+	clock      func() time.Time                         // nil: time.Now; tests move it
 }
 
 // NewStore wraps an open database.
-func NewStore(conn *sqlx.DB) *Store { return &Store{db: conn, prepared: newPreparedStatements()} }
+func NewStore(conn *sqlx.DB) *Store {
+	return &Store{db: conn, prepared: newPreparedStatements(), holderEnds: newHolderPageEnds()}
+}
 
 // DB is the underlying connection pool.
 func (s *Store) DB() *sqlx.DB { return s.db }
