@@ -51,13 +51,13 @@ func (s *Store) holdersFrom(ctx context.Context, token Felt, limit, offset int) 
 	return rows, true, err
 }
 
-// rememberHolderPageEnd notes where a page of token's holders from offset ended.
+// rememberHolderPageEnd notes where a page of token's holders from offset ended: after its
+// last row, and after the one before, since callers read a row past their page to learn
+// whether another follows (resolvers' pager), and their next page starts at that row.
 func (s *Store) rememberHolderPageEnd(token Felt, offset int, rows []*TokenBalance) {
-	if len(rows) == 0 {
-		return
+	for i := max(len(rows)-2, 0); i < len(rows); i++ {
+		s.holderEnds.Add(holderPageKey{string(token), offset + i + 1}, holderPageEnd{rows[i].Balance, rows[i].OwnerAddress, s.now()})
 	}
-	last := rows[len(rows)-1]
-	s.holderEnds.Add(holderPageKey{string(token), offset + len(rows)}, holderPageEnd{last.Balance, last.OwnerAddress, s.now()})
 }
 
 func (s *Store) now() time.Time {

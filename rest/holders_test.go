@@ -1,6 +1,9 @@
 package rest
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -35,5 +38,41 @@ func TestTokenHoldersAliases(t *testing.T) {
 	}
 	if aliases[bridge.Padded()] != "Bridge" || aliases[account(0).Padded()] != "Alice" || aliases[account(1).Padded()] != nil {
 		t.Errorf("holders' aliases: %v", aliases)
+	}
+}
+
+// A client walking a token's holders page by page: each page after the first continues
+// from the last holder of the page before (db: holder_pages.go), and the pages together
+// are the whole list in order.
+func TestHolderPagesWalkedInTurn(t *testing.T) {
+	e := newEnv(t)
+	for i := 0; i < 35; i++ {
+		if _, err := e.db.Exec(`INSERT INTO erc20_balances (token_address, owner_address, balance, last_transfer_block, last_transfer_time)
+			VALUES ($1, $2, $3, 1, 1765226160)`, ethAddr, db.FeltFromUint64(uint64(0xe000+i)), (i*7)%11*1000+i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var all []string
+	if err := e.db.Select(&all, `SELECT '0x' || lpad(encode(owner_address, 'hex'), 64, '0') FROM erc20_balances
+		WHERE token_address = $1 AND balance > 0 ORDER BY balance DESC, owner_address DESC`, ethAddr); err != nil {
+		t.Fatal(err)
+	}
+	var continued []bool
+	e.store.OnQuery = func(q string, _ []any) {
+		if strings.Contains(q, "FROM erc20_balances b") {
+			continued = append(continued, strings.Contains(q, "(b.balance, b.owner_address) <"))
+		}
+	}
+	var walked []string
+	for p := 1; p <= (len(all)+9)/10; p++ {
+		for _, it := range e.mustGet(fmt.Sprintf("/beta/tokens/%s/holders?ps=10&p=%d", ethAddr.Hex(), p)).(map[string]any)["items"].([]any) {
+			walked = append(walked, it.(map[string]any)["address"].(string))
+		}
+	}
+	if !slices.Equal(walked, all) {
+		t.Errorf("the pages walked in turn:\n%v\nthe list:\n%v", walked, all)
+	}
+	if want := append([]bool{false}, slices.Repeat([]bool{true}, len(continued)-1)...); !slices.Equal(continued, want) {
+		t.Errorf("pages continued from the page before: %v, want %v", continued, want)
 	}
 }
