@@ -47,10 +47,8 @@ func TestTokenHoldersAliases(t *testing.T) {
 func TestHolderPagesWalkedInTurn(t *testing.T) {
 	e := newEnv(t)
 	for i := 0; i < 35; i++ {
-		if _, err := e.db.Exec(`INSERT INTO erc20_balances (token_address, owner_address, balance, last_transfer_block, last_transfer_time)
-			VALUES ($1, $2, $3, 1, 1765226160)`, ethAddr, db.FeltFromUint64(uint64(0xe000+i)), (i*7)%11*1000+i); err != nil {
-			t.Fatal(err)
-		}
+		e.exec(`INSERT INTO erc20_balances (token_address, owner_address, balance, last_transfer_block, last_transfer_time)
+			VALUES ($1, $2, $3, 1, 1765226160)`, ethAddr, db.FeltFromUint64(uint64(0xe000+i)), (i*7)%11*1000+i)
 	}
 	var all []string
 	if err := e.db.Select(&all, `SELECT '0x' || lpad(encode(owner_address, 'hex'), 64, '0') FROM erc20_balances

@@ -13,12 +13,7 @@ import (
 // 22 more L1 -> L2 messages; with the seed's, lists have three pages of ten.
 func TestMessages(t *testing.T) {
 	e := newEnv(t)
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := e.db.Exec(q, args...); err != nil {
-			t.Fatalf("%v\n%s", err, q)
-		}
-	}
+	exec := e.exec
 	bridge, l1Sender, l1Recipient := db.MustFelt("0xb41d9e"), db.MustFelt("0xabc"), db.MustFelt("0xdef")
 	deposit := (mustHash(t, "0x"+strings.Repeat("f", 64))) // above the field prime
 	withdrawal := mustHash(t, "0x77")

@@ -12,12 +12,7 @@ import (
 // key in both directions, pages of ten, against the same figures computed in SQL.
 func TestNftSaleStats(t *testing.T) {
 	e := newEnv(t)
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := e.db.Exec(q, args...); err != nil {
-			t.Fatalf("%v\n%s", err, q)
-		}
-	}
+	exec := e.exec
 	newest := baseTime + nBlocks*10
 	// 24 marketplaces; the first has a name.
 	var markets []db.Felt

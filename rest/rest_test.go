@@ -36,6 +36,14 @@ func newEnv(t testing.TB) *env {
 	return &env{t: t, db: conn, store: store, url: srv.URL}
 }
 
+// exec runs a statement on the test's database, for rows a test adds to the seed.
+func (e *env) exec(q string, args ...any) {
+	e.t.Helper()
+	if _, err := e.db.Exec(q, args...); err != nil {
+		e.t.Fatalf("%v\n%s", err, q)
+	}
+}
+
 // response is an answer with its body decoded as generic JSON.
 type response struct {
 	status int

@@ -13,12 +13,7 @@ import (
 // attestations and the series over time, over rows as the indexer writes them.
 func TestStakingHistoryOperations(t *testing.T) {
 	e := newEnv(t)
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := e.db.Exec(q, args...); err != nil {
-			t.Fatalf("%v\n%s", err, q)
-		}
-	}
+	exec := e.exec
 	validator, member, other := account(4), account(1), account(2)
 	// 24 operations over blocks 1-30: the validator's own, its pool member's, and another
 	// wallet's; amounts of different digit counts.

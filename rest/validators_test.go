@@ -11,12 +11,7 @@ import (
 
 func TestValidatorOperations(t *testing.T) {
 	e := newEnv(t)
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := e.db.Exec(q, args...); err != nil {
-			t.Fatalf("%v\n%s", err, q)
-		}
-	}
+	exec := e.exec
 	validator, btcPool, wbtc := account(4), db.MustFelt("0x0b002"), db.MustFelt("0x0b7c")
 	exec(`INSERT INTO pools (pool_contract, staker_address, token_address, total_delegated, delegator_count) VALUES ($1, $2, $3, 300, 3)`,
 		btcPool, validator, wbtc)
