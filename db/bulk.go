@@ -43,7 +43,8 @@ var KeptWhileBulkLoading = []string{
 // keeping their definitions for RestoreConstraints. Unique indexes and primary keys stay:
 // they guard what is written. On a partitioned table they are the parent's, which stand
 // for its partitions': dropping one drops theirs, and its definition, without the ONLY
-// that PostgreSQL writes into it, builds them all again. It returns how many it deferred; none when already deferred.
+// that PostgreSQL writes into it, builds them all again. It returns how many it deferred;
+// none when already deferred.
 func DeferConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 	tx, err := conn.BeginTxx(ctx, nil)
 	if err != nil {

@@ -19,9 +19,10 @@ import (
 // PartitionedTables are the tables partitioned by block range.
 var PartitionedTables = []string{"calls", "events", "token_transfers"}
 
-// partitionLockTimeout bounds how long making a partition waits for its locks: attaching
-// takes a lock that waits for a long read of the table's newest partition, and readers
-// that come after it queue behind it meanwhile.
+// partitionLockTimeout bounds how long making a partition waits for its locks. Readers
+// never wait for them (attaching locks the parent against other schema changes only, and
+// the referenced transactions against writes), but a vacuum or an ANALYZE of the tables
+// holds a lock they wait for.
 const partitionLockTimeout = "3s"
 
 // Partitions makes block partitions ahead of the writer. The zero value is ready; one
