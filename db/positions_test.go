@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -20,7 +21,7 @@ func blocksWithTxs(first int64, counts []int, salt uint64) *db.ChainRows {
 			ParentHash: db.FeltFromUint64(salt + uint64(num) - 1), Timestamp: 1700000000 + num, Status: "ACCEPTED_ON_L2", TxCount: n})
 		for x := 0; x < n; x++ {
 			r.Transactions = append(r.Transactions, db.TransactionRow{BlockNumber: num, TxIndex: x,
-				Hash: db.FeltFromUint64(salt<<20 + uint64(num)<<8 + uint64(x)), Type: "INVOKE", Version: 3,
+				Hash: db.FeltFromUint64(salt<<20 + uint64(num)<<8 + uint64(x)), Type: []string{"INVOKE", "DECLARE"}[x%3/2], Version: 3,
 				Timestamp: 1700000000 + num, ActualFee: "1", ActualFeeUnit: "FRI", ExecutionStatus: "SUCCEEDED",
 				FinalityStatus: "ACCEPTED_ON_L2"})
 		}
@@ -118,4 +119,51 @@ func TestDeepPagesSeekToTheRowsOffsetReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after a reorg")
+}
+
+// A filtered list (a type's transactions) walked page by page, each read with a row more
+// as the resolvers' pager reads it: every page after the first continues from the row the
+// page before ended at, and is the page OFFSET reads; a page fetched from a cursor's key
+// leaves no end behind.
+func TestFilteredPagesContinueWhereThePageBeforeEnded(t *testing.T) {
+	ctx := context.Background()
+	conn := dbtest.New(t)
+	if err := writeRows(ctx, conn, blocksWithTxs(0, []int{3, 0, 5, 1, 7, 2, 0, 6, 4}, 0)); err != nil {
+		t.Fatal(err)
+	}
+	store := db.NewStore(conn)
+	var query string
+	store.OnQuery = func(q string, _ []any) { query = q }
+	var invokes [][2]int64
+	var rows []struct {
+		Block int64 `db:"block_number"`
+		Index int64 `db:"tx_index"`
+	}
+	if err := conn.Select(&rows, `SELECT block_number, tx_index FROM transactions WHERE type = 'INVOKE' ORDER BY block_number DESC, tx_index DESC`); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		invokes = append(invokes, [2]int64{r.Block, r.Index})
+	}
+	for offset := 0; offset < len(invokes); offset += 4 {
+		got, err := store.Transactions(ctx, db.TxFilter{Type: "INVOKE"}, true, db.Window{Limit: 5, Offset: offset})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := invokes[offset:min(offset+5, len(invokes))]; !slices.Equal(positionsOf(got), want) {
+			t.Fatalf("page from %d: %v, want %v", offset, positionsOf(got), want)
+		}
+		if continued := strings.Contains(query, "(t.block_number, t.tx_index) <"); continued != (offset > 0) {
+			t.Fatalf("page from %d continued from the page before: %v", offset, continued)
+		}
+	}
+	// From a cursor's key: the rows after the 3rd. That page's end is not a position.
+	store2 := db.NewStore(conn)
+	store2.OnQuery = func(q string, _ []any) { query = q }
+	if _, err := store2.Transactions(ctx, db.TxFilter{Type: "INVOKE"}, true, db.Window{Limit: 5, After: []any{invokes[2][0], invokes[2][1]}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store2.Transactions(ctx, db.TxFilter{Type: "INVOKE"}, true, db.Window{Limit: 5, Offset: 4}); err != nil || !strings.Contains(query, "OFFSET 4") {
+		t.Fatalf("a page after a cursor's page was taken for a position: %v\n%s", err, query)
+	}
 }

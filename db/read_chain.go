@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/lib/pq"
 )
@@ -139,10 +141,21 @@ func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Windo
 	if len(conds) == 0 && w.After == nil && w.Offset > 0 {
 		return s.transactionsAt(ctx, desc, w)
 	}
+	// A filtered list has no position to seek to: a page that starts where one served
+	// lately ended continues from its last row (page_ends.go).
+	list, offset, byPosition := listName(fmt.Sprintf("transactions desc=%v %s", desc, strings.Join(conds, " AND ")), args), w.Offset, w.After == nil
+	if byPosition && offset > 0 {
+		if after, ok := s.pageEnd(list, offset); ok {
+			w.After, w.Offset = after, 0
+		}
+	}
 	where, tail, kargs := w.keyset([]string{"t.block_number", "t.tx_index"}, desc, len(args)+1)
 	args = append(args, kargs...)
 	var rows []*Transaction
 	err := s.selectRows(ctx, &rows, `SELECT `+txListCols+` FROM transactions t`+and(append(conds, where)...)+tail, args...)
+	if err == nil && byPosition && len(conds) > 0 {
+		s.rememberPageEnds(list, offset, len(rows), func(i int) []any { return []any{rows[i].BlockNumber, rows[i].Index} })
+	}
 	return rows, err
 }
 

@@ -163,7 +163,7 @@ func (s *Store) CountTokens(ctx context.Context, standard string) (int64, error)
 // output column and sort "999" above "1000".
 //
 // A page of one token that starts where a page served lately ended continues from its last
-// holder instead of skipping those above (holder_pages.go).
+// holder instead of skipping those above (page_ends.go).
 func (s *Store) HoldersOf(ctx context.Context, tokens []Felt, limit, offset int) ([]*TokenBalance, error) {
 	if len(tokens) == 1 {
 		rows, ok, err := s.holdersFrom(ctx, tokens[0], limit, offset)

@@ -33,13 +33,13 @@ type Store struct {
 	OnStatementDone func(name string, took time.Duration)
 
 	prepared   preparedStatements
-	holderEnds *lru.Cache[holderPageKey, holderPageEnd] // holder_pages.go
+	pageEnds   *lru.Cache[pageEndKey, pageEnd] // page_ends.go
 	clock      func() time.Time                         // nil: time.Now; tests move it
 }
 
 // NewStore wraps an open database.
 func NewStore(conn *sqlx.DB) *Store {
-	return &Store{db: conn, prepared: newPreparedStatements(), holderEnds: newHolderPageEnds()}
+	return &Store{db: conn, prepared: newPreparedStatements(), pageEnds: newPageEnds()}
 }
 
 // DB is the underlying connection pool.

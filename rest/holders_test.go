@@ -42,7 +42,7 @@ func TestTokenHoldersAliases(t *testing.T) {
 }
 
 // A client walking a token's holders page by page: each page after the first continues
-// from the last holder of the page before (db: holder_pages.go), and the pages together
+// from the last holder of the page before (db: page_ends.go), and the pages together
 // are the whole list in order.
 func TestHolderPagesWalkedInTurn(t *testing.T) {
 	e := newEnv(t)

@@ -1,0 +1,91 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+)
+
+// Where pages of lists that give no position to seek to ended: a token's holders (ordered
+// by balance) and filtered transactions (a contract's, a type's). A page number skips the
+// rows above its page: near the end of a million holders, a page read a million index
+// entries. Clients walk pages in turn (p=1, 2, 3...), so the store remembers where each
+// page ended, and a page that starts there continues from that row along the index. An
+// end is used for pageEndTTL: rows may have come or gone meanwhile, and the page is then
+// the one that follows the page before as it was served, which is what a client walking
+// the list wants (nothing seen twice, nothing skipped).
+const (
+	maxPageEnds = 4096
+	pageEndTTL  = 30 * time.Second
+)
+
+type pageEndKey struct {
+	list   string // which list: its name and the arguments of its conditions
+	offset int    // the position of the row after the page
+}
+
+// pageEnd is the sort key of a page's last row, as the list's keyset condition takes it.
+type pageEnd struct {
+	after []any
+	at    time.Time
+}
+
+func newPageEnds() *lru.Cache[pageEndKey, pageEnd] {
+	ends, _ := lru.New[pageEndKey, pageEnd](maxPageEnds) // errors only for a size below 1
+	return ends
+}
+
+// pageEnd is the sort key of the row before position offset of list when a page served
+// lately ended there.
+func (s *Store) pageEnd(list string, offset int) ([]any, bool) {
+	end, ok := s.pageEnds.Get(pageEndKey{list, offset})
+	if !ok || s.now().Sub(end.at) > pageEndTTL {
+		return nil, false
+	}
+	return end.after, true
+}
+
+// rememberPageEnds notes where a page of list from offset, of n rows, ended: after its last
+// row, and after the one before, since callers read a row past their page to learn whether
+// another follows (resolvers' pager), and their next page starts at that row. keyOf gives
+// row i's sort key.
+func (s *Store) rememberPageEnds(list string, offset, n int, keyOf func(i int) []any) {
+	for i := max(n-2, 0); i < n; i++ {
+		s.pageEnds.Add(pageEndKey{list, offset + i + 1}, pageEnd{keyOf(i), s.now()})
+	}
+}
+
+// listName names a filtered list for pageEnd: its name and its conditions' arguments.
+func listName(name string, args []any) string { return fmt.Sprintf("%s%v", name, args) }
+
+// holdersFrom lists token's holders from position offset when a page served lately ended
+// there; ok is false otherwise.
+func (s *Store) holdersFrom(ctx context.Context, token Felt, limit, offset int) (rows []*TokenBalance, ok bool, err error) {
+	end, found := s.pageEnd(holdersList(token), offset)
+	if !found {
+		return nil, false, nil
+	}
+	err = s.selectRows(ctx, &rows, `SELECT b.token_address, b.owner_address, b.balance::text AS balance, b.last_transfer_time
+		FROM erc20_balances b WHERE b.token_address = $1 AND b.balance > 0
+			AND (b.balance, b.owner_address) < ($2::numeric, $3)
+		ORDER BY b.balance DESC, b.owner_address DESC LIMIT $4`, token, end[0], end[1], limit)
+	return rows, true, err
+}
+
+func holdersList(token Felt) string { return listName("holders", []any{token}) }
+
+// rememberHolderPageEnd notes where a page of token's holders from offset ended.
+func (s *Store) rememberHolderPageEnd(token Felt, offset int, rows []*TokenBalance) {
+	s.rememberPageEnds(holdersList(token), offset, len(rows), func(i int) []any {
+		return []any{rows[i].Balance, rows[i].OwnerAddress}
+	})
+}
+
+func (s *Store) now() time.Time {
+	if s.clock != nil {
+		return s.clock()
+	}
+	return time.Now()
+}
