@@ -32,9 +32,9 @@ type Store struct {
 	// that ran it ("HoldersOf"), for per-statement metrics.
 	OnStatementDone func(name string, took time.Duration)
 
-	prepared   preparedStatements
-	pageEnds   *lru.Cache[pageEndKey, pageEnd] // page_ends.go
-	clock      func() time.Time                         // nil: time.Now; tests move it
+	prepared preparedStatements
+	pageEnds *lru.Cache[pageEndKey, pageEnd] // page_ends.go
+	clock    func() time.Time                // nil: time.Now; tests move it
 }
 
 // NewStore wraps an open database.
