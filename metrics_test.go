@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/db"
@@ -46,10 +47,7 @@ func TestMetricsPerRouteFieldAndStatement(t *testing.T) {
 	}
 	resp.Body.Close()
 
-	scrape := httptest.NewRecorder()
-	metrics.Handler().ServeHTTP(scrape, httptest.NewRequest(http.MethodGet, "/metrics", nil))
-	body, _ := io.ReadAll(scrape.Body)
-	for _, want := range []string{
+	wants := []string{
 		`http_request_duration_seconds_bucket{route="GET /beta/blocks",`,
 		`http_request_duration_seconds_bucket{route="GET /beta/classes/{classHash}",`,
 		`http_requests_total{route="GET /beta/classes/{classHash}",status="404"}`,
@@ -60,10 +58,28 @@ func TestMetricsPerRouteFieldAndStatement(t *testing.T) {
 		`sql_statement_duration_seconds_bucket{statement="ListCount",`, // called by a resolver
 		`http_request_duration_seconds_bucket{route="GET /beta/openapi.json",`,
 		`http_compressed_bodies_total{result="streamed"}`,
-	} {
-		if !strings.Contains(string(body), want) {
-			t.Errorf("/metrics lacks %s", want)
+	}
+	// A request is observed when its handler returns, which can be after its client has
+	// read the whole answer (a body with its length is complete before): scrape until every
+	// line is there, for a few seconds.
+	var body []byte
+	var missing []string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		scrape := httptest.NewRecorder()
+		metrics.Handler().ServeHTTP(scrape, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		body, _ = io.ReadAll(scrape.Body)
+		missing = missing[:0]
+		for _, want := range wants {
+			if !strings.Contains(string(body), want) {
+				missing = append(missing, want)
+			}
 		}
+		if len(missing) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, want := range missing {
+		t.Errorf("/metrics lacks %s", want)
 	}
 	if strings.Contains(string(body), `route="/beta/"`) || strings.Contains(string(body), `statement="unknown"`) ||
 		strings.Contains(string(body), `statement="func`) {
