@@ -9,7 +9,7 @@ import (
 )
 
 // Where pages of lists that give no position to seek to ended: a token's holders (ordered
-// by balance) and filtered transactions (a contract's, a type's). A page number skips the
+// by balance), filtered transactions (a contract's, a type's), contracts and classes. A page number skips the
 // rows above its page: near the end of a million holders, a page read a million index
 // entries. Clients walk pages in turn (p=1, 2, 3...), so the store remembers where each
 // page ended, and a page that starts there continues from that row along the index. An
@@ -57,7 +57,25 @@ func (s *Store) rememberPageEnds(list string, offset, n int, keyOf func(i int) [
 	}
 }
 
-// listName names a filtered list for pageEnd: its name and its conditions' arguments.
+// listPage reads a page of a keyset list, by position or from a key: read runs the list's
+// statement for a window, and keyOf gives a row's sort key as the keyset condition takes
+// it. A page read by position that starts where a page of the same list ended lately
+// continues from that page's last row instead of skipping the rows above.
+func listPage[T any](s *Store, list string, w Window, keyOf func(T) []any, read func(Window) ([]T, error)) ([]T, error) {
+	byPosition, offset := w.After == nil, w.Offset
+	if byPosition && offset > 0 {
+		if after, ok := s.pageEnd(list, offset); ok {
+			w.After, w.Offset = after, 0
+		}
+	}
+	rows, err := read(w)
+	if err == nil && byPosition {
+		s.rememberPageEnds(list, offset, len(rows), func(i int) []any { return keyOf(rows[i]) })
+	}
+	return rows, err
+}
+
+// listName names a list for pageEnd: its name and its conditions' arguments.
 func listName(name string, args []any) string { return fmt.Sprintf("%s%v", name, args) }
 
 // holdersFrom lists token's holders from position offset when a page served lately ended

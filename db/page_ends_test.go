@@ -109,3 +109,93 @@ func TestHolderPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 		t.Fatalf("after 31 s, page 2 continued (%v) or is %v, want %v", continued(), got, want)
 	}
 }
+
+// Contracts, of all types and of one, walked page by page as the pager reads them (a row
+// more than the page): each page after the first continues from where the page before
+// ended and is the page OFFSET reads, across contracts with no deployment block and ties
+// of block.
+func TestContractPagesContinueWhereThePageBeforeEnded(t *testing.T) {
+	ctx := context.Background()
+	conn := dbtest.New(t)
+	if err := writeRows(ctx, conn, blocksWithTxs(0, []int{0, 0, 0, 0}, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 40; i++ {
+		var block any = int64(i % 4)
+		if i%5 == 0 {
+			block = nil // deployed before the first block indexed
+		}
+		if _, err := conn.Exec(`INSERT INTO contracts (address, class_hash, type, deployed_block) VALUES ($1, $2, $3, $4)`,
+			db.FeltFromUint64(uint64(0xc000+i*7%41)), db.FeltFromUint64(1), []string{"account", "erc20"}[i%2], block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := db.NewStore(conn)
+	var query string
+	store.OnQuery = func(q string, _ []any) { query = q }
+	for _, typ := range []string{"", "account"} {
+		var all []string
+		if err := conn.Select(&all, `SELECT encode(address, 'hex') FROM contracts WHERE $1 = '' OR type = $1
+			ORDER BY coalesce(deployed_block, -1) DESC, address DESC`, typ); err != nil {
+			t.Fatal(err)
+		}
+		for offset := 0; offset < len(all); offset += 6 {
+			rows, err := store.Contracts(ctx, typ, nil, db.Window{Limit: 7, Offset: offset})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range rows {
+				got = append(got, fmt.Sprintf("%x", []byte(c.Address)))
+			}
+			if want := all[offset:min(offset+7, len(all))]; fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("type %q, page from %d: %v, want %v", typ, offset, got, want)
+			}
+			if continued := strings.Contains(query, "(coalesce(deployed_block, -1), address) <"); continued != (offset > 0) {
+				t.Fatalf("type %q, page from %d continued from the page before: %v", typ, offset, continued)
+			}
+		}
+	}
+}
+
+// Classes walked page by page, likewise.
+func TestClassPagesContinueWhereThePageBeforeEnded(t *testing.T) {
+	ctx := context.Background()
+	conn := dbtest.New(t)
+	if err := writeRows(ctx, conn, blocksWithTxs(0, []int{0, 0, 0}, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30; i++ {
+		var block any = int64(i % 3)
+		if i%4 == 0 {
+			block = nil
+		}
+		if _, err := conn.Exec(`INSERT INTO classes (hash, kind, cairo_version, declared_block) VALUES ($1, 'sierra', 1, $2)`,
+			db.FeltFromUint64(uint64(0xc1a5+i*11%31)), block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := db.NewStore(conn)
+	var query string
+	store.OnQuery = func(q string, _ []any) { query = q }
+	var all []string
+	if err := conn.Select(&all, `SELECT encode(hash, 'hex') FROM classes ORDER BY coalesce(declared_block, -1) DESC, hash DESC`); err != nil {
+		t.Fatal(err)
+	}
+	for offset := 0; offset < len(all); offset += 4 {
+		rows, err := store.Classes(ctx, db.Window{Limit: 5, Offset: offset})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range rows {
+			got = append(got, fmt.Sprintf("%x", []byte(c.Hash)))
+		}
+		if want := all[offset:min(offset+5, len(all))]; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("page from %d: %v, want %v", offset, got, want)
+		}
+		if continued := strings.Contains(query, "(coalesce(declared_block, -1), hash) <"); continued != (offset > 0) {
+			t.Fatalf("page from %d continued from the page before: %v", offset, continued)
+		}
+	}
+}

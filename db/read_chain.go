@@ -138,25 +138,23 @@ func (f TxFilter) where(args *[]any) []string {
 func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Window) ([]*Transaction, error) {
 	var args []any
 	conds := f.where(&args)
-	if len(conds) == 0 && w.After == nil && w.Offset > 0 {
-		return s.transactionsAt(ctx, desc, w)
+	read := func(w Window) ([]*Transaction, error) {
+		where, tail, kargs := w.keyset([]string{"t.block_number", "t.tx_index"}, desc, len(args)+1)
+		var rows []*Transaction
+		err := s.selectRows(ctx, &rows, `SELECT `+txListCols+` FROM transactions t`+and(append(conds, where)...)+tail,
+			append(args, kargs...)...)
+		return rows, err
+	}
+	if len(conds) == 0 {
+		if w.After == nil && w.Offset > 0 {
+			return s.transactionsAt(ctx, desc, w)
+		}
+		return read(w)
 	}
 	// A filtered list has no position to seek to: a page that starts where one served
 	// lately ended continues from its last row (page_ends.go).
-	list, offset, byPosition := listName(fmt.Sprintf("transactions desc=%v %s", desc, strings.Join(conds, " AND ")), args), w.Offset, w.After == nil
-	if byPosition && offset > 0 {
-		if after, ok := s.pageEnd(list, offset); ok {
-			w.After, w.Offset = after, 0
-		}
-	}
-	where, tail, kargs := w.keyset([]string{"t.block_number", "t.tx_index"}, desc, len(args)+1)
-	args = append(args, kargs...)
-	var rows []*Transaction
-	err := s.selectRows(ctx, &rows, `SELECT `+txListCols+` FROM transactions t`+and(append(conds, where)...)+tail, args...)
-	if err == nil && byPosition && len(conds) > 0 {
-		s.rememberPageEnds(list, offset, len(rows), func(i int) []any { return []any{rows[i].BlockNumber, rows[i].Index} })
-	}
-	return rows, err
+	list := listName(fmt.Sprintf("transactions desc=%v %s", desc, strings.Join(conds, " AND ")), args)
+	return listPage(s, list, w, func(t *Transaction) []any { return []any{t.BlockNumber, t.Index} }, read)
 }
 
 // transactionsAt lists the chain's transactions from position w.Offset on (counted from the

@@ -24,11 +24,22 @@ func (s *Store) Contracts(ctx context.Context, typ string, class Felt, w Window)
 	if class != nil {
 		conds = append(conds, "class_hash = "+arg(&args, class))
 	}
-	where, tail, kargs := w.keyset([]string{"coalesce(deployed_block, -1)", "address"}, true, len(args)+1)
-	args = append(args, kargs...)
-	var rows []*Contract
-	err := s.selectRows(ctx, &rows, `SELECT `+contractCols+` FROM contracts`+and(append(conds, where)...)+tail, args...)
-	return rows, err
+	return listPage(s, listName("contracts", args), w, func(c *Contract) []any { return []any{orMinusOne(c.BlockNumber), c.Address} },
+		func(w Window) ([]*Contract, error) {
+			where, tail, kargs := w.keyset([]string{"coalesce(deployed_block, -1)", "address"}, true, len(args)+1)
+			var rows []*Contract
+			err := s.selectRows(ctx, &rows, `SELECT `+contractCols+` FROM contracts`+and(append(conds, where)...)+tail,
+				append(args, kargs...)...)
+			return rows, err
+		})
+}
+
+// orMinusOne is a nullable block number as the lists sort it: coalesce(block, -1).
+func orMinusOne(block *int64) int64 {
+	if block == nil {
+		return -1
+	}
+	return *block
 }
 
 // CountContracts is exact for all contracts and per type, capped per class.
@@ -64,10 +75,13 @@ func (s *Store) ClassesByHash(ctx context.Context, hashes []Felt) ([]*Class, err
 
 // Classes lists classes, most recently declared first; keyset: (declared_block, hash).
 func (s *Store) Classes(ctx context.Context, w Window) ([]*Class, error) {
-	where, tail, args := w.keyset([]string{"coalesce(declared_block, -1)", "hash"}, true, 1)
-	var rows []*Class
-	err := s.selectRows(ctx, &rows, `SELECT `+classCols+` FROM classes`+and(where)+tail, args...)
-	return rows, err
+	return listPage(s, "classes", w, func(c *Class) []any { return []any{orMinusOne(c.BlockNumber), c.Hash} },
+		func(w Window) ([]*Class, error) {
+			where, tail, args := w.keyset([]string{"coalesce(declared_block, -1)", "hash"}, true, 1)
+			var rows []*Class
+			err := s.selectRows(ctx, &rows, `SELECT `+classCols+` FROM classes`+and(where)+tail, args...)
+			return rows, err
+		})
 }
 
 // VerifiedClassesByHash returns the verification records among class hashes.
