@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -73,6 +75,9 @@ func (p *Partitions) extend(ctx context.Context, conn *sqlx.DB, first, last int6
 		return err
 	}
 	if err := tx.GetContext(ctx, &p.size, `SELECT blocks_per_partition FROM block_partitioning`); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return errors.New("block_partitioning has no row; put the default back with INSERT INTO block_partitioning DEFAULT VALUES")
+		}
 		return err
 	}
 	covered, made := int64(-1), false

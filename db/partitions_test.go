@@ -92,7 +92,16 @@ func TestPartitionsAreMadeAhead(t *testing.T) {
 	if err := p.Cover(ctx, unreachable, 12, 12); err != nil {
 		t.Fatalf("Cover(12), block 12 having a partition: %v", err)
 	}
-	// ...and a block without one is an error.
+	// ...and a block without one is an error, which says what is wrong.
+	if _, err := conn.Exec(`DELETE FROM block_partitioning`); err != nil {
+		t.Fatal(err)
+	}
+	if err := new(db.Partitions).Cover(ctx, conn, 25, 25); err == nil || !strings.Contains(err.Error(), "INSERT INTO block_partitioning DEFAULT VALUES") {
+		t.Fatalf("Cover without a partition length: %v", err)
+	}
+	if _, err := conn.Exec(`INSERT INTO block_partitioning (blocks_per_partition) VALUES (10)`); err != nil {
+		t.Fatal(err)
+	}
 	if err := p.Cover(ctx, unreachable, 20, 20); err == nil || !strings.Contains(err.Error(), "partition for block 20") {
 		t.Fatalf("Cover(20) without a database: %v", err)
 	}
