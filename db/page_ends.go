@@ -9,13 +9,14 @@ import (
 )
 
 // Where pages of lists that give no position to seek to ended: a token's holders (ordered
-// by balance), filtered transactions (a contract's, a type's), contracts and classes. A page number skips the
-// rows above its page: near the end of a million holders, a page read a million index
-// entries. Clients walk pages in turn (p=1, 2, 3...), so the store remembers where each
-// page ended, and a page that starts there continues from that row along the index. An
-// end is used for pageEndTTL: rows may have come or gone meanwhile, and the page is then
-// the one that follows the page before as it was served, which is what a client walking
-// the list wants (nothing seen twice, nothing skipped).
+// by balance), filtered transactions (a contract's, a type's), contracts and classes. A
+// page number skips the rows above its page: near the end of a million holders, a page
+// read a million index entries. Clients walk pages in turn (p=1, 2, 3...), so the store
+// remembers where each page ended, and a page that starts there continues from that row
+// along the index. An end is used for pageEndTTL: rows may have come or gone meanwhile,
+// and the page is then the one that follows the page before as it was served, which is
+// what a client walking the list wants (every row that kept its place is seen once; by
+// position, a row leaving above the page would make the walk skip one).
 const (
 	maxPageEnds = 4096
 	pageEndTTL  = 30 * time.Second
