@@ -1,7 +1,6 @@
 package db
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -78,29 +77,6 @@ func listPage[T any](s *Store, list string, w Window, keyOf func(T) []any, read 
 
 // listName names a list for pageEnd: its name and its conditions' arguments.
 func listName(name string, args []any) string { return fmt.Sprintf("%s%v", name, args) }
-
-// holdersFrom lists token's holders from position offset when a page served lately ended
-// there; ok is false otherwise.
-func (s *Store) holdersFrom(ctx context.Context, token Felt, limit, offset int) (rows []*TokenBalance, ok bool, err error) {
-	end, found := s.pageEnd(holdersList(token), offset)
-	if !found {
-		return nil, false, nil
-	}
-	err = s.selectRows(ctx, &rows, `SELECT b.token_address, b.owner_address, b.balance::text AS balance, b.last_transfer_time
-		FROM erc20_balances b WHERE b.token_address = $1 AND b.balance > 0
-			AND (b.balance, b.owner_address) < ($2::numeric, $3)
-		ORDER BY b.balance DESC, b.owner_address DESC LIMIT $4`, token, end[0], end[1], limit)
-	return rows, true, err
-}
-
-func holdersList(token Felt) string { return listName("holders", []any{token}) }
-
-// rememberHolderPageEnd notes where a page of token's holders from offset ended.
-func (s *Store) rememberHolderPageEnd(token Felt, offset int, rows []*TokenBalance) {
-	s.rememberPageEnds(holdersList(token), offset, len(rows), func(i int) []any {
-		return []any{rows[i].Balance, rows[i].OwnerAddress}
-	})
-}
 
 func (s *Store) now() time.Time {
 	if s.clock != nil {

@@ -24,7 +24,7 @@ func (s *Store) Contracts(ctx context.Context, typ string, class Felt, w Window)
 	if class != nil {
 		conds = append(conds, "class_hash = "+arg(&args, class))
 	}
-	return listPage(s, listName("contracts", args), w, func(c *Contract) []any { return []any{orMinusOne(c.BlockNumber), c.Address} },
+	return listPage(s, listName("contracts", args), w, ContractSortKey,
 		func(w Window) ([]*Contract, error) {
 			where, tail, kargs := w.keyset([]string{"coalesce(deployed_block, -1)", "address"}, true, len(args)+1)
 			var rows []*Contract
@@ -34,8 +34,15 @@ func (s *Store) Contracts(ctx context.Context, typ string, class Felt, w Window)
 		})
 }
 
-// orMinusOne is a nullable block number as the lists sort it: coalesce(block, -1).
-func orMinusOne(block *int64) int64 {
+// ContractSortKey is a contract's keyset value in the contract lists: its deployment block
+// (those deployed before the first block indexed sort last, as -1) and its address.
+func ContractSortKey(c *Contract) []any { return []any{blockSortKey(c.BlockNumber), c.Address} }
+
+// ClassSortKey is a class's keyset value in the class list, as ContractSortKey.
+func ClassSortKey(c *Class) []any { return []any{blockSortKey(c.BlockNumber), c.Hash} }
+
+// blockSortKey is a nullable block number as the lists sort it: coalesce(block, -1).
+func blockSortKey(block *int64) int64 {
 	if block == nil {
 		return -1
 	}
@@ -75,7 +82,7 @@ func (s *Store) ClassesByHash(ctx context.Context, hashes []Felt) ([]*Class, err
 
 // Classes lists classes, most recently declared first; keyset: (declared_block, hash).
 func (s *Store) Classes(ctx context.Context, w Window) ([]*Class, error) {
-	return listPage(s, "classes", w, func(c *Class) []any { return []any{orMinusOne(c.BlockNumber), c.Hash} },
+	return listPage(s, "classes", w, ClassSortKey,
 		func(w Window) ([]*Class, error) {
 			where, tail, args := w.keyset([]string{"coalesce(declared_block, -1)", "hash"}, true, 1)
 			var rows []*Class
@@ -177,19 +184,25 @@ func (s *Store) CountTokens(ctx context.Context, standard string) (int64, error)
 // output column and sort "999" above "1000".
 //
 // A page of one token that starts where a page served lately ended continues from its last
-// holder instead of skipping those above (page_ends.go).
+// holder instead of skipping those above (listPage).
 func (s *Store) HoldersOf(ctx context.Context, tokens []Felt, limit, offset int) ([]*TokenBalance, error) {
-	if len(tokens) == 1 {
-		rows, ok, err := s.holdersFrom(ctx, tokens[0], limit, offset)
-		if !ok {
-			rows, err = s.holdersAt(ctx, tokens, limit, offset)
-		}
-		if err == nil {
-			s.rememberHolderPageEnd(tokens[0], offset, rows)
-		}
-		return rows, err
+	if len(tokens) != 1 {
+		return s.holdersAt(ctx, tokens, limit, offset)
 	}
-	return s.holdersAt(ctx, tokens, limit, offset)
+	token := tokens[0]
+	return listPage(s, listName("holders", []any{token}), Window{Limit: limit, Offset: offset},
+		func(b *TokenBalance) []any { return []any{b.Balance, b.OwnerAddress} },
+		func(w Window) ([]*TokenBalance, error) {
+			if w.After == nil {
+				return s.holdersAt(ctx, tokens, w.Limit, w.Offset)
+			}
+			var rows []*TokenBalance
+			err := s.selectRows(ctx, &rows, `SELECT b.token_address, b.owner_address, b.balance::text AS balance, b.last_transfer_time
+				FROM erc20_balances b WHERE b.token_address = $1 AND b.balance > 0
+					AND (b.balance, b.owner_address) < ($2::numeric, $3)
+				ORDER BY b.balance DESC, b.owner_address DESC LIMIT $4`, token, w.After[0], w.After[1], w.Limit)
+			return rows, err
+		})
 }
 
 // holdersAt is HoldersOf by position: the holders above offset are skipped.

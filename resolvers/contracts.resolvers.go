@@ -152,7 +152,7 @@ func (r *queryResolver) Contracts(ctx context.Context, first *int, after *string
 	}
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.Contract]{
 		name: "contracts:" + typ, keyWidth: 2,
-		keyOf: func(c *db.Contract) []any { return []any{blockKey(c.BlockNumber), c.Address} },
+		keyOf: db.ContractSortKey,
 		fetch: func(w db.Window) ([]*db.Contract, error) { return r.Store.Contracts(ctx, typ, nil, w) },
 		count: func() (int64, error) { return r.Store.CountContracts(ctx, typ, nil) },
 	}, newContractEdge)
@@ -169,7 +169,7 @@ func (r *queryResolver) Class(ctx context.Context, hash db.Felt) (*db.Class, err
 func (r *queryResolver) Classes(ctx context.Context, first *int, after *string) (*model.ClassConnection, error) {
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.Class]{
 		name: "classes", keyWidth: 2,
-		keyOf: func(c *db.Class) []any { return []any{blockKey(c.BlockNumber), c.Hash} },
+		keyOf: db.ClassSortKey,
 		fetch: func(w db.Window) ([]*db.Class, error) { return r.Store.Classes(ctx, w) },
 		count: func() (int64, error) { return r.Store.ListCount(ctx, "classes") },
 	}, func(c string, n *db.Class) *model.ClassEdge { return &model.ClassEdge{Cursor: c, Node: n} })

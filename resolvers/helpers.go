@@ -38,15 +38,6 @@ func transactionListName(desc bool) string {
 	return "transactions:asc"
 }
 
-// blockKey is the first sort key of contracts and classes, their deploy or declare block
-// (those without one sort last).
-func blockKey(block *int64) int64 {
-	if block == nil {
-		return -1
-	}
-	return *block
-}
-
 // transactionOf loads the transaction a row points to (what names the row in the error):
 // the foreign keys make a missing one an inconsistency, not a null.
 func transactionOf(ctx context.Context, block int64, index int, what string) (*db.Transaction, error) {
