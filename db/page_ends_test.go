@@ -34,6 +34,29 @@ func ownersOf(rows []*db.TokenBalance) []string {
 	return out
 }
 
+// walkPages reads a list page by page as the resolvers' pager does (size rows a page, each
+// read with one row more) and checks that every page is the same slice of all (the list
+// read whole, the slow way) and that each page after the first continued from the page
+// before: its statement has the list's keyset condition, keyset.
+func walkPages(t *testing.T, store *db.Store, all []string, size int, keyset string, read func(db.Window) ([]string, error)) {
+	t.Helper()
+	var query string
+	store.OnQuery = func(q string, _ []any) { query = q }
+	defer func() { store.OnQuery = nil }()
+	for offset := 0; offset < len(all); offset += size {
+		got, err := read(db.Window{Limit: size + 1, Offset: offset})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := all[offset:min(offset+size+1, len(all))]; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("page from %d: %v, want %v", offset, got, want)
+		}
+		if continued := strings.Contains(query, keyset); continued != (offset > 0) {
+			t.Fatalf("page from %d continued from the page before: %v", offset, continued)
+		}
+	}
+}
+
 // Walking a token's holders page by page, each page after the first continues from where
 // the page before ended, along the index, and is the page OFFSET reads; a page reached
 // otherwise, or after the remembered end has aged, skips the holders above it. When
@@ -54,6 +77,12 @@ func TestHolderPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 	store := db.NewStore(conn)
 	now := time.Unix(1_700_000_000, 0)
 	store.SetClock(func() time.Time { return now })
+	const keyset = "(b.balance, b.owner_address) <"
+	walkPages(t, store, holderOwners(t, conn, token, 100, 0), 7, keyset, func(w db.Window) ([]string, error) {
+		rows, err := store.HoldersOf(ctx, []db.Felt{token}, w.Limit, w.Offset)
+		return ownersOf(rows), err
+	})
+
 	var query string
 	store.OnQuery = func(q string, _ []any) { query = q }
 	page := func(offset int) []string {
@@ -64,17 +93,7 @@ func TestHolderPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 		}
 		return ownersOf(rows)
 	}
-	continued := func() bool { return strings.Contains(query, "(b.balance, b.owner_address) <") }
-
-	for offset := 0; offset < 60; offset += 7 {
-		got := page(offset)
-		if want := holderOwners(t, conn, token, 7, offset); fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("page from %d: %v, want %v", offset, got, want)
-		}
-		if continued() != (offset > 0) {
-			t.Fatalf("page from %d continued from the page before: %v", offset, continued())
-		}
-	}
+	continued := func() bool { return strings.Contains(query, keyset) }
 	if page(30); continued() {
 		t.Fatal("a page no page ended at was read from a remembered end")
 	}
@@ -131,30 +150,20 @@ func TestContractPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 		}
 	}
 	store := db.NewStore(conn)
-	var query string
-	store.OnQuery = func(q string, _ []any) { query = q }
 	for _, typ := range []string{"", "account"} {
 		var all []string
 		if err := conn.Select(&all, `SELECT encode(address, 'hex') FROM contracts WHERE $1 = '' OR type = $1
 			ORDER BY coalesce(deployed_block, -1) DESC, address DESC`, typ); err != nil {
 			t.Fatal(err)
 		}
-		for offset := 0; offset < len(all); offset += 6 {
-			rows, err := store.Contracts(ctx, typ, nil, db.Window{Limit: 7, Offset: offset})
-			if err != nil {
-				t.Fatal(err)
-			}
+		walkPages(t, store, all, 6, "(coalesce(deployed_block, -1), address) <", func(w db.Window) ([]string, error) {
+			rows, err := store.Contracts(ctx, typ, nil, w)
 			var got []string
 			for _, c := range rows {
 				got = append(got, fmt.Sprintf("%x", []byte(c.Address)))
 			}
-			if want := all[offset:min(offset+7, len(all))]; fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Fatalf("type %q, page from %d: %v, want %v", typ, offset, got, want)
-			}
-			if continued := strings.Contains(query, "(coalesce(deployed_block, -1), address) <"); continued != (offset > 0) {
-				t.Fatalf("type %q, page from %d continued from the page before: %v", typ, offset, continued)
-			}
-		}
+			return got, err
+		})
 	}
 }
 
@@ -175,27 +184,17 @@ func TestClassPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	store := db.NewStore(conn)
-	var query string
-	store.OnQuery = func(q string, _ []any) { query = q }
 	var all []string
 	if err := conn.Select(&all, `SELECT encode(hash, 'hex') FROM classes ORDER BY coalesce(declared_block, -1) DESC, hash DESC`); err != nil {
 		t.Fatal(err)
 	}
-	for offset := 0; offset < len(all); offset += 4 {
-		rows, err := store.Classes(ctx, db.Window{Limit: 5, Offset: offset})
-		if err != nil {
-			t.Fatal(err)
-		}
+	store := db.NewStore(conn)
+	walkPages(t, store, all, 4, "(coalesce(declared_block, -1), hash) <", func(w db.Window) ([]string, error) {
+		rows, err := store.Classes(ctx, w)
 		var got []string
 		for _, c := range rows {
 			got = append(got, fmt.Sprintf("%x", []byte(c.Hash)))
 		}
-		if want := all[offset:min(offset+5, len(all))]; fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("page from %d: %v, want %v", offset, got, want)
-		}
-		if continued := strings.Contains(query, "(coalesce(declared_block, -1), hash) <"); continued != (offset > 0) {
-			t.Fatalf("page from %d continued from the page before: %v", offset, continued)
-		}
-	}
+		return got, err
+	})
 }

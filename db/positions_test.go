@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -131,9 +132,6 @@ func TestFilteredPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 	if err := writeRows(ctx, conn, blocksWithTxs(0, []int{3, 0, 5, 1, 7, 2, 0, 6, 4}, 0)); err != nil {
 		t.Fatal(err)
 	}
-	store := db.NewStore(conn)
-	var query string
-	store.OnQuery = func(q string, _ []any) { query = q }
 	var invokes [][2]int64
 	var rows []struct {
 		Block int64 `db:"block_number"`
@@ -142,21 +140,21 @@ func TestFilteredPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 	if err := conn.Select(&rows, `SELECT block_number, tx_index FROM transactions WHERE type = 'INVOKE' ORDER BY block_number DESC, tx_index DESC`); err != nil {
 		t.Fatal(err)
 	}
+	var all []string
 	for _, r := range rows {
 		invokes = append(invokes, [2]int64{r.Block, r.Index})
+		all = append(all, fmt.Sprint(invokes[len(invokes)-1]))
 	}
-	for offset := 0; offset < len(invokes); offset += 4 {
-		got, err := store.Transactions(ctx, db.TxFilter{Type: "INVOKE"}, true, db.Window{Limit: 5, Offset: offset})
-		if err != nil {
-			t.Fatal(err)
+	store := db.NewStore(conn)
+	walkPages(t, store, all, 4, "(t.block_number, t.tx_index) <", func(w db.Window) ([]string, error) {
+		txs, err := store.Transactions(ctx, db.TxFilter{Type: "INVOKE"}, true, w)
+		var got []string
+		for _, p := range positionsOf(txs) {
+			got = append(got, fmt.Sprint(p))
 		}
-		if want := invokes[offset:min(offset+5, len(invokes))]; !slices.Equal(positionsOf(got), want) {
-			t.Fatalf("page from %d: %v, want %v", offset, positionsOf(got), want)
-		}
-		if continued := strings.Contains(query, "(t.block_number, t.tx_index) <"); continued != (offset > 0) {
-			t.Fatalf("page from %d continued from the page before: %v", offset, continued)
-		}
-	}
+		return got, err
+	})
+	var query string
 	// From a cursor's key: the rows after the 3rd. That page's end is not a position.
 	store2 := db.NewStore(conn)
 	store2.OnQuery = func(q string, _ []any) { query = q }
