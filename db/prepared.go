@@ -73,8 +73,8 @@ func (p *preparedStatements) forget(query string) {
 // after a migration while serving), or it was pushed out of the cache and closed meanwhile.
 func stale(err error) bool {
 	var pqErr *pq.Error
-	return errors.As(err, &pqErr) && pqErr.Code == "0A000" ||
-		err != nil && err.Error() == "sql: statement is closed"
+	return (errors.As(err, &pqErr) && pqErr.Code == "0A000") ||
+		(err != nil && err.Error() == "sql: statement is closed")
 }
 
 // run executes query through its prepared statement, or as text when there is none or the
