@@ -1,7 +1,10 @@
 package db
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -73,6 +76,32 @@ func listPage[T any](s *Store, list string, w Window, keyOf func(T) []any, read 
 		s.rememberPageEnds(list, offset, len(rows), func(i int) []any { return keyOf(rows[i]) })
 	}
 	return rows, err
+}
+
+// keysetQuery is a list sorted by keyCols, all one way (desc: largest first).
+type keysetQuery struct {
+	name    string   // the list's name among page ends
+	from    string   // its statement up to the conditions: "SELECT ... FROM t x"
+	conds   []string // its own conditions, with their arguments
+	args    []any
+	keyCols []string
+	desc    bool
+}
+
+// keysetList reads a page of q through listPage; keyOf gives a row's values of q.keyCols. A
+// page from a cursor's key goes straight to the statement.
+func keysetList[T any](ctx context.Context, s *Store, q keysetQuery, w Window, keyOf func(T) []any) ([]T, error) {
+	read := func(w Window) ([]T, error) {
+		where, tail, kargs := w.keyset(q.keyCols, q.desc, len(q.args)+1)
+		var rows []T
+		err := s.selectRows(ctx, &rows, q.from+and(append(slices.Clip(q.conds), where)...)+tail, slices.Concat(q.args, kargs)...)
+		return rows, err
+	}
+	if w.After != nil {
+		return read(w)
+	}
+	list := listName(fmt.Sprintf("%s desc=%v %s", q.name, q.desc, strings.Join(q.conds, " AND ")), q.args)
+	return listPage(s, list, w, keyOf, read)
 }
 
 // listName names a list for pageEnd: its name and its conditions' arguments.

@@ -238,12 +238,10 @@ func (f EventsFilter) where(args *[]any) []string {
 func (s *Store) Events(ctx context.Context, f EventsFilter, desc bool, w Window) ([]*Event, error) {
 	var args []any
 	conds := f.where(&args)
-	where, tail, kargs := w.keyset([]string{"e.block_number", "e.tx_index", "e.event_index"}, desc, len(args)+1)
-	args = append(args, kargs...)
-	var rows []*Event
-	err := s.selectRows(ctx, &rows, `SELECT `+eventCols+` FROM events e
-		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`+and(append(conds, where)...)+tail, args...)
-	return rows, err
+	return keysetList(ctx, s, keysetQuery{name: "events", from: `SELECT ` + eventCols + ` FROM events e
+		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`,
+		conds: conds, args: args, keyCols: []string{"e.block_number", "e.tx_index", "e.event_index"}, desc: desc},
+		w, func(e *Event) []any { return []any{e.BlockNumber, e.TxIndex, e.Index} })
 }
 
 // CountEvents is exact for the whole chain and capped for filters.

@@ -62,10 +62,9 @@ func (f MessageFilter) conds(args *[]any) []string {
 func (s *Store) Messages(ctx context.Context, f MessageFilter, w Window) ([]*Message, error) {
 	var args []any
 	conds := f.conds(&args)
-	where, tail, kargs := w.keyset(messageKeyColumns, true, len(args)+1)
-	var rows []*Message
-	err := s.selectRows(ctx, &rows, `SELECT `+messageCols+` FROM messages m`+and(append(conds, where)...)+tail, append(args, kargs...)...)
-	return rows, err
+	return keysetList(ctx, s, keysetQuery{name: "messages", from: `SELECT ` + messageCols + ` FROM messages m`,
+		conds: conds, args: args, keyCols: messageKeyColumns, desc: true},
+		w, func(m *Message) []any { return []any{m.BlockNumber, m.TxIndex, m.Direction, m.Index} })
 }
 
 // CountMessages is the maintained total without a filter, capped with one.

@@ -21,11 +21,9 @@ func (s *Store) MetaTransactions(ctx context.Context, contract Felt, w Window) (
 		args = append(args, contract)
 		conds = append(conds, "m.contract_address = $1")
 	}
-	where, tail, kargs := w.keyset([]string{"m.block_number", "m.tx_index", "m.call_index"}, true, len(args)+1)
-	args = append(args, kargs...)
-	var rows []*MetaTransaction
-	err := s.selectRows(ctx, &rows, `SELECT `+metaTxCols+metaTxFrom+and(append(conds, where)...)+tail, args...)
-	return rows, err
+	return keysetList(ctx, s, keysetQuery{name: "meta_transactions", from: `SELECT ` + metaTxCols + metaTxFrom,
+		conds: conds, args: args, keyCols: []string{"m.block_number", "m.tx_index", "m.call_index"}, desc: true},
+		w, func(m *MetaTransaction) []any { return []any{m.BlockNumber, m.Index, m.CallIndex} })
 }
 
 // CountMetaTransactions is the maintained total ('meta_transactions'), capped per account.

@@ -66,11 +66,9 @@ func (f NftItemFilter) where(args *[]any) []string {
 func (s *Store) NftItems(ctx context.Context, f NftItemFilter, w Window) ([]*NftItem, error) {
 	var args []any
 	conds := f.where(&args)
-	where, tail, kargs := w.keyset([]string{"i.contract_address", "i.token_id"}, false, len(args)+1)
-	args = append(args, kargs...)
-	var rows []*NftItem
-	err := s.selectRows(ctx, &rows, `SELECT `+nftItemCols+` FROM nft_items i`+and(append(conds, where)...)+tail, args...)
-	return rows, err
+	return keysetList(ctx, s, keysetQuery{name: "nft_items", from: `SELECT ` + nftItemCols + ` FROM nft_items i`,
+		conds: conds, args: args, keyCols: []string{"i.contract_address", "i.token_id"}},
+		w, func(i *NftItem) []any { return []any{i.ContractAddress, i.TokenID} })
 }
 
 // CountNftItems is the maintained total for all items ('nft_items'), capped for filters.
@@ -242,11 +240,9 @@ func (f NftEventFilter) where(args *[]any) []string {
 func (s *Store) NftEvents(ctx context.Context, f NftEventFilter, w Window) ([]*NftEvent, error) {
 	var args []any
 	conds := f.where(&args)
-	where, tail, kargs := w.keyset(nftEventKeyColumns, true, len(args)+1)
-	args = append(args, kargs...)
-	var rows []*NftEvent
-	err := s.selectRows(ctx, &rows, `SELECT `+nftEventCols+` FROM nft_events e`+and(append(conds, where)...)+tail, args...)
-	return rows, err
+	return keysetList(ctx, s, keysetQuery{name: "nft_events", from: `SELECT ` + nftEventCols + ` FROM nft_events e`,
+		conds: conds, args: args, keyCols: nftEventKeyColumns, desc: true},
+		w, func(e *NftEvent) []any { return []any{e.BlockNumber, e.TxIndex, e.EventIndex, e.SubIndex} })
 }
 
 // CountNftEvents is the maintained total ('nft_events') without a filter, capped with one.

@@ -83,10 +83,9 @@ func (f StakingLogFilter) conds(args *[]any) []string {
 func (s *Store) StakingActivity(ctx context.Context, f StakingLogFilter, w Window) ([]*StakingOperation, error) {
 	var args []any
 	conds := f.conds(&args)
-	where, tail, kargs := w.keyset(eventKeyColumns, !f.Ascending, len(args)+1)
-	var rows []*StakingOperation
-	err := s.selectRows(ctx, &rows, `SELECT `+stakingOperationCols+` FROM staking_activity a`+and(append(conds, where)...)+tail, append(args, kargs...)...)
-	return rows, err
+	return keysetList(ctx, s, keysetQuery{name: "staking_activity", from: `SELECT ` + stakingOperationCols + ` FROM staking_activity a`,
+		conds: conds, args: args, keyCols: eventKeyColumns, desc: !f.Ascending},
+		w, func(o *StakingOperation) []any { return []any{o.BlockNumber, o.TxIndex, o.EventIndex} })
 }
 
 // CountStakingActivity is the maintained total without a filter, capped with one.
@@ -106,10 +105,9 @@ func (s *Store) Attestations(ctx context.Context, staker Felt, w Window) ([]*Att
 	if staker != nil {
 		conds = append(conds, "a.staker_address = "+arg(&args, Normalize(staker)))
 	}
-	where, tail, kargs := w.keyset(eventKeyColumns, true, len(args)+1)
-	var rows []*Attestation
-	err := s.selectRows(ctx, &rows, `SELECT `+attestationCols+` FROM attestations a`+and(append(conds, where)...)+tail, append(args, kargs...)...)
-	return rows, err
+	return keysetList(ctx, s, keysetQuery{name: "attestations", from: `SELECT ` + attestationCols + ` FROM attestations a`,
+		conds: conds, args: args, keyCols: eventKeyColumns, desc: true},
+		w, func(a *Attestation) []any { return []any{a.BlockNumber, a.TxIndex, a.EventIndex} })
 }
 
 // CountAttestations is the maintained total, or a validator's capped count.

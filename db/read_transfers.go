@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/lib/pq"
 )
@@ -83,27 +85,34 @@ func (f TokenTransferFilter) conds(args *[]any) []string {
 func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Window) ([]*TokenTransfer, error) {
 	var args []any
 	conds := f.conds(&args)
-	where, tail, kargs := w.keyset(tokenTransferKeyColumns, !f.Ascending, len(args)+1)
-	args = append(args, kargs...)
-	conds = append(conds, where)
-	var rows []*TokenTransfer
+	keyOf := func(t *TokenTransfer) []any { return []any{t.BlockNumber, t.TxIndex, t.EventIndex} }
 	if f.Wallet == nil {
-		err := s.selectRows(ctx, &rows, `SELECT `+tokenTransferCols+` FROM token_transfers e`+and(conds...)+tail, args...)
+		return keysetList(ctx, s, keysetQuery{name: "token_transfers", from: `SELECT ` + tokenTransferCols + ` FROM token_transfers e`,
+			conds: conds, args: args, keyCols: tokenTransferKeyColumns, desc: !f.Ascending}, w, keyOf)
+	}
+	read := func(w Window) ([]*TokenTransfer, error) {
+		where, tail, kargs := w.keyset(tokenTransferKeyColumns, !f.Ascending, len(args)+1)
+		args := append(slices.Concat(args, kargs), f.Wallet)
+		conds := append(slices.Clip(conds), where)
+		wallet := fmt.Sprintf("$%d", len(args))
+		dir := "DESC"
+		if f.Ascending {
+			dir = "ASC"
+		}
+		side := func(cond string) string {
+			return `(SELECT ` + tokenTransferCols + ` FROM token_transfers e` + and(append(conds, cond)...) +
+				fmt.Sprintf(` ORDER BY e.block_number %[1]s, e.tx_index %[1]s, e.event_index %[1]s LIMIT %[2]d)`, dir, w.Limit+w.Offset)
+		}
+		var rows []*TokenTransfer
+		err := s.selectRows(ctx, &rows, `SELECT e.* FROM (`+side("e.from_address = "+wallet)+` UNION ALL `+
+			side("e.to_address = "+wallet+" AND e.from_address <> "+wallet)+`) e`+tail, args...)
 		return rows, err
 	}
-	args = append(args, f.Wallet)
-	wallet := fmt.Sprintf("$%d", len(args))
-	dir := "DESC"
-	if f.Ascending {
-		dir = "ASC"
+	if w.After != nil {
+		return read(w)
 	}
-	side := func(cond string) string {
-		return `(SELECT ` + tokenTransferCols + ` FROM token_transfers e` + and(append(conds, cond)...) +
-			fmt.Sprintf(` ORDER BY e.block_number %[1]s, e.tx_index %[1]s, e.event_index %[1]s LIMIT %[2]d)`, dir, w.Limit+w.Offset)
-	}
-	err := s.selectRows(ctx, &rows, `SELECT e.* FROM (`+side("e.from_address = "+wallet)+` UNION ALL `+
-		side("e.to_address = "+wallet+" AND e.from_address <> "+wallet)+`) e`+tail, args...)
-	return rows, err
+	list := listName(fmt.Sprintf("token_transfers of a wallet asc=%v %s", f.Ascending, strings.Join(conds, " AND ")), append(args, f.Wallet))
+	return listPage(s, list, w, keyOf, read)
 }
 
 // CountTokenTransfers is the maintained total without a filter, capped with one.
