@@ -87,7 +87,9 @@ func TestKeysetListPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 		}},
 		{"NFT events of a collection", "(e.block_number, e.tx_index, e.event_index, e.sub_index) <", func(w db.Window) ([]string, error) {
 			rows, err := store.NftEvents(ctx, db.NftEventFilter{Contract: addr(51)}, w)
-			return keysOf(len(rows), func(i int) string { return pos(rows[i].BlockNumber, rows[i].TxIndex, rows[i].EventIndex, rows[i].SubIndex) }), err
+			return keysOf(len(rows), func(i int) string {
+				return pos(rows[i].BlockNumber, rows[i].TxIndex, rows[i].EventIndex, rows[i].SubIndex)
+			}), err
 		}},
 		{"NFT items of a collection", "(i.contract_address, i.token_id) >", func(w db.Window) ([]string, error) {
 			rows, err := store.NftItems(ctx, db.NftItemFilter{Contract: addr(50)}, w)
