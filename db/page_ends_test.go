@@ -165,6 +165,20 @@ func TestContractPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 			return got, err
 		})
 	}
+	// One class's contracts (every one here is of class 1), as Class.contracts and
+	// /beta/classes/{hash}/contracts read them.
+	var all []string
+	if err := conn.Select(&all, `SELECT encode(address, 'hex') FROM contracts ORDER BY coalesce(deployed_block, -1) DESC, address DESC`); err != nil {
+		t.Fatal(err)
+	}
+	walkPages(t, store, all, 6, "(coalesce(deployed_block, -1), address) <", func(w db.Window) ([]string, error) {
+		rows, err := store.ContractsByClasses(ctx, []db.Felt{db.FeltFromUint64(1)}, w.Limit, w.Offset)
+		var got []string
+		for _, c := range rows {
+			got = append(got, fmt.Sprintf("%x", []byte(c.Address)))
+		}
+		return got, err
+	})
 }
 
 // Classes walked page by page, likewise.

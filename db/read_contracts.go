@@ -24,14 +24,8 @@ func (s *Store) Contracts(ctx context.Context, typ string, class Felt, w Window)
 	if class != nil {
 		conds = append(conds, "class_hash = "+arg(&args, class))
 	}
-	return listPage(s, listName("contracts", args), w, ContractSortKey,
-		func(w Window) ([]*Contract, error) {
-			where, tail, kargs := w.keyset([]string{"coalesce(deployed_block, -1)", "address"}, true, len(args)+1)
-			var rows []*Contract
-			err := s.selectRows(ctx, &rows, `SELECT `+contractCols+` FROM contracts`+and(append(conds, where)...)+tail,
-				append(args, kargs...)...)
-			return rows, err
-		})
+	return keysetList(ctx, s, keysetQuery{name: "contracts", from: `SELECT ` + contractCols + ` FROM contracts`,
+		conds: conds, args: args, keyCols: []string{"coalesce(deployed_block, -1)", "address"}, desc: true}, w, ContractSortKey)
 }
 
 // ContractSortKey is a contract's keyset value in the contract lists: its deployment block
@@ -61,8 +55,12 @@ func (s *Store) CountContracts(ctx context.Context, typ string, class Felt) (int
 }
 
 // ContractsByClasses lists, for each class, its first limit contracts (newest first) in
-// one statement: the batched form of Class.contracts.
+// one statement: the batched form of Class.contracts. One class's list is Contracts', whose
+// pages walked in turn continue from the page before (a popular account class has millions).
 func (s *Store) ContractsByClasses(ctx context.Context, classes []Felt, limit, offset int) ([]*Contract, error) {
+	if len(classes) == 1 {
+		return s.Contracts(ctx, "", Normalize(classes[0]), Window{Limit: limit, Offset: offset})
+	}
 	var rows []*Contract
 	err := s.selectRows(ctx, &rows, `SELECT c.* FROM unnest($1::bytea[]) AS k(class)
 		CROSS JOIN LATERAL (SELECT `+contractCols+` FROM contracts WHERE class_hash = k.class
