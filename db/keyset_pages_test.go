@@ -9,7 +9,7 @@ import (
 	"github.com/starkgraph/starkgraph/db/dbtest"
 )
 
-// Every list sorted by a keyset (events, transfers, messages, NFT events and items,
+// Every list sorted by a keyset (events, transfers, messages, NFT events, items and holders,
 // staking activity, attestations, meta-transactions), filtered or not, either way: walked
 // page by page, each page is the slice the whole list has there, and each page after the
 // first continues from where the page before ended instead of skipping rows.
@@ -41,6 +41,11 @@ func TestKeysetListPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 			FROM transactions, generate_series(0, 2) g`,
 		`INSERT INTO meta_transactions (block_number, tx_index, call_index, contract_address, caller_address, operations, actions)
 			SELECT block_number, tx_index, g, set_byte('\x00'::bytea, 0, (80 + g % 2)::int), '\x01', '', '[]' FROM transactions, generate_series(0, 2) g`,
+		// Holders with balances of one to three digits, some equal (the owner breaks the tie).
+		`INSERT INTO nft_holders (contract_address, owner_address, token_id, held, last_transfer_time)
+			SELECT '\x32', set_byte('\x00'::bytea, 0, g), g, (g * 37) % 101 + g % 3 * 100, 1 FROM generate_series(1, 60) g`,
+		`INSERT INTO nft_balances (contract_address, token_id, owner_address, balance, last_transfer_time)
+			SELECT '\x32', 7, set_byte('\x00'::bytea, 0, g), (g * 37) % 101 + g % 3 * 100, 1 FROM generate_series(1, 60) g`,
 		`INSERT INTO nft_items (contract_address, token_id, contract_type)
 			SELECT set_byte('\x00'::bytea, 0, (50 + g % 2)::int), g * 7 % 60, 1 FROM generate_series(0, 59) g`,
 	} {
@@ -94,6 +99,15 @@ func TestKeysetListPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 		{"NFT items of a collection", "(i.contract_address, i.token_id) >", func(w db.Window) ([]string, error) {
 			rows, err := store.NftItems(ctx, db.NftItemFilter{Contract: addr(50)}, w)
 			return keysOf(len(rows), func(i int) string { return rows[i].TokenID }), err
+		}},
+		{"holders of an NFT collection", "(h.held, h.owner_address) <", func(w db.Window) ([]string, error) {
+			rows, err := store.NftHolders(ctx, addr(50), nil, w)
+			return keysOf(len(rows), func(i int) string { return pos(rows[i].Balance, rows[i].OwnerAddress) }), err
+		}},
+		{"holders of an NFT", "(b.balance, b.owner_address) <", func(w db.Window) ([]string, error) {
+			token := "7"
+			rows, err := store.NftHolders(ctx, addr(50), &token, w)
+			return keysOf(len(rows), func(i int) string { return pos(rows[i].Balance, rows[i].OwnerAddress) }), err
 		}},
 		{"staking activity of a staker, oldest first", "(a.block_number, a.tx_index, a.event_index) >", func(w db.Window) ([]string, error) {
 			rows, err := store.StakingActivity(ctx, db.StakingLogFilter{Staker: addr(70), Ascending: true}, w)

@@ -96,23 +96,20 @@ func (s *Store) NftBalancesOfItems(ctx context.Context, keys []NftKey) ([]*NftBa
 }
 
 // NftHolders lists the owners of a collection's items, or of one item when tokenID is set,
-// by balance, largest first (offset windows). Over a collection an owner's balances are
-// summed, and the row's token id is the smallest one the owner holds.
+// by balance, largest first; keyset: (balance, owner). Over a collection an owner's
+// balances are summed, and the row's token id is the smallest one the owner holds.
 func (s *Store) NftHolders(ctx context.Context, contract Felt, tokenID *string, w Window) ([]*NftBalance, error) {
-	var rows []*NftBalance
-	tail := w.limitOffset()
+	keyOf := func(b *NftBalance) []any { return []any{b.Balance, b.OwnerAddress} }
 	if tokenID != nil {
-		err := s.selectRows(ctx, &rows, `SELECT `+nftBalanceCols+` FROM nft_balances b
-			WHERE b.contract_address = $1 AND b.token_id = $2::numeric AND b.balance > 0
-			ORDER BY b.balance DESC, b.owner_address DESC`+tail, contract, *tokenID)
-		return rows, err
+		return keysetList(ctx, s, keysetQuery{name: "nft item holders", from: `SELECT ` + nftBalanceCols + ` FROM nft_balances b`,
+			conds: []string{"b.contract_address = $1", "b.token_id = $2::numeric", "b.balance > 0"}, args: []any{contract, *tokenID},
+			keyCols: []string{"b.balance", "b.owner_address"}, desc: true}, w, keyOf)
 	}
 	// A collection's holders, from the totals the indexer keeps per owner (nft_holders).
-	err := s.selectRows(ctx, &rows, `SELECT h.contract_address, h.token_id::text AS token_id,
-			h.owner_address, h.held::text AS balance, h.last_transfer_time
-		FROM nft_holders h WHERE h.contract_address = $1
-		ORDER BY h.held DESC, h.owner_address DESC`+tail, contract)
-	return rows, err
+	return keysetList(ctx, s, keysetQuery{name: "nft holders", from: `SELECT h.contract_address, h.token_id::text AS token_id,
+			h.owner_address, h.held::text AS balance, h.last_transfer_time FROM nft_holders h`,
+		conds: []string{"h.contract_address = $1"}, args: []any{contract},
+		keyCols: []string{"h.held", "h.owner_address"}, desc: true}, w, keyOf)
 }
 
 // CountNftHolders counts distinct owners (capped).
