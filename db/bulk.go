@@ -20,7 +20,7 @@ import (
 
 // bulkTables are the tables that grow with every block: each one left out keeps a
 // B-tree insert per secondary index and a foreign-key check per row on the load's path.
-var bulkTables = []string{"transactions", "calls", "events", "token_transfers", "erc20_balance_changes", "nft_events",
+var bulkTables = []string{"transactions", "transaction_hashes", "calls", "events", "token_transfers", "erc20_balance_changes", "nft_events",
 	"meta_transactions", "messages", "staking_activity", "attestations", "contract_changes"}
 
 // KeptWhileBulkLoading are the secondary indexes of bulkTables that stay through a bulk load.
@@ -55,6 +55,7 @@ func DeferConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 		SELECT c.conname, c.conrelid::regclass::text, 'foreign key', pg_get_constraintdef(c.oid)
 		FROM pg_constraint c
 		WHERE c.contype = 'f' AND c.conrelid::regclass::text = ANY($1)
+		  AND c.conparentid = 0 -- not those PostgreSQL derives for each partition a key references
 		UNION ALL
 		SELECT i.relname, t.relname, 'index', replace(pg_get_indexdef(i.oid), ' ON ONLY ', ' ON ')
 		FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid

@@ -13,13 +13,13 @@ import (
 	"github.com/lib/pq"
 )
 
-// Block partitions. calls, events and token_transfers are partitioned by block range
-// (migration 00028): a partition per blocks_per_partition blocks, named after its first
-// block. A row whose block has no partition cannot be written, so the indexer makes them
+// Block partitions. transactions, calls, events and token_transfers are partitioned by
+// block range (migrations 00028 and 00030): a partition per blocks_per_partition blocks,
+// named after its first block. A row whose block has no partition cannot be written, so the indexer makes them
 // ahead of the blocks it writes, one partition ahead, through Partitions.Cover.
 
 // PartitionedTables are the tables partitioned by block range.
-var PartitionedTables = []string{"calls", "events", "token_transfers"}
+var PartitionedTables = []string{"transactions", "calls", "events", "token_transfers"}
 
 // partitionLockTimeout bounds how long making a partition waits for its locks. Readers
 // never wait for them (attaching locks the parent against other schema changes only, and

@@ -83,19 +83,33 @@ type TxKey struct {
 	Index int
 }
 
-// TransactionsByHash returns the transactions that exist among hashes.
+// TransactionsByHash returns the transactions that exist among hashes: their positions
+// from transaction_hashes (transactions is partitioned by block, and a hash is unique only
+// there), then their rows from the partitions of their blocks.
 func (s *Store) TransactionsByHash(ctx context.Context, hashes []Felt) ([]*Transaction, error) {
-	var rows []*Transaction
-	err := s.selectRows(ctx, &rows, `SELECT `+txCols+` FROM transactions t WHERE t.hash = ANY($1)`, feltList(hashes))
-	return rows, err
+	var positions []struct {
+		Block int64 `db:"block_number"`
+		Index int   `db:"tx_index"`
+	}
+	if err := s.selectRows(ctx, &positions, `SELECT block_number, tx_index FROM transaction_hashes WHERE hash = ANY($1)`,
+		feltList(hashes)); err != nil || len(positions) == 0 {
+		return nil, err
+	}
+	keys := make([]TxKey, len(positions))
+	for i, p := range positions {
+		keys[i] = TxKey{Block: p.Block, Index: p.Index}
+	}
+	return s.TransactionsByKey(ctx, keys)
 }
 
-// TransactionsByKey returns the transactions at the given positions.
+// TransactionsByKey returns the transactions at the given positions. The blocks are given
+// apart too, so that the plan opens only their partitions.
 func (s *Store) TransactionsByKey(ctx context.Context, keys []TxKey) ([]*Transaction, error) {
 	blocks, idx := txKeyArrays(keys)
 	var rows []*Transaction
 	err := s.selectRows(ctx, &rows, `SELECT `+txCols+` FROM transactions t
-		JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON t.block_number = k.b AND t.tx_index = k.i`,
+		JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON t.block_number = k.b AND t.tx_index = k.i
+		WHERE t.block_number = ANY($1)`,
 		blocks, idx)
 	return rows, err
 }
@@ -259,7 +273,7 @@ func (s *Store) CountEvents(ctx context.Context, f EventsFilter) (int64, error) 
 func (s *Store) TransactionsOfBlocks(ctx context.Context, blocks []int64, limit, offset int) ([]*Transaction, error) {
 	var rows []*Transaction
 	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bigint[]) AS k(b)
-		CROSS JOIN LATERAL (SELECT `+txListCols+` FROM transactions t WHERE t.block_number = k.b
+		CROSS JOIN LATERAL (SELECT `+txListCols+` FROM transactions t WHERE t.block_number = k.b AND t.block_number = ANY($1)
 			ORDER BY t.tx_index LIMIT $2 OFFSET $3) x`, pq.Array(blocks), limit, offset)
 	return rows, err
 }
@@ -272,7 +286,7 @@ func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, limit, offset int
 	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bigint[], $2::int[]) AS k(b, i)
 		CROSS JOIN LATERAL (SELECT `+eventCols+` FROM events e
 			JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index
-			WHERE e.block_number = k.b AND e.tx_index = k.i AND e.block_number = ANY($1)
+			WHERE e.block_number = k.b AND e.tx_index = k.i AND e.block_number = ANY($1) AND t.block_number = ANY($1)
 			ORDER BY e.event_index LIMIT $3 OFFSET $4) x`, blocks, idx, limit, offset)
 	return rows, err
 }
@@ -302,7 +316,7 @@ func (s *Store) EventsByKey(ctx context.Context, keys []EventKey) ([]*Event, err
 	err := s.selectRows(ctx, &rows, `SELECT `+eventCols+` FROM unnest($1::bigint[], $2::int[], $3::int[]) AS k(b, i, x)
 		JOIN events e ON e.block_number = k.b AND e.tx_index = k.i AND e.event_index = k.x
 		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index
-		WHERE e.block_number = ANY($1)`, blocks, txs, events)
+		WHERE e.block_number = ANY($1) AND t.block_number = ANY($1)`, blocks, txs, events)
 	return rows, err
 }
 

@@ -13,7 +13,7 @@ type SearchHit struct {
 
 // searchedKeys are the columns a hex prefix is looked up in, each with a unique index.
 var searchedKeys = []struct{ kind, table, column string }{
-	{"Block", "blocks", "hash"}, {"Transaction", "transactions", "hash"}, {"Contract", "contracts", "address"},
+	{"Block", "blocks", "hash"}, {"Transaction", "transaction_hashes", "hash"}, {"Contract", "contracts", "address"},
 	{"Class", "classes", "hash"}, {"Token", "tokens", "address"}, {"Validator", "validators", "staker_address"},
 }
 

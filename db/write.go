@@ -166,6 +166,22 @@ type ChainRows struct {
 	ContractChanges []ContractChangeRow
 }
 
+// transactionHash is a row of transaction_hashes, where a transaction is found by its hash
+// (migration 00030).
+type transactionHash struct {
+	Hash        Felt  `db:"hash"`
+	BlockNumber int64 `db:"block_number"`
+	TxIndex     int   `db:"tx_index"`
+}
+
+func hashesOf(txs []TransactionRow) []transactionHash {
+	out := make([]transactionHash, len(txs))
+	for i, t := range txs {
+		out[i] = transactionHash{Hash: t.Hash, BlockNumber: t.BlockNumber, TxIndex: t.TxIndex}
+	}
+	return out
+}
+
 // chainTable is one table of ChainRows: its name, its rows' shape, and the rows.
 type chainTable struct {
 	name  string
@@ -191,6 +207,7 @@ func (r *ChainRows) ownTables() []chainTable {
 	return []chainTable{
 		chainTableOf("blocks", r.Blocks),
 		chainTableOf("transactions", r.Transactions),
+		chainTableOf("transaction_hashes", hashesOf(r.Transactions)),
 		chainTableOf("erc20_balance_changes", r.BalancePoints),
 	}
 }

@@ -97,6 +97,9 @@ func (s *gqlServer) exec(query string, args ...any) {
 	if _, err := s.db.Exec(query, args...); err != nil {
 		s.t.Fatalf("%v\n%s", err, query)
 	}
+	if dbtest.WritesTransactions(query) {
+		dbtest.IndexHashes(s.t, s.db)
+	}
 }
 
 // connection is the answer of a GraphQL connection: its total, page info and nodes.

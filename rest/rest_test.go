@@ -42,6 +42,9 @@ func (e *env) exec(q string, args ...any) {
 	if _, err := e.db.Exec(q, args...); err != nil {
 		e.t.Fatalf("%v\n%s", err, q)
 	}
+	if dbtest.WritesTransactions(q) {
+		dbtest.IndexHashes(e.t, e.db)
+	}
 }
 
 // response is an answer with its body decoded as generic JSON.

@@ -211,6 +211,7 @@ func seed(t testing.TB, conn *sqlx.DB) {
 		('tokens:erc20', 2), ('tokens:erc721', 1), ('meta_transactions', 3), ('validators', 1), ('delegators', 1)`,
 		nBlocks, 2*nBlocks, nAccounts+3, nAccounts)
 	dbtest.DeriveAsIndexer(t, tx)
+	dbtest.IndexHashes(t, tx)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package dbtest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -22,7 +23,8 @@ func ShortPartitions(t testing.TB, conn *sqlx.DB, blocks int64) {
 			t.Fatal(err)
 		}
 		for _, p := range parts {
-			if _, err := conn.Exec(`DROP TABLE ` + pq.QuoteIdentifier(p)); err != nil {
+			// Detached first: a partition of transactions is referenced by other tables' keys.
+			if _, err := conn.Exec(`ALTER TABLE ` + pq.QuoteIdentifier(table) + ` DETACH PARTITION ` + p + `; DROP TABLE ` + p); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -48,4 +50,21 @@ func Schema(t testing.TB, conn *sqlx.DB) []string {
 		t.Fatal(err)
 	}
 	return defs
+}
+
+// IndexHashes gives the transactions a test wrote with its own SQL their rows of
+// transaction_hashes, as the indexer writes them: a transaction is found by its hash there
+// (migration 00030). Test helpers that run SQL call it after each INSERT INTO transactions.
+func IndexHashes(t testing.TB, conn sqlx.Execer) {
+	t.Helper()
+	if _, err := conn.Exec(`INSERT INTO transaction_hashes (hash, block_number, tx_index)
+		SELECT hash, block_number, tx_index FROM transactions ON CONFLICT DO NOTHING`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WritesTransactions reports whether a test's statement inserts transactions, after which
+// IndexHashes runs.
+func WritesTransactions(query string) bool {
+	return strings.HasPrefix(strings.TrimSpace(query), "INSERT INTO transactions ")
 }
