@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -107,6 +108,29 @@ func TestReadPoolSettings(t *testing.T) {
 	} {
 		if got := withBinaryParameters(withStatementTimeout(c.dsn, 10*time.Second)); got != c.want {
 			t.Errorf("%q: got %q, want %q", c.dsn, got, c.want)
+		}
+	}
+}
+
+// The read pool's sessions plan each prepared statement once, generically, unless the
+// connection string says otherwise.
+func TestReadPoolPlansGenerically(t *testing.T) {
+	ctx := context.Background()
+	url := dbtest.NewURL(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	for dsn, want := range map[string]string{url: "force_generic_plan", url + sep + "plan_cache_mode=auto": "auto"} {
+		pool, err := openReadPool(ctx, dsn, 2, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mode string
+		err = pool.GetContext(ctx, &mode, `SHOW plan_cache_mode`)
+		pool.Close()
+		if err != nil || mode != want {
+			t.Errorf("%s: plan_cache_mode %q (%v), want %q", dsn, mode, err, want)
 		}
 	}
 }
