@@ -136,11 +136,12 @@ func (s *Store) CountTokenTransfers(ctx context.Context, f TokenTransferFilter) 
 // TransfersOfTxs lists the ERC-20 transfers of each transaction, in receipt order.
 func (s *Store) TransfersOfTxs(ctx context.Context, keys []TxKey) ([]*TokenTransfer, error) {
 	blocks, idx := txKeyArrays(keys)
+	lo, hi := blockSpan(blocks)
 	var rows []*TokenTransfer
 	err := s.selectRows(ctx, &rows, `SELECT `+tokenTransferCols+` FROM unnest($1::bigint[], $2::int[]) AS k(b, i)
 		JOIN token_transfers e ON e.block_number = k.b AND e.tx_index = k.i
-		WHERE e.block_number = ANY($1) -- prunes partitions (CallsByTx)
-		ORDER BY e.block_number, e.tx_index, e.event_index`, blocks, idx)
+		WHERE e.block_number BETWEEN $3 AND $4 -- prunes partitions (CallsByTx)
+		ORDER BY e.block_number, e.tx_index, e.event_index`, blocks, idx, lo, hi)
 	return rows, err
 }
 

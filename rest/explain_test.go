@@ -1,9 +1,6 @@
 package rest
 
 import (
-	"context"
-	"database/sql/driver"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -13,11 +10,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
@@ -68,8 +63,8 @@ func (st *statements) during(request string) {
 // explainAll EXPLAINs each recorded statement with sequential scans and sorts disabled:
 // what is left of them is what no index can serve. A sequential scan of a big table, or a
 // sort of a big table's rows, fails the test. Each statement is explained twice: planned
-// for its arguments, and as the generic plan the API's connections run
-// (db.GenericPlans), which must do without them.
+// for its arguments, and as the generic plan the API's read sessions run (openReadPool),
+// which must do without them.
 func (st *statements) explainAll(t *testing.T, conn *sqlx.DB) {
 	t.Helper()
 	for text, s := range st.seen {
@@ -86,64 +81,10 @@ func (st *statements) explainAll(t *testing.T, conn *sqlx.DB) {
 	}
 }
 
-var explained atomic.Int64
-
-// literal writes a statement argument as an SQL literal of unknown type, which takes the
-// type of the parameter it is given for.
-func literal(arg any) (string, error) {
-	v, err := driver.DefaultParameterConverter.ConvertValue(arg)
-	if valuer, ok := arg.(driver.Valuer); ok {
-		v, err = valuer.Value()
-	}
-	if err != nil {
-		return "", err
-	}
-	switch x := v.(type) {
-	case nil:
-		return "NULL", nil
-	case []byte:
-		return `'\x` + hex.EncodeToString(x) + `'`, nil
-	case string:
-		return pq.QuoteLiteral(x), nil
-	default:
-		return pq.QuoteLiteral(fmt.Sprint(x)), nil
-	}
-}
-
-// explain plans a statement for its arguments, or as a generic plan: prepared, then
-// executed with them under plan_cache_mode = force_generic_plan.
+// explain plans a statement with sequential scans and sorts disabled (dbtest.Explain).
 func explain(conn *sqlx.DB, text string, args []any, generic bool) (planNode, error) {
-	ctx := context.Background()
-	tx, err := conn.BeginTxx(ctx, nil)
+	raw, err := dbtest.Explain(conn, text, args, generic, "enable_seqscan = off", "enable_sort = off")
 	if err != nil {
-		return planNode{}, err
-	}
-	defer tx.Rollback()
-	if _, err := tx.Exec(`SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off`); err != nil {
-		return planNode{}, err
-	}
-	query := "EXPLAIN (FORMAT JSON) " + text
-	if generic {
-		// A prepared statement outlives the transaction: each has a name of its own.
-		name := fmt.Sprintf("explained_%d", explained.Add(1))
-		if _, err := tx.Exec(`SET LOCAL plan_cache_mode = force_generic_plan; PREPARE ` + name + ` AS ` + text); err != nil {
-			return planNode{}, err
-		}
-		// EXECUTE takes its arguments as literals.
-		query = "EXPLAIN (FORMAT JSON) EXECUTE " + name
-		if len(args) > 0 {
-			lits := make([]string, len(args))
-			for i, a := range args {
-				if lits[i], err = literal(a); err != nil {
-					return planNode{}, err
-				}
-			}
-			query += "(" + strings.Join(lits, ", ") + ")"
-		}
-		args = nil
-	}
-	var raw []byte
-	if err := tx.QueryRowContext(ctx, query, args...).Scan(&raw); err != nil {
 		return planNode{}, err
 	}
 	var root []struct{ Plan planNode }
