@@ -91,17 +91,20 @@ type keysetQuery struct {
 // keysetList reads a page of q through listPage; keyOf gives a row's values of q.keyCols. A
 // page from a cursor's key goes straight to the statement.
 func keysetList[T any](ctx context.Context, s *Store, q keysetQuery, w Window, keyOf func(T) []any) ([]T, error) {
-	read := func(w Window) ([]T, error) {
-		where, tail, kargs := w.keyset(q.keyCols, q.desc, len(q.args)+1)
-		var rows []T
-		err := s.selectRows(ctx, &rows, q.from+and(append(slices.Clip(q.conds), where)...)+tail, slices.Concat(q.args, kargs)...)
-		return rows, err
-	}
+	read := func(w Window) ([]T, error) { return readKeyset[T](ctx, s, q, w) }
 	if w.After != nil {
 		return read(w)
 	}
 	list := listName(fmt.Sprintf("%s desc=%v %s", q.name, q.desc, strings.Join(q.conds, " AND ")), q.args)
 	return listPage(s, list, w, keyOf, read)
+}
+
+// readKeyset runs q's statement for one window, as it is given.
+func readKeyset[T any](ctx context.Context, s *Store, q keysetQuery, w Window) ([]T, error) {
+	where, tail, kargs := w.keyset(q.keyCols, q.desc, len(q.args)+1)
+	var rows []T
+	err := s.selectRows(ctx, &rows, q.from+and(append(slices.Clip(q.conds), where)...)+tail, slices.Concat(q.args, kargs)...)
+	return rows, err
 }
 
 // listName names a list for pageEnd: its name and its conditions' arguments.

@@ -2,9 +2,7 @@ package db
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/lib/pq"
 )
@@ -154,23 +152,18 @@ func (f TxFilter) where(args *[]any) []string {
 func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Window) ([]*Transaction, error) {
 	var args []any
 	conds := f.where(&args)
-	read := func(w Window) ([]*Transaction, error) {
-		where, tail, kargs := w.keyset([]string{"t.block_number", "t.tx_index"}, desc, len(args)+1)
-		var rows []*Transaction
-		err := s.selectRows(ctx, &rows, `SELECT `+txListCols+` FROM transactions t`+and(append(conds, where)...)+tail,
-			append(args, kargs...)...)
-		return rows, err
-	}
+	q := keysetQuery{name: "transactions", from: `SELECT ` + txListCols + ` FROM transactions t`,
+		conds: conds, args: args, keyCols: []string{"t.block_number", "t.tx_index"}, desc: desc}
 	if len(conds) == 0 {
+		// The whole chain's list seeks to a page by its position (transactionsAt).
 		if w.After == nil && w.Offset > 0 {
 			return s.transactionsAt(ctx, desc, w)
 		}
-		return read(w)
+		return readKeyset[*Transaction](ctx, s, q, w)
 	}
 	// A filtered list has no position to seek to: a page that starts where one served
 	// lately ended continues from its last row (page_ends.go).
-	list := listName(fmt.Sprintf("transactions desc=%v %s", desc, strings.Join(conds, " AND ")), args)
-	return listPage(s, list, w, func(t *Transaction) []any { return []any{t.BlockNumber, t.Index} }, read)
+	return keysetList(ctx, s, q, w, func(t *Transaction) []any { return []any{t.BlockNumber, t.Index} })
 }
 
 // transactionsAt lists the chain's transactions from position w.Offset on (counted from the

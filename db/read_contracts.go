@@ -80,13 +80,8 @@ func (s *Store) ClassesByHash(ctx context.Context, hashes []Felt) ([]*Class, err
 
 // Classes lists classes, most recently declared first; keyset: (declared_block, hash).
 func (s *Store) Classes(ctx context.Context, w Window) ([]*Class, error) {
-	return listPage(s, "classes", w, ClassSortKey,
-		func(w Window) ([]*Class, error) {
-			where, tail, args := w.keyset([]string{"coalesce(declared_block, -1)", "hash"}, true, 1)
-			var rows []*Class
-			err := s.selectRows(ctx, &rows, `SELECT `+classCols+` FROM classes`+and(where)+tail, args...)
-			return rows, err
-		})
+	return keysetList(ctx, s, keysetQuery{name: "classes", from: `SELECT ` + classCols + ` FROM classes`,
+		keyCols: []string{"coalesce(declared_block, -1)", "hash"}, desc: true}, w, ClassSortKey)
 }
 
 // VerifiedClassesByHash returns the verification records among class hashes.
