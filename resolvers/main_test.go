@@ -94,12 +94,7 @@ func (s *gqlServer) mustQuery(doc string, vars map[string]any, out any) {
 // exec runs SQL that writes test rows.
 func (s *gqlServer) exec(query string, args ...any) {
 	s.t.Helper()
-	if _, err := s.db.Exec(query, args...); err != nil {
-		s.t.Fatalf("%v\n%s", err, query)
-	}
-	if dbtest.WritesTransactions(query) {
-		dbtest.IndexHashes(s.t, s.db)
-	}
+	dbtest.Exec(s.t, s.db, query, args...)
 }
 
 // connection is the answer of a GraphQL connection: its total, page info and nodes.

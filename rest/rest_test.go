@@ -39,12 +39,7 @@ func newEnv(t testing.TB) *env {
 // exec runs a statement on the test's database, for rows a test adds to the seed.
 func (e *env) exec(q string, args ...any) {
 	e.t.Helper()
-	if _, err := e.db.Exec(q, args...); err != nil {
-		e.t.Fatalf("%v\n%s", err, q)
-	}
-	if dbtest.WritesTransactions(q) {
-		dbtest.IndexHashes(e.t, e.db)
-	}
+	dbtest.Exec(e.t, e.db, q, args...)
 }
 
 // response is an answer with its body decoded as generic JSON.

@@ -68,9 +68,7 @@ func seed(t testing.TB, conn *sqlx.DB) {
 	defer tx.Rollback()
 	exec := func(q string, args ...any) {
 		t.Helper()
-		if _, err := tx.Exec(q, args...); err != nil {
-			t.Fatalf("%v\n%s", err, q)
-		}
+		dbtest.Exec(t, tx, q, args...)
 	}
 	for n := 1; n <= nBlocks; n++ {
 		status := "ACCEPTED_ON_L1"
@@ -211,7 +209,6 @@ func seed(t testing.TB, conn *sqlx.DB) {
 		('tokens:erc20', 2), ('tokens:erc721', 1), ('meta_transactions', 3), ('validators', 1), ('delegators', 1)`,
 		nBlocks, 2*nBlocks, nAccounts+3, nAccounts)
 	dbtest.DeriveAsIndexer(t, tx)
-	dbtest.IndexHashes(t, tx)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
