@@ -86,7 +86,7 @@ type Indexer struct {
 	// secondary indexes and foreign keys dropped, or may have: Run starts by asking.
 	constraintsDeferred bool
 	writeTxTarget       int // defaultWriteTxTarget; tests lower it
-	// partitions makes the block partitions of calls, events and transfers ahead.
+	// partitions makes the block partitions (db.PartitionedTables) ahead of the writes.
 	partitions db.Partitions
 }
 
