@@ -9,8 +9,8 @@ import (
 	"github.com/starkgraph/starkgraph/db/dbtest"
 )
 
-// Every list sorted by a keyset (events, transfers, messages, NFT events, items and holders,
-// staking activity, attestations, meta-transactions), filtered or not, either way: walked
+// Every list sorted by a keyset (events, transfers, messages, NFT events, items, holders and
+// balances, delegations of a validator, the last two sorted two ways at once; staking activity, attestations, meta-transactions), filtered or not, either way: walked
 // page by page, each page is the slice the whole list has there, and each page after the
 // first continues from where the page before ended instead of skipping rows.
 func TestKeysetListPagesContinueWhereThePageBeforeEnded(t *testing.T) {
@@ -46,6 +46,16 @@ func TestKeysetListPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 			SELECT '\x32', set_byte('\x00'::bytea, 0, g), g, (g * 37) % 101 + g % 3 * 100, 1 FROM generate_series(1, 60) g`,
 		`INSERT INTO nft_balances (contract_address, token_id, owner_address, balance, last_transfer_time)
 			SELECT '\x32', 7, set_byte('\x00'::bytea, 0, g), (g * 37) % 101 + g % 3 * 100, 1 FROM generate_series(1, 60) g`,
+		// More items of the collection, with one to five owners each (token ids of one and two
+		// digits: the list sorts them up, and each one's balances down).
+		`INSERT INTO nft_balances (contract_address, token_id, owner_address, balance, last_transfer_time)
+			SELECT '\x32', g % 13 * 3, set_byte('\x00'::bytea, 0, 100 + g), (g * 13) % 7 * 5 + 1, 1 FROM generate_series(1, 45) g`,
+		// A validator with two pools, their delegations of one to three digits, some equal
+		// within a pool and across the two (the pool, then the delegator, break the tie).
+		`INSERT INTO validators (staker_address, reward_address, operational_address) VALUES ('\x5a', '\x01', '\x02')`,
+		`INSERT INTO pools (pool_contract, staker_address, token_address) VALUES ('\x5b', '\x5a', '\x03'), ('\x5c', '\x5a', '\x04')`,
+		`INSERT INTO delegations (pool_contract, delegator_address, amount)
+			SELECT CASE WHEN g % 3 = 0 THEN '\x5c'::bytea ELSE '\x5b' END, set_byte('\x00'::bytea, 0, g), (g * 37) % 101 % 40 + g % 3 * 100 FROM generate_series(1, 50) g`,
 		`INSERT INTO nft_items (contract_address, token_id, contract_type)
 			SELECT set_byte('\x00'::bytea, 0, (50 + g % 2)::int), g * 7 % 60, 1 FROM generate_series(0, 59) g`,
 	} {
@@ -108,6 +118,19 @@ func TestKeysetListPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 			token := "7"
 			rows, err := store.NftHolders(ctx, addr(50), &token, w)
 			return keysOf(len(rows), func(i int) string { return pos(rows[i].Balance, rows[i].OwnerAddress) }), err
+		}},
+		{"balances of an NFT collection", "b.token_id >=", func(w db.Window) ([]string, error) {
+			rows, err := store.NftBalances(ctx, addr(50), nil, w)
+			return keysOf(len(rows), func(i int) string { return pos(rows[i].TokenID, "/", rows[i].Balance, "/", rows[i].OwnerAddress) }), err
+		}},
+		{"balances of an NFT", "b.token_id >=", func(w db.Window) ([]string, error) {
+			token := "7"
+			rows, err := store.NftBalances(ctx, addr(50), &token, w)
+			return keysOf(len(rows), func(i int) string { return pos(rows[i].Balance, "/", rows[i].OwnerAddress) }), err
+		}},
+		{"delegations of a validator", "d.amount <=", func(w db.Window) ([]string, error) {
+			rows, err := store.DelegationsOfValidator(ctx, db.ValidatorDelegationFilter{Staker: addr(90)}, w)
+			return keysOf(len(rows), func(i int) string { return pos(rows[i].Amount, "/", rows[i].PoolAddress, "/", rows[i].DelegatorAddress) }), err
 		}},
 		{"staking activity of a staker, oldest first", "(a.block_number, a.tx_index, a.event_index) >", func(w db.Window) ([]string, error) {
 			rows, err := store.StakingActivity(ctx, db.StakingLogFilter{Staker: addr(70), Ascending: true}, w)

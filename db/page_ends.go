@@ -78,14 +78,16 @@ func listPage[T any](s *Store, list string, w Window, keyOf func(T) []any, read 
 	return rows, err
 }
 
-// keysetQuery is a list sorted by keyCols, all one way (desc: largest first).
+// keysetQuery is a list sorted by keyCols, all one way (desc: largest first) but for the
+// first when flipLead.
 type keysetQuery struct {
-	name    string   // the list's name among page ends
-	from    string   // its statement up to the conditions: "SELECT ... FROM t x"
-	conds   []string // its own conditions, with their arguments
-	args    []any
-	keyCols []string
-	desc    bool
+	name     string   // the list's name among page ends
+	from     string   // its statement up to the conditions: "SELECT ... FROM t x"
+	conds    []string // its own conditions, with their arguments
+	args     []any
+	keyCols  []string
+	desc     bool
+	flipLead bool
 }
 
 // keysetList reads a page of q through listPage; keyOf gives a row's values of q.keyCols. A
@@ -95,13 +97,13 @@ func keysetList[T any](ctx context.Context, s *Store, q keysetQuery, w Window, k
 	if w.After != nil {
 		return read(w)
 	}
-	list := listName(fmt.Sprintf("%s desc=%v %s", q.name, q.desc, strings.Join(q.conds, " AND ")), q.args)
+	list := listName(fmt.Sprintf("%s desc=%v flip=%v %s", q.name, q.desc, q.flipLead, strings.Join(q.conds, " AND ")), q.args)
 	return listPage(s, list, w, keyOf, read)
 }
 
 // readKeyset runs q's statement for one window, as it is given.
 func readKeyset[T any](ctx context.Context, s *Store, q keysetQuery, w Window) ([]T, error) {
-	where, tail, kargs := w.keyset(q.keyCols, q.desc, len(q.args)+1)
+	where, tail, kargs := w.keysetFlipped(q.keyCols, q.desc, q.flipLead, len(q.args)+1)
 	var rows []T
 	err := s.selectRows(ctx, &rows, q.from+and(append(slices.Clip(q.conds), where)...)+tail, slices.Concat(q.args, kargs)...)
 	return rows, err

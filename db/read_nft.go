@@ -121,17 +121,16 @@ func (s *Store) CountNftHolders(ctx context.Context, contract Felt, tokenID *str
 }
 
 // NftBalances lists a collection's balance records (or one item's) with a positive
-// balance, by token id, then largest balance (offset windows in the order of
-// nft_balances_item_order).
+// balance, by token id, then largest balance, then owner (nft_balances_item_order); keyset:
+// (token id, balance, owner), the token id ascending and the rest descending.
 func (s *Store) NftBalances(ctx context.Context, contract Felt, tokenID *string, w Window) ([]*NftBalance, error) {
-	var rows []*NftBalance
-	args, cond := []any{contract}, ""
+	conds, args := []string{"b.contract_address = $1", "b.balance > 0"}, []any{contract}
 	if tokenID != nil {
-		args, cond = append(args, *tokenID), " AND b.token_id = $2::numeric"
+		conds, args = append(conds, "b.token_id = $2::numeric"), append(args, *tokenID)
 	}
-	err := s.selectRows(ctx, &rows, `SELECT `+nftBalanceCols+` FROM nft_balances b WHERE b.contract_address = $1`+cond+
-		` AND b.balance > 0 ORDER BY b.token_id, b.balance DESC, b.owner_address DESC`+w.limitOffset(), args...)
-	return rows, err
+	return keysetList(ctx, s, keysetQuery{name: "nft balances", from: `SELECT ` + nftBalanceCols + ` FROM nft_balances b`,
+		conds: conds, args: args, keyCols: []string{"b.token_id", "b.balance", "b.owner_address"}, desc: true, flipLead: true},
+		w, func(b *NftBalance) []any { return []any{b.TokenID, b.Balance, b.OwnerAddress} })
 }
 
 // CountNftBalances counts them (capped).

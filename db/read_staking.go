@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 )
 
 // Reads of staking: validators (stakers), their delegation pools, delegations, the
@@ -305,18 +306,30 @@ func (f ValidatorDelegationFilter) where(args *[]any) (pools, delegations string
 }
 
 // DelegationsOfValidator lists the delegations of a validator's pools by amount, largest
-// first (then pool, delegator): each pool is read in its index order up to the window's
-// end, and only those rows are merged.
+// first (then pool, delegator); keyset: (amount, pool, delegator), the amount descending and
+// the rest ascending. Each pool is read in its index order up to the window's end, and only
+// those rows are merged.
 func (s *Store) DelegationsOfValidator(ctx context.Context, f ValidatorDelegationFilter, w Window) ([]*Delegation, error) {
 	var args []any
 	pools, delegations := f.where(&args)
-	var rows []*Delegation
-	err := s.selectRows(ctx, &rows, `SELECT x.* FROM pools p CROSS JOIN LATERAL (SELECT `+delegationCols+`
-			FROM delegations d WHERE d.pool_contract = p.pool_contract`+delegations+`
-			ORDER BY d.amount DESC, d.delegator_address LIMIT `+fmt.Sprint(w.Limit+w.Offset)+`) x
-		WHERE `+pools+`
-		ORDER BY x.amount::numeric DESC, x.pool_contract, x.delegator_address LIMIT `+fmt.Sprint(w.Limit)+` OFFSET `+fmt.Sprint(w.Offset), args...)
-	return rows, err
+	read := func(w Window) ([]*Delegation, error) {
+		after, _, kargs := w.keysetFlipped([]string{"d.amount", "d.pool_contract", "d.delegator_address"}, false, true, len(args)+1)
+		if after != "" {
+			after = " AND " + after
+		}
+		var rows []*Delegation
+		err := s.selectRows(ctx, &rows, `SELECT x.* FROM pools p CROSS JOIN LATERAL (SELECT `+delegationCols+`
+				FROM delegations d WHERE d.pool_contract = p.pool_contract`+delegations+after+`
+				ORDER BY d.amount DESC, d.delegator_address LIMIT `+fmt.Sprint(w.Limit+w.Offset)+`) x
+			WHERE `+pools+`
+			ORDER BY x.amount::numeric DESC, x.pool_contract, x.delegator_address`+w.limitOffset(), slices.Concat(args, kargs)...)
+		return rows, err
+	}
+	if w.After != nil {
+		return read(w)
+	}
+	return listPage(s, listName("validator delegations "+pools+delegations, args), w,
+		func(d *Delegation) []any { return []any{d.Amount, d.PoolAddress, d.DelegatorAddress} }, read)
 }
 
 // CountDelegationsOfValidator counts them (capped).

@@ -183,27 +183,51 @@ func (w Window) limitOffset() string { return fmt.Sprintf(" LIMIT %d OFFSET %d",
 // keyset returns the WHERE fragment and the ORDER BY/LIMIT/OFFSET tail for a list sorted
 // by cols, all in one direction. firstArg is the number of the first placeholder to use.
 func (w Window) keyset(cols []string, desc bool, firstArg int) (where, tail string, args []any) {
-	dir, cmp := "ASC", ">"
-	if desc {
-		dir, cmp = "DESC", "<"
-	}
+	return w.keysetFlipped(cols, desc, false, firstArg)
+}
+
+// keysetFlipped is keyset for a sort whose first column, when flipLead, goes the other way
+// (a collection's balances: by token id up, then by balance down). One row comparison
+// cannot say "after this key" then, so the condition bounds the first column, which the
+// index seeks by, and filters the rows of the boundary's own first value by the rest: those
+// are few (an item's owners, the delegations of one amount).
+func (w Window) keysetFlipped(cols []string, desc, flipLead bool, firstArg int) (where, tail string, args []any) {
+	descending := func(i int) bool { return desc != (flipLead && i == 0) }
 	order := make([]string, len(cols))
 	for i, c := range cols {
-		order[i] = c + " " + dir
+		order[i] = c + " ASC"
+		if descending(i) {
+			order[i] = c + " DESC"
+		}
 	}
 	tail = " ORDER BY " + strings.Join(order, ", ") + fmt.Sprintf(" LIMIT %d", w.Limit)
-	if len(w.After) == len(cols) && len(cols) > 0 {
-		ph := make([]string, len(cols))
-		for i := range cols {
-			ph[i] = fmt.Sprintf("$%d", firstArg+i)
+	if len(w.After) != len(cols) || len(cols) == 0 {
+		if w.Offset > 0 {
+			tail += fmt.Sprintf(" OFFSET %d", w.Offset)
 		}
-		where = fmt.Sprintf("(%s) %s (%s)", strings.Join(cols, ", "), cmp, strings.Join(ph, ", "))
-		return where, tail, w.After
+		return "", tail, nil
 	}
-	if w.Offset > 0 {
-		tail += fmt.Sprintf(" OFFSET %d", w.Offset)
+	ph := make([]string, len(cols))
+	for i := range cols {
+		ph[i] = fmt.Sprintf("$%d", firstArg+i)
 	}
-	return "", tail, nil
+	// after: the rows past (key) in a run of columns sorted one way.
+	after := func(cols, key []string, desc bool) string {
+		cmp := ">"
+		if desc {
+			cmp = "<"
+		}
+		return fmt.Sprintf("(%s) %s (%s)", strings.Join(cols, ", "), cmp, strings.Join(key, ", "))
+	}
+	if !flipLead || len(cols) == 1 {
+		return after(cols, ph, descending(0)), tail, w.After
+	}
+	bound := ">="
+	if descending(0) {
+		bound = "<="
+	}
+	where = fmt.Sprintf("%s %s %s AND (%s <> %s OR %s)", cols[0], bound, ph[0], cols[0], ph[0], after(cols[1:], ph[1:], descending(1)))
+	return where, tail, w.After
 }
 
 // and joins non-empty conditions into a WHERE clause.
