@@ -130,7 +130,9 @@ func TestKeysetListPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 		}},
 		{"delegations of a validator", "d.amount <=", func(w db.Window) ([]string, error) {
 			rows, err := store.DelegationsOfValidator(ctx, db.ValidatorDelegationFilter{Staker: addr(90)}, w)
-			return keysOf(len(rows), func(i int) string { return pos(rows[i].Amount, "/", rows[i].PoolAddress, "/", rows[i].DelegatorAddress) }), err
+			return keysOf(len(rows), func(i int) string {
+				return pos(rows[i].Amount, "/", rows[i].PoolAddress, "/", rows[i].DelegatorAddress)
+			}), err
 		}},
 		{"staking activity of a staker, oldest first", "(a.block_number, a.tx_index, a.event_index) >", func(w db.Window) ([]string, error) {
 			rows, err := store.StakingActivity(ctx, db.StakingLogFilter{Staker: addr(70), Ascending: true}, w)
