@@ -269,10 +269,7 @@ func (s *Store) Events(ctx context.Context, f EventsFilter, desc bool, w Window)
 func (s *Store) CountEvents(ctx context.Context, f EventsFilter) (int64, error) {
 	var args []any
 	conds := f.where(&args)
-	if len(conds) == 0 {
-		return s.ListCount(ctx, "events")
-	}
-	return s.cappedCount(ctx, "events e"+and(conds...), args...)
+	return s.countFiltered(ctx, "events", "events e", conds, args)
 }
 
 // TransactionsOfBlocks lists, for each block, limit of its transactions after offset, in

@@ -71,10 +71,7 @@ func (s *Store) Messages(ctx context.Context, f MessageFilter, w Window) ([]*Mes
 func (s *Store) CountMessages(ctx context.Context, f MessageFilter) (int64, error) {
 	var args []any
 	conds := f.conds(&args)
-	if len(conds) == 0 {
-		return s.ListCount(ctx, "messages")
-	}
-	return s.cappedCount(ctx, "messages m"+and(conds...), args...)
+	return s.countFiltered(ctx, "messages", "messages m", conds, args)
 }
 
 // MessageKey is a message's position: block, transaction, direction and index.

@@ -75,10 +75,7 @@ func (s *Store) NftItems(ctx context.Context, f NftItemFilter, w Window) ([]*Nft
 func (s *Store) CountNftItems(ctx context.Context, f NftItemFilter) (int64, error) {
 	var args []any
 	conds := f.where(&args)
-	if len(conds) == 0 {
-		return s.ListCount(ctx, "nft_items")
-	}
-	return s.cappedCount(ctx, "nft_items i"+and(conds...), args...)
+	return s.countFiltered(ctx, "nft_items", "nft_items i", conds, args)
 }
 
 var nftBalanceCols = rowShapeOf[NftBalance]().selectList("b")
@@ -245,10 +242,7 @@ func (s *Store) NftEvents(ctx context.Context, f NftEventFilter, w Window) ([]*N
 func (s *Store) CountNftEvents(ctx context.Context, f NftEventFilter) (int64, error) {
 	var args []any
 	conds := f.where(&args)
-	if len(conds) == 0 {
-		return s.ListCount(ctx, "nft_events")
-	}
-	return s.cappedCount(ctx, "nft_events e"+and(conds...), args...)
+	return s.countFiltered(ctx, "nft_events", "nft_events e", conds, args)
 }
 
 // NftEventsOfItems lists, for each item, limit of its events after offset, newest first:

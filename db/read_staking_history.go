@@ -92,10 +92,7 @@ func (s *Store) StakingActivity(ctx context.Context, f StakingLogFilter, w Windo
 func (s *Store) CountStakingActivity(ctx context.Context, f StakingLogFilter) (int64, error) {
 	var args []any
 	conds := f.conds(&args)
-	if len(conds) == 0 {
-		return s.ListCount(ctx, "staking_activity")
-	}
-	return s.cappedCount(ctx, "staking_activity a"+and(conds...), args...)
+	return s.countFiltered(ctx, "staking_activity", "staking_activity a", conds, args)
 }
 
 // Attestations lists attestations, of one validator when staker is not nil, newest first.

@@ -264,6 +264,15 @@ func (s *Store) cappedCount(ctx context.Context, from string, args ...any) (int6
 	return n, err
 }
 
+// countFiltered is a filtered list's total: the maintained total named total without
+// conditions, else a capped count of table (with the alias its conditions use).
+func (s *Store) countFiltered(ctx context.Context, total, table string, conds []string, args []any) (int64, error) {
+	if len(conds) == 0 {
+		return s.ListCount(ctx, total)
+	}
+	return s.cappedCount(ctx, table+and(conds...), args...)
+}
+
 // feltList passes felts as a bytea[] parameter (for `= ANY($1)` batch lookups).
 func feltList(keys []Felt) pq.ByteaArray {
 	out := make(pq.ByteaArray, len(keys))
