@@ -142,6 +142,7 @@ var graphQLLists = map[string]string{
 	"validators by stake":                     `{ validators(first: 2, orderBy: STAKE, direction: DESC) { edges { node { stakerAddress } } pageInfo { endCursor } totalCount } }`,
 	"nft items of an owner":                   `{ nftItems(first: 2, ownerAddress: "` + account(1).Hex() + `") { edges { node { tokenId } } pageInfo { endCursor } totalCount } }`,
 	"nft events of a collection":              `{ nftEvents(first: 2, contractAddress: "` + nftAddr.Hex() + `") { edges { node { tokenId } } pageInfo { endCursor } totalCount } }`,
+	"nft balances of a collection":            `{ nftBalances(first: 2, contractAddress: "` + nftAddr.Hex() + `") { edges { node { tokenId } } pageInfo { endCursor } totalCount } }`,
 	"messages":                                `{ messages(first: 2) { edges { node { blockNumber } } pageInfo { endCursor } totalCount } }`,
 	"staking activity of a wallet":            `{ stakingActivity(first: 2, filter: {wallet: "` + account(0).Hex() + `", operation: ADD_TO_DELEGATION_POOL}) { edges { node { amount transaction { hash } token { symbol } validator { rank } } } pageInfo { endCursor } totalCount } }`,
 	"staking activity of a validator, oldest": `{ stakingActivity(first: 2, filter: {validator: "` + account(4).Hex() + `"}, order: ASC) { edges { node { operation } } pageInfo { endCursor } totalCount } }`,
