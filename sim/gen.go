@@ -677,87 +677,84 @@ func (g *gen) holderOfIdx(i int) holder {
 	return accountHolder(i)
 }
 
-func (g *gen) nftEvents(c int) {
-	n, p := g.b.number, nftMintPeriod(c)
-	coll := entity{kindERC721, uint32(c)}
-	collAddr := g.w.addr(coll)
+// itemStepsInBlock calls fn for each step of a collection's items (the k-th minted at
+// block k*period) that falls in this block, among the items minted within nftWindow.
+func (g *gen) itemStepsInBlock(kind uint8, c int, period uint64, fn func(k uint64, st step)) {
+	n := g.b.number
 	first := uint64(1)
 	if n > nftWindow {
-		first = (n - nftWindow + p - 1) / p
+		first = (n - nftWindow + period - 1) / period
 	}
-	for k := max(first, 1); k*p <= n; k++ {
-		for _, st := range g.w.lifecycle(kindERC721, c, k, p) {
-			if st.block != n {
-				continue
+	for k := max(first, 1); k*period <= n; k++ {
+		for _, st := range g.w.lifecycle(kind, c, k, period) {
+			if st.block == n {
+				fn(k, st)
 			}
-			id := []felt{feltU(k), {}}
-			var sender int
-			var cl call
-			switch {
-			case st.from < 0:
-				sender, cl = st.to, call{collAddr, fnMint, []felt{g.w.account(st.to)}}
-			case st.to < 0:
-				sender, cl = st.from, call{collAddr, fnBurn, id}
-			default:
-				sender, cl = st.from, call{collAddr, fnTransferFrom, []felt{g.w.account(st.from), g.w.account(st.to), id[0], id[1]}}
-			}
-			from, to := g.holderOfIdx(st.from), g.holderOfIdx(st.to)
-			// Half the transfers (by a hash of the item and the block) are sales: the buyer pays the seller in ETH through the
-			// marketplace, which keeps a fee of 2.5%.
-			sale := st.from >= 0 && st.to >= 0 && mix64(g.w.seed^uint64(c)<<40^k<<8^st.block^0x5a1e)%2 == 0
-			var price u128
-			if sale {
-				price = mulU(10_000_000_000_000_000, 1+mix64(k^uint64(c)<<32^0x9e1)%100) // 0.01 to 1 ETH
-				sender, cl = st.to, call{g.w.addr(entity{kindFixed, fixedMarketplace}), fnFulfillOrder, []felt{collAddr, id[0], id[1], price.felt()}}
-			}
-			g.invoke(sender, []call{cl}, func(t *tx) {
-				if sale {
-					eth, market := entity{kindFixed, fixedETH}, holderOf(entity{kindFixed, fixedMarketplace})
-					fee := u128{lo: price.lo / 40}
-					g.legacyTransfer(t, eth, to, from, price.sub(fee))
-					g.legacyTransfer(t, eth, to, market, fee)
-				}
-				t.events = append(t.events, event{collAddr, []felt{selTransfer, g.holderAddr(from), g.holderAddr(to), id[0], id[1]}, []felt{}})
-				g.b.effects = append(g.b.effects, effect{kind: effERC721, token: coll, from: from, to: to, id: k, amount: u128{0, 1}})
-			})
 		}
 	}
 }
 
+func (g *gen) nftEvents(c int) {
+	coll := entity{kindERC721, uint32(c)}
+	collAddr := g.w.addr(coll)
+	g.itemStepsInBlock(kindERC721, c, nftMintPeriod(c), func(k uint64, st step) {
+		id := []felt{feltU(k), {}}
+		var sender int
+		var cl call
+		switch {
+		case st.from < 0:
+			sender, cl = st.to, call{collAddr, fnMint, []felt{g.w.account(st.to)}}
+		case st.to < 0:
+			sender, cl = st.from, call{collAddr, fnBurn, id}
+		default:
+			sender, cl = st.from, call{collAddr, fnTransferFrom, []felt{g.w.account(st.from), g.w.account(st.to), id[0], id[1]}}
+		}
+		from, to := g.holderOfIdx(st.from), g.holderOfIdx(st.to)
+		// Half the transfers (by a hash of the item and the block) are sales: the buyer pays the seller in ETH through the
+		// marketplace, which keeps a fee of 2.5%.
+		sale := st.from >= 0 && st.to >= 0 && mix64(g.w.seed^uint64(c)<<40^k<<8^st.block^0x5a1e)%2 == 0
+		var price u128
+		if sale {
+			price = mulU(10_000_000_000_000_000, 1+mix64(k^uint64(c)<<32^0x9e1)%100) // 0.01 to 1 ETH
+			sender, cl = st.to, call{g.w.addr(entity{kindFixed, fixedMarketplace}), fnFulfillOrder, []felt{collAddr, id[0], id[1], price.felt()}}
+		}
+		g.invoke(sender, []call{cl}, func(t *tx) {
+			if sale {
+				eth, market := entity{kindFixed, fixedETH}, holderOf(entity{kindFixed, fixedMarketplace})
+				fee := u128{lo: price.lo / 40}
+				g.legacyTransfer(t, eth, to, from, price.sub(fee))
+				g.legacyTransfer(t, eth, to, market, fee)
+			}
+			t.events = append(t.events, event{collAddr, []felt{selTransfer, g.holderAddr(from), g.holderAddr(to), id[0], id[1]}, []felt{}})
+			g.b.effects = append(g.b.effects, effect{kind: effERC721, token: coll, from: from, to: to, id: k, amount: u128{0, 1}})
+		})
+	})
+}
+
 func (g *gen) erc1155Events(c int) {
-	n, p := g.b.number, erc1155MintPeriod(c)
 	coll := entity{kindERC1155, uint32(c)}
 	collAddr := g.w.addr(coll)
-	first := uint64(1)
-	if n > nftWindow {
-		first = (n - nftWindow + p - 1) / p
-	}
-	for k := max(first, 1); k*p <= n; k++ {
-		for _, st := range g.w.lifecycle(kindERC1155, c, k, p) {
-			if st.block != n {
-				continue
-			}
-			tokenID := k % erc1155IDs
-			value := 1 + mix64(k^uint64(c)<<32)%100
-			id, val := []felt{feltU(tokenID), {}}, []felt{feltU(value), {}}
-			var sender int
-			var cl call
-			switch {
-			case st.from < 0:
-				sender, cl = st.to, call{collAddr, fnMint, []felt{g.w.account(st.to), id[0], id[1], val[0], val[1]}}
-			case st.to < 0:
-				sender, cl = st.from, call{collAddr, fnBurn, []felt{g.w.account(st.from), id[0], id[1], val[0], val[1]}}
-			default:
-				sender, cl = st.from, call{collAddr, fnSafeTransfer, []felt{g.w.account(st.from), g.w.account(st.to), id[0], id[1], val[0], val[1], {}}}
-			}
-			from, to := g.holderOfIdx(st.from), g.holderOfIdx(st.to)
-			operator := g.w.account(sender)
-			g.invoke(sender, []call{cl}, func(t *tx) {
-				t.events = append(t.events, event{collAddr, []felt{selTransferSingle, operator, g.holderAddr(from), g.holderAddr(to)}, []felt{id[0], id[1], val[0], val[1]}})
-				g.b.effects = append(g.b.effects, effect{kind: effERC1155, token: coll, from: from, to: to, id: tokenID, amount: u128{0, value}})
-			})
+	g.itemStepsInBlock(kindERC1155, c, erc1155MintPeriod(c), func(k uint64, st step) {
+		tokenID := k % erc1155IDs
+		value := 1 + mix64(k^uint64(c)<<32)%100
+		id, val := []felt{feltU(tokenID), {}}, []felt{feltU(value), {}}
+		var sender int
+		var cl call
+		switch {
+		case st.from < 0:
+			sender, cl = st.to, call{collAddr, fnMint, []felt{g.w.account(st.to), id[0], id[1], val[0], val[1]}}
+		case st.to < 0:
+			sender, cl = st.from, call{collAddr, fnBurn, []felt{g.w.account(st.from), id[0], id[1], val[0], val[1]}}
+		default:
+			sender, cl = st.from, call{collAddr, fnSafeTransfer, []felt{g.w.account(st.from), g.w.account(st.to), id[0], id[1], val[0], val[1], {}}}
 		}
-	}
+		from, to := g.holderOfIdx(st.from), g.holderOfIdx(st.to)
+		operator := g.w.account(sender)
+		g.invoke(sender, []call{cl}, func(t *tx) {
+			t.events = append(t.events, event{collAddr, []felt{selTransferSingle, operator, g.holderAddr(from), g.holderAddr(to)}, []felt{id[0], id[1], val[0], val[1]}})
+			g.b.effects = append(g.b.effects, effect{kind: effERC1155, token: coll, from: from, to: to, id: tokenID, amount: u128{0, value}})
+		})
+	})
 }
 
 // ---- ordinary traffic ----
