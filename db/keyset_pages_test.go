@@ -10,9 +10,11 @@ import (
 )
 
 // Every list sorted by a keyset (events, transfers, messages, NFT events, items, holders and
-// balances, delegations of a validator, the last two sorted two ways at once; staking activity, attestations, meta-transactions), filtered or not, either way: walked
-// page by page, each page is the slice the whole list has there, and each page after the
-// first continues from where the page before ended instead of skipping rows.
+// balances, staking activity, attestations, meta-transactions, and a validator's delegations;
+// NFT balances and delegations sort up by one column and down by the others), filtered or
+// not, either way: walked page by page, each page is the slice the whole list has there,
+// and each page after the first continues from where the page before ended instead of
+// skipping rows.
 func TestKeysetListPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 	ctx := context.Background()
 	conn := dbtest.New(t)
