@@ -63,7 +63,8 @@ func (s *Store) rememberPageEnds(list string, offset, n int, keyOf func(i int) [
 // listPage reads a page of a keyset list, by position or from a key: read runs the list's
 // statement for a window, and keyOf gives a row's sort key as the keyset condition takes
 // it. A page read by position that starts where a page of the same list ended lately
-// continues from that page's last row instead of skipping the rows above.
+// continues from that page's last row instead of skipping the rows above; a page from a
+// cursor's key goes straight to read.
 func listPage[T any](s *Store, list string, w Window, keyOf func(T) []any, read func(Window) ([]T, error)) ([]T, error) {
 	byPosition, offset := w.After == nil, w.Offset
 	if byPosition && offset > 0 {
@@ -90,13 +91,9 @@ type keysetQuery struct {
 	flipLead bool
 }
 
-// keysetList reads a page of q through listPage; keyOf gives a row's values of q.keyCols. A
-// page from a cursor's key goes straight to the statement.
+// keysetList reads a page of q through listPage; keyOf gives a row's values of q.keyCols.
 func keysetList[T any](ctx context.Context, s *Store, q keysetQuery, w Window, keyOf func(T) []any) ([]T, error) {
 	read := func(w Window) ([]T, error) { return readKeyset[T](ctx, s, q, w) }
-	if w.After != nil {
-		return read(w)
-	}
 	list := listName(fmt.Sprintf("%s desc=%v flip=%v %s", q.name, q.desc, q.flipLead, strings.Join(q.conds, " AND ")), q.args)
 	return listPage(s, list, w, keyOf, read)
 }

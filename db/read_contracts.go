@@ -182,23 +182,15 @@ func (s *Store) HoldersOf(ctx context.Context, tokens []Felt, limit, offset int)
 	if len(tokens) != 1 {
 		return s.holdersAt(ctx, tokens, limit, offset)
 	}
-	token := tokens[0]
-	return listPage(s, listName("holders", []any{token}), Window{Limit: limit, Offset: offset},
-		func(b *TokenBalance) []any { return []any{b.Balance, b.OwnerAddress} },
-		func(w Window) ([]*TokenBalance, error) {
-			if w.After == nil {
-				return s.holdersAt(ctx, tokens, w.Limit, w.Offset)
-			}
-			var rows []*TokenBalance
-			err := s.selectRows(ctx, &rows, `SELECT b.token_address, b.owner_address, b.balance::text AS balance, b.last_transfer_time
-				FROM erc20_balances b WHERE b.token_address = $1 AND b.balance > 0
-					AND (b.balance, b.owner_address) < ($2::numeric, $3)
-				ORDER BY b.balance DESC, b.owner_address DESC LIMIT $4`, token, w.After[0], w.After[1], w.Limit)
-			return rows, err
-		})
+	return keysetList(ctx, s, keysetQuery{name: "holders",
+		from:  `SELECT b.token_address, b.owner_address, b.balance::text AS balance, b.last_transfer_time FROM erc20_balances b`,
+		conds: []string{"b.token_address = $1", "b.balance > 0"}, args: []any{Normalize(tokens[0])},
+		keyCols: []string{"b.balance", "b.owner_address"}, desc: true},
+		Window{Limit: limit, Offset: offset}, func(b *TokenBalance) []any { return []any{b.Balance, b.OwnerAddress} })
 }
 
-// holdersAt is HoldersOf by position: the holders above offset are skipped.
+// holdersAt is HoldersOf for several tokens, by position: the holders above offset are
+// skipped.
 func (s *Store) holdersAt(ctx context.Context, tokens []Felt, limit, offset int) ([]*TokenBalance, error) {
 	var rows []*TokenBalance
 	err := s.selectRows(ctx, &rows, `SELECT h.* FROM unnest($1::bytea[]) AS k(token)

@@ -325,9 +325,6 @@ func (s *Store) DelegationsOfValidator(ctx context.Context, f ValidatorDelegatio
 			ORDER BY x.amount::numeric DESC, x.pool_contract, x.delegator_address`+w.limitOffset(), slices.Concat(args, kargs)...)
 		return rows, err
 	}
-	if w.After != nil {
-		return read(w)
-	}
 	return listPage(s, listName("validator delegations "+pools+delegations, args), w,
 		func(d *Delegation) []any { return []any{d.Amount, d.PoolAddress, d.DelegatorAddress} }, read)
 }

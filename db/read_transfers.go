@@ -108,9 +108,6 @@ func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Win
 			side("e.to_address = "+wallet+" AND e.from_address <> "+wallet)+`) e`+tail, args...)
 		return rows, err
 	}
-	if w.After != nil {
-		return read(w)
-	}
 	list := listName(fmt.Sprintf("token_transfers of a wallet asc=%v %s", f.Ascending, strings.Join(conds, " AND ")), append(args, f.Wallet))
 	return listPage(s, list, w, keyOf, read)
 }

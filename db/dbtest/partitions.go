@@ -24,7 +24,7 @@ func ShortPartitions(t testing.TB, conn *sqlx.DB, blocks int64) {
 		}
 		for _, p := range parts {
 			// Detached first: a partition of transactions is referenced by other tables' keys.
-			if _, err := conn.Exec(`ALTER TABLE ` + pq.QuoteIdentifier(table) + ` DETACH PARTITION ` + p + `; DROP TABLE ` + p); err != nil {
+			if _, err := conn.Exec(`ALTER TABLE ` + pq.QuoteIdentifier(table) + ` DETACH PARTITION ` + pq.QuoteIdentifier(p) + `; DROP TABLE ` + pq.QuoteIdentifier(p)); err != nil {
 				t.Fatal(err)
 			}
 		}
