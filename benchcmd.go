@@ -90,7 +90,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 
 	// The SQL of one request of each workload, captured through the same handler without keys.
 	store := db.NewStore(conn)
-	statements, err := bench.Capture(store, api.NewHandler(api.Config{Store: store, Limits: sf.graphQLLimits(), REST: restHandler(store, nil)}), workloads)
+	captured, err := bench.Capture(store, api.NewHandler(api.Config{Store: store, Limits: sf.graphQLLimits(), REST: restHandler(store, nil)}), workloads)
 	if err != nil {
 		return err
 	}
@@ -134,8 +134,10 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		}
 		service := bench.HTTPLoad(ctx, base, key, w, *concurrency, *duration)
 		stopProfile()
-		baseline := bench.SQLLoad(ctx, raw.DB, statements[i], *concurrency, *duration)
-		r := bench.Result{Workload: w.Name, Service: service, Statements: len(statements[i]), Baseline: baseline}
+		baseline := bench.SQLLoad(ctx, raw.DB, captured[i].Statements, *concurrency, *duration)
+		alone := bench.HTTPAlone(ctx, captured[i], w, *concurrency, *duration)
+		r := bench.Result{Workload: w.Name, Service: service, Statements: len(captured[i].Statements), Baseline: baseline,
+			HTTPAlone: &alone, Ceiling: bench.Ceiling(baseline.PerSecond, alone.PerSecond)}
 		if baseline.PerSecond > 0 {
 			r.Ratio = service.PerSecond / baseline.PerSecond
 		}
@@ -149,11 +151,12 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 				log.Warn("bench: PostGraphile requests failed", "workload", w.Name, "errors", pg.Errors, "first", pg.FirstError)
 			}
 		}
-		if service.Errors > 0 || baseline.Errors > 0 {
+		if service.Errors > 0 || baseline.Errors > 0 || alone.Errors > 0 {
 			log.Warn("bench: requests failed", "workload", w.Name, "service_errors", service.Errors, "sql_errors", baseline.Errors,
-				"first", service.FirstError+baseline.FirstError)
+				"http_alone_errors", alone.Errors, "first", service.FirstError+baseline.FirstError+alone.FirstError)
 		}
-		log.Info("bench", "workload", w.Name, "req_per_s", int(service.PerSecond), "p99", service.P99, "raw_sql_per_s", int(baseline.PerSecond))
+		log.Info("bench", "workload", w.Name, "req_per_s", int(service.PerSecond), "p99", service.P99, "raw_sql_per_s", int(baseline.PerSecond),
+			"http_alone_per_s", int(alone.PerSecond))
 		results = append(results, r)
 	}
 	var table string

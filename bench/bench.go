@@ -192,9 +192,17 @@ type Statement struct {
 	Args  []any
 }
 
+// Captured is one request of a workload: the statements it ran and the response it got.
+type Captured struct {
+	Statements []Statement
+	Header     http.Header
+	Body       []byte
+}
+
 // Capture runs each workload once through handler, which must read through store, and
-// returns the statements each one ran (recorded by the store's OnQuery hook, which it sets).
-func Capture(store *db.Store, handler http.Handler, workloads []Workload) ([][]Statement, error) {
+// returns what each one ran (recorded by the store's OnQuery hook, which it sets) and
+// answered.
+func Capture(store *db.Store, handler http.Handler, workloads []Workload) ([]Captured, error) {
 	var (
 		mu  sync.Mutex
 		ran []Statement
@@ -205,7 +213,7 @@ func Capture(store *db.Store, handler http.Handler, workloads []Workload) ([][]S
 		mu.Unlock()
 	}
 	defer func() { store.OnQuery = nil }()
-	out := make([][]Statement, len(workloads))
+	out := make([]Captured, len(workloads))
 	for i, w := range workloads {
 		mu.Lock()
 		ran = nil
@@ -216,10 +224,43 @@ func Capture(store *db.Store, handler http.Handler, workloads []Workload) ([][]S
 			return nil, fmt.Errorf("bench: %s answered %d: %.300s", w.Name, rec.Code, rec.Body.String())
 		}
 		mu.Lock()
-		out[i] = ran
+		out[i] = Captured{Statements: ran, Header: rec.Header().Clone(), Body: rec.Body.Bytes()}
 		mu.Unlock()
 	}
 	return out, nil
+}
+
+// HTTPAlone measures the HTTP exchange of a workload without the service: net/http
+// answering c's response from memory (Replay), loaded by the same client as HTTPLoad. With
+// the raw SQL it bounds the ratio a service can reach on cores it shares with its load
+// generator (Ceiling).
+func HTTPAlone(ctx context.Context, c Captured, w Workload, concurrency int, d time.Duration) Measure {
+	srv := httptest.NewServer(Replay(c))
+	defer srv.Close()
+	return HTTPLoad(ctx, srv.URL, "", w, concurrency, d)
+}
+
+// Replay answers every request with c's response: its headers (but its length, which
+// net/http sets) and its body.
+func Replay(c Captured) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
+		for k, v := range c.Header {
+			if k != "Content-Length" {
+				rw.Header()[k] = v
+			}
+		}
+		_, _ = rw.Write(c.Body)
+	})
+}
+
+// Ceiling is the ratio to the raw SQL of a service that did nothing but run the SQL and
+// the HTTP exchange, on saturated cores: each request then costs the machine the time of
+// one of each, 1/rawSQL + 1/httpAlone, so it reaches httpAlone / (httpAlone + rawSQL).
+func Ceiling(rawSQL, httpAlone float64) float64 {
+	if rawSQL <= 0 || httpAlone <= 0 {
+		return 0
+	}
+	return httpAlone / (httpAlone + rawSQL)
 }
 
 func newRequest(ctx context.Context, base string, w Workload, key string) *http.Request {
@@ -353,22 +394,33 @@ type Result struct {
 	Statements int     `json:"sqlStatementsPerRequest"`
 	Baseline   Measure `json:"rawSQL"`
 	Ratio      float64 `json:"ratio"` // service req/s over raw-SQL req/s
+	// HTTPAlone is the workload's HTTP exchange without the service (see HTTPAlone), and
+	// Ceiling the ratio a service could reach with it (see Ceiling).
+	HTTPAlone *Measure `json:"httpAlone,omitempty"`
+	Ceiling   float64  `json:"ceiling,omitempty"`
 	// PostGraphile is the same request to PostGraphile, when the run had one and the
 	// workload an equivalent; PostGraphileRatio is the service's req/s over its.
 	PostGraphile      *Measure `json:"postgraphile,omitempty"`
 	PostGraphileRatio float64  `json:"postgraphileRatio,omitempty"`
 }
 
-// Markdown renders results as the README's table, with PostGraphile's columns when a
-// result has them.
+// Markdown renders results as the README's table, with the HTTP exchange's and
+// PostGraphile's columns when a result has them.
 func Markdown(results []Result) string {
+	withAlone := slices.ContainsFunc(results, func(r Result) bool { return r.HTTPAlone != nil })
 	withPG := slices.ContainsFunc(results, func(r Result) bool { return r.PostGraphile != nil })
 	var b strings.Builder
 	b.WriteString("| workload | req/s | p50 | p99 | SQL statements | raw SQL req/s | ratio |")
+	if withAlone {
+		b.WriteString(" HTTP alone req/s | ceiling |")
+	}
 	if withPG {
 		b.WriteString(" PostGraphile req/s | PostGraphile p99 | ratio to PostGraphile |")
 	}
 	b.WriteString("\n|---|---|---|---|---|---|---|")
+	if withAlone {
+		b.WriteString("---|---|")
+	}
 	if withPG {
 		b.WriteString("---|---|---|")
 	}
@@ -376,6 +428,12 @@ func Markdown(results []Result) string {
 	for _, r := range results {
 		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %d | %.0f | %.2f |", r.Workload, r.Service.PerSecond,
 			ms(r.Service.P50), ms(r.Service.P99), r.Statements, r.Baseline.PerSecond, r.Ratio)
+		switch {
+		case r.HTTPAlone != nil:
+			fmt.Fprintf(&b, " %.0f | %.2f |", r.HTTPAlone.PerSecond, r.Ceiling)
+		case withAlone:
+			b.WriteString(" - | - |")
+		}
 		switch {
 		case r.PostGraphile != nil:
 			fmt.Fprintf(&b, " %.0f | %s | %.2f |", r.PostGraphile.PerSecond, ms(r.PostGraphile.P99), r.PostGraphileRatio)

@@ -3,6 +3,8 @@ package bench_test
 import (
 	"context"
 	"log/slog"
+	"math"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -47,7 +49,7 @@ func TestBenchOnASmallChain(t *testing.T) {
 	store := db.NewStore(conn)
 	handler := api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits,
 		REST: rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{Logger: log})})
-	statements, err := bench.Capture(store, handler, workloads)
+	captured, err := bench.Capture(store, handler, workloads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,19 +57,51 @@ func TestBenchOnASmallChain(t *testing.T) {
 	defer srv.Close()
 	var results []bench.Result
 	for i, w := range workloads {
-		if len(statements[i]) == 0 {
-			t.Fatalf("%s ran no SQL", w.Name)
+		if len(captured[i].Statements) == 0 || len(captured[i].Body) == 0 {
+			t.Fatalf("%s ran no SQL or answered nothing", w.Name)
 		}
 		service := bench.HTTPLoad(ctx, srv.URL, "", w, 2, 150*time.Millisecond)
-		baseline := bench.SQLLoad(ctx, conn.DB, statements[i], 2, 150*time.Millisecond)
-		if service.Requests == 0 || service.Errors > 0 || baseline.Requests == 0 || baseline.Errors > 0 || service.P99 < service.P50 {
-			t.Errorf("%s: service %+v, raw SQL %+v", w.Name, service, baseline)
+		baseline := bench.SQLLoad(ctx, conn.DB, captured[i].Statements, 2, 150*time.Millisecond)
+		alone := bench.HTTPAlone(ctx, captured[i], w, 2, 150*time.Millisecond)
+		if service.Requests == 0 || service.Errors > 0 || baseline.Requests == 0 || baseline.Errors > 0 || service.P99 < service.P50 ||
+			alone.Requests == 0 || alone.Errors > 0 {
+			t.Errorf("%s: service %+v, raw SQL %+v, HTTP alone %+v", w.Name, service, baseline, alone)
 		}
-		results = append(results, bench.Result{Workload: w.Name, Service: service, Statements: len(statements[i]), Baseline: baseline})
+		results = append(results, bench.Result{Workload: w.Name, Service: service, Statements: len(captured[i].Statements), Baseline: baseline,
+			HTTPAlone: &alone, Ceiling: bench.Ceiling(baseline.PerSecond, alone.PerSecond)})
 	}
 	table := bench.Markdown(results)
 	if lines := strings.Count(table, "\n"); lines != len(workloads)+2 {
 		t.Errorf("the table has %d lines for %d workloads:\n%s", lines, len(workloads), table)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(table), "\n") {
+		if cells := strings.Count(line, "|") - 1; cells != 9 {
+			t.Errorf("%d cells, want 9 (with HTTP alone and the ceiling): %s", cells, line)
+		}
+	}
+}
+
+// The HTTP exchange alone answers exactly what the service answered, headers and all, and
+// the ceiling is the ratio of a service whose requests cost the machine one SQL run and one
+// HTTP exchange each.
+func TestHTTPAloneReplaysTheCapturedResponse(t *testing.T) {
+	c := bench.Captured{
+		Header: http.Header{"Content-Type": {"application/json"}, "Content-Encoding": {"gzip"}, "Content-Length": {"999"}},
+		Body:   []byte("not really gzip, but replayed as it was"),
+	}
+	rec := httptest.NewRecorder()
+	bench.Replay(c).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/beta/blocks", nil))
+	if rec.Body.String() != string(c.Body) || rec.Header().Get("Content-Encoding") != "gzip" ||
+		rec.Header().Get("Content-Type") != "application/json" || rec.Header().Get("Content-Length") == "999" {
+		t.Errorf("replayed %v %q", rec.Header(), rec.Body.String())
+	}
+	if m := bench.HTTPAlone(context.Background(), c, bench.Workload{Path: "/beta/blocks"}, 2, 100*time.Millisecond); m.Requests == 0 || m.Errors > 0 {
+		t.Errorf("HTTP alone: %+v", m)
+	}
+	for _, tc := range []struct{ raw, alone, want float64 }{{18000, 54000, 0.75}, {1000, 1000, 0.5}, {0, 1000, 0}, {1000, 0, 0}} {
+		if got := bench.Ceiling(tc.raw, tc.alone); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("Ceiling(%v, %v) = %v, want %v", tc.raw, tc.alone, got, tc.want)
+		}
 	}
 }
 
