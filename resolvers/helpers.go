@@ -86,6 +86,35 @@ func LoadTransactionHeaders(ctx context.Context, txs []*db.Transaction) error {
 	return err
 }
 
+// LoadContractHeaders loads, in one statement each, what the REST items of contracts show
+// beside their rows: their classes, the classes' verifications, their deploy blocks, and
+// the aliases of both addresses and classes (one statement for the two). Their fields then
+// read the request's cache.
+func LoadContractHeaders(ctx context.Context, contracts []*db.Contract) error {
+	l := loaders.For(ctx)
+	classes := make([]string, len(contracts))
+	aliased := make([]string, 0, 2*len(contracts))
+	var blocks []int64
+	for i, c := range contracts {
+		classes[i] = string(c.ClassHash)
+		aliased = append(aliased, string(c.Address), string(c.ClassHash))
+		if c.BlockNumber != nil {
+			blocks = append(blocks, *c.BlockNumber)
+		}
+	}
+	if _, err := l.Class.LoadAll(ctx, classes); err != nil {
+		return err
+	}
+	if _, err := l.VerifiedClass.LoadAll(ctx, classes); err != nil {
+		return err
+	}
+	if _, err := l.Alias.LoadAll(ctx, aliased); err != nil {
+		return err
+	}
+	_, err := l.Block.LoadAll(ctx, blocks)
+	return err
+}
+
 // loadBlocksOf reads the blocks of txs in one call, into the request's cache.
 func loadBlocksOf(ctx context.Context, txs []*db.Transaction) error {
 	blocks := make([]int64, len(txs))

@@ -213,9 +213,7 @@ func classContractsOp(ctx context.Context, s *server, a *args, _ *http.Request) 
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.ContractEdge) (contractItem, error) {
-		return s.contractItem(ctx, e.Node)
-	})
+	return s.contractPage(ctx, pg, conn)
 }
 
 // verifiedClassItem is an item of GET /beta/classes/verified.

@@ -53,9 +53,27 @@ func listContractsOp(ctx context.Context, s *server, a *args, _ *http.Request) (
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.ContractEdge) (contractItem, error) {
-		return s.contractItem(ctx, e.Node)
-	})
+	return s.contractPage(ctx, pg, conn)
+}
+
+// contractPage answers a page of contracts: what the items show beside their rows loaded
+// for the whole page, one statement per link, then each item read off the request's cache.
+func (s *server) contractPage(ctx context.Context, pg page, conn *model.ContractConnection) (any, error) {
+	contracts := make([]*db.Contract, len(conn.Edges))
+	for i, e := range conn.Edges {
+		contracts[i] = e.Node
+	}
+	if err := resolvers.LoadContractHeaders(ctx, contracts); err != nil {
+		return nil, err
+	}
+	items := make([]contractItem, len(contracts))
+	for i, c := range contracts {
+		var err error
+		if items[i], err = s.contractItem(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	return pageList[contractItem]{Items: items, LastPage: lastPage(conn.TotalCount, pg.size)}, nil
 }
 
 func (s *server) contractItem(ctx context.Context, c *db.Contract) (out contractItem, err error) {
@@ -100,6 +118,9 @@ func (s *server) requireContract(ctx context.Context, address db.Felt) (*db.Cont
 func contractOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
 	c, err := s.requireContract(ctx, a.felt("contractAddress"))
 	if err != nil {
+		return nil, err
+	}
+	if err := resolvers.LoadContractHeaders(ctx, []*db.Contract{c}); err != nil {
 		return nil, err
 	}
 	item, err := s.contractItem(ctx, c)
