@@ -115,6 +115,40 @@ func LoadContractHeaders(ctx context.Context, contracts []*db.Contract) error {
 	return err
 }
 
+// LoadValidatorHeaders loads, in one statement each, what the REST rows of validators show
+// beside their own rows: their pools, and the pools' tokens with the staking tokens (which a
+// BTC pool's APR reads). Their fields then read the request's cache.
+func LoadValidatorHeaders(ctx context.Context, validators []*db.Validator) error {
+	l := loaders.For(ctx)
+	stakers := make([]string, len(validators))
+	for i, v := range validators {
+		stakers[i] = string(v.StakerAddress)
+	}
+	pools, err := l.ValidatorPools.LoadAll(ctx, stakers)
+	if err != nil {
+		return err
+	}
+	ov, err := l.StakingOverview.Load(ctx, struct{}{})()
+	if err != nil {
+		return err
+	}
+	var tokens []string
+	if ov != nil { // before the indexer has read the staking contract
+		for _, a := range []db.Felt{ov.StrkTokenAddress, ov.BtcTokenAddress} {
+			if a != nil {
+				tokens = append(tokens, string(a))
+			}
+		}
+	}
+	for _, ps := range pools {
+		for _, p := range ps {
+			tokens = append(tokens, string(p.TokenAddress))
+		}
+	}
+	_, err = l.Token.LoadAll(ctx, tokens)
+	return err
+}
+
 // loadBlocksOf reads the blocks of txs in one call, into the request's cache.
 func loadBlocksOf(ctx context.Context, txs []*db.Transaction) error {
 	blocks := make([]int64, len(txs))

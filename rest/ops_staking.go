@@ -9,6 +9,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // tokenInfo describes a staking token (STRK, a BTC wrapper).
@@ -397,11 +398,21 @@ func listValidatorsOp(ctx context.Context, s *server, a *args, _ *http.Request) 
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.ValidatorEdge) (validatorRowInfo, error) {
-		row, err := s.validatorRowInfo(ctx, e.Node, ov)
-		if err != nil || row == nil {
-			return validatorRowInfo{}, err
+	// The page's pools and their tokens in one statement each; then each row reads them.
+	validators := make([]*db.Validator, len(conn.Edges))
+	for i, e := range conn.Edges {
+		validators[i] = e.Node
+	}
+	if err := resolvers.LoadValidatorHeaders(ctx, validators); err != nil {
+		return nil, err
+	}
+	items := make([]validatorRowInfo, len(validators))
+	for i, v := range validators {
+		row, err := s.validatorRowInfo(ctx, v, ov)
+		if err != nil {
+			return nil, err
 		}
-		return *row, nil
-	})
+		items[i] = *row
+	}
+	return pageList[validatorRowInfo]{Items: items, LastPage: lastPage(conn.TotalCount, pg.size)}, nil
 }

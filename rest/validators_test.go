@@ -83,9 +83,15 @@ func TestValidatorOperations(t *testing.T) {
 
 	// Details: the validator's row of the list, as is.
 	details := e.mustGet("/beta/staking/validator-details?validator=" + validator.Hex())
+	before := e.store.Statements()
 	list := e.mustGet("/beta/staking/validators").(map[string]any)["items"].([]any)
 	if len(list) != 1 || !reflect.DeepEqual(details, list[0]) {
 		t.Errorf("details differ from the list's row:\n%v\n%v", details, list)
+	}
+	// The validators with their figures, their total, the staking overview, their pools,
+	// and the pools' tokens (STRK's and the BTC pool's at once).
+	if n := e.store.Statements() - before; n != 5 {
+		t.Errorf("a page of validators with a STRK and a BTC pool took %d statements, want 5", n)
 	}
 
 	pools := e.mustGet("/beta/staking/validator-pool-info?validator=" + validator.Hex()).(map[string]any)
@@ -105,7 +111,7 @@ func TestValidatorOperations(t *testing.T) {
 	// The pools' tokens and APRs are read for all the pools at once: a third pool costs
 	// no statement more.
 	poolInfo := "/beta/staking/validator-pool-info?validator=" + validator.Hex()
-	before := e.store.Statements()
+	before = e.store.Statements()
 	e.mustGet(poolInfo)
 	twoPools := e.store.Statements() - before
 	exec(`INSERT INTO pools (pool_contract, staker_address, token_address, total_delegated, delegator_count) VALUES ($1, $2, $3, 1, 1)`,
