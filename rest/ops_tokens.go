@@ -39,9 +39,7 @@ func listTokens(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.TokenEdge) (tokenItem, error) {
-		return tokenItemOf(e.Node), nil
-	})
+	return pageRows(pg, conn.Edges, conn.TotalCount, func(e *model.TokenEdge) tokenItem { return tokenItemOf(e.Node) }), nil
 }
 
 func tokenItemOf(t *db.Token) tokenItem {
