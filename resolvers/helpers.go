@@ -149,6 +149,19 @@ func LoadValidatorHeaders(ctx context.Context, validators []*db.Validator) error
 	return err
 }
 
+// LoadStakingOperationTokens loads the tokens of a page of staking operations in one
+// statement, into the request's cache.
+func LoadStakingOperationTokens(ctx context.Context, ops []*db.StakingOperation) error {
+	var tokens []string
+	for _, o := range ops {
+		if o.TokenAddress != nil {
+			tokens = append(tokens, string(o.TokenAddress))
+		}
+	}
+	_, err := loaders.For(ctx).Token.LoadAll(ctx, tokens)
+	return err
+}
+
 // loadBlocksOf reads the blocks of txs in one call, into the request's cache.
 func loadBlocksOf(ctx context.Context, txs []*db.Transaction) error {
 	blocks := make([]int64, len(txs))

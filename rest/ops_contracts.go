@@ -56,24 +56,11 @@ func listContractsOp(ctx context.Context, s *server, a *args, _ *http.Request) (
 	return s.contractPage(ctx, pg, conn)
 }
 
-// contractPage answers a page of contracts: what the items show beside their rows loaded
-// for the whole page, one statement per link, then each item read off the request's cache.
+// contractPage answers a page of contracts, what its items show beside their rows loaded
+// for the whole page.
 func (s *server) contractPage(ctx context.Context, pg page, conn *model.ContractConnection) (any, error) {
-	contracts := make([]*db.Contract, len(conn.Edges))
-	for i, e := range conn.Edges {
-		contracts[i] = e.Node
-	}
-	if err := resolvers.LoadContractHeaders(ctx, contracts); err != nil {
-		return nil, err
-	}
-	items := make([]contractItem, len(contracts))
-	for i, c := range contracts {
-		var err error
-		if items[i], err = s.contractItem(ctx, c); err != nil {
-			return nil, err
-		}
-	}
-	return pageList[contractItem]{Items: items, LastPage: lastPage(conn.TotalCount, pg.size)}, nil
+	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.ContractEdge) *db.Contract { return e.Node },
+		resolvers.LoadContractHeaders, s.contractItem)
 }
 
 func (s *server) contractItem(ctx context.Context, c *db.Contract) (out contractItem, err error) {

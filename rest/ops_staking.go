@@ -399,20 +399,12 @@ func listValidatorsOp(ctx context.Context, s *server, a *args, _ *http.Request) 
 		return nil, err
 	}
 	// The page's pools and their tokens in one statement each; then each row reads them.
-	validators := make([]*db.Validator, len(conn.Edges))
-	for i, e := range conn.Edges {
-		validators[i] = e.Node
-	}
-	if err := resolvers.LoadValidatorHeaders(ctx, validators); err != nil {
-		return nil, err
-	}
-	items := make([]validatorRowInfo, len(validators))
-	for i, v := range validators {
-		row, err := s.validatorRowInfo(ctx, v, ov)
-		if err != nil {
-			return nil, err
-		}
-		items[i] = *row
-	}
-	return pageList[validatorRowInfo]{Items: items, LastPage: lastPage(conn.TotalCount, pg.size)}, nil
+	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.ValidatorEdge) *db.Validator { return e.Node },
+		resolvers.LoadValidatorHeaders, func(ctx context.Context, v *db.Validator) (validatorRowInfo, error) {
+			row, err := s.validatorRowInfo(ctx, v, ov)
+			if err != nil {
+				return validatorRowInfo{}, err
+			}
+			return *row, nil
+		})
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
-	"github.com/starkgraph/starkgraph/loaders"
+	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // The staking history: stake and delegators over time (the network's, or a validator's),
@@ -95,26 +95,14 @@ func (s *server) stakingActivity(ctx context.Context, a *args, filter *model.Sta
 		return nil, asParam(err, "fromTimestamp", "start") // a start after the end
 	}
 	// The page's tokens in one statement; then each item reads its own.
-	var tokens []string
-	for _, e := range conn.Edges {
-		if e.Node.TokenAddress != nil {
-			tokens = append(tokens, string(e.Node.TokenAddress))
-		}
-	}
-	if _, err := loaders.For(ctx).Token.LoadAll(ctx, tokens); err != nil {
-		return nil, err
-	}
-	items := make([]stakingActivityItem, len(conn.Edges))
-	for i, e := range conn.Edges {
-		o := e.Node
-		items[i] = stakingActivityItem{Operation: o.Operation, Address: addr(o.WalletAddress), Validator: addr(o.StakerAddress),
-			PoolContract: addrOrNil(o.PoolAddress), TokenAddress: addrOrNil(o.TokenAddress), Amount: o.Amount,
-			TransactionHash: o.TransactionHash.Hex(), BlockNumber: o.BlockNumber, Timestamp: o.Timestamp}
-		if items[i].TokenInfo, err = s.tokenInfo(ctx, o.TokenAddress); err != nil {
-			return nil, err
-		}
-	}
-	return pageList[stakingActivityItem]{Items: items, LastPage: lastPage(conn.TotalCount, pg.size)}, nil
+	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.StakingActivityEdge) *db.StakingOperation { return e.Node },
+		resolvers.LoadStakingOperationTokens, func(ctx context.Context, o *db.StakingOperation) (out stakingActivityItem, err error) {
+			out = stakingActivityItem{Operation: o.Operation, Address: addr(o.WalletAddress), Validator: addr(o.StakerAddress),
+				PoolContract: addrOrNil(o.PoolAddress), TokenAddress: addrOrNil(o.TokenAddress), Amount: o.Amount,
+				TransactionHash: o.TransactionHash.Hex(), BlockNumber: o.BlockNumber, Timestamp: o.Timestamp}
+			out.TokenInfo, err = s.tokenInfo(ctx, o.TokenAddress)
+			return out, err
+		})
 }
 
 func walletStakingActivityOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {

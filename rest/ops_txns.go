@@ -74,20 +74,8 @@ func listTxnsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 		return nil, err
 	}
 	// The page's blocks and aliases in one statement each; then each item reads them.
-	txs := make([]*db.Transaction, len(conn.Edges))
-	for i, e := range conn.Edges {
-		txs[i] = e.Node
-	}
-	if err := resolvers.LoadTransactionHeaders(ctx, txs); err != nil {
-		return nil, err
-	}
-	items := make([]txnItem, len(txs))
-	for i, tx := range txs {
-		if items[i], err = s.txnItem(ctx, tx); err != nil {
-			return nil, err
-		}
-	}
-	return pageList[txnItem]{Items: items, LastPage: lastPage(conn.TotalCount, pg.size)}, nil
+	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.TransactionEdge) *db.Transaction { return e.Node },
+		resolvers.LoadTransactionHeaders, s.txnItem)
 }
 
 func (s *server) txnItem(ctx context.Context, tx *db.Transaction) (txnItem, error) {

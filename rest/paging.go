@@ -88,6 +88,29 @@ func pageItems[E, T any](ctx context.Context, pg page, edges []E, total int, ite
 	return pageList[T]{Items: emptyIfNil(items), LastPage: lastPage(total, pg.size)}, nil
 }
 
+// pageLoaded answers a page-number list op whose items show links of their rows: load
+// reads those links for the whole page (one statement per link, into the request's
+// cache), then each item is built in turn off the cache, without pageItems' goroutine per
+// item.
+func pageLoaded[E, N, T any](ctx context.Context, pg page, edges []E, total int, node func(E) N,
+	load func(context.Context, []N) error, item func(context.Context, N) (T, error)) (any, error) {
+	nodes := make([]N, len(edges))
+	for i, e := range edges {
+		nodes[i] = node(e)
+	}
+	if err := load(ctx, nodes); err != nil {
+		return nil, err
+	}
+	items := make([]T, len(nodes))
+	for i, n := range nodes {
+		var err error
+		if items[i], err = item(ctx, n); err != nil {
+			return nil, err
+		}
+	}
+	return pageList[T]{Items: items, LastPage: lastPage(total, pg.size)}, nil
+}
+
 // emptyIfNil makes a nil slice marshal as [] rather than null.
 func emptyIfNil[T any](s []T) []T {
 	if s == nil {
