@@ -162,6 +162,30 @@ func LoadStakingOperationTokens(ctx context.Context, ops []*db.StakingOperation)
 	return err
 }
 
+// LoadDelegationPools loads the pools of a page of delegations in one statement, into the
+// request's cache.
+func LoadDelegationPools(ctx context.Context, ds []*db.Delegation) error {
+	pools := make([]string, len(ds))
+	for i, d := range ds {
+		pools[i] = string(d.PoolAddress)
+	}
+	_, err := loaders.For(ctx).Pool.LoadAll(ctx, pools)
+	return err
+}
+
+// LoadMessageTransactions loads, in one statement, the L2 transactions of a page's messages
+// from L1 (whose items show the L1 transaction that sent them), into the request's cache.
+func LoadMessageTransactions(ctx context.Context, ms []*db.Message) error {
+	var keys []db.TxKey
+	for _, m := range ms {
+		if m.Direction == db.MessageToL2 {
+			keys = append(keys, db.TxKey{Block: m.BlockNumber, Index: m.TxIndex})
+		}
+	}
+	_, err := loaders.For(ctx).Transaction.LoadAll(ctx, keys)
+	return err
+}
+
 // loadBlocksOf reads the blocks of txs in one call, into the request's cache.
 func loadBlocksOf(ctx context.Context, txs []*db.Transaction) error {
 	blocks := make([]int64, len(txs))

@@ -74,6 +74,16 @@ func TestMessages(t *testing.T) {
 	if items := e.mustGet("/beta/messages?ps=10&p=4").(map[string]any)["items"].([]any); len(items) != 0 {
 		t.Errorf("past the last page: %d items", len(items))
 	}
+	// The L2 transactions of a page's messages from L1 are read once for the page: 25 items
+	// cost what ten do.
+	statements := func(ps int) int64 {
+		before := e.store.Statements()
+		e.mustGet(fmt.Sprintf("/beta/messages?ps=%d", ps))
+		return e.store.Statements() - before
+	}
+	if ten, more := statements(10), statements(25); ten != more {
+		t.Errorf("a page of 10 messages took %d statements, of 25 %d", ten, more)
+	}
 
 	count := func(query string) int {
 		t.Helper()

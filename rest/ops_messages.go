@@ -6,6 +6,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // messageItem is an item of GET /beta/messages and the answer of GET /beta/message/{msgHash}.
@@ -41,9 +42,8 @@ func listMessagesOp(ctx context.Context, s *server, a *args, _ *http.Request) (a
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.MessageEdge) (messageItem, error) {
-		return s.messageItem(ctx, e.Node)
-	})
+	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.MessageEdge) *db.Message { return e.Node },
+		resolvers.LoadMessageTransactions, s.messageItem)
 }
 
 func (s *server) messageItem(ctx context.Context, m *db.Message) (messageItem, error) {

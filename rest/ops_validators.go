@@ -6,6 +6,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // validatorOf reads the `validator` parameter's validator (404 for none) and the staking
@@ -126,18 +127,18 @@ func delegatorsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.DelegationEdge) (delegatorItem, error) {
-		d := e.Node
-		p, err := s.res.Delegation().Pool(ctx, d)
-		if err != nil {
-			return delegatorItem{}, err
-		}
-		return delegatorItem{
-			DelegatorAddress: addr(d.DelegatorAddress), RewardAddress: addrOrNil(d.RewardAddress), PoolContract: addr(d.PoolAddress),
-			TokenAddress: addr(p.TokenAddress), Asset: assetOf(p.TokenAddress, ov), Amount: d.Amount,
-			RewardsClaimed: d.RewardsClaimed, RewardsUnclaimed: d.RewardsUnclaimed, UnpoolAmount: d.UnpoolAmount,
-			UnpoolTime: d.UnpoolTime, ActivatedAt: d.ActivatedAt, LastDelegationAt: d.LastDelegationAt,
-			Status: delegationStatus[d.Status],
-		}, nil
-	})
+	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.DelegationEdge) *db.Delegation { return e.Node },
+		resolvers.LoadDelegationPools, func(ctx context.Context, d *db.Delegation) (delegatorItem, error) {
+			p, err := s.res.Delegation().Pool(ctx, d)
+			if err != nil {
+				return delegatorItem{}, err
+			}
+			return delegatorItem{
+				DelegatorAddress: addr(d.DelegatorAddress), RewardAddress: addrOrNil(d.RewardAddress), PoolContract: addr(d.PoolAddress),
+				TokenAddress: addr(p.TokenAddress), Asset: assetOf(p.TokenAddress, ov), Amount: d.Amount,
+				RewardsClaimed: d.RewardsClaimed, RewardsUnclaimed: d.RewardsUnclaimed, UnpoolAmount: d.UnpoolAmount,
+				UnpoolTime: d.UnpoolTime, ActivatedAt: d.ActivatedAt, LastDelegationAt: d.LastDelegationAt,
+				Status: delegationStatus[d.Status],
+			}, nil
+		})
 }

@@ -81,9 +81,17 @@ func TestValidatorOperations(t *testing.T) {
 		t.Errorf("the largest delegation: %v", first)
 	}
 
+	// The pools of a page's delegations are read once for the page: the validator, the
+	// staking overview, the page, its total and the pools.
+	before := e.store.Statements()
+	e.mustGet("/beta/staking/delegators?validator=" + validator.Hex() + "&ps=25")
+	if n := e.store.Statements() - before; n != 5 {
+		t.Errorf("a page of delegations over two pools took %d statements, want 5", n)
+	}
+
 	// Details: the validator's row of the list, as is.
 	details := e.mustGet("/beta/staking/validator-details?validator=" + validator.Hex())
-	before := e.store.Statements()
+	before = e.store.Statements()
 	list := e.mustGet("/beta/staking/validators").(map[string]any)["items"].([]any)
 	if len(list) != 1 || !reflect.DeepEqual(details, list[0]) {
 		t.Errorf("details differ from the list's row:\n%v\n%v", details, list)
