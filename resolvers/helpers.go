@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -183,6 +184,27 @@ func LoadMessageTransactions(ctx context.Context, ms []*db.Message) error {
 		}
 	}
 	_, err := loaders.For(ctx).Transaction.LoadAll(ctx, keys)
+	return err
+}
+
+// LoadTransactionActivity loads, in one statement each, what REST's tx-activity items show
+// of a page of listed transactions: their whole rows (a list reads only what its items
+// show), their blocks and aliases (LoadTransactionHeaders) and their calls, into the
+// request's cache.
+func LoadTransactionActivity(ctx context.Context, txs []*db.Transaction) error {
+	l := loaders.For(ctx)
+	keys := make([]db.TxKey, len(txs))
+	for i, tx := range txs {
+		keys[i] = db.TxKey{Block: tx.BlockNumber, Index: tx.Index}
+	}
+	whole, err := l.Transaction.LoadAll(ctx, keys)
+	if err != nil {
+		return err
+	}
+	if err := LoadTransactionHeaders(ctx, slices.DeleteFunc(whole, func(tx *db.Transaction) bool { return tx == nil })); err != nil {
+		return err
+	}
+	_, err = l.Calls.LoadAll(ctx, keys)
 	return err
 }
 

@@ -71,9 +71,8 @@ func txActivityOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.TransactionEdge) (txActivity, error) {
-		return s.txActivity(ctx, e.Node)
-	})
+	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.TransactionEdge) *db.Transaction { return e.Node },
+		resolvers.LoadTransactionActivity, s.txActivity)
 }
 
 // txHeader holds what every transaction rendering needs from the transaction resolver.
