@@ -208,6 +208,17 @@ func LoadTransactionActivity(ctx context.Context, txs []*db.Transaction) error {
 	return err
 }
 
+// LoadNftBalanceAliases loads the aliases of a page of NFT balances' collections and
+// owners in one statement, into the request's cache.
+func LoadNftBalanceAliases(ctx context.Context, balances []*db.NftBalance) error {
+	addresses := make([]string, 0, 2*len(balances))
+	for _, b := range balances {
+		addresses = append(addresses, string(b.ContractAddress), string(b.OwnerAddress))
+	}
+	_, err := loaders.For(ctx).Alias.LoadAll(ctx, addresses)
+	return err
+}
+
 // loadBlocksOf reads the blocks of txs in one call, into the request's cache.
 func loadBlocksOf(ctx context.Context, txs []*db.Transaction) error {
 	blocks := make([]int64, len(txs))

@@ -36,6 +36,19 @@ func TestNftCollectionItemBalancesAndTransfers(t *testing.T) {
 	if one := e.mustGet("/beta/nft-balances?contract_address=" + nft + "&token_id=0x7").(map[string]any)["items"].([]any); len(one) != 1 || one[0].(map[string]any)["tokenId"] != "7" {
 		t.Errorf("item 7's record: %v", one)
 	}
+	// The aliases of a page's collections and owners are read in one statement: the
+	// collection, the page, its total and the aliases.
+	e.exec(`INSERT INTO aliases (address, name) VALUES ($1, 'Owner 1')`, account(1))
+	before := e.store.Statements()
+	records := e.mustGet("/beta/nft-balances?contract_address=" + nft + "&ps=10").(map[string]any)["items"].([]any)
+	if n := e.store.Statements() - before; n != 4 {
+		t.Errorf("a page of NFT balances took %d statements, want 4", n)
+	}
+	for _, it := range records {
+		if b := it.(map[string]any); (b["ownerAddressAlias"] == "Owner 1") != (b["ownerAddress"] == account(1).Padded()) {
+			t.Errorf("owner alias of %v", b)
+		}
+	}
 
 	// Transfers: the 30 mints, newest first, walked 10 at a time by cursor; none as ERC-1155.
 	var minted []string

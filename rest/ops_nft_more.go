@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // nftBalancesOp answers GET /beta/nft-balances: a collection's balance records (or one
@@ -20,9 +22,8 @@ func nftBalancesOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.NftBalanceEdge) (nftBalance, error) {
-		return s.nftBalance(ctx, e.Node)
-	})
+	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.NftBalanceEdge) *db.NftBalance { return e.Node },
+		resolvers.LoadNftBalanceAliases, s.nftBalance)
 }
 
 // nftTransfersOp answers GET /beta/nft-transfers: a collection's transfers, mints and burns,
