@@ -219,6 +219,38 @@ func LoadNftBalanceAliases(ctx context.Context, balances []*db.NftBalance) error
 	return err
 }
 
+// LoadNftEventHeaders loads what REST's items of NFT events show beside their rows: the
+// aliases of both sides (one statement) and the items, into the request's cache.
+func LoadNftEventHeaders(ctx context.Context, events []*db.NftEvent) error {
+	l := loaders.For(ctx)
+	addresses := make([]string, 0, 2*len(events))
+	items := make([]db.NftKey, len(events))
+	for i, ev := range events {
+		addresses = append(addresses, string(ev.FromAddress), string(ev.ToAddress))
+		items[i] = itemKey(ev.ContractAddress, ev.TokenID)
+	}
+	if _, err := l.Alias.LoadAll(ctx, addresses); err != nil {
+		return err
+	}
+	_, err := l.NftItem.LoadAll(ctx, items)
+	return err
+}
+
+// LoadNftItemHeaders loads what REST's items of NFTs show beside their rows: their balance
+// records (the owner's, or the largest holder's), then those records' collection and
+// owner aliases (LoadNftBalanceAliases), one statement each, into the request's cache.
+func LoadNftItemHeaders(ctx context.Context, items []*db.NftItem) error {
+	keys := make([]db.NftKey, len(items))
+	for i, it := range items {
+		keys[i] = itemKey(it.ContractAddress, it.TokenID)
+	}
+	balances, err := loaders.For(ctx).NftItemBalance.LoadAll(ctx, keys)
+	if err != nil {
+		return err
+	}
+	return LoadNftBalanceAliases(ctx, slices.DeleteFunc(balances, func(b *db.NftBalance) bool { return b == nil }))
+}
+
 // loadBlocksOf reads the blocks of txs in one call, into the request's cache.
 func loadBlocksOf(ctx context.Context, txs []*db.Transaction) error {
 	blocks := make([]int64, len(txs))

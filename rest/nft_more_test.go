@@ -49,6 +49,19 @@ func TestNftCollectionItemBalancesAndTransfers(t *testing.T) {
 			t.Errorf("owner alias of %v", b)
 		}
 	}
+	// Windows of events and of items read their links once for the window, the aliases of
+	// both sides of an event or of an item's collection and owner in one statement.
+	for path, want := range map[string]int64{
+		"/beta/nft-events?limit=25&contract_address=" + nft: 4, // window, total, aliases, items
+		"/beta/nft-items?limit=25&contract_address=" + nft:  5, // collection, window, total, balances, aliases
+		"/beta/nft/" + nft + "/7":                           6, // item, balance, aliases, events, total, their aliases
+	} {
+		before := e.store.Statements()
+		e.mustGet(path)
+		if n := e.store.Statements() - before; n != want {
+			t.Errorf("%s took %d statements, want %d", path, n, want)
+		}
+	}
 
 	// Transfers: the 30 mints, newest first, walked 10 at a time by cursor; none as ERC-1155.
 	var minted []string

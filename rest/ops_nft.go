@@ -8,6 +8,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // nftBalance is the NftBalance-shaped object: an item of /nft-holders and the `balance`
@@ -105,9 +106,8 @@ func nftItemsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return cursorItems(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(ctx context.Context, e *model.NftItemEdge) (nftItem, error) {
-		return s.nftItem(ctx, e.Node)
-	})
+	return cursorLoaded(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(e *model.NftItemEdge) *db.NftItem { return e.Node },
+		resolvers.LoadNftItemHeaders, s.nftItem)
 }
 
 func (s *server) nftItem(ctx context.Context, it *db.NftItem) (nftItem, error) {
@@ -160,9 +160,14 @@ func nftEventsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	return cursorItems(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(ctx context.Context, e *model.NftEventEdge) (nftEvent, error) {
-		return s.nftEvent(ctx, e.Node)
-	})
+	return s.nftEventList(ctx, w, conn)
+}
+
+// nftEventList answers a window of NFT events, the aliases and items they show loaded for
+// the whole window.
+func (s *server) nftEventList(ctx context.Context, w window, conn *model.NftEventConnection) (any, error) {
+	return cursorLoaded(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(e *model.NftEventEdge) *db.NftEvent { return e.Node },
+		resolvers.LoadNftEventHeaders, s.nftEvent)
 }
 
 func (s *server) nftEvent(ctx context.Context, ev *db.NftEvent) (nftEvent, error) {

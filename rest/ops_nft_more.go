@@ -44,9 +44,7 @@ func nftTransfersOp(ctx context.Context, s *server, a *args, _ *http.Request) (a
 	if err != nil {
 		return nil, err
 	}
-	return cursorItems(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(ctx context.Context, e *model.NftEventEdge) (nftEvent, error) {
-		return s.nftEvent(ctx, e.Node)
-	})
+	return s.nftEventList(ctx, w, conn)
 }
 
 // nftContractBody is the answer of GET /beta/nft-contract/{contract_address}: the
@@ -79,9 +77,8 @@ func nftContractOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	items, err := cursorItems(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(ctx context.Context, e *model.NftItemEdge) (nftItem, error) {
-		return s.nftItem(ctx, e.Node)
-	})
+	items, err := cursorLoaded(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(e *model.NftItemEdge) *db.NftItem { return e.Node },
+		resolvers.LoadNftItemHeaders, s.nftItem)
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +104,9 @@ func nftDetailsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if _, err := found(it, err, "token_id: no item %s in the collection %s", id, addr(contract)); err != nil {
 		return nil, err
 	}
+	if err := resolvers.LoadNftItemHeaders(ctx, []*db.NftItem{it}); err != nil {
+		return nil, err
+	}
 	item, err := s.nftItem(ctx, it)
 	if err != nil {
 		return nil, err
@@ -115,9 +115,7 @@ func nftDetailsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	events, err := cursorItems(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(ctx context.Context, e *model.NftEventEdge) (nftEvent, error) {
-		return s.nftEvent(ctx, e.Node)
-	})
+	events, err := s.nftEventList(ctx, w, conn)
 	if err != nil {
 		return nil, err
 	}

@@ -88,12 +88,22 @@ func pageItems[E, T any](ctx context.Context, pg page, edges []E, total int, ite
 	return pageList[T]{Items: emptyIfNil(items), LastPage: lastPage(total, pg.size)}, nil
 }
 
-// pageLoaded answers a page-number list op whose items show links of their rows: load
-// reads those links for the whole page (one statement per link, into the request's
-// cache), then each item is built in turn off the cache, without pageItems' goroutine per
-// item.
+// pageLoaded answers a page-number list op whose items show links of their rows: see
+// loadedItems.
 func pageLoaded[E, N, T any](ctx context.Context, pg page, edges []E, total int, node func(E) N,
 	load func(context.Context, []N) error, item func(context.Context, N) (T, error)) (any, error) {
+	items, err := loadedItems(ctx, edges, node, load, item)
+	if err != nil {
+		return nil, err
+	}
+	return pageList[T]{Items: items, LastPage: lastPage(total, pg.size)}, nil
+}
+
+// loadedItems renders the nodes of edges whose items show links of their rows: load reads
+// those links for the whole page (one statement per link, into the request's cache), then
+// each item is built in turn off the cache, without mapAll's goroutine per item.
+func loadedItems[E, N, T any](ctx context.Context, edges []E, node func(E) N,
+	load func(context.Context, []N) error, item func(context.Context, N) (T, error)) ([]T, error) {
 	nodes := make([]N, len(edges))
 	for i, e := range edges {
 		nodes[i] = node(e)
@@ -108,7 +118,7 @@ func pageLoaded[E, N, T any](ctx context.Context, pg page, edges []E, total int,
 			return nil, err
 		}
 	}
-	return pageList[T]{Items: items, LastPage: lastPage(total, pg.size)}, nil
+	return items, nil
 }
 
 // emptyIfNil makes a nil slice marshal as [] rather than null.
@@ -157,6 +167,17 @@ func cursorItems[E, T any](ctx context.Context, s *server, w window, edges []E, 
 		return nil, err
 	}
 	return cursorList[T]{Items: emptyIfNil(items), Pagination: s.paginate(w, len(items), info, total)}, nil
+}
+
+// cursorLoaded answers a cursor-style list op whose items show links of their rows: see
+// loadedItems.
+func cursorLoaded[E, N, T any](ctx context.Context, s *server, w window, edges []E, info *model.PageInfo, total int,
+	node func(E) N, load func(context.Context, []N) error, item func(context.Context, N) (T, error)) (any, error) {
+	items, err := loadedItems(ctx, edges, node, load, item)
+	if err != nil {
+		return nil, err
+	}
+	return cursorList[T]{Items: items, Pagination: s.paginate(w, len(items), info, total)}, nil
 }
 
 // paginate builds next/prev for the page of n items that w fetched.
