@@ -251,6 +251,17 @@ func LoadNftItemHeaders(ctx context.Context, items []*db.NftItem) error {
 	return LoadNftBalanceAliases(ctx, slices.DeleteFunc(balances, func(b *db.NftBalance) bool { return b == nil }))
 }
 
+// LoadTransferTokens loads the tokens of a page of transfers in one statement, into the
+// request's cache.
+func LoadTransferTokens(ctx context.Context, transfers []*db.TokenTransfer) error {
+	tokens := make([]string, len(transfers))
+	for i, t := range transfers {
+		tokens[i] = string(t.TokenAddress)
+	}
+	_, err := loaders.For(ctx).Token.LoadAll(ctx, tokens)
+	return err
+}
+
 // loadBlocksOf reads the blocks of txs in one call, into the request's cache.
 func loadBlocksOf(ctx context.Context, txs []*db.Transaction) error {
 	blocks := make([]int64, len(txs))

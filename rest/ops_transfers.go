@@ -125,9 +125,8 @@ func (s *server) transfers(ctx context.Context, q transferQuery) (keysetList[tra
 	if err != nil {
 		return keysetList[transferItem]{}, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.TokenTransferEdge) (transferItem, error) {
-		return s.transferItem(ctx, e.Node)
-	})
+	items, err := loadedItems(ctx, conn.Edges, func(e *model.TokenTransferEdge) *db.TokenTransfer { return e.Node },
+		resolvers.LoadTransferTokens, s.transferItem)
 	return keysetList[transferItem]{Items: emptyIfNil(items), HasMore: conn.PageInfo.HasNextPage}, err
 }
 
