@@ -262,6 +262,17 @@ func LoadTransferTokens(ctx context.Context, transfers []*db.TokenTransfer) erro
 	return err
 }
 
+// LoadBalanceTokens loads the tokens of a list of balances in one statement, into the
+// request's cache.
+func LoadBalanceTokens(ctx context.Context, balances []*db.TokenBalance) error {
+	tokens := make([]string, len(balances))
+	for i, b := range balances {
+		tokens[i] = string(b.TokenAddress)
+	}
+	_, err := loaders.For(ctx).Token.LoadAll(ctx, tokens)
+	return err
+}
+
 // loadBlocksOf reads the blocks of txs in one call, into the request's cache.
 func loadBlocksOf(ctx context.Context, txs []*db.Transaction) error {
 	blocks := make([]int64, len(txs))

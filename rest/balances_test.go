@@ -29,6 +29,14 @@ func TestContractTokenBalances(t *testing.T) {
 	if body["contractAddress"] != account(0).Padded() {
 		t.Errorf("contractAddress = %v", body["contractAddress"])
 	}
+	// The contract, its balances and their two tokens in one statement, for either route.
+	for _, route := range []string{"token-balances", "erc20-tokens-held"} {
+		before := e.store.Statements()
+		e.mustGet("/beta/contracts/" + account(0).Hex() + "/" + route)
+		if n := e.store.Statements() - before; n != 3 {
+			t.Errorf("%s of a contract holding two tokens took %d statements, want 3", route, n)
+		}
+	}
 
 	// A contract without balances, an unknown one, a malformed address.
 	empty := e.mustGet("/beta/contracts/" + ethAddr.Hex() + "/token-balances").(map[string]any)

@@ -153,7 +153,7 @@ func tokensHeldOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, held, func(ctx context.Context, b *db.TokenBalance) (tokenHeld, error) {
+	items, err := loadedItems(ctx, held, self, resolvers.LoadBalanceTokens, func(ctx context.Context, b *db.TokenBalance) (tokenHeld, error) {
 		t, err := s.res.TokenBalance().Token(ctx, b)
 		if err != nil {
 			return tokenHeld{}, err
@@ -204,7 +204,7 @@ func tokenBalancesOp(ctx context.Context, s *server, a *args, _ *http.Request) (
 		return nil, err
 	}
 	br := s.res.TokenBalance()
-	items, err := mapAll(ctx, held, func(ctx context.Context, b *db.TokenBalance) (out tokenBalance, err error) {
+	items, err := loadedItems(ctx, held, self, resolvers.LoadBalanceTokens, func(ctx context.Context, b *db.TokenBalance) (out tokenBalance, err error) {
 		out = tokenBalance{TokenAddress: addr(b.TokenAddress), Balance: b.Balance, LastTransferTime: b.LastTransferTime}
 		t, err := br.Token(ctx, b)
 		if err != nil {

@@ -169,6 +169,9 @@ func cursorItems[E, T any](ctx context.Context, s *server, w window, edges []E, 
 	return cursorList[T]{Items: emptyIfNil(items), Pagination: s.paginate(w, len(items), info, total)}, nil
 }
 
+// self is the node function of lists whose elements are their nodes.
+func self[T any](t T) T { return t }
+
 // cursorLoaded answers a cursor-style list op whose items show links of their rows: see
 // loadedItems.
 func cursorLoaded[E, N, T any](ctx context.Context, s *server, w window, edges []E, info *model.PageInfo, total int,
