@@ -1,0 +1,191 @@
+package resolvers
+
+import (
+	"context"
+	"slices"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/loaders"
+)
+
+// The Load* functions here read, for a whole page of rows, what REST's items show beside
+// the rows (blocks, aliases, tokens, pools...), one statement per link, into the request's
+// cache. REST lists, which have the whole page at hand, call one and then build their items
+// in turn off the cache, instead of each item loading its own links (a statement per item,
+// or a goroutine per item meeting the others in a batch).
+
+// loadLinks loads through l, in one statement, the key that link gives for each row that
+// has one (ok).
+func loadLinks[R any, K comparable, V any](ctx context.Context, l *loaders.Lazy[K, V], rows []R, link func(R) (key K, ok bool)) ([]V, error) {
+	keys := make([]K, 0, len(rows))
+	for _, r := range rows {
+		if k, ok := link(r); ok {
+			keys = append(keys, k)
+		}
+	}
+	return l.LoadAll(ctx, keys)
+}
+
+// loadAliases loads the aliases of every address that addresses gives for the rows, in one
+// statement.
+func loadAliases[R any](ctx context.Context, rows []R, addresses func(R) []db.Felt) error {
+	var keys []string
+	for _, r := range rows {
+		for _, a := range addresses(r) {
+			keys = append(keys, string(a))
+		}
+	}
+	_, err := loaders.For(ctx).Alias.LoadAll(ctx, keys)
+	return err
+}
+
+// nonNilRows drops the rows a loader found missing.
+func nonNilRows[T any](rows []*T) []*T {
+	return slices.DeleteFunc(rows, func(r *T) bool { return r == nil })
+}
+
+// LoadTransactionHeaders loads the blocks and the aliases (sender, contract, class) of a
+// page of transactions.
+func LoadTransactionHeaders(ctx context.Context, txs []*db.Transaction) error {
+	if err := loadBlocksOf(ctx, txs); err != nil {
+		return err
+	}
+	_, err := loadLinks(ctx, loaders.For(ctx).TxAliases, txs, func(tx *db.Transaction) (loaders.AliasKeys, bool) {
+		k := txAliasKeys(tx)
+		return k, k != (loaders.AliasKeys{})
+	})
+	return err
+}
+
+// LoadTransactionActivity loads what REST's tx-activity items show of a page of listed
+// transactions: their whole rows (a list reads only what its items show), their blocks and
+// aliases (LoadTransactionHeaders) and their calls.
+func LoadTransactionActivity(ctx context.Context, txs []*db.Transaction) error {
+	l := loaders.For(ctx)
+	key := func(tx *db.Transaction) (db.TxKey, bool) {
+		return db.TxKey{Block: tx.BlockNumber, Index: tx.Index}, true
+	}
+	whole, err := loadLinks(ctx, l.Transaction, txs, key)
+	if err != nil {
+		return err
+	}
+	if err := LoadTransactionHeaders(ctx, nonNilRows(whole)); err != nil {
+		return err
+	}
+	_, err = loadLinks(ctx, l.Calls, txs, key)
+	return err
+}
+
+// LoadContractHeaders loads what REST's items of contracts show beside their rows: their
+// classes, the classes' verifications, their deploy blocks, and the aliases of both
+// addresses and classes (one statement for the two).
+func LoadContractHeaders(ctx context.Context, contracts []*db.Contract) error {
+	l := loaders.For(ctx)
+	class := func(c *db.Contract) (string, bool) { return string(c.ClassHash), true }
+	if _, err := loadLinks(ctx, l.Class, contracts, class); err != nil {
+		return err
+	}
+	if _, err := loadLinks(ctx, l.VerifiedClass, contracts, class); err != nil {
+		return err
+	}
+	if err := loadAliases(ctx, contracts, func(c *db.Contract) []db.Felt { return []db.Felt{c.Address, c.ClassHash} }); err != nil {
+		return err
+	}
+	_, err := loadLinks(ctx, l.Block, contracts, func(c *db.Contract) (int64, bool) {
+		if c.BlockNumber == nil {
+			return 0, false
+		}
+		return *c.BlockNumber, true
+	})
+	return err
+}
+
+// LoadValidatorHeaders loads what REST's rows of validators show beside their own rows:
+// their pools, and the pools' tokens with the staking tokens (which a BTC pool's APR reads).
+func LoadValidatorHeaders(ctx context.Context, validators []*db.Validator) error {
+	l := loaders.For(ctx)
+	pools, err := loadLinks(ctx, l.ValidatorPools, validators, func(v *db.Validator) (string, bool) { return string(v.StakerAddress), true })
+	if err != nil {
+		return err
+	}
+	ov, err := l.StakingOverview.Load(ctx, struct{}{})()
+	if err != nil {
+		return err
+	}
+	var tokens []db.Felt
+	if ov != nil { // before the indexer has read the staking contract
+		tokens = append(tokens, ov.StrkTokenAddress, ov.BtcTokenAddress)
+	}
+	for _, ps := range pools {
+		for _, p := range ps {
+			tokens = append(tokens, p.TokenAddress)
+		}
+	}
+	_, err = loadLinks(ctx, l.Token, tokens, func(t db.Felt) (string, bool) { return string(t), t != nil })
+	return err
+}
+
+// LoadStakingOperationTokens loads the tokens of a page of staking operations.
+func LoadStakingOperationTokens(ctx context.Context, ops []*db.StakingOperation) error {
+	_, err := loadLinks(ctx, loaders.For(ctx).Token, ops, func(o *db.StakingOperation) (string, bool) {
+		return string(o.TokenAddress), o.TokenAddress != nil
+	})
+	return err
+}
+
+// LoadDelegationPools loads the pools of a page of delegations.
+func LoadDelegationPools(ctx context.Context, ds []*db.Delegation) error {
+	_, err := loadLinks(ctx, loaders.For(ctx).Pool, ds, func(d *db.Delegation) (string, bool) { return string(d.PoolAddress), true })
+	return err
+}
+
+// LoadMessageTransactions loads the L2 transactions of a page's messages from L1, whose
+// items show the L1 transaction that sent them.
+func LoadMessageTransactions(ctx context.Context, ms []*db.Message) error {
+	_, err := loadLinks(ctx, loaders.For(ctx).Transaction, ms, func(m *db.Message) (db.TxKey, bool) {
+		return db.TxKey{Block: m.BlockNumber, Index: m.TxIndex}, m.Direction == db.MessageToL2
+	})
+	return err
+}
+
+// LoadNftBalanceAliases loads the aliases of a page of NFT balances' collections and owners.
+func LoadNftBalanceAliases(ctx context.Context, balances []*db.NftBalance) error {
+	return loadAliases(ctx, balances, func(b *db.NftBalance) []db.Felt { return []db.Felt{b.ContractAddress, b.OwnerAddress} })
+}
+
+// LoadNftEventHeaders loads what REST's items of NFT events show beside their rows: the
+// aliases of both sides (one statement) and the items.
+func LoadNftEventHeaders(ctx context.Context, events []*db.NftEvent) error {
+	if err := loadAliases(ctx, events, func(ev *db.NftEvent) []db.Felt { return []db.Felt{ev.FromAddress, ev.ToAddress} }); err != nil {
+		return err
+	}
+	_, err := loadLinks(ctx, loaders.For(ctx).NftItem, events, func(ev *db.NftEvent) (db.NftKey, bool) {
+		return itemKey(ev.ContractAddress, ev.TokenID), true
+	})
+	return err
+}
+
+// LoadNftItemHeaders loads what REST's items of NFTs show beside their rows: their balance
+// records (the owner's, or the largest holder's), then those records' collection and owner
+// aliases.
+func LoadNftItemHeaders(ctx context.Context, items []*db.NftItem) error {
+	balances, err := loadLinks(ctx, loaders.For(ctx).NftItemBalance, items, func(it *db.NftItem) (db.NftKey, bool) {
+		return itemKey(it.ContractAddress, it.TokenID), true
+	})
+	if err != nil {
+		return err
+	}
+	return LoadNftBalanceAliases(ctx, nonNilRows(balances))
+}
+
+// LoadTransferTokens loads the tokens of a page of transfers.
+func LoadTransferTokens(ctx context.Context, transfers []*db.TokenTransfer) error {
+	_, err := loadLinks(ctx, loaders.For(ctx).Token, transfers, func(t *db.TokenTransfer) (string, bool) { return string(t.TokenAddress), true })
+	return err
+}
+
+// LoadBalanceTokens loads the tokens of a list of balances.
+func LoadBalanceTokens(ctx context.Context, balances []*db.TokenBalance) error {
+	_, err := loadLinks(ctx, loaders.For(ctx).Token, balances, func(b *db.TokenBalance) (string, bool) { return string(b.TokenAddress), true })
+	return err
+}
