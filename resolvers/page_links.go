@@ -153,6 +153,19 @@ func LoadNftBalanceAliases(ctx context.Context, balances []*db.NftBalance) error
 	return loadAliases(ctx, balances, func(b *db.NftBalance) []db.Felt { return []db.Felt{b.ContractAddress, b.OwnerAddress} })
 }
 
+// LoadNftBalanceItems loads what REST's items of a wallet's NFTs show beside their balance
+// records: the items and their collections.
+func LoadNftBalanceItems(ctx context.Context, balances []*db.NftBalance) error {
+	l := loaders.For(ctx)
+	if _, err := loadLinks(ctx, l.NftItem, balances, func(b *db.NftBalance) (db.NftKey, bool) {
+		return itemKey(b.ContractAddress, b.TokenID), true
+	}); err != nil {
+		return err
+	}
+	_, err := loadLinks(ctx, l.Token, balances, func(b *db.NftBalance) (string, bool) { return string(b.ContractAddress), true })
+	return err
+}
+
 // LoadNftEventHeaders loads what REST's items of NFT events show beside their rows: the
 // aliases of both sides (one statement) and the items.
 func LoadNftEventHeaders(ctx context.Context, events []*db.NftEvent) error {

@@ -52,9 +52,11 @@ func TestNftCollectionItemBalancesAndTransfers(t *testing.T) {
 	// Windows of events and of items read their links once for the window, the aliases of
 	// both sides of an event or of an item's collection and owner in one statement.
 	for path, want := range map[string]int64{
-		"/beta/nft-events?limit=25&contract_address=" + nft: 4, // window, total, aliases, items
-		"/beta/nft-items?limit=25&contract_address=" + nft:  5, // collection, window, total, balances, aliases
-		"/beta/nft/" + nft + "/7":                           6, // item, balance, aliases, events, total, their aliases
+		"/beta/nft-events?limit=25&contract_address=" + nft:            4, // window, total, aliases, items
+		"/beta/nft-items?limit=25&contract_address=" + nft:             5, // collection, window, total, balances, aliases
+		"/beta/nft/" + nft + "/7":                                      6, // item, balance, aliases, events, total, their aliases
+		"/beta/nft-holders?contract_address=" + nft:                    4, // collection, holders, total, aliases
+		"/beta/nft-contract-balance?owner_address=" + account(2).Hex(): 4, // window, total, items, collections
 	} {
 		before := e.store.Statements()
 		e.mustGet(path)

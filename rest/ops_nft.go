@@ -208,9 +208,8 @@ func nftContractBalanceOp(ctx context.Context, s *server, a *args, _ *http.Reque
 	if err != nil {
 		return nil, err
 	}
-	return cursorItems(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(ctx context.Context, e *model.NftBalanceEdge) (nftContractBalance, error) {
-		return s.nftContractBalance(ctx, e.Node)
-	})
+	return cursorLoaded(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(e *model.NftBalanceEdge) *db.NftBalance { return e.Node },
+		resolvers.LoadNftBalanceItems, s.nftContractBalance)
 }
 
 func (s *server) nftContractBalance(ctx context.Context, b *db.NftBalance) (nftContractBalance, error) {
@@ -269,9 +268,8 @@ func nftHoldersOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	items, err := mapAll(ctx, conn.Edges, func(ctx context.Context, e *model.NftBalanceEdge) (nftBalance, error) {
-		return s.nftBalance(ctx, e.Node)
-	})
+	items, err := loadedItems(ctx, conn.Edges, func(e *model.NftBalanceEdge) *db.NftBalance { return e.Node },
+		resolvers.LoadNftBalanceAliases, s.nftBalance)
 	if err != nil {
 		return nil, err
 	}
