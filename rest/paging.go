@@ -159,16 +159,6 @@ func (s *server) windowOf(op string, a *args) (window, error) {
 	return w, nil
 }
 
-// cursorItems answers a cursor-style list op: each edge of the window rendered by item (all
-// at once, see mapAll) and the next/prev cursors around it.
-func cursorItems[E, T any](ctx context.Context, s *server, w window, edges []E, info *model.PageInfo, total int, item func(context.Context, E) (T, error)) (any, error) {
-	items, err := mapAll(ctx, edges, item)
-	if err != nil {
-		return nil, err
-	}
-	return cursorList[T]{Items: emptyIfNil(items), Pagination: s.paginate(w, len(items), info, total)}, nil
-}
-
 // self is the node function of lists whose elements are their nodes.
 func self[T any](t T) T { return t }
 
