@@ -68,8 +68,8 @@ func lastPage(total, size int) int {
 
 // pageRows answers a page-number list op whose items load nothing (they are read off their
 // rows, or off what the op loaded for the whole page): each edge converted in turn, on the
-// request's goroutine, and the last page counted from the list's total. pageItems is for
-// items that load more.
+// request's goroutine, and the last page counted from the list's total. pageLoaded is for
+// items that show links of their rows.
 func pageRows[E, T any](pg page, edges []E, total int, item func(E) T) any {
 	items := make([]T, len(edges))
 	for i, e := range edges {
@@ -79,7 +79,8 @@ func pageRows[E, T any](pg page, edges []E, total int, item func(E) T) any {
 }
 
 // pageItems answers a page-number list op: each edge of the page rendered by item (all at
-// once, see mapAll) and the last page counted from the list's total.
+// once, see mapAll) and the last page counted from the list's total. It is for items whose
+// links no resolvers.Load* function reads for the whole page yet; pageLoaded costs less.
 func pageItems[E, T any](ctx context.Context, pg page, edges []E, total int, item func(context.Context, E) (T, error)) (any, error) {
 	items, err := mapAll(ctx, edges, item)
 	if err != nil {
