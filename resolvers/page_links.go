@@ -58,21 +58,20 @@ func LoadTransactionHeaders(ctx context.Context, txs []*db.Transaction) error {
 }
 
 // LoadTransactionActivity loads what REST's tx-activity items show of a page of listed
-// transactions: their whole rows (a list reads only what its items show), their blocks and
-// aliases (LoadTransactionHeaders) and their calls.
+// transactions: the whole rows of those read without their details (a list reads only what
+// its items show), their blocks and aliases (LoadTransactionHeaders) and their calls.
 func LoadTransactionActivity(ctx context.Context, txs []*db.Transaction) error {
 	l := loaders.For(ctx)
-	key := func(tx *db.Transaction) (db.TxKey, bool) {
-		return db.TxKey{Block: tx.BlockNumber, Index: tx.Index}, true
-	}
-	whole, err := loadLinks(ctx, l.Transaction, txs, key)
-	if err != nil {
+	key := func(tx *db.Transaction) db.TxKey { return db.TxKey{Block: tx.BlockNumber, Index: tx.Index} }
+	if _, err := loadLinks(ctx, l.Transaction, txs, func(tx *db.Transaction) (db.TxKey, bool) {
+		return key(tx), !tx.DetailsLoaded
+	}); err != nil {
 		return err
 	}
-	if err := LoadTransactionHeaders(ctx, nonNilRows(whole)); err != nil {
+	if err := LoadTransactionHeaders(ctx, txs); err != nil {
 		return err
 	}
-	_, err = loadLinks(ctx, l.Calls, txs, key)
+	_, err := loadLinks(ctx, l.Calls, txs, func(tx *db.Transaction) (db.TxKey, bool) { return key(tx), true })
 	return err
 }
 
