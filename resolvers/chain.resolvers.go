@@ -325,17 +325,17 @@ func (r *transactionResolver) Events(ctx context.Context, obj *db.Transaction, f
 }
 
 func (r *transactionResolver) SenderAlias(ctx context.Context, obj *db.Transaction) (*string, error) {
-	names, err := txAliases(ctx, obj)
+	names, err := TransactionAliases(ctx, obj)
 	return names[0], err
 }
 
 func (r *transactionResolver) ContractAlias(ctx context.Context, obj *db.Transaction) (*string, error) {
-	names, err := txAliases(ctx, obj)
+	names, err := TransactionAliases(ctx, obj)
 	return names[1], err
 }
 
 func (r *transactionResolver) ClassAlias(ctx context.Context, obj *db.Transaction) (*string, error) {
-	names, err := txAliases(ctx, obj)
+	names, err := TransactionAliases(ctx, obj)
 	return names[2], err
 }
 

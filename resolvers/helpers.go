@@ -54,9 +54,10 @@ func indexedLink[V any](v *V, err error, format string, args ...any) (*V, error)
 	return v, err
 }
 
-// txAliases are the aliases of a transaction's sender, contract and class, read together
-// (one statement for a page, whichever of the three its items show).
-func txAliases(ctx context.Context, tx *db.Transaction) ([3]*string, error) {
+// TransactionAliases are the aliases of a transaction's sender, contract and class, read
+// together (one statement for a page, whichever of the three its items show; REST items
+// that show the three ask once).
+func TransactionAliases(ctx context.Context, tx *db.Transaction) ([3]*string, error) {
 	key := txAliasKeys(tx)
 	if key == (loaders.AliasKeys{}) {
 		return [3]*string{}, nil

@@ -88,13 +88,8 @@ func (s *server) txHeader(ctx context.Context, tx *db.Transaction) (h txHeader, 
 		return h, err
 	}
 	h.typ, h.status, h.execution, h.finality = string(tx.Type), tx.Status(), tx.ExecutionStatus(), tx.FinalityStatus()
-	if h.senderAlias, err = tr.SenderAlias(ctx, tx); err != nil {
-		return h, err
-	}
-	if h.contractAlias, err = tr.ContractAlias(ctx, tx); err != nil {
-		return h, err
-	}
-	h.alias, err = tr.ClassAlias(ctx, tx)
+	names, err := resolvers.TransactionAliases(ctx, tx)
+	h.senderAlias, h.contractAlias, h.alias = names[0], names[1], names[2]
 	return h, err
 }
 
