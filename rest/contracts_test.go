@@ -12,7 +12,7 @@ func TestContractDetailsReadEachLinkOnce(t *testing.T) {
 	if n := e.store.Statements() - before; n != 6 {
 		t.Errorf("a contract's details took %d statements, want 6", n)
 	}
-	if c["contractAlias"] != "Ether" || c["classAlias"] != "ERC20" || c["tokenSymbol"] == nil || c["blockHash"] == "" {
+	if c["contractAlias"] != "Ether" || c["classAlias"] != "ERC20" || c["tokenSymbol"] != "ETH" || c["blockHash"] != blockHash(1).Hex() {
 		t.Errorf("contract details: %v", c)
 	}
 
