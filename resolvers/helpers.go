@@ -69,16 +69,6 @@ func txAliasKeys(tx *db.Transaction) loaders.AliasKeys {
 	return loaders.AliasKeys{string(tx.SenderAddress), string(tx.ContractAddress), string(tx.ClassHash)}
 }
 
-// loadBlocksOf reads the blocks of txs in one call, into the request's cache.
-func loadBlocksOf(ctx context.Context, txs []*db.Transaction) error {
-	blocks := make([]int64, len(txs))
-	for i, tx := range txs {
-		blocks[i] = tx.BlockNumber
-	}
-	_, err := loaders.For(ctx).Block.LoadAll(ctx, blocks)
-	return err
-}
-
 // loadTxLinksAsked reads, with a page of transactions, the links its items were asked for
 // (their blocks; their token transfers with the transfers' tokens and prices), one call per
 // link: the items' fields then read the request's cache, instead of each joining a batch
@@ -136,15 +126,6 @@ func outsideLists(ctx context.Context) bool {
 		}
 	}
 	return true
-}
-
-// OwnerAliases are the aliases of the balances' owners, in order, read in one statement.
-func OwnerAliases(ctx context.Context, balances []*db.TokenBalance) ([]*string, error) {
-	owners := make([]string, len(balances))
-	for i, b := range balances {
-		owners[i] = string(b.OwnerAddress)
-	}
-	return loaders.For(ctx).Alias.LoadAll(ctx, owners)
 }
 
 // WholeTransaction returns a transaction with all its columns: the row itself when it was

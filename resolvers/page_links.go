@@ -44,6 +44,17 @@ func nonNilRows[T any](rows []*T) []*T {
 	return slices.DeleteFunc(rows, func(r *T) bool { return r == nil })
 }
 
+// loadBlocksOf loads the blocks of txs.
+func loadBlocksOf(ctx context.Context, txs []*db.Transaction) error {
+	_, err := loadLinks(ctx, loaders.For(ctx).Block, txs, func(tx *db.Transaction) (int64, bool) { return tx.BlockNumber, true })
+	return err
+}
+
+// OwnerAliases are the aliases of the balances' owners, in order, read in one statement.
+func OwnerAliases(ctx context.Context, balances []*db.TokenBalance) ([]*string, error) {
+	return loadLinks(ctx, loaders.For(ctx).Alias, balances, func(b *db.TokenBalance) (string, bool) { return string(b.OwnerAddress), true })
+}
+
 // LoadTransactionHeaders loads the blocks and the aliases (sender, contract, class) of a
 // page of transactions.
 func LoadTransactionHeaders(ctx context.Context, txs []*db.Transaction) error {
