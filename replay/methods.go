@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/starkgraph/starkgraph/rpcserver"
+	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
 // Limits of starknet_getEvents.
@@ -58,12 +59,12 @@ func (s *Set) resolve(raw json.RawMessage) (*block, error) {
 	case id.Hash != "":
 		var ok bool
 		if n, ok = s.byHash[id.Hash]; !ok {
-			return nil, rpcserver.ErrBlockNotFound
+			return nil, rpc.ErrBlockNotFound
 		}
 	}
 	b, ok := s.blocks[n]
 	if !ok {
-		return nil, rpcserver.ErrBlockNotFound
+		return nil, rpc.ErrBlockNotFound
 	}
 	return b, nil
 }
@@ -97,18 +98,18 @@ func (s *Set) getStateUpdate(_ context.Context, params json.RawMessage) (any, er
 	}
 	su, ok := s.stateUpdates[b.number]
 	if !ok {
-		return nil, &rpcserver.Error{Code: rpcserver.ErrBlockNotFound.Code, Message: rpcserver.ErrBlockNotFound.Message,
+		return nil, &rpcserver.Error{Code: rpc.ErrBlockNotFound.Code, Message: rpc.ErrBlockNotFound.Message,
 			Data: fmt.Sprintf("fixture set %s has no state update for block %d", s.Name, b.number)}
 	}
 	return su, nil
 }
 
 func (s *Set) getClass(_ context.Context, params json.RawMessage) (any, error) {
-	return lookupAtBlock(s, params, "class_hash", s.classes, rpcserver.ErrClassHashNotFound)
+	return lookupAtBlock(s, params, "class_hash", s.classes, rpc.ErrClassHashNotFound)
 }
 
 func (s *Set) getClassHashAt(_ context.Context, params json.RawMessage) (any, error) {
-	return lookupAtBlock(s, params, "contract_address", s.contracts, rpcserver.ErrContractNotFound)
+	return lookupAtBlock(s, params, "contract_address", s.contracts, rpc.ErrContractNotFound)
 }
 
 // lookupAtBlock answers a method taking (block_id, a felt named name) from one of the
@@ -143,7 +144,7 @@ func (s *Set) lookupTx(params json.RawMessage) (*block, txWithReceipt, error) {
 	}
 	ref, ok := s.txs[h]
 	if !ok {
-		return nil, txWithReceipt{}, rpcserver.ErrTxnHashNotFound
+		return nil, txWithReceipt{}, rpc.ErrTxnHashNotFound
 	}
 	b := s.blocks[ref.block]
 	return b, b.txs[ref.index], nil
@@ -210,7 +211,7 @@ func (s *Set) getEvents(_ context.Context, params json.RawMessage) (any, error) 
 	if f.ContinuationToken != "" {
 		pos, err := strconv.Atoi(f.ContinuationToken)
 		if err != nil || pos < start || pos > len(s.events) {
-			return nil, rpcserver.ErrInvalidContinuationToken
+			return nil, rpc.ErrInvalidContinuationToken
 		}
 		start = pos
 	}

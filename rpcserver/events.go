@@ -3,6 +3,8 @@ package rpcserver
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
 // EventFilter is the parsed filter of starknet_getEvents.
@@ -36,7 +38,7 @@ func ParseEventFilter(params json.RawMessage, maxChunk, maxKeys int) (*EventFilt
 		return nil, InvalidParams("filter.chunk_size must be a positive integer")
 	}
 	if *raw.ChunkSize > maxChunk {
-		return nil, ErrPageSizeTooBig
+		return nil, rpc.ErrPageSizeTooBig
 	}
 	f := &EventFilter{FromBlock: nullToNil(raw.FromBlock), ToBlock: nullToNil(raw.ToBlock), ChunkSize: *raw.ChunkSize}
 	if raw.ContinuationToken != nil {
@@ -51,7 +53,7 @@ func ParseEventFilter(params json.RawMessage, maxChunk, maxKeys int) (*EventFilt
 	for i, alternatives := range raw.Keys {
 		total += len(alternatives)
 		if total > maxKeys {
-			return nil, ErrTooManyKeysInFilter
+			return nil, rpc.ErrTooManyKeysInFilter
 		}
 		set := map[string]bool{}
 		for _, k := range alternatives {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/starkgraph/starkgraph/rpcserver"
+	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
 // Limits of starknet_getEvents. A request scans at most maxScanBlocks blocks and
@@ -65,7 +66,7 @@ func (c *Chain) getEvents(_ context.Context, params json.RawMessage) (any, error
 	if f.ContinuationToken != eventTokenStart {
 		var n uint64
 		if _, err := fmt.Sscanf(f.ContinuationToken, "%d-%d-%d", &n, &startTx, &startEv); err != nil || n < from || n > to || startTx < 0 || startEv < 0 {
-			return nil, rpcserver.ErrInvalidContinuationToken
+			return nil, rpc.ErrInvalidContinuationToken
 		}
 		from = n
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/starkgraph/starkgraph/rpcserver"
+	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
 func (c *Chain) newServer() *rpcserver.Server {
@@ -81,7 +82,7 @@ func (c *Chain) newServer() *rpcserver.Server {
 		}
 		b := c.block(n)
 		if i < 0 || i >= len(b.txs) {
-			return nil, rpcserver.ErrInvalidTxnIndex
+			return nil, rpc.ErrInvalidTxnIndex
 		}
 		e := enc{}
 		e.transaction(&b.txs[i], true)
@@ -101,14 +102,14 @@ func (c *Chain) resolve(raw json.RawMessage) (uint64, error) {
 	switch {
 	case id.ByNum:
 		if id.Number > c.head {
-			return 0, rpcserver.ErrBlockNotFound
+			return 0, rpc.ErrBlockNotFound
 		}
 		return id.Number, nil
 	case id.Hash != "":
 		h, _ := parseFelt(id.Hash)
 		n := (h[3] ^ c.w.lowMask()) & (1<<40 - 1)
 		if n > c.head || c.w.blockHash(n, c.forkOf(n)) != h {
-			return 0, rpcserver.ErrBlockNotFound
+			return 0, rpc.ErrBlockNotFound
 		}
 		return n, nil
 	}
@@ -184,11 +185,11 @@ func (c *Chain) txMethod(write func(e *enc, b *block, t *tx, status string)) rpc
 		c.mu.RLock()
 		defer c.mu.RUnlock()
 		if n > c.head {
-			return nil, rpcserver.ErrTxnHashNotFound
+			return nil, rpc.ErrTxnHashNotFound
 		}
 		b := c.block(n)
 		if j >= uint64(len(b.txs)) || b.txs[j].hash != h {
-			return nil, rpcserver.ErrTxnHashNotFound
+			return nil, rpc.ErrTxnHashNotFound
 		}
 		e := enc{}
 		write(&e, b, &b.txs[j], c.status(n))
@@ -235,7 +236,7 @@ func (c *Chain) getClass(_ context.Context, p json.RawMessage) (any, error) {
 	if h == dappClassHash(v) && declareBlock(v) <= n {
 		return json.RawMessage(encodeClass(-1, v)), nil
 	}
-	return nil, rpcserver.ErrClassHashNotFound
+	return nil, rpc.ErrClassHashNotFound
 }
 
 // deployBlock is the block in which a contract is deployed.
@@ -275,10 +276,10 @@ func (c *Chain) contractAt(blockID, address json.RawMessage, name string) (entit
 	a, _ := parseFelt(as)
 	e, ok := c.w.entityAt(a)
 	if !ok {
-		return entity{}, 0, rpcserver.ErrContractNotFound
+		return entity{}, 0, rpc.ErrContractNotFound
 	}
 	if db, ok := c.w.deployBlock(e); !ok || db > n {
-		return entity{}, 0, rpcserver.ErrContractNotFound
+		return entity{}, 0, rpc.ErrContractNotFound
 	}
 	return e, n, nil
 }
@@ -517,7 +518,7 @@ func (c *Chain) call(_ context.Context, p json.RawMessage) (any, error) {
 			return feltsResult([]felt{hash3(c.w.seed, uint64(e.idx), 0x9b)}), nil
 		}
 	}
-	return nil, rpcserver.ErrEntrypointNotFound
+	return nil, rpc.ErrEntrypointNotFound
 }
 
 // getStorageAt answers starknet_getStorageAt(contract_address, key, block_id).

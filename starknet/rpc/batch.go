@@ -152,7 +152,7 @@ func (b *MixedBatch) Call(n uint64, contract, selector Felt, calldata []Felt) *C
 }
 
 // Result is the function's result felts, or this call's error (an *RPCError such as
-// ErrContractError or ErrEntrypointMissing when the contract does not answer it).
+// ErrContractError or ErrEntrypointNotFound when the contract does not answer it).
 func (r *CallCall) Result() ([]Felt, error) {
 	if r.e.Err != nil {
 		return nil, r.e.Err

@@ -77,7 +77,7 @@ func TestMixedBatch(t *testing.T) {
 	if err != nil || len(out) != 1 || out[0] != starknet.FeltFromUint64(18) {
 		t.Errorf("call: %v %v", out, err)
 	}
-	if _, err := noFn.Result(); !errors.Is(err, rpc.ErrEntrypointMissing) {
+	if _, err := noFn.Result(); !errors.Is(err, rpc.ErrEntrypointNotFound) {
 		t.Errorf("missing entry point: %v", err)
 	}
 	if _, err := past.Result(); !errors.Is(err, rpc.ErrBlockNotFound) {

@@ -54,14 +54,22 @@ func (e *RPCError) Is(target error) bool {
 	return ok && t.Code == e.Code
 }
 
-// Starknet JSON-RPC error codes the indexer cares about (spec v0.8/v0.9).
+// Starknet JSON-RPC errors (components/errors of starknet_api_openrpc.json, v0.8): the
+// client matches them by code (errors.Is), and the simulated node and the replay server
+// answer with them (rpcserver). They are values: never modify them.
 var (
-	ErrContractNotFound  = &RPCError{Code: 20, Message: "Contract not found"}
-	ErrBlockNotFound     = &RPCError{Code: 24, Message: "Block not found"}
-	ErrClassHashNotFound = &RPCError{Code: 28, Message: "Class hash not found"}
-	ErrTxnHashNotFound   = &RPCError{Code: 29, Message: "Transaction hash not found"}
-	ErrContractError     = &RPCError{Code: 40, Message: "Contract error"}
-	ErrEntrypointMissing = &RPCError{Code: 21, Message: "Requested entrypoint does not exist in the contract"}
+	ErrContractNotFound         = &RPCError{Code: 20, Message: "Contract not found"}
+	ErrEntrypointNotFound       = &RPCError{Code: 21, Message: "Requested entrypoint does not exist in the contract"}
+	ErrBlockNotFound            = &RPCError{Code: 24, Message: "Block not found"}
+	ErrInvalidTxnIndex          = &RPCError{Code: 27, Message: "Invalid transaction index in a block"}
+	ErrClassHashNotFound        = &RPCError{Code: 28, Message: "Class hash not found"}
+	ErrTxnHashNotFound          = &RPCError{Code: 29, Message: "Transaction hash not found"}
+	ErrPageSizeTooBig           = &RPCError{Code: 31, Message: "Requested page size is too big"}
+	ErrNoBlocks                 = &RPCError{Code: 32, Message: "There are no blocks"}
+	ErrInvalidContinuationToken = &RPCError{Code: 33, Message: "The supplied continuation token is invalid or unknown"}
+	ErrTooManyKeysInFilter      = &RPCError{Code: 34, Message: "Too many keys provided in a filter"}
+	ErrContractError            = &RPCError{Code: 40, Message: "Contract error"}
+	ErrStorageProofNotSupported = &RPCError{Code: 42, Message: "the node doesn't support storage proofs for blocks that are too far in the past"}
 )
 
 // InvalidResponseError says what was wrong with a response the node sent.
