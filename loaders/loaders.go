@@ -67,9 +67,6 @@ type Loaders struct {
 	Event              *Lazy[db.EventKey, *db.Event]
 	BlockBy            *Lazy[string, *db.Block] // by hash
 	Message            *Lazy[db.MessageKey, *db.Message]
-
-	store  *db.Store
-	caches *caches
 }
 
 // StakeHistoryKey asks for a wallet's stake points over a window (a PostgreSQL interval
@@ -89,53 +86,20 @@ type PageKey[K comparable] struct {
 
 // New creates the loaders of one GraphQL request over store. gqlgen resolves siblings in
 // goroutines of its own, so each loader collects keys for BatchWait.
-func New(store *db.Store) *Loaders { return build(store, dispatch{wait: BatchWait, caches: &caches{}}) }
+func New(store *db.Store) *Loaders { return build(store, dispatch{wait: BatchWait}) }
 
 // Sequential creates the loaders of a request whose code loads one key at a time (a REST
-// handler): each load runs at once, as waiting could gather no sibling. Fan out over a
-// list's items with FanOut.
+// handler): each load runs at once, as waiting could gather no sibling. A REST list reads
+// its items' links for the whole page with LoadAll instead.
 func Sequential(store *db.Store) *Loaders {
-	return build(store, dispatch{wait: BatchWait, capacity: 1, caches: &caches{}})
-}
-
-// FanOut creates loaders for n goroutines that each load the same links (the items of a
-// page): a loader runs its statement as soon as the n items asked, or after BatchWait when
-// some item does not ask. Items that ask for the same key (the block of most transactions
-// of a page) each count, so a page never waits out BatchWait for keys it shares. They
-// share l's caches, so what the request loaded or primed before is not read again.
-func (l *Loaders) FanOut(n int) *Loaders {
-	return build(l.store, dispatch{wait: BatchWait, capacity: n, fanOut: true, caches: l.caches})
+	return build(store, dispatch{wait: BatchWait, capacity: 1})
 }
 
 // dispatch says when a loader runs its statement: after wait, or as soon as capacity
-// keys are in (0: no such bound); caches are the request's, and next numbers the loaders
-// of one build, in the order build makes them, to give each its cache.
+// keys are in (0: no such bound).
 type dispatch struct {
 	wait     time.Duration
 	capacity int
-	fanOut   bool // count every load, repeated keys too, towards capacity
-	caches   *caches
-	next     *int
-}
-
-// caches are the loaders' caches of one request, by loader number; a fan-out's loaders
-// take the request's instead of new ones. Loaders are made on first use, from the
-// goroutines of a fan-out too, hence the lock.
-type caches struct {
-	mu   sync.Mutex
-	list []any
-}
-
-func cacheFor[K comparable, V any](c *caches, slot int) dataloader.Cache[K, V] {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for len(c.list) <= slot {
-		c.list = append(c.list, nil)
-	}
-	if c.list[slot] == nil {
-		c.list[slot] = dataloader.NewCache[K, V]()
-	}
-	return c.list[slot].(dataloader.Cache[K, V])
 }
 
 // Lazy is a dataloader made on its first load: a request uses a few of the ~45 links,
@@ -143,75 +107,29 @@ func cacheFor[K comparable, V any](c *caches, slot int) dataloader.Cache[K, V] {
 type Lazy[K comparable, V any] struct {
 	once   sync.Once
 	loader *dataloader.Loader[K, V]
+	cache  dataloader.Cache[K, V] // the loader's, which LoadAll reads and fills too
 	batch  dataloader.BatchFunc[K, V]
 	d      dispatch
-	slot   int // the loader's number in its build, which picks its cache
-
-	// A fan-out's loader keeps no cache of its own, so that a key asked again while its
-	// batch is open joins it (and counts). mu guards the open batch's record: the keys
-	// asked into it, how many loads, and when its first came (its BatchWait runs from
-	// then).
-	mu     sync.Mutex
-	asked  map[K]bool
-	loads  int
-	opened time.Time
 }
 
 func (z *Lazy[K, V]) get() *dataloader.Loader[K, V] {
 	z.once.Do(func() {
-		var cache dataloader.Cache[K, V] = cacheFor[K, V](z.d.caches, z.slot)
-		batch := z.batch
-		if z.d.fanOut {
-			cache, batch = &dataloader.NoCache[K, V]{}, distinct(batch)
-		}
-		opts := []dataloader.Option[K, V]{dataloader.WithWait[K, V](z.d.wait), dataloader.WithCache(cache)}
+		z.cache = dataloader.NewCache[K, V]()
+		opts := []dataloader.Option[K, V]{dataloader.WithWait[K, V](z.d.wait), dataloader.WithCache(z.cache)}
 		if z.d.capacity > 0 {
 			opts = append(opts, dataloader.WithBatchCapacity[K, V](z.d.capacity))
 		}
-		z.loader = dataloader.NewBatchedLoader(batch, opts...)
+		z.loader = dataloader.NewBatchedLoader(z.batch, opts...)
 	})
 	return z.loader
 }
 
 // Load asks for key's value; the thunk waits for the batch it joined.
 func (z *Lazy[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
-	if !z.d.fanOut {
-		if z.d.capacity != 1 && HasSpareCores(ctx) && alone(ctx) { // the cheap test first
-			return z.loadNow(ctx, key)
-		}
-		return z.get().Load(ctx, key)
+	if z.d.capacity != 1 && HasSpareCores(ctx) && alone(ctx) { // the cheap test first
+		return z.loadNow(ctx, key)
 	}
-	// A key the request had before the fan-out comes from its cache; one an item of
-	// the fan-out asked joins the batch again, and the batch reads it once (distinct).
-	// Once a batch has run (at capacity, or when its BatchWait is out), its keys come from
-	// the cache too.
-	shared := cacheFor[K, V](z.d.caches, z.slot)
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	if z.loads > 0 && time.Since(z.opened) >= z.d.wait {
-		z.loads, z.asked = 0, nil
-	}
-	if !z.asked[key] {
-		if thunk, ok := shared.Get(ctx, key); ok {
-			return thunk
-		}
-	}
-	if z.loads == 0 {
-		z.opened = time.Now()
-	}
-	thunk := z.get().Load(ctx, key)
-	z.loads++
-	if !z.asked[key] {
-		if z.asked == nil {
-			z.asked = map[K]bool{}
-		}
-		z.asked[key] = true
-		shared.Set(ctx, key, thunk)
-	}
-	if z.loads == z.d.capacity {
-		z.loads, z.asked = 0, nil
-	}
-	return thunk
+	return z.get().Load(ctx, key)
 }
 
 // LoadAll returns the values of keys, in order: those the request has loaded come from its
@@ -219,23 +137,23 @@ func (z *Lazy[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
 // It is for code that has every key of a page at hand (a REST list, a GraphQL page that
 // knows what its items are asked for): one call instead of an item each loading its key.
 func (z *Lazy[K, V]) LoadAll(ctx context.Context, keys []K) ([]V, error) {
-	cache := cacheFor[K, V](z.d.caches, z.slot)
+	z.get()
 	var missing []K
 	asked := map[K]bool{}
 	for _, k := range keys {
-		if _, ok := cache.Get(ctx, k); !ok && !asked[k] {
+		if _, ok := z.cache.Get(ctx, k); !ok && !asked[k] {
 			asked[k] = true
 			missing = append(missing, k)
 		}
 	}
 	if len(missing) > 0 {
 		for i, r := range z.batch(ctx, missing) {
-			cache.Set(ctx, missing[i], func() (V, error) { return r.Data, r.Error })
+			z.cache.Set(ctx, missing[i], func() (V, error) { return r.Data, r.Error })
 		}
 	}
 	out := make([]V, len(keys))
 	for i, k := range keys {
-		thunk, _ := cache.Get(ctx, k)
+		thunk, _ := z.cache.Get(ctx, k)
 		v, err := thunk()
 		if err != nil {
 			return nil, err
@@ -260,49 +178,16 @@ func (z *Lazy[K, V]) loadNow(ctx context.Context, key K) dataloader.Thunk[V] {
 
 // Prime caches value for key, so that a later Load of key runs no statement.
 func (z *Lazy[K, V]) Prime(ctx context.Context, key K, value V) {
-	if z.d.fanOut {
-		cacheFor[K, V](z.d.caches, z.slot).Set(ctx, key, func() (V, error) { return value, nil })
-		return
-	}
 	z.get().Prime(ctx, key, value)
 }
 
-// distinct runs batch over each key once: a fan-out's batch holds a key as many times as
-// items asked for it.
-func distinct[K comparable, V any](batch dataloader.BatchFunc[K, V]) dataloader.BatchFunc[K, V] {
-	return func(ctx context.Context, keys []K) []*dataloader.Result[V] {
-		at := make(map[K]int, len(keys))
-		var unique []K
-		for _, k := range keys {
-			if _, ok := at[k]; !ok {
-				at[k] = len(unique)
-				unique = append(unique, k)
-			}
-		}
-		if len(unique) == len(keys) {
-			return batch(ctx, keys)
-		}
-		got := batch(ctx, unique)
-		out := make([]*dataloader.Result[V], len(keys))
-		for i, k := range keys {
-			out[i] = got[at[k]]
-		}
-		return out
-	}
-}
-
 func newLoader[K comparable, V any](d dispatch, batch dataloader.BatchFunc[K, V]) *Lazy[K, V] {
-	slot := *d.next
-	*d.next++
-	return &Lazy[K, V]{batch: batch, d: d, slot: slot}
+	return &Lazy[K, V]{batch: batch, d: d}
 }
 
 func build(store *db.Store, d dispatch) *Loaders {
-	d.next = new(int)
 	return &Loaders{
-		store:  store,
-		caches: d.caches,
-		Block:  one(d, store.BlocksByNumber, func(b *db.Block) int64 { return b.Number }),
+		Block: one(d, store.BlocksByNumber, func(b *db.Block) int64 { return b.Number }),
 		Transaction: one(d, store.TransactionsByKey, func(t *db.Transaction) db.TxKey {
 			return db.TxKey{Block: t.BlockNumber, Index: t.Index}
 		}),

@@ -196,28 +196,37 @@ var rangeDays = map[model.TimeRange]int{
 // maxRangeDays bounds MAX: ten years of days.
 const maxRangeDays = 3660
 
-// dayWindow is the window of UTC days (YYYY-MM-DD) of a daily series ending on the day of
-// the newest indexed block; from is "" when there is nothing to show (no block yet, or
-// MAX for a wallet that never held the token).
-func (r *Resolver) dayWindow(ctx context.Context, token, owner db.Felt, rng *model.TimeRange) (from, to string, err error) {
+// dailyKeys are the DailyBalances keys of owner's series in each of tokens: windows of
+// UTC days (YYYY-MM-DD) ending on the day of the newest indexed block. A token's key is
+// nil when there is nothing to show (no block yet, or MAX for a wallet that never held the
+// token).
+func (r *Resolver) dailyKeys(ctx context.Context, owner db.Felt, tokens []db.Felt, rng *model.TimeRange) ([]*db.DailyKey, error) {
+	keys := make([]*db.DailyKey, len(tokens))
 	head, err := r.Store.LatestBlock(ctx)
 	if err != nil || head == nil {
-		return "", "", err
+		return keys, err
 	}
 	end := time.Unix(head.Timestamp, 0).UTC()
 	days := rangeDays[model.TimeRangeOneMonth]
 	if rng != nil {
 		days = rangeDays[*rng]
 	}
-	if rng != nil && *rng == model.TimeRangeMax {
-		first, ok, err := r.Store.FirstBalanceChange(ctx, token, owner)
-		if err != nil || !ok {
-			return "", "", err
+	for i, token := range tokens {
+		if rng != nil && *rng == model.TimeRangeMax {
+			first, ok, err := r.Store.FirstBalanceChange(ctx, token, owner)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			days = int(end.Sub(time.Unix(first, 0).UTC().Truncate(24*time.Hour)).Hours()/24) + 1
+			days = min(max(days, 1), maxRangeDays)
 		}
-		days = int(end.Sub(time.Unix(first, 0).UTC().Truncate(24*time.Hour)).Hours()/24) + 1
-		days = min(max(days, 1), maxRangeDays)
+		keys[i] = &db.DailyKey{Token: string(db.Normalize(token)), Owner: string(db.Normalize(owner)),
+			From: end.AddDate(0, 0, 1-days).Format(time.DateOnly), To: end.Format(time.DateOnly)}
 	}
-	return end.AddDate(0, 0, 1-days).Format(time.DateOnly), end.Format(time.DateOnly), nil
+	return keys, nil
 }
 
 // MetadataRefreshEvery is how often an NFT item's metadata may be refreshed on request.

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/graph/model"
 	"github.com/starkgraph/starkgraph/loaders"
 )
 
@@ -211,4 +212,123 @@ func LoadTransferTokens(ctx context.Context, transfers []*db.TokenTransfer) erro
 func LoadBalanceTokens(ctx context.Context, balances []*db.TokenBalance) error {
 	_, err := loadLinks(ctx, loaders.For(ctx).Token, balances, func(b *db.TokenBalance) (string, bool) { return string(b.TokenAddress), true })
 	return err
+}
+
+// LoadBridgeTransfers loads what REST's bridge transactions show beside their messages:
+// the L2 transactions that carried them, those transactions' token transfers, and the
+// transfers' tokens.
+func LoadBridgeTransfers(ctx context.Context, ms []*db.Message) error {
+	l := loaders.For(ctx)
+	tx := func(m *db.Message) (db.TxKey, bool) { return db.TxKey{Block: m.BlockNumber, Index: m.TxIndex}, true }
+	if _, err := loadLinks(ctx, l.Transaction, ms, tx); err != nil {
+		return err
+	}
+	transfers, err := loadLinks(ctx, l.TxTransfers, ms, tx)
+	if err != nil {
+		return err
+	}
+	var bridged []*db.TokenTransfer
+	for i, m := range ms {
+		if t, _ := BridgeTransfer(m, transfers[i]); t != nil {
+			bridged = append(bridged, t)
+		}
+	}
+	return LoadTransferTokens(ctx, bridged)
+}
+
+// BridgeTransfer is the transfer of transfers, those of the transaction that carried m,
+// that the bridge made for m: the first mint for a deposit (a message to L2), the first
+// burn for a withdrawal; and the L2 account it credited or debited. It is nil when there
+// is none.
+func BridgeTransfer(m *db.Message, transfers []*db.TokenTransfer) (t *db.TokenTransfer, account db.Felt) {
+	for _, t := range transfers {
+		minted, burned := len(t.FromAddress) == 0, len(t.ToAddress) == 0
+		switch {
+		case m.Direction == db.MessageToL2 && minted:
+			return t, t.ToAddress
+		case m.Direction == db.MessageToL1 && burned:
+			return t, t.FromAddress
+		}
+	}
+	return nil, nil
+}
+
+// LoadMetaTransactionLinks loads what REST's meta-transactions show beside their rows: the
+// transactions that ran them, with their blocks, aliases and calls, and the accounts that
+// ran the outside execution, with their aliases.
+func LoadMetaTransactionLinks(ctx context.Context, ms []*db.MetaTransaction) error {
+	l := loaders.For(ctx)
+	txs, err := loadLinks(ctx, l.Transaction, ms, func(m *db.MetaTransaction) (db.TxKey, bool) {
+		return db.TxKey{Block: m.BlockNumber, Index: m.Index}, true
+	})
+	if err != nil {
+		return err
+	}
+	txs = nonNilRows(txs)
+	if err := LoadTransactionHeaders(ctx, txs); err != nil {
+		return err
+	}
+	if _, err := loadLinks(ctx, l.Calls, txs, func(tx *db.Transaction) (db.TxKey, bool) {
+		return db.TxKey{Block: tx.BlockNumber, Index: tx.Index}, true
+	}); err != nil {
+		return err
+	}
+	if _, err := loadLinks(ctx, l.Contract, ms, func(m *db.MetaTransaction) (string, bool) { return string(m.ContractAddress), true }); err != nil {
+		return err
+	}
+	return loadAliases(ctx, ms, func(m *db.MetaTransaction) []db.Felt { return []db.Felt{m.ContractAddress} })
+}
+
+// LoadStakedPositions loads what REST's staked positions show beside their delegations:
+// the pools and their tokens, and the pools' validators as validators' rows show them
+// (their economics and LoadValidatorHeaders).
+func LoadStakedPositions(ctx context.Context, ds []*db.Delegation) error {
+	l := loaders.For(ctx)
+	pools, err := loadLinks(ctx, l.Pool, ds, func(d *db.Delegation) (string, bool) { return string(d.PoolAddress), true })
+	if err != nil {
+		return err
+	}
+	validators, err := loadLinks(ctx, l.Validator, nonNilRows(pools), func(p *db.Pool) (string, bool) { return string(p.StakerAddress), true })
+	if err != nil {
+		return err
+	}
+	validators = nonNilRows(validators)
+	if _, err := loadLinks(ctx, l.ValidatorEconomics, validators, func(v *db.Validator) (string, bool) { return string(v.StakerAddress), true }); err != nil {
+		return err
+	}
+	return LoadValidatorHeaders(ctx, validators)
+}
+
+// LoadTokens loads the tokens at addresses, in order (nil where there is none).
+func LoadTokens(ctx context.Context, addresses []db.Felt) ([]*db.Token, error) {
+	return loadLinks(ctx, loaders.For(ctx).Token, addresses, func(a db.Felt) (string, bool) { return string(a), true })
+}
+
+// DailyBalancesOf is DailyBalances of owner in each of tokens, in order, read in one
+// statement.
+func (r *Resolver) DailyBalancesOf(ctx context.Context, owner db.Felt, tokens []db.Felt, rng *model.TimeRange) ([][]*db.DailyBalance, error) {
+	keys, err := r.dailyKeys(ctx, owner, tokens, rng)
+	if err != nil {
+		return nil, err
+	}
+	days, err := loadLinks(ctx, loaders.For(ctx).DailyBalances, keys, func(k *db.DailyKey) (db.DailyKey, bool) {
+		if k == nil {
+			return db.DailyKey{}, false
+		}
+		return *k, true
+	})
+	if err != nil {
+		return nil, err
+	}
+	series := make([][]*db.DailyBalance, len(tokens))
+	for i, k := range keys {
+		series[i] = []*db.DailyBalance{}
+		if k != nil { // days holds a series for each key there is, in order
+			if days[0] != nil {
+				series[i] = days[0]
+			}
+			days = days[1:]
+		}
+	}
+	return series, nil
 }

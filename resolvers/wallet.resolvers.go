@@ -86,12 +86,11 @@ func (r *walletResolver) BalanceHistory(ctx context.Context, obj *model.Wallet, 
 }
 
 func (r *walletResolver) DailyBalances(ctx context.Context, obj *model.Wallet, token db.Felt, rangeArg *model.TimeRange) ([]*db.DailyBalance, error) {
-	from, to, err := r.dayWindow(ctx, token, obj.Address, rangeArg)
-	if err != nil || from == "" {
+	keys, err := r.dailyKeys(ctx, obj.Address, []db.Felt{token}, rangeArg)
+	if err != nil || keys[0] == nil {
 		return []*db.DailyBalance{}, err
 	}
-	key := db.DailyKey{Token: string(db.Normalize(token)), Owner: string(db.Normalize(obj.Address)), From: from, To: to}
-	days, err := loaders.For(ctx).DailyBalances.Load(ctx, key)()
+	days, err := loaders.For(ctx).DailyBalances.Load(ctx, *keys[0])()
 	if days == nil {
 		days = []*db.DailyBalance{}
 	}

@@ -64,7 +64,9 @@ func TestContractBalanceHistory(t *testing.T) {
 		}
 	}
 	base := "/beta/contracts/" + account(0).Hex() + "/erc20-balance-history"
+	before := e.store.Statements()
 	body := e.mustGet(base + "?timerange=1w&token_address=" + ethAddr.Hex()).(map[string]any)
+	oneToken := e.store.Statements() - before
 	items := body["items"].([]any)
 	if len(items) != 1 || body["timerange"] != "1w" || body["contractAddress"] != account(0).Padded() {
 		t.Fatalf("one token asked for: %v", body)
@@ -84,9 +86,15 @@ func TestContractBalanceHistory(t *testing.T) {
 	}
 
 	// By default a month of every token held now (ETH and STRK), STRK without changes.
+	before = e.store.Statements()
 	all := e.mustGet(base).(map[string]any)
 	if items := all["items"].([]any); len(items) != 2 || all["timerange"] != "1m" {
 		t.Fatalf("every token held: %v", all)
+	}
+	// The tokens and their series are read for all the tokens at once: the two tokens cost
+	// one statement more than one token, the list of tokens held.
+	if n := e.store.Statements() - before; n != oneToken+1 {
+		t.Errorf("the history of two tokens took %d statements, of one %d", n, oneToken)
 	}
 	for _, it := range all["items"].([]any) {
 		h := it.(map[string]any)

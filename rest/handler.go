@@ -25,7 +25,6 @@ import (
 
 	"github.com/klauspost/compress/gzhttp"
 	"github.com/klauspost/compress/gzip"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/starkgraph/starkgraph/compressmemo"
 	"github.com/starkgraph/starkgraph/db"
@@ -90,7 +89,7 @@ func (s *server) serve(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		metrics.SetRoute(r.Context(), pattern)
 		// Fresh dataloaders per request. A handler loads one key at a time, so they run each
-		// load at once; mapAll fans out with loaders that batch a page's items.
+		// load at once; a list reads its page's links with the resolvers' Load* functions.
 		r = r.WithContext(loaders.WithSequential(r.Context(), s.res.Store))
 		a, err := parseArgs(r, rt.params)
 		if err == nil {
@@ -165,29 +164,4 @@ func recoverFaults(log *slog.Logger, next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
-}
-
-// mapAll maps list items concurrently, so that the resolvers' dataloaders batch the
-// lookups of a whole page into a few queries. The order of the output is the input's.
-func mapAll[T, U any](ctx context.Context, in []T, fn func(ctx context.Context, item T) (U, error)) ([]U, error) {
-	out := make([]U, len(in))
-	// The items load the same links: each statement runs as soon as every item asked.
-	ctx = loaders.With(ctx, loaders.For(ctx).FanOut(len(in)))
-	g, ctx := errgroup.WithContext(ctx)
-	for i, item := range in {
-		g.Go(func() (err error) {
-			// A panic in a goroutine would bypass recoverFaults and end the process.
-			defer func() {
-				if v := recover(); v != nil {
-					err = fmt.Errorf("panic: %v\n%s", v, debug.Stack())
-				}
-			}()
-			out[i], err = fn(ctx, item)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	return out, nil
 }

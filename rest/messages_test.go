@@ -111,7 +111,9 @@ func TestMessages(t *testing.T) {
 	}
 
 	// Bridge transactions: the deposit's mint; the withdrawal's two burns, newest first.
+	before := e.store.Statements()
 	dep := e.mustGet("/beta/message/" + deposit.Hex() + "/bridgeTransactions").(map[string]any)["items"].([]any)
+	oneItem := e.store.Statements() - before
 	if len(dep) != 1 {
 		t.Fatalf("deposit bridge transactions: %v", dep)
 	}
@@ -119,10 +121,16 @@ func TestMessages(t *testing.T) {
 		d["tokenSymbol"] != "ETH" || d["l1TransactionHash"] != "0x1111" || d["l1Address"] != "0xabc" || d["transactionHash"] != txHash(5, 0).Hex() {
 		t.Errorf("the deposit: %v", d)
 	}
+	before = e.store.Statements()
 	wd := e.mustGet("/beta/message/" + withdrawal.Hex() + "/bridgeTransactions?ps=10").(map[string]any)
 	items := wd["items"].([]any)
 	if len(items) != 2 || wd["lastPage"] != 1.0 {
 		t.Fatalf("withdrawal bridge transactions: %v", wd)
+	}
+	// The page's transactions, their transfers and the transfers' tokens are read for the
+	// whole page: a second item costs no statement more.
+	if n := e.store.Statements() - before; n != oneItem {
+		t.Errorf("two bridge transactions took %d statements, one took %d", n, oneItem)
 	}
 	for i, b := range []int{9, 7} {
 		w := items[i].(map[string]any)

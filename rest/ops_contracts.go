@@ -283,30 +283,29 @@ func balanceHistoryOp(ctx context.Context, s *server, a *args, _ *http.Request) 
 		}
 	}
 	rng := timeRangeValues[a.str("timerange")]
-	wallet := &model.Wallet{Address: c.Address}
-	items, err := mapAll(ctx, tokens, func(ctx context.Context, token db.Felt) (tokenHistory, error) {
-		out := tokenHistory{TokenAddress: addr(token), Points: []balanceOnDay{}}
-		t, err := s.res.Query().Token(ctx, token)
-		if err != nil {
-			return out, err
-		}
-		out.tokenNaming = namingOf(t)
-		days, err := s.res.Wallet().DailyBalances(ctx, wallet, token, &rng)
-		for _, d := range days {
+	infos, err := resolvers.LoadTokens(ctx, tokens)
+	if err != nil {
+		return nil, err
+	}
+	series, err := s.res.DailyBalancesOf(ctx, c.Address, tokens, &rng)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]tokenHistory, len(tokens))
+	for i, token := range tokens {
+		t := infos[i]
+		items[i] = tokenHistory{TokenAddress: addr(token), tokenNaming: namingOf(t), Points: []balanceOnDay{}}
+		for _, d := range series[i] {
 			p := balanceOnDay{Date: d.Date, Timestamp: d.Timestamp, Balance: d.Balance}
 			if t != nil && t.Decimals != nil {
 				f, err := resolvers.FormatUnits(d.Balance, *t.Decimals)
 				if err != nil {
-					return out, err
+					return nil, err
 				}
 				p.FormattedBalance = &f
 			}
-			out.Points = append(out.Points, p)
+			items[i].Points = append(items[i].Points, p)
 		}
-		return out, err
-	})
-	if err != nil {
-		return nil, err
 	}
-	return balanceHistoryBody{ContractAddress: addr(c.Address), Timerange: a.str("timerange"), Items: emptyIfNil(items)}, nil
+	return balanceHistoryBody{ContractAddress: addr(c.Address), Timerange: a.str("timerange"), Items: items}, nil
 }

@@ -112,9 +112,8 @@ func bridgeTransactionsOp(ctx context.Context, s *server, a *args, _ *http.Reque
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.MessageEdge) (bridgeTransaction, error) {
-		return s.bridgeTransaction(ctx, e.Node)
-	})
+	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.MessageEdge) *db.Message { return e.Node },
+		resolvers.LoadBridgeTransfers, s.bridgeTransaction)
 }
 
 func (s *server) bridgeTransaction(ctx context.Context, m *db.Message) (bridgeTransaction, error) {
@@ -132,15 +131,7 @@ func (s *server) bridgeTransaction(ctx context.Context, m *db.Message) (bridgeTr
 	if err != nil {
 		return out, err
 	}
-	for _, t := range transfers {
-		minted, burned := len(t.FromAddress) == 0, len(t.ToAddress) == 0
-		if (m.Direction == db.MessageToL2 && !minted) || (m.Direction == db.MessageToL1 && !burned) {
-			continue
-		}
-		account := t.ToAddress
-		if burned {
-			account = t.FromAddress
-		}
+	if t, account := resolvers.BridgeTransfer(m, transfers); t != nil {
 		out.TokenAddress, out.Amount, out.Account = ptr(addr(t.TokenAddress)), ptr(t.Amount), ptr(addr(account))
 		token, err := s.res.TokenTransfer().Token(ctx, t)
 		if err != nil {
@@ -149,7 +140,6 @@ func (s *server) bridgeTransaction(ctx context.Context, m *db.Message) (bridgeTr
 		if token != nil {
 			out.tokenNaming = namingOf(token)
 		}
-		break
 	}
 	return out, nil
 }

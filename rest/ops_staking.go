@@ -222,14 +222,11 @@ func walletInfoOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	positions, err := mapAll(ctx, st.Positions, func(ctx context.Context, d *db.Delegation) (stakedPosition, error) {
-		return s.stakedPosition(ctx, d, overview)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out.Staked = emptyIfNil(positions)
-	return out, nil
+	out.Staked, err = loadedItems(ctx, st.Positions, self, resolvers.LoadStakedPositions,
+		func(ctx context.Context, d *db.Delegation) (stakedPosition, error) {
+			return s.stakedPosition(ctx, d, overview)
+		})
+	return out, err
 }
 
 func (s *server) stakedPosition(ctx context.Context, d *db.Delegation, ov *db.StakingOverview) (stakedPosition, error) {

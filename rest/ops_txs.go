@@ -203,9 +203,8 @@ func metaTxnsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return pageItems(ctx, pg, conn.Edges, conn.TotalCount, func(ctx context.Context, e *model.MetaTransactionEdge) (metaTxn, error) {
-		return s.metaTxn(ctx, e.Node)
-	})
+	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.MetaTransactionEdge) *db.MetaTransaction { return e.Node },
+		resolvers.LoadMetaTransactionLinks, s.metaTxn)
 }
 
 func (s *server) metaTxn(ctx context.Context, m *db.MetaTransaction) (metaTxn, error) {

@@ -60,30 +60,32 @@ func validatorPoolInfoOp(ctx context.Context, s *server, a *args, _ *http.Reques
 	if err != nil {
 		return nil, err
 	}
-	vr := s.res.Validator()
-	pools, err := vr.Pools(ctx, v)
+	// The pools and their tokens, read together; the APRs share one row of economics.
+	if err := resolvers.LoadValidatorHeaders(ctx, []*db.Validator{v}); err != nil {
+		return nil, err
+	}
+	pools, err := s.res.Validator().Pools(ctx, v)
 	if err != nil {
 		return nil, err
 	}
-	out := validatorPoolsBody{Validator: addr(v.StakerAddress), RevenueShare: bps(v.RevenueShare())}
-	// The pools' tokens and APRs are read for all the pools at once.
-	out.Pools, err = mapAll(ctx, pools, func(ctx context.Context, p *db.Pool) (validatorPool, error) {
+	out := validatorPoolsBody{Validator: addr(v.StakerAddress), RevenueShare: bps(v.RevenueShare()), Pools: []validatorPool{}}
+	for _, p := range pools {
 		info, err := s.tokenInfo(ctx, p.TokenAddress)
 		if err != nil {
-			return validatorPool{}, err
+			return nil, err
 		}
 		apr, err := s.res.Pool().Apr(ctx, p)
 		if err != nil {
-			return validatorPool{}, err
+			return nil, err
 		}
 		item := validatorPool{PoolContract: addr(p.Address), TokenAddress: addr(p.TokenAddress), TokenInfo: info,
 			Asset: assetOf(p.TokenAddress, ov), TotalDelegated: p.TotalDelegated, DelegatorCount: int(p.DelegatorCount)}
 		if apr != nil {
 			item.Apr = ptr(bps(*apr))
 		}
-		return item, nil
-	})
-	return out, err
+		out.Pools = append(out.Pools, item)
+	}
+	return out, nil
 }
 
 // assetOf names a pool's asset: strk for the STRK token the overview names, btc otherwise.

@@ -78,17 +78,6 @@ func pageRows[E, T any](pg page, edges []E, total int, item func(E) T) any {
 	return pageList[T]{Items: items, LastPage: lastPage(total, pg.size)}
 }
 
-// pageItems answers a page-number list op: each edge of the page rendered by item (all at
-// once, see mapAll) and the last page counted from the list's total. It is for items whose
-// links no resolvers.Load* function reads for the whole page yet; pageLoaded costs less.
-func pageItems[E, T any](ctx context.Context, pg page, edges []E, total int, item func(context.Context, E) (T, error)) (any, error) {
-	items, err := mapAll(ctx, edges, item)
-	if err != nil {
-		return nil, err
-	}
-	return pageList[T]{Items: emptyIfNil(items), LastPage: lastPage(total, pg.size)}, nil
-}
-
 // pageLoaded answers a page-number list op whose items show links of their rows: see
 // loadedItems.
 func pageLoaded[E, N, T any](ctx context.Context, pg page, edges []E, total int, node func(E) N,
@@ -102,7 +91,7 @@ func pageLoaded[E, N, T any](ctx context.Context, pg page, edges []E, total int,
 
 // loadedItems renders the nodes of edges whose items show links of their rows: load reads
 // those links for the whole page (one statement per link, into the request's cache), then
-// each item is built in turn off the cache, without mapAll's goroutine per item.
+// each item is built in turn off the cache.
 func loadedItems[E, N, T any](ctx context.Context, edges []E, node func(E) N,
 	load func(context.Context, []N) error, item func(context.Context, N) (T, error)) ([]T, error) {
 	nodes := make([]N, len(edges))

@@ -6,26 +6,20 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
-	"github.com/starkgraph/starkgraph/loaders"
 	"github.com/starkgraph/starkgraph/resolvers"
 )
 
 // TestListsCostConstantStatements runs every paged GET operation with a small and a large
 // page: both must run the same number of SQL statements (no statement per item), and the
 // large page must hold more items than the small one wherever the seeded chain has them,
-// so that the comparison means something. REST handlers load one key at a time and fan out
-// over a page's items (mapAll), whose loaders batch the items' lookups.
+// so that the comparison means something. REST handlers load one key at a time, and a
+// list reads its items' links for the whole page (resolvers' Load* functions).
 func TestListsCostConstantStatements(t *testing.T) {
-	// Counts must not depend on scheduling on a loaded machine: a fan-out whose items hit
-	// the cache falls back to the batch window, so give it room (as the resolvers' tests do).
-	defer func(w time.Duration) { loaders.BatchWait = w }(loaders.BatchWait)
-	loaders.BatchWait = 50 * time.Millisecond
 	conn := dbtest.New(t)
 	seed(t, conn)
 	seedLongLists(t, conn)

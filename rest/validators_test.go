@@ -130,6 +130,19 @@ func TestValidatorOperations(t *testing.T) {
 		t.Errorf("pool info of %d pools took %d statements, of 2 pools %d", threePools, n, twoPools)
 	}
 
+	// A wallet's positions read their pools, tokens and validators for all the positions
+	// at once: account 0's two cost what one of another delegator costs.
+	walletInfo := func(wallet db.Felt) (positions int, statements int64) {
+		before := e.store.Statements()
+		staked := e.mustGet("/beta/staking/wallet-info?address=" + wallet.Hex()).(map[string]any)["staked"].([]any)
+		return len(staked), e.store.Statements() - before
+	}
+	onePosition, oneCost := walletInfo(account(10))
+	twoPositions, twoCost := walletInfo(account(0))
+	if onePosition != 1 || twoPositions != 2 || oneCost != twoCost {
+		t.Errorf("wallet info: %d positions took %d statements, %d took %d", onePosition, oneCost, twoPositions, twoCost)
+	}
+
 	e.expectRefusals(t, []refusal{
 		{"/beta/staking/validator-details", 400, "validator"},
 		{"/beta/staking/validator-details?validator=0x1234", 404, "validator"},
