@@ -5,14 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/starkgraph/starkgraph/internal/fixtures"
 
@@ -322,37 +319,9 @@ func mustJSON(t *testing.T, path string, v any) {
 
 func TestServe(t *testing.T) {
 	dir := fixtures.Set(t, "sepolia-56377")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, dir, addr, nil) }()
-	c := client{T: t, URL: "http://" + addr + "/rpc/v0_8"}
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		resp, err := http.Post(c.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"}`))
-		if err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Since(start) > 5*time.Second {
-			t.Fatal("Serve did not come up")
-		}
-	}
+	c := rpctest.Serve(t, func(ctx context.Context, addr string) error { return Serve(ctx, dir, addr, nil) })
 	if got := string(c.OK("starknet_blockNumber")); got != "56379" {
 		t.Errorf("blockNumber %s", got)
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve did not stop")
 	}
 	if err := Serve(context.Background(), t.TempDir(), "127.0.0.1:0", nil); err == nil {
 		t.Error("Serve of a directory without a fixture set succeeded")

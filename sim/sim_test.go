@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -299,49 +297,25 @@ func TestRegisterFlags(t *testing.T) {
 }
 
 func TestServe(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Serve(ctx, Config{Seed: 1, Blocks: 5, BlockTime: 20 * time.Millisecond, ReorgEvery: 3, ReorgDepth: 2}, addr, nil)
-	}()
-	cl := client{rpctest.Client{T: t, URL: "http://" + addr + "/rpc/v0_8"}}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		resp, err := http.Post(cl.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"}`))
-		if err == nil {
-			var r rpctest.Response
-			json.NewDecoder(resp.Body).Decode(&r)
-			resp.Body.Close()
-			var n uint64
-			json.Unmarshal(r.Result, &n)
-			if n >= 10 {
-				break // the head grew by BlockTime, through several reorgs
-			}
+	cl := client{rpctest.Serve(t, func(ctx context.Context, addr string) error {
+		return Serve(ctx, Config{Seed: 1, Blocks: 5, BlockTime: 20 * time.Millisecond, ReorgEvery: 3, ReorgDepth: 2}, addr, nil)
+	})}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var n uint64
+		if err := json.Unmarshal(cl.OK("starknet_blockNumber"), &n); err != nil {
+			t.Fatal(err)
+		}
+		if n >= 10 {
+			break // the head grew by BlockTime, through several reorgs
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("Serve: head did not grow")
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	for n := uint64(1); n < 9; n++ { // reorgs of depth 2 at head >= 10 leave these alone
 		if b := cl.block(n); b.Parent != cl.block(n-1).Hash {
 			t.Errorf("served chain unlinked at %d", n)
 		}
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve did not stop")
 	}
 }
 

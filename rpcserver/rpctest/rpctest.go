@@ -1,15 +1,19 @@
 // Package rpctest is a JSON-RPC 2.0 client for tests of the servers built on rpcserver
 // (the simulated node and the fixture replay): it posts raw bodies, calls one method, and
-// fails the test on anything but the answer the test expects.
+// fails the test on anything but the answer the test expects; Serve runs such a server for
+// a test and checks that it stops when told to.
 package rpctest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Client calls the JSON-RPC endpoint at URL on behalf of T.
@@ -79,5 +83,49 @@ func (c Client) WantError(code int, method string, params ...any) {
 	r := c.Call(method, params...)
 	if r.Error == nil || r.Error.Code != code {
 		c.T.Errorf("%s%v: got %+v %.200s, want error %d", method, params, r.Error, r.Result, code)
+	}
+}
+
+// Serve runs serve, a server's Serve bound to addr, on a free local address until the test
+// ends, and returns a client of its /rpc/v0_8 endpoint once it answers. When the test ends
+// it cancels serve's context, and fails the test unless serve then returns nil within five
+// seconds: a server must stop cleanly when told to.
+func Serve(t testing.TB, serve func(ctx context.Context, addr string) error) Client {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, addr) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("Serve did not stop")
+		}
+	})
+	c := Client{T: t, URL: "http://" + addr + "/rpc/v0_8"}
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		select {
+		case err := <-done:
+			t.Fatalf("Serve returned before it answered: %v", err)
+		default:
+		}
+		resp, err := http.Post(c.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"starknet_blockNumber"}`))
+		if err == nil {
+			resp.Body.Close()
+			return c
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("Serve did not come up")
+		}
 	}
 }
