@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
 // Client calls the JSON-RPC endpoint at URL on behalf of T.
@@ -26,11 +28,7 @@ type Client struct {
 type Response struct {
 	ID     json.RawMessage `json:"id"`
 	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
+	Error  *rpc.RPCError   `json:"error"`
 }
 
 // Post sends body as it is and returns the HTTP status and the answer's bytes.
@@ -72,7 +70,7 @@ func (c Client) OK(method string, params ...any) json.RawMessage {
 	c.T.Helper()
 	r := c.Call(method, params...)
 	if r.Error != nil {
-		c.T.Fatalf("%s%v: error %d %s %s", method, params, r.Error.Code, r.Error.Message, r.Error.Data)
+		c.T.Fatalf("%s%v: %v", method, params, r.Error)
 	}
 	return r.Result
 }
