@@ -534,8 +534,8 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 		}
 		go func() { errs <- srv.Serve(ln) }()
 	}
-	log.Info("serving", "graphql", "http://"+displayAddr(sf.addr)+"/graphql", "playground", "http://"+displayAddr(sf.addr)+"/",
-		"rest", "http://"+displayAddr(sf.addr)+"/beta/", "metrics", "http://"+displayAddr(sf.adminAddr)+"/metrics")
+	log.Info("serving", "graphql", urlOf(sf.addr, "/graphql"), "playground", urlOf(sf.addr, "/"),
+		"rest", urlOf(sf.addr, "/beta/"), "metrics", urlOf(sf.adminAddr, "/metrics"))
 
 	select {
 	case <-ctx.Done():
@@ -573,6 +573,16 @@ func adminServer(addr string) *http.Server {
 	return &http.Server{Addr: addr, Handler: admin, ReadHeaderTimeout: 10 * time.Second}
 }
 
+// urlOf is the URL of path on a server listening on addr, for the log; "off" for a server
+// that is not started (an empty address).
+func urlOf(addr, path string) string {
+	if addr == "" {
+		return "off"
+	}
+	return "http://" + displayAddr(addr) + path
+}
+
+// displayAddr is addr as a client would name it: a bare port is on localhost.
 func displayAddr(addr string) string {
 	if strings.HasPrefix(addr, ":") {
 		return "localhost" + addr
