@@ -216,6 +216,8 @@ type NftItem struct {
 	MintedAtTimestamp       *int64  `db:"minted_at_timestamp"`
 }
 
+// NftBalance is a row of nft_balances, what an owner holds of an NFT item. The indexer
+// writes it whole (UpsertNFTBalances).
 type NftBalance struct {
 	ContractAddress  Felt   `db:"contract_address"`
 	TokenID          string `db:"token_id,numeric"`
@@ -275,12 +277,15 @@ type Validator struct {
 	LivenessLastEpoch      *int64  `db:"liveness_last_epoch"`
 }
 
+// Pool is a row of pools, a validator's delegation pool of one token. The indexer writes it
+// whole (UpsertPools).
 type Pool struct {
 	Address        Felt   `db:"pool_contract"`
 	StakerAddress  Felt   `db:"staker_address"`
 	TokenAddress   Felt   `db:"token_address"`
 	TotalDelegated string `db:"total_delegated,numeric"`
 	DelegatorCount int    `db:"delegator_count"`
+	CreatedBlock   *int64 `db:"created_block"` // the block of the staker's NewDelegationPool event
 }
 
 type Delegation struct {

@@ -44,24 +44,14 @@ func LoadValidators(ctx context.Context, q sqlx.QueryerContext, stakers []Felt) 
 	return loadAll[ValidatorRow](ctx, q, "validators", ByteaKeys(stakers))
 }
 
-// PoolRow is a pools row.
-type PoolRow struct {
-	Pool           Felt   `db:"pool_contract"`
-	Staker         Felt   `db:"staker_address"`
-	Token          Felt   `db:"token_address"`
-	TotalDelegated string `db:"total_delegated,numeric"`
-	DelegatorCount int64  `db:"delegator_count"`
-	CreatedBlock   *int64 `db:"created_block"`
-}
-
 // UpsertPools writes pool rows.
-func UpsertPools(ctx context.Context, tx *sqlx.Tx, rows []PoolRow) error {
+func UpsertPools(ctx context.Context, tx *sqlx.Tx, rows []Pool) error {
 	return upsertAll(ctx, tx, "pools", 1, rows)
 }
 
 // LoadPools reads pools by contract address.
-func LoadPools(ctx context.Context, q sqlx.QueryerContext, pools []Felt) ([]PoolRow, error) {
-	return loadAll[PoolRow](ctx, q, "pools", ByteaKeys(pools))
+func LoadPools(ctx context.Context, q sqlx.QueryerContext, pools []Felt) ([]Pool, error) {
+	return loadAll[Pool](ctx, q, "pools", ByteaKeys(pools))
 }
 
 // DelegationRow is the indexer's part of a delegations row.

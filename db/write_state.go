@@ -162,23 +162,14 @@ func LoadERC20Balances(ctx context.Context, q sqlx.QueryerContext, tokens, owner
 	return loadAll[ERC20BalanceRow](ctx, q, "erc20_balances", ByteaKeys(tokens), ByteaKeys(owners))
 }
 
-// NFTBalanceRow is one row of nft_balances.
-type NFTBalanceRow struct {
-	Contract         Felt   `db:"contract_address"`
-	TokenID          string `db:"token_id,numeric"`
-	Owner            Felt   `db:"owner_address"`
-	Balance          string `db:"balance,numeric"`
-	LastTransferTime int64  `db:"last_transfer_time"`
-}
-
 // UpsertNFTBalances writes nft_balances rows.
-func UpsertNFTBalances(ctx context.Context, tx *sqlx.Tx, rows []NFTBalanceRow) error {
+func UpsertNFTBalances(ctx context.Context, tx *sqlx.Tx, rows []NftBalance) error {
 	return upsertAll(ctx, tx, "nft_balances", 3, rows)
 }
 
 // LoadNFTBalances reads nft_balances of (contracts[i], ids[i], owners[i]).
-func LoadNFTBalances(ctx context.Context, q sqlx.QueryerContext, contracts []Felt, ids []string, owners []Felt) ([]NFTBalanceRow, error) {
-	return loadAll[NFTBalanceRow](ctx, q, "nft_balances", ByteaKeys(contracts), pq.StringArray(ids), ByteaKeys(owners))
+func LoadNFTBalances(ctx context.Context, q sqlx.QueryerContext, contracts []Felt, ids []string, owners []Felt) ([]NftBalance, error) {
+	return loadAll[NftBalance](ctx, q, "nft_balances", ByteaKeys(contracts), pq.StringArray(ids), ByteaKeys(owners))
 }
 
 // NFTItemRow is the part of an nft_items row the indexer maintains.

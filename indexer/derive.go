@@ -327,7 +327,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 		}
 		for _, b := range bals {
 			v, _ := new(big.Int).SetString(b.Balance, 10)
-			w.nftBals[nftOwnerKey{nftKey{b.Contract.Starknet(), b.TokenID}, b.Owner.Starknet()}] = &balance{v, 0, b.LastTransferTime}
+			w.nftBals[nftOwnerKey{nftKey{b.ContractAddress.Starknet(), b.TokenID}, b.OwnerAddress.Starknet()}] = &balance{v, 0, b.LastTransferTime}
 		}
 		held, err := db.NFTHoldings(ctx, w.tx, nbC, nbO)
 		if err != nil {

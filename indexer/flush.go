@@ -133,10 +133,10 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	if err := db.UpsertNFTItems(ctx, w.tx, items); err != nil {
 		return err
 	}
-	nbals := make([]db.NFTBalanceRow, 0, len(w.dirtyNFTBals))
+	nbals := make([]db.NftBalance, 0, len(w.dirtyNFTBals))
 	for k := range w.dirtyNFTBals {
 		b := w.nftBals[k]
-		nbals = append(nbals, db.NFTBalanceRow{Contract: db.FeltOf(k.contract), TokenID: k.id, Owner: db.FeltOf(k.owner),
+		nbals = append(nbals, db.NftBalance{ContractAddress: db.FeltOf(k.contract), TokenID: k.id, OwnerAddress: db.FeltOf(k.owner),
 			Balance: b.amount.String(), LastTransferTime: b.lastTime})
 	}
 	if err := db.UpsertNFTBalances(ctx, w.tx, nbals); err != nil {

@@ -53,7 +53,7 @@ type stakePointKey struct {
 // staking holds the staking rows a batch touches.
 type staking struct {
 	validators  map[starknet.Felt]*db.ValidatorRow
-	pools       map[starknet.Felt]*db.PoolRow
+	pools       map[starknet.Felt]*db.Pool
 	delegations map[[2]starknet.Felt]*db.DelegationRow
 	points      map[stakePointKey]*db.StakePointRow
 
@@ -74,7 +74,7 @@ type staking struct {
 
 func newStaking() *staking {
 	return &staking{
-		validators: map[starknet.Felt]*db.ValidatorRow{}, pools: map[starknet.Felt]*db.PoolRow{},
+		validators: map[starknet.Felt]*db.ValidatorRow{}, pools: map[starknet.Felt]*db.Pool{},
 		delegations: map[[2]starknet.Felt]*db.DelegationRow{}, points: map[stakePointKey]*db.StakePointRow{},
 		dirtyValidators: map[starknet.Felt]bool{}, dirtyPools: map[starknet.Felt]bool{},
 		dirtyDelegations: map[[2]starknet.Felt]bool{}, dirtyPoints: map[stakePointKey]bool{},
@@ -158,8 +158,8 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 	}
 	var poolStakers []db.Felt
 	for i := range ps {
-		s.pools[ps[i].Pool.Starknet()] = &ps[i]
-		poolStakers = append(poolStakers, ps[i].Staker)
+		s.pools[ps[i].Address.Starknet()] = &ps[i]
+		poolStakers = append(poolStakers, ps[i].StakerAddress)
 	}
 	// Pool events change their staker's delegator count.
 	more, err := db.LoadValidators(ctx, w.tx, poolStakers)
@@ -176,7 +176,7 @@ func (w *batchWriter) preloadStaking(ctx context.Context, batch []*blockData) er
 		if t, ok := poolToken[pt.pool]; ok {
 			token = t
 		} else if p := s.pools[pt.pool]; p != nil {
-			token = p.Token.Starknet()
+			token = p.TokenAddress.Starknet()
 		}
 		if once("s" + string(pt.wallet[:]) + string(token[:]) + pt.day) {
 			pWallets, pTokens, pDays = append(pWallets, db.FeltOf(pt.wallet)), append(pTokens, db.FeltOf(token)), append(pDays, pt.day)
@@ -273,7 +273,7 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		pool := e.Keys[2]
 		if s.pools[pool] == nil {
 			block := num
-			s.pools[pool] = &db.PoolRow{Pool: db.FeltOf(pool), Staker: db.FeltOf(e.Keys[1]), Token: db.FeltOf(newPoolToken(e.Keys)), TotalDelegated: "0", CreatedBlock: &block}
+			s.pools[pool] = &db.Pool{Address: db.FeltOf(pool), StakerAddress: db.FeltOf(e.Keys[1]), TokenAddress: db.FeltOf(newPoolToken(e.Keys)), TotalDelegated: "0", CreatedBlock: &block}
 			w.counts["pools"]++
 		}
 		s.dirtyPools[pool] = true
@@ -302,12 +302,12 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		k := [2]starknet.Felt{e.FromAddress, e.Keys[1]}
 		if s.delegations[k] == nil {
 			at := ts
-			s.delegations[k] = &db.DelegationRow{Pool: p.Pool, Delegator: db.FeltOf(e.Keys[1]), Amount: "0", ActivatedAt: &at, Status: "active"}
+			s.delegations[k] = &db.DelegationRow{Pool: p.Address, Delegator: db.FeltOf(e.Keys[1]), Amount: "0", ActivatedAt: &at, Status: "active"}
 			p.DelegatorCount++
 			s.dirtyPools[e.FromAddress] = true
-			if v := s.validators[p.Staker.Starknet()]; v != nil {
+			if v := s.validators[p.StakerAddress.Starknet()]; v != nil {
 				v.TotalDelegators++
-				s.dirtyValidators[p.Staker.Starknet()] = true
+				s.dirtyValidators[p.StakerAddress.Starknet()] = true
 			}
 			w.counts["delegators"]++
 		}
@@ -332,10 +332,10 @@ func (w *batchWriter) applyStakingEvent(num, ts int64, e *rpc.Event) {
 		s.dirtyDelegations[k] = true
 		p.TotalDelegated = new(big.Int).Add(bigOf(p.TotalDelegated), change).String()
 		s.dirtyPools[e.FromAddress] = true
-		pk := stakePointKey{e.Keys[1], p.Token.Starknet(), dayOf(ts)}
+		pk := stakePointKey{e.Keys[1], p.TokenAddress.Starknet(), dayOf(ts)}
 		pt := s.points[pk]
 		if pt == nil {
-			pt = &db.StakePointRow{Wallet: db.FeltOf(pk.wallet), Token: p.Token, Day: pk.day, Change: "0"}
+			pt = &db.StakePointRow{Wallet: db.FeltOf(pk.wallet), Token: p.TokenAddress, Day: pk.day, Change: "0"}
 			s.points[pk] = pt
 		}
 		pt.Change = new(big.Int).Add(bigOf(pt.Change), change).String()
@@ -392,7 +392,7 @@ func (w *batchWriter) flushStaking(ctx context.Context) error {
 	if err := db.UpsertValidators(ctx, w.tx, vs); err != nil {
 		return err
 	}
-	ps := make([]db.PoolRow, 0, len(s.dirtyPools))
+	ps := make([]db.Pool, 0, len(s.dirtyPools))
 	for k := range s.dirtyPools {
 		ps = append(ps, *s.pools[k])
 	}

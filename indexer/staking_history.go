@@ -125,7 +125,7 @@ func (s *staking) stakerOf(e *rpc.Event) (starknet.Felt, bool) {
 		return e.Keys[1], s.validators[e.Keys[1]] != nil
 	case poolEvent(e.Keys[0]):
 		if p := s.pools[e.FromAddress]; p != nil {
-			return p.Staker.Starknet(), true
+			return p.StakerAddress.Starknet(), true
 		}
 	}
 	return starknet.Felt{}, false
@@ -194,7 +194,7 @@ func (s *staking) operationOf(staker starknet.Felt, e *rpc.Event) (db.StakingOpe
 		if p == nil || !poolEvent(k[0]) {
 			return op, false
 		}
-		op.WalletAddress, op.PoolAddress, op.TokenAddress = db.FeltOf(k[1]), p.Pool, p.Token
+		op.WalletAddress, op.PoolAddress, op.TokenAddress = db.FeltOf(k[1]), p.Address, p.TokenAddress
 		switch {
 		case k[0] == selNewPoolMember && len(d) == 2:
 			op.Operation, op.Amount = "enter_delegation_pool", amount(d[1])
