@@ -169,12 +169,14 @@ type Token struct {
 	LogoURL       *string  `db:"logo_url"`
 }
 
-// TokenBalance is an ERC-20 balance: a holder of a token, or a token held by an address.
+// TokenBalance is a row of erc20_balances: a holder of a token, or a token held by an
+// address. The indexer writes it whole (UpsertERC20Balances).
 type TokenBalance struct {
-	TokenAddress     Felt   `db:"token_address"`
-	OwnerAddress     Felt   `db:"owner_address"`
-	Balance          string `db:"balance"`
-	LastTransferTime int64  `db:"last_transfer_time"`
+	TokenAddress      Felt   `db:"token_address"`
+	OwnerAddress      Felt   `db:"owner_address"`
+	Balance           string `db:"balance,numeric"`
+	LastTransferBlock int64  `db:"last_transfer_block"`
+	LastTransferTime  int64  `db:"last_transfer_time"`
 }
 
 type HoldersOverview struct {

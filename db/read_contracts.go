@@ -183,7 +183,7 @@ func (s *Store) HoldersOf(ctx context.Context, tokens []Felt, limit, offset int)
 		return s.holdersAt(ctx, tokens, limit, offset)
 	}
 	return keysetList(ctx, s, keysetQuery{name: "holders",
-		from:  `SELECT b.token_address, b.owner_address, b.balance::text AS balance, b.last_transfer_time FROM erc20_balances b`,
+		from:  `SELECT ` + balanceCols + ` FROM erc20_balances b`,
 		conds: []string{"b.token_address = $1", "b.balance > 0"}, args: []any{Normalize(tokens[0])},
 		keyCols: []string{"b.balance", "b.owner_address"}, desc: true},
 		Window{Limit: limit, Offset: offset}, func(b *TokenBalance) []any { return []any{b.Balance, b.OwnerAddress} })
@@ -194,19 +194,22 @@ func (s *Store) HoldersOf(ctx context.Context, tokens []Felt, limit, offset int)
 func (s *Store) holdersAt(ctx context.Context, tokens []Felt, limit, offset int) ([]*TokenBalance, error) {
 	var rows []*TokenBalance
 	err := s.selectRows(ctx, &rows, `SELECT h.* FROM unnest($1::bytea[]) AS k(token)
-		CROSS JOIN LATERAL (SELECT b.token_address, b.owner_address, b.balance::text AS balance, b.last_transfer_time
+		CROSS JOIN LATERAL (SELECT `+balanceCols+`
 			FROM erc20_balances b WHERE b.token_address = k.token AND b.balance > 0
 			ORDER BY b.balance DESC, b.owner_address DESC LIMIT $2 OFFSET $3) h`,
 		feltList(tokens), limit, offset)
 	return rows, err
 }
 
+// balanceCols reads an erc20_balances row aliased b.
+var balanceCols = rowShapeOf[TokenBalance]().selectList("b")
+
 // BalancesOf returns the positive ERC-20 balances of each owner.
 func (s *Store) BalancesOf(ctx context.Context, owners []Felt) ([]*TokenBalance, error) {
 	var rows []*TokenBalance
-	err := s.selectRows(ctx, &rows, `SELECT token_address, owner_address, balance::text, last_transfer_time
-		FROM erc20_balances WHERE owner_address = ANY($1) AND balance > 0
-		ORDER BY owner_address, last_transfer_time DESC, token_address`, feltList(owners))
+	err := s.selectRows(ctx, &rows, `SELECT `+balanceCols+`
+		FROM erc20_balances b WHERE b.owner_address = ANY($1) AND b.balance > 0
+		ORDER BY b.owner_address, b.last_transfer_time DESC, b.token_address`, feltList(owners))
 	return rows, err
 }
 

@@ -143,23 +143,14 @@ func LoadTokens(ctx context.Context, q sqlx.QueryerContext, addresses []Felt) ([
 	return loadAll[TokenRow](ctx, q, "tokens", ByteaKeys(addresses))
 }
 
-// ERC20BalanceRow is one row of erc20_balances.
-type ERC20BalanceRow struct {
-	Token             Felt   `db:"token_address"`
-	Owner             Felt   `db:"owner_address"`
-	Balance           string `db:"balance,numeric"`
-	LastTransferBlock int64  `db:"last_transfer_block"`
-	LastTransferTime  int64  `db:"last_transfer_time"`
-}
-
 // UpsertERC20Balances writes balance rows.
-func UpsertERC20Balances(ctx context.Context, tx *sqlx.Tx, rows []ERC20BalanceRow) error {
+func UpsertERC20Balances(ctx context.Context, tx *sqlx.Tx, rows []TokenBalance) error {
 	return upsertAll(ctx, tx, "erc20_balances", 2, rows)
 }
 
 // LoadERC20Balances reads the balances of (tokens[i], owners[i]) pairs.
-func LoadERC20Balances(ctx context.Context, q sqlx.QueryerContext, tokens, owners []Felt) ([]ERC20BalanceRow, error) {
-	return loadAll[ERC20BalanceRow](ctx, q, "erc20_balances", ByteaKeys(tokens), ByteaKeys(owners))
+func LoadERC20Balances(ctx context.Context, q sqlx.QueryerContext, tokens, owners []Felt) ([]TokenBalance, error) {
+	return loadAll[TokenBalance](ctx, q, "erc20_balances", ByteaKeys(tokens), ByteaKeys(owners))
 }
 
 // UpsertNFTBalances writes nft_balances rows.

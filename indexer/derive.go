@@ -264,7 +264,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 		}
 		for _, b := range bals {
 			v, _ := new(big.Int).SetString(b.Balance, 10)
-			w.balances[[2]starknet.Felt{b.Token.Starknet(), b.Owner.Starknet()}] = &balance{v, b.LastTransferBlock, b.LastTransferTime}
+			w.balances[[2]starknet.Felt{b.TokenAddress.Starknet(), b.OwnerAddress.Starknet()}] = &balance{v, b.LastTransferBlock, b.LastTransferTime}
 		}
 	}
 	first := int64(batch[0].Block.Number)

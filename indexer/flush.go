@@ -117,10 +117,10 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	if err := db.UpsertTokens(ctx, w.tx, tokens); err != nil {
 		return err
 	}
-	bals := make([]db.ERC20BalanceRow, 0, len(w.dirtyBalances))
+	bals := make([]db.TokenBalance, 0, len(w.dirtyBalances))
 	for k := range w.dirtyBalances {
 		b := w.balances[k]
-		bals = append(bals, db.ERC20BalanceRow{Token: db.FeltOf(k[0]), Owner: db.FeltOf(k[1]), Balance: b.amount.String(),
+		bals = append(bals, db.TokenBalance{TokenAddress: db.FeltOf(k[0]), OwnerAddress: db.FeltOf(k[1]), Balance: b.amount.String(),
 			LastTransferBlock: b.lastBlock, LastTransferTime: b.lastTime})
 	}
 	if err := db.UpsertERC20Balances(ctx, w.tx, bals); err != nil {

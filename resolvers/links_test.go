@@ -44,13 +44,13 @@ func seedTokens(s *gqlServer, nTokens, holders int) {
 	}
 	check(db.UpsertContracts(ctx, tx, contracts))
 	var tokens []db.TokenRow
-	var balances []db.ERC20BalanceRow
+	var balances []db.TokenBalance
 	for tk := 0; tk < nTokens; tk++ {
 		name, symbol, decimals := fmt.Sprintf("Token %d", tk), fmt.Sprintf("T%d", tk), int16(18)
 		tokens = append(tokens, db.TokenRow{Address: tokenAddr(tk), Standard: "erc20", Name: &name, Symbol: &symbol,
 			Decimals: &decimals, HolderCount: int64(holders), TransferCount: int64(1000 - tk), FirstBlock: &block})
 		for h := 0; h < holders; h++ {
-			balances = append(balances, db.ERC20BalanceRow{Token: tokenAddr(tk), Owner: holderAddr(h),
+			balances = append(balances, db.TokenBalance{TokenAddress: tokenAddr(tk), OwnerAddress: holderAddr(h),
 				Balance: fmt.Sprint((h+1)*1000 + tk), LastTransferBlock: block, LastTransferTime: at})
 		}
 	}
@@ -182,9 +182,9 @@ func TestHoldersOrderedByNumericBalance(t *testing.T) {
 	tx := s.db.MustBeginTx(ctx, nil)
 	defer tx.Rollback()
 	balances := []string{"999999998000000000000000", "1000290561000000000000000", "99", "1000", "120000000000000000000000000"}
-	var rows []db.ERC20BalanceRow
+	var rows []db.TokenBalance
 	for i, b := range balances {
-		rows = append(rows, db.ERC20BalanceRow{Token: tokenAddr(0), Owner: holderAddr(100 + i), Balance: b, LastTransferBlock: 1, LastTransferTime: 1})
+		rows = append(rows, db.TokenBalance{TokenAddress: tokenAddr(0), OwnerAddress: holderAddr(100 + i), Balance: b, LastTransferBlock: 1, LastTransferTime: 1})
 	}
 	if err := db.UpsertERC20Balances(ctx, tx, rows); err != nil {
 		t.Fatal(err)
