@@ -106,15 +106,17 @@ type Event struct {
 	Data            FeltArray `db:"data"`
 }
 
+// Contract is a row of contracts. The indexer writes it whole (UpsertContracts).
 type Contract struct {
 	Address               Felt   `db:"address"`
 	ClassHash             Felt   `db:"class_hash"`
 	Type                  string `db:"type"`
 	Nonce                 string `db:"nonce,numeric"`
 	ImplementationAddress Felt   `db:"implementation_address"`
-	BlockNumber           *int64 `db:"deployed_block"`
-	DeployTransactionHash Felt   `db:"deployed_tx_hash"`
-	CreationTimestamp     *int64 `db:"deployed_at"`
+	DeployedBlock         *int64 `db:"deployed_block"`
+	DeployedTxHash        Felt   `db:"deployed_tx_hash"`
+	DeployedAt            *int64 `db:"deployed_at"`
+	ClassUpdatedBlock     *int64 `db:"class_updated_block"` // the last block that replaced its class
 }
 
 type Class struct {

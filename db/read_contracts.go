@@ -30,7 +30,7 @@ func (s *Store) Contracts(ctx context.Context, typ string, class Felt, w Window)
 
 // ContractSortKey is a contract's keyset value in the contract lists: its deployment block
 // (those deployed before the first block indexed sort last, as -1) and its address.
-func ContractSortKey(c *Contract) []any { return []any{blockSortKey(c.BlockNumber), c.Address} }
+func ContractSortKey(c *Contract) []any { return []any{blockSortKey(c.DeployedBlock), c.Address} }
 
 // ClassSortKey is a class's keyset value in the class list, as ContractSortKey.
 func ClassSortKey(c *Class) []any { return []any{blockSortKey(c.BlockNumber), c.Hash} }

@@ -88,27 +88,14 @@ func LoadClasses(ctx context.Context, q sqlx.QueryerContext, hashes []Felt) ([]C
 	return loadAll[ClassRow](ctx, q, "classes", ByteaKeys(hashes))
 }
 
-// ContractRow is one row of contracts.
-type ContractRow struct {
-	Address               Felt   `db:"address"`
-	ClassHash             Felt   `db:"class_hash"`
-	Type                  string `db:"type"`
-	Nonce                 string `db:"nonce,numeric"`
-	ImplementationAddress Felt   `db:"implementation_address"`
-	DeployedBlock         *int64 `db:"deployed_block"`
-	DeployedTxHash        Felt   `db:"deployed_tx_hash"`
-	DeployedAt            *int64 `db:"deployed_at"`
-	ClassUpdatedBlock     *int64 `db:"class_updated_block"`
-}
-
 // UpsertContracts writes complete contract rows.
-func UpsertContracts(ctx context.Context, tx *sqlx.Tx, rows []ContractRow) error {
+func UpsertContracts(ctx context.Context, tx *sqlx.Tx, rows []Contract) error {
 	return upsertAll(ctx, tx, "contracts", 1, rows)
 }
 
 // LoadContracts reads the contracts at the given addresses.
-func LoadContracts(ctx context.Context, q sqlx.QueryerContext, addresses []Felt) ([]ContractRow, error) {
-	return loadAll[ContractRow](ctx, q, "contracts", ByteaKeys(addresses))
+func LoadContracts(ctx context.Context, q sqlx.QueryerContext, addresses []Felt) ([]Contract, error) {
+	return loadAll[Contract](ctx, q, "contracts", ByteaKeys(addresses))
 }
 
 // ContractChangeRow records what a block changed of an existing contract.

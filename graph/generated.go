@@ -229,13 +229,13 @@ type ComplexityRoot struct {
 		Address               func(childComplexity int) int
 		Alias                 func(childComplexity int) int
 		BlockHash             func(childComplexity int) int
-		BlockNumber           func(childComplexity int) int
 		Class                 func(childComplexity int) int
 		ClassAlias            func(childComplexity int) int
 		ClassHash             func(childComplexity int) int
-		CreationTimestamp     func(childComplexity int) int
 		DeployBlock           func(childComplexity int) int
-		DeployTransactionHash func(childComplexity int) int
+		DeployedAt            func(childComplexity int) int
+		DeployedBlock         func(childComplexity int) int
+		DeployedTxHash        func(childComplexity int) int
 		ID                    func(childComplexity int) int
 		ImplementationAddress func(childComplexity int) int
 		IsAccount             func(childComplexity int) int
@@ -1924,12 +1924,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contract.BlockHash(childComplexity), true
-	case "Contract.blockNumber":
-		if e.ComplexityRoot.Contract.BlockNumber == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Contract.BlockNumber(childComplexity), true
 	case "Contract.class":
 		if e.ComplexityRoot.Contract.Class == nil {
 			break
@@ -1948,24 +1942,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contract.ClassHash(childComplexity), true
-	case "Contract.creationTimestamp":
-		if e.ComplexityRoot.Contract.CreationTimestamp == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Contract.CreationTimestamp(childComplexity), true
 	case "Contract.deployBlock":
 		if e.ComplexityRoot.Contract.DeployBlock == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Contract.DeployBlock(childComplexity), true
-	case "Contract.deployTransactionHash":
-		if e.ComplexityRoot.Contract.DeployTransactionHash == nil {
+	case "Contract.creationTimestamp":
+		if e.ComplexityRoot.Contract.DeployedAt == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Contract.DeployTransactionHash(childComplexity), true
+		return e.ComplexityRoot.Contract.DeployedAt(childComplexity), true
+	case "Contract.blockNumber":
+		if e.ComplexityRoot.Contract.DeployedBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.DeployedBlock(childComplexity), true
+	case "Contract.deployTransactionHash":
+		if e.ComplexityRoot.Contract.DeployedTxHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.DeployedTxHash(childComplexity), true
 	case "Contract.id":
 		if e.ComplexityRoot.Contract.ID == nil {
 			break
@@ -13011,7 +13011,7 @@ func (ec *executionContext) _Contract_blockNumber(ctx context.Context, field gra
 			return ec.fieldContext_Contract_blockNumber(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.BlockNumber, nil
+			return obj.DeployedBlock, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
@@ -13089,7 +13089,7 @@ func (ec *executionContext) _Contract_deployTransactionHash(ctx context.Context,
 			return ec.fieldContext_Contract_deployTransactionHash(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.DeployTransactionHash, nil
+			return obj.DeployedTxHash, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
@@ -13112,7 +13112,7 @@ func (ec *executionContext) _Contract_creationTimestamp(ctx context.Context, fie
 			return ec.fieldContext_Contract_creationTimestamp(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.CreationTimestamp, nil
+			return obj.DeployedAt, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {

@@ -55,7 +55,7 @@ type batchWriter struct {
 	// (db/beside.go); nil: tx writes them all.
 	beside *db.Beside
 
-	contracts map[starknet.Felt]*db.ContractRow // nil value: known absent
+	contracts map[starknet.Felt]*db.Contract // nil value: known absent
 	tokens    map[starknet.Felt]*db.TokenRow
 	balances  map[[2]starknet.Felt]*balance
 	nftItems  map[nftKey]*db.NFTItemRow
@@ -103,7 +103,7 @@ type nftOwnerKey struct {
 func newBatchWriter(tx *db.WriteTx, classes *classCache) *batchWriter {
 	return &batchWriter{
 		tx: tx.Tx, writeTx: tx, classes: classes,
-		contracts: map[starknet.Felt]*db.ContractRow{}, tokens: map[starknet.Felt]*db.TokenRow{},
+		contracts: map[starknet.Felt]*db.Contract{}, tokens: map[starknet.Felt]*db.TokenRow{},
 		balances: map[[2]starknet.Felt]*balance{}, nftItems: map[nftKey]*db.NFTItemRow{},
 		nftBals: map[nftOwnerKey]*balance{}, nftHeld: map[[2]starknet.Felt]*big.Int{}, newClass: map[starknet.Felt]*db.ClassRow{},
 		dirtyContracts: map[starknet.Felt]bool{}, dirtyTokens: map[starknet.Felt]bool{},

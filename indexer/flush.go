@@ -103,7 +103,7 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	for _, c := range classes {
 		w.classes.markStored(c.Hash.Starknet())
 	}
-	contracts := make([]db.ContractRow, 0, len(w.dirtyContracts))
+	contracts := make([]db.Contract, 0, len(w.dirtyContracts))
 	for a := range w.dirtyContracts {
 		contracts = append(contracts, *w.contracts[a])
 	}

@@ -84,7 +84,7 @@ func (w *batchWriter) lookUpMissing(ctx context.Context, first uint64, deployed 
 		return err
 	}
 	for a, h := range found {
-		c := &db.ContractRow{Address: db.FeltOf(a), ClassHash: db.FeltOf(h), Type: contractType(w.classes.get(h)), Nonce: "0"}
+		c := &db.Contract{Address: db.FeltOf(a), ClassHash: db.FeltOf(h), Type: contractType(w.classes.get(h)), Nonce: "0"}
 		if n, ok := nonces[a]; ok {
 			c.Nonce = dec(n)
 		}

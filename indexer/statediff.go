@@ -77,7 +77,7 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 	}
 	for _, d := range bd.State.DeployedContracts {
 		info := w.classes.get(d.ClassHash)
-		c := &db.ContractRow{
+		c := &db.Contract{
 			Address: db.FeltOf(d.Address), ClassHash: db.FeltOf(d.ClassHash), Type: contractType(info), Nonce: "0",
 			DeployedBlock: &num, DeployedAt: &ts,
 		}
@@ -101,7 +101,7 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 	}
 	// A contract as it was before the block, once per block: the first change holds it.
 	before := map[starknet.Felt]bool{}
-	noteBefore := func(a starknet.Felt, c *db.ContractRow) {
+	noteBefore := func(a starknet.Felt, c *db.Contract) {
 		if !before[a] {
 			before[a] = true
 			w.rows.ContractChanges = append(w.rows.ContractChanges,
@@ -112,7 +112,7 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 		info := w.classes.get(r.ClassHash)
 		c := w.contracts[r.ContractAddress]
 		if c == nil {
-			c = &db.ContractRow{Address: db.FeltOf(r.ContractAddress), Type: "unknown", Nonce: "0"}
+			c = &db.Contract{Address: db.FeltOf(r.ContractAddress), Type: "unknown", Nonce: "0"}
 			w.counts["contracts"]++
 			w.counts["contracts:unknown"]++
 		} else {

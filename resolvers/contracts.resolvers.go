@@ -50,10 +50,10 @@ func (r *contractResolver) Version(ctx context.Context, obj *db.Contract) (*stri
 }
 
 func (r *contractResolver) BlockHash(ctx context.Context, obj *db.Contract) (db.Felt, error) {
-	if obj.BlockNumber == nil {
+	if obj.DeployedBlock == nil {
 		return nil, nil
 	}
-	b, err := loaders.For(ctx).Block.Load(ctx, *obj.BlockNumber)()
+	b, err := loaders.For(ctx).Block.Load(ctx, *obj.DeployedBlock)()
 	if err != nil || b == nil {
 		return nil, err
 	}
@@ -61,10 +61,10 @@ func (r *contractResolver) BlockHash(ctx context.Context, obj *db.Contract) (db.
 }
 
 func (r *contractResolver) DeployBlock(ctx context.Context, obj *db.Contract) (*db.Block, error) {
-	if obj.BlockNumber == nil {
+	if obj.DeployedBlock == nil {
 		return nil, nil
 	}
-	return loaders.For(ctx).Block.Load(ctx, *obj.BlockNumber)()
+	return loaders.For(ctx).Block.Load(ctx, *obj.DeployedBlock)()
 }
 
 func (r *contractResolver) IsAccount(ctx context.Context, obj *db.Contract) (bool, error) {

@@ -37,9 +37,9 @@ func seedTokens(s *gqlServer, nTokens, holders int) {
 			IsAccount: c == 0, DeclaredBlock: &block, DeclaredAt: &at})
 	}
 	check(db.UpsertClasses(ctx, tx, classes))
-	var contracts []db.ContractRow
+	var contracts []db.Contract
 	for h := 0; h < holders; h++ {
-		contracts = append(contracts, db.ContractRow{Address: holderAddr(h), ClassHash: classHash(h % 3), Type: "account",
+		contracts = append(contracts, db.Contract{Address: holderAddr(h), ClassHash: classHash(h % 3), Type: "account",
 			Nonce: "0", DeployedBlock: &block, DeployedAt: &at})
 	}
 	check(db.UpsertContracts(ctx, tx, contracts))

@@ -103,10 +103,10 @@ func LoadContractHeaders(ctx context.Context, contracts []*db.Contract) error {
 		return err
 	}
 	_, err := loadLinks(ctx, l.Block, contracts, func(c *db.Contract) (int64, bool) {
-		if c.BlockNumber == nil {
+		if c.DeployedBlock == nil {
 			return 0, false
 		}
-		return *c.BlockNumber, true
+		return *c.DeployedBlock, true
 	})
 	return err
 }

@@ -66,11 +66,11 @@ func (s *server) contractPage(ctx context.Context, pg page, conn *model.Contract
 func (s *server) contractItem(ctx context.Context, c *db.Contract) (out contractItem, err error) {
 	cr := s.res.Contract()
 	out = contractItem{Address: addr(c.Address), Type: c.Type, ClassHash: addr(c.ClassHash)}
-	if c.BlockNumber != nil {
-		out.BlockNumber = *c.BlockNumber
+	if c.DeployedBlock != nil {
+		out.BlockNumber = *c.DeployedBlock
 	}
-	if c.CreationTimestamp != nil {
-		out.CreationTimestamp = *c.CreationTimestamp
+	if c.DeployedAt != nil {
+		out.CreationTimestamp = *c.DeployedAt
 	}
 	if out.IsAccount, err = cr.IsAccount(ctx, c); err != nil {
 		return out, err
