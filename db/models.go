@@ -119,19 +119,20 @@ type Contract struct {
 	ClassUpdatedBlock     *int64 `db:"class_updated_block"` // the last block that replaced its class
 }
 
+// Class is a row of classes. The indexer writes it whole (UpsertClasses).
 type Class struct {
 	Hash              Felt    `db:"hash"`
 	Kind              string  `db:"kind"`
 	CairoVersion      int     `db:"cairo_version"`
 	Version           string  `db:"version"`
 	CompiledClassHash Felt    `db:"compiled_class_hash"`
-	Abi               JSON    `db:"abi"`
+	ABI               JSON    `db:"abi"`
 	IsAccount         bool    `db:"is_account"`
 	IsProxy           bool    `db:"is_proxy"`
-	RawErcStandard    *string `db:"erc_standard"`
-	BlockNumber       *int64  `db:"declared_block"`
-	TransactionHash   Felt    `db:"declared_tx_hash"`
-	CreationTimestamp *int64  `db:"declared_at"`
+	RawErcStandard    *string `db:"erc_standard"` // as stored; ErcStandard gives the GraphQL enum
+	DeclaredBlock     *int64  `db:"declared_block"`
+	DeclaredTxHash    Felt    `db:"declared_tx_hash"`
+	DeclaredAt        *int64  `db:"declared_at"`
 }
 
 type VerifiedClass struct {

@@ -33,7 +33,7 @@ func (s *Store) Contracts(ctx context.Context, typ string, class Felt, w Window)
 func ContractSortKey(c *Contract) []any { return []any{blockSortKey(c.DeployedBlock), c.Address} }
 
 // ClassSortKey is a class's keyset value in the class list, as ContractSortKey.
-func ClassSortKey(c *Class) []any { return []any{blockSortKey(c.BlockNumber), c.Hash} }
+func ClassSortKey(c *Class) []any { return []any{blockSortKey(c.DeclaredBlock), c.Hash} }
 
 // blockSortKey is a nullable block number as the lists sort it: coalesce(block, -1).
 func blockSortKey(block *int64) int64 {

@@ -62,30 +62,14 @@ func updateAll(key []string, columns []string) string {
 	return "ON CONFLICT (" + strings.Join(key, ", ") + ") DO UPDATE SET " + strings.Join(set, ", ")
 }
 
-// ClassRow is one row of classes.
-type ClassRow struct {
-	Hash              Felt    `db:"hash"`
-	Kind              string  `db:"kind"`
-	CairoVersion      int16   `db:"cairo_version"`
-	Version           string  `db:"version"`
-	CompiledClassHash Felt    `db:"compiled_class_hash"`
-	ABI               JSON    `db:"abi"`
-	IsAccount         bool    `db:"is_account"`
-	IsProxy           bool    `db:"is_proxy"`
-	ERCStandard       *string `db:"erc_standard"`
-	DeclaredBlock     *int64  `db:"declared_block"`
-	DeclaredTxHash    Felt    `db:"declared_tx_hash"`
-	DeclaredAt        *int64  `db:"declared_at"`
-}
-
 // UpsertClasses writes complete class rows.
-func UpsertClasses(ctx context.Context, tx *sqlx.Tx, rows []ClassRow) error {
+func UpsertClasses(ctx context.Context, tx *sqlx.Tx, rows []Class) error {
 	return upsertAll(ctx, tx, "classes", 1, rows)
 }
 
 // LoadClasses reads the classes with the given hashes.
-func LoadClasses(ctx context.Context, q sqlx.QueryerContext, hashes []Felt) ([]ClassRow, error) {
-	return loadAll[ClassRow](ctx, q, "classes", ByteaKeys(hashes))
+func LoadClasses(ctx context.Context, q sqlx.QueryerContext, hashes []Felt) ([]Class, error) {
+	return loadAll[Class](ctx, q, "classes", ByteaKeys(hashes))
 }
 
 // UpsertContracts writes complete contract rows.

@@ -195,13 +195,14 @@ type ComplexityRoot struct {
 	}
 
 	Class struct {
-		Abi               func(childComplexity int) int
+		ABI               func(childComplexity int) int
 		Alias             func(childComplexity int) int
-		BlockNumber       func(childComplexity int) int
 		CairoVersion      func(childComplexity int) int
 		CompiledClassHash func(childComplexity int) int
 		Contracts         func(childComplexity int, first *int, after *string) int
-		CreationTimestamp func(childComplexity int) int
+		DeclaredAt        func(childComplexity int) int
+		DeclaredBlock     func(childComplexity int) int
+		DeclaredTxHash    func(childComplexity int) int
 		ErcStandard       func(childComplexity int) int
 		Hash              func(childComplexity int) int
 		ID                func(childComplexity int) int
@@ -209,7 +210,6 @@ type ComplexityRoot struct {
 		IsErcToken        func(childComplexity int) int
 		IsProxy           func(childComplexity int) int
 		Kind              func(childComplexity int) int
-		TransactionHash   func(childComplexity int) int
 		Verified          func(childComplexity int) int
 		Version           func(childComplexity int) int
 	}
@@ -1767,23 +1767,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.Call.Selector(childComplexity), true
 
 	case "Class.abi":
-		if e.ComplexityRoot.Class.Abi == nil {
+		if e.ComplexityRoot.Class.ABI == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Class.Abi(childComplexity), true
+		return e.ComplexityRoot.Class.ABI(childComplexity), true
 	case "Class.alias":
 		if e.ComplexityRoot.Class.Alias == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Class.Alias(childComplexity), true
-	case "Class.blockNumber":
-		if e.ComplexityRoot.Class.BlockNumber == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Class.BlockNumber(childComplexity), true
 	case "Class.type":
 		if e.ComplexityRoot.Class.CairoVersion == nil {
 			break
@@ -1808,11 +1802,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Class.Contracts(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Class.creationTimestamp":
-		if e.ComplexityRoot.Class.CreationTimestamp == nil {
+		if e.ComplexityRoot.Class.DeclaredAt == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Class.CreationTimestamp(childComplexity), true
+		return e.ComplexityRoot.Class.DeclaredAt(childComplexity), true
+	case "Class.blockNumber":
+		if e.ComplexityRoot.Class.DeclaredBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Class.DeclaredBlock(childComplexity), true
+	case "Class.transactionHash":
+		if e.ComplexityRoot.Class.DeclaredTxHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Class.DeclaredTxHash(childComplexity), true
 	case "Class.ercStandard":
 		if e.ComplexityRoot.Class.ErcStandard == nil {
 			break
@@ -1855,12 +1861,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Class.Kind(childComplexity), true
-	case "Class.transactionHash":
-		if e.ComplexityRoot.Class.TransactionHash == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Class.TransactionHash(childComplexity), true
 	case "Class.verified":
 		if e.ComplexityRoot.Class.Verified == nil {
 			break
@@ -12416,7 +12416,7 @@ func (ec *executionContext) _Class_abi(ctx context.Context, field graphql.Collec
 			return ec.fieldContext_Class_abi(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Abi, nil
+			return obj.ABI, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.JSON) graphql.Marshaler {
@@ -12531,7 +12531,7 @@ func (ec *executionContext) _Class_blockNumber(ctx context.Context, field graphq
 			return ec.fieldContext_Class_blockNumber(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.BlockNumber, nil
+			return obj.DeclaredBlock, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
@@ -12554,7 +12554,7 @@ func (ec *executionContext) _Class_transactionHash(ctx context.Context, field gr
 			return ec.fieldContext_Class_transactionHash(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.TransactionHash, nil
+			return obj.DeclaredTxHash, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.Felt) graphql.Marshaler {
@@ -12577,7 +12577,7 @@ func (ec *executionContext) _Class_creationTimestamp(ctx context.Context, field 
 			return ec.fieldContext_Class_creationTimestamp(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.CreationTimestamp, nil
+			return obj.DeclaredAt, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {

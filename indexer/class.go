@@ -11,7 +11,7 @@ import (
 // names of its functions, for naming calls.
 type classInfo struct {
 	Kind         string // sierra | legacy
-	CairoVersion int16  // 1 for Sierra, 0 for legacy
+	CairoVersion int    // 1 for Sierra, 0 for legacy
 	Version      string // contract_class_version, or "0"
 	ABI          json.RawMessage
 	IsAccount    bool
@@ -23,7 +23,7 @@ type classInfo struct {
 
 // classInfoOf keeps what the indexer needs of a class parsed by starknet/class.
 func classInfoOf(c *class.Class) *classInfo {
-	info := &classInfo{Kind: string(c.Kind), CairoVersion: int16(c.CairoVersion), Version: "0",
+	info := &classInfo{Kind: string(c.Kind), CairoVersion: int(c.CairoVersion), Version: "0",
 		IsAccount: c.Flags.IsAccount, IsProxy: c.Flags.IsProxy, Functions: functionNames(c.ABI), Parsed: c.ABI}
 	if c.Kind == class.KindSierra {
 		info.Version = c.ContractClassVersion

@@ -107,12 +107,12 @@ func (c *classCache) load(ctx context.Context, q sqlx.QueryerContext, hashes []s
 	return nil
 }
 
-func classInfoFromRow(r *db.ClassRow) *classInfo {
+func classInfoFromRow(r *db.Class) *classInfo {
 	parsed := parseStoredABI(json.RawMessage(r.ABI))
 	info := &classInfo{Kind: r.Kind, CairoVersion: r.CairoVersion, Version: r.Version, ABI: json.RawMessage(r.ABI),
 		IsAccount: r.IsAccount, IsProxy: r.IsProxy, Functions: functionNames(parsed), Parsed: parsed}
-	if r.ERCStandard != nil {
-		info.ERCStandard = *r.ERCStandard
+	if r.RawErcStandard != nil {
+		info.ERCStandard = *r.RawErcStandard
 	}
 	return info
 }

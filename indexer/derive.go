@@ -62,7 +62,7 @@ type batchWriter struct {
 	nftBals   map[nftOwnerKey]*balance
 	// nftHeld is what each (collection, owner) pair holds in all, for holder counts.
 	nftHeld  map[[2]starknet.Felt]*big.Int
-	newClass map[starknet.Felt]*db.ClassRow
+	newClass map[starknet.Felt]*db.Class
 
 	dirtyContracts map[starknet.Felt]bool
 	dirtyTokens    map[starknet.Felt]bool
@@ -105,7 +105,7 @@ func newBatchWriter(tx *db.WriteTx, classes *classCache) *batchWriter {
 		tx: tx.Tx, writeTx: tx, classes: classes,
 		contracts: map[starknet.Felt]*db.Contract{}, tokens: map[starknet.Felt]*db.TokenRow{},
 		balances: map[[2]starknet.Felt]*balance{}, nftItems: map[nftKey]*db.NFTItemRow{},
-		nftBals: map[nftOwnerKey]*balance{}, nftHeld: map[[2]starknet.Felt]*big.Int{}, newClass: map[starknet.Felt]*db.ClassRow{},
+		nftBals: map[nftOwnerKey]*balance{}, nftHeld: map[[2]starknet.Felt]*big.Int{}, newClass: map[starknet.Felt]*db.Class{},
 		dirtyContracts: map[starknet.Felt]bool{}, dirtyTokens: map[starknet.Felt]bool{},
 		dirtyBalances: map[[2]starknet.Felt]bool{}, blockBalances: map[[2]starknet.Felt]bool{}, dirtyItems: map[nftKey]bool{},
 		dirtyNFTBals: map[nftOwnerKey]bool{}, counts: map[string]int64{}, buckets: map[bucket]*bucketSums{}, staking: newStaking(),

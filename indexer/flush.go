@@ -93,7 +93,7 @@ func (w *batchWriter) flush(ctx context.Context) error {
 			return err
 		}
 	}
-	classes := make([]db.ClassRow, 0, len(w.newClass))
+	classes := make([]db.Class, 0, len(w.newClass))
 	for _, c := range w.newClass {
 		classes = append(classes, *c)
 	}

@@ -61,7 +61,7 @@ func (w *batchWriter) lookUpMissing(ctx context.Context, first uint64, deployed 
 		if info == nil || w.newClass[h] != nil || w.classes.stored(h) {
 			continue
 		}
-		row := &db.ClassRow{Hash: db.FeltOf(h)}
+		row := &db.Class{Hash: db.FeltOf(h)}
 		fillClassRow(row, info)
 		w.putClass(h, row)
 	}

@@ -38,7 +38,7 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 		if info == nil {
 			info = w.classes.get(hash)
 		}
-		row := &db.ClassRow{Hash: db.FeltOf(hash), Kind: kind, Version: "0", DeclaredBlock: &num, DeclaredAt: &ts}
+		row := &db.Class{Hash: db.FeltOf(hash), Kind: kind, Version: "0", DeclaredBlock: &num, DeclaredAt: &ts}
 		if kind == "sierra" {
 			row.CairoVersion, row.Version = 1, "0.1.0"
 		}
@@ -71,7 +71,7 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 		if info == nil || w.newClass[hash] != nil || w.classes.stored(hash) {
 			continue
 		}
-		row := &db.ClassRow{Hash: db.FeltOf(hash)}
+		row := &db.Class{Hash: db.FeltOf(hash)}
 		fillClassRow(row, info)
 		w.putClass(hash, row)
 	}
@@ -144,14 +144,14 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 	}
 }
 
-func (w *batchWriter) putClass(hash starknet.Felt, row *db.ClassRow) {
+func (w *batchWriter) putClass(hash starknet.Felt, row *db.Class) {
 	if w.newClass[hash] == nil && !w.classes.stored(hash) {
 		w.counts["classes"]++
 	}
 	w.newClass[hash] = row
 }
 
-func fillClassRow(row *db.ClassRow, info *classInfo) {
+func fillClassRow(row *db.Class, info *classInfo) {
 	if info == nil {
 		return
 	}
@@ -160,6 +160,6 @@ func fillClassRow(row *db.ClassRow, info *classInfo) {
 	row.IsAccount, row.IsProxy = info.IsAccount, info.IsProxy
 	if info.ERCStandard != "" {
 		erc := info.ERCStandard
-		row.ERCStandard = &erc
+		row.RawErcStandard = &erc
 	}
 }

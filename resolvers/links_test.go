@@ -31,9 +31,9 @@ func seedTokens(s *gqlServer, nTokens, holders int) {
 	check(db.InsertChainRows(ctx, write, &db.ChainRows{Blocks: []db.BlockRow{{
 		Number: block, Hash: db.FeltFromUint64(1), ParentHash: db.FeltFromUint64(0), Timestamp: at, Status: "ACCEPTED_ON_L2",
 	}}}))
-	var classes []db.ClassRow
+	var classes []db.Class
 	for c := 0; c < 3; c++ {
-		classes = append(classes, db.ClassRow{Hash: classHash(c), Kind: "sierra", CairoVersion: 1, Version: "0.1.0",
+		classes = append(classes, db.Class{Hash: classHash(c), Kind: "sierra", CairoVersion: 1, Version: "0.1.0",
 			IsAccount: c == 0, DeclaredBlock: &block, DeclaredAt: &at})
 	}
 	check(db.UpsertClasses(ctx, tx, classes))

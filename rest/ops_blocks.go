@@ -170,8 +170,8 @@ func listClassesOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 func classItemOf(c *db.Class) classItem {
 	typ, erc := c.CairoVersion, c.IsErcToken()
 	return classItem{
-		Hash: addr(c.Hash), TransactionHash: hexOrNil(c.TransactionHash), Version: ptr(c.Version), Type: &typ,
-		IsAccount: ptr(c.IsAccount), IsProxy: ptr(c.IsProxy), IsErcToken: &erc, CreationTimestamp: c.CreationTimestamp,
+		Hash: addr(c.Hash), TransactionHash: hexOrNil(c.DeclaredTxHash), Version: ptr(c.Version), Type: &typ,
+		IsAccount: ptr(c.IsAccount), IsProxy: ptr(c.IsProxy), IsErcToken: &erc, CreationTimestamp: c.DeclaredAt,
 	}
 }
 
@@ -185,9 +185,9 @@ func classOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	out := classDetails{classItem: classItemOf(c), Kind: c.Kind, BlockNumber: c.BlockNumber, CompiledClassHash: hexOrNil(c.CompiledClassHash)}
-	if c.Abi != nil {
-		out.Abi = c.Abi
+	out := classDetails{classItem: classItemOf(c), Kind: c.Kind, BlockNumber: c.DeclaredBlock, CompiledClassHash: hexOrNil(c.CompiledClassHash)}
+	if c.ABI != nil {
+		out.Abi = c.ABI
 	}
 	if out.Alias, err = s.res.Class().Alias(ctx, c); err != nil {
 		return nil, err
