@@ -254,8 +254,9 @@ func BridgeTransfer(m *db.Message, transfers []*db.TokenTransfer) (t *db.TokenTr
 }
 
 // LoadMetaTransactionLinks loads what REST's meta-transactions show beside their rows: the
-// transactions that ran them, with their blocks, aliases and calls, and the accounts that
-// ran the outside execution, with their aliases.
+// transactions that ran them, with what tx-activity items show of those (their blocks,
+// aliases and calls: LoadTransactionActivity), and the accounts that ran the outside
+// execution, with their aliases.
 func LoadMetaTransactionLinks(ctx context.Context, ms []*db.MetaTransaction) error {
 	l := loaders.For(ctx)
 	txs, err := loadLinks(ctx, l.Transaction, ms, func(m *db.MetaTransaction) (db.TxKey, bool) {
@@ -264,13 +265,7 @@ func LoadMetaTransactionLinks(ctx context.Context, ms []*db.MetaTransaction) err
 	if err != nil {
 		return err
 	}
-	txs = nonNilRows(txs)
-	if err := LoadTransactionHeaders(ctx, txs); err != nil {
-		return err
-	}
-	if _, err := loadLinks(ctx, l.Calls, txs, func(tx *db.Transaction) (db.TxKey, bool) {
-		return db.TxKey{Block: tx.BlockNumber, Index: tx.Index}, true
-	}); err != nil {
+	if err := LoadTransactionActivity(ctx, nonNilRows(txs)); err != nil {
 		return err
 	}
 	if _, err := loadLinks(ctx, l.Contract, ms, func(m *db.MetaTransaction) (string, bool) { return string(m.ContractAddress), true }); err != nil {
@@ -311,23 +306,25 @@ func (r *Resolver) DailyBalancesOf(ctx context.Context, owner db.Felt, tokens []
 	if err != nil {
 		return nil, err
 	}
-	days, err := loadLinks(ctx, loaders.For(ctx).DailyBalances, keys, func(k *db.DailyKey) (db.DailyKey, bool) {
-		if k == nil {
-			return db.DailyKey{}, false
+	// The tokens that have a key, and where each stands among tokens.
+	var present []db.DailyKey
+	var at []int
+	for i, k := range keys {
+		if k != nil {
+			present, at = append(present, *k), append(at, i)
 		}
-		return *k, true
-	})
+	}
+	days, err := loaders.For(ctx).DailyBalances.LoadAll(ctx, present)
 	if err != nil {
 		return nil, err
 	}
 	series := make([][]*db.DailyBalance, len(tokens))
-	for i, k := range keys {
+	for i := range series {
 		series[i] = []*db.DailyBalance{}
-		if k != nil { // days holds a series for each key there is, in order
-			if days[0] != nil {
-				series[i] = days[0]
-			}
-			days = days[1:]
+	}
+	for j, i := range at {
+		if days[j] != nil {
+			series[i] = days[j]
 		}
 	}
 	return series, nil

@@ -79,7 +79,7 @@ func validatorPoolInfoOp(ctx context.Context, s *server, a *args, _ *http.Reques
 			return nil, err
 		}
 		item := validatorPool{PoolContract: addr(p.Address), TokenAddress: addr(p.TokenAddress), TokenInfo: info,
-			Asset: assetOf(p.TokenAddress, ov), TotalDelegated: p.TotalDelegated, DelegatorCount: int(p.DelegatorCount)}
+			Asset: assetOf(p.TokenAddress, ov), TotalDelegated: p.TotalDelegated, DelegatorCount: p.DelegatorCount}
 		if apr != nil {
 			item.Apr = ptr(bps(*apr))
 		}
