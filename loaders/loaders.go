@@ -89,17 +89,17 @@ type PageKey[K comparable] struct {
 func New(store *db.Store) *Loaders { return build(store, dispatch{wait: BatchWait}) }
 
 // Sequential creates the loaders of a request whose code loads one key at a time (a REST
-// handler): each load runs at once, as waiting could gather no sibling. A REST list reads
-// its items' links for the whole page with LoadAll instead.
+// handler): each load runs at once, on the calling goroutine, as waiting could gather no
+// sibling. A REST list reads its items' links for the whole page with LoadAll instead.
 func Sequential(store *db.Store) *Loaders {
-	return build(store, dispatch{wait: BatchWait, capacity: 1})
+	return build(store, dispatch{wait: BatchWait, sequential: true})
 }
 
-// dispatch says when a loader runs its statement: after wait, or as soon as capacity
-// keys are in (0: no such bound).
+// dispatch says when a loader runs its statement: after wait, gathering the keys siblings
+// ask meanwhile, or at once for a sequential request's loads.
 type dispatch struct {
-	wait     time.Duration
-	capacity int
+	wait       time.Duration
+	sequential bool
 }
 
 // Lazy is a dataloader made on its first load: a request uses a few of the ~45 links,
@@ -115,18 +115,15 @@ type Lazy[K comparable, V any] struct {
 func (z *Lazy[K, V]) get() *dataloader.Loader[K, V] {
 	z.once.Do(func() {
 		z.cache = dataloader.NewCache[K, V]()
-		opts := []dataloader.Option[K, V]{dataloader.WithWait[K, V](z.d.wait), dataloader.WithCache(z.cache)}
-		if z.d.capacity > 0 {
-			opts = append(opts, dataloader.WithBatchCapacity[K, V](z.d.capacity))
-		}
-		z.loader = dataloader.NewBatchedLoader(z.batch, opts...)
+		z.loader = dataloader.NewBatchedLoader(z.batch, dataloader.WithWait[K, V](z.d.wait), dataloader.WithCache(z.cache))
 	})
 	return z.loader
 }
 
-// Load asks for key's value; the thunk waits for the batch it joined.
+// Load asks for key's value; the thunk waits for the batch it joined, or has it already
+// when no sibling can join (a sequential request's loads, a field alone).
 func (z *Lazy[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
-	if z.d.capacity != 1 && HasSpareCores(ctx) && alone(ctx) { // the cheap test first
+	if z.d.sequential || (HasSpareCores(ctx) && alone(ctx)) { // the cheap tests first
 		return z.loadNow(ctx, key)
 	}
 	return z.get().Load(ctx, key)
@@ -164,7 +161,7 @@ func (z *Lazy[K, V]) LoadAll(ctx context.Context, keys []K) ([]V, error) {
 }
 
 // loadNow loads key on the calling goroutine, from the request's cache or in a batch of
-// its own, for a field no sibling can join (alone).
+// its own, for a load no sibling can join (a sequential request's, or a field alone).
 func (z *Lazy[K, V]) loadNow(ctx context.Context, key K) dataloader.Thunk[V] {
 	got, err := z.LoadAll(ctx, []K{key})
 	return func() (V, error) {

@@ -34,7 +34,7 @@ func TestLoadAllReadsWhatIsMissingOnce(t *testing.T) {
 		return rows, nil
 	}
 	ctx := context.Background()
-	z := one(dispatch{wait: time.Hour, capacity: 1}, fetch, func(row string) string { return row })
+	z := one(dispatch{wait: time.Hour, sequential: true}, fetch, func(row string) string { return row })
 	z.Prime(ctx, "primed", "primed")
 
 	got, err := z.LoadAll(ctx, []string{"a", "primed", "b", "a", "gone"})
