@@ -38,6 +38,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	only := fs.String("only", "", "run only the workloads whose name contains this text (e.g. stats)")
 	postgraphile := fs.String("postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (README: Performance)")
 	indexTxs := fs.Int("index-txs", 300_000, "transactions indexed from scratch, once per indexing mode, to time the indexer (0: skip), into a database bench_indexing made beside the bench's")
+	hotKeys := fs.Bool("hot-keys", true, "add the hot-key workloads: every list by its key with the most rows, at its first, middle, deep and last page")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the process, one file per workload and indexer run (named after it), taken while it runs, to this file name")
 	var sf serverFlags
 	sf.register(fs)
@@ -81,6 +82,13 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	workloads, err := bench.Workloads(ctx, conn)
 	if err != nil {
 		return err
+	}
+	if *hotKeys {
+		hot, err := bench.HotKeyWorkloads(ctx, conn)
+		if err != nil {
+			return err
+		}
+		workloads = append(workloads, hot...)
 	}
 	workloads = slices.DeleteFunc(workloads, func(w bench.Workload) bool { return !strings.Contains(w.Name, *only) })
 	timeIndexer := *indexTxs > 0 && strings.Contains(indexerWorkload, *only)
@@ -165,6 +173,17 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	report := map[string]any{"txs": *txs, "concurrency": *concurrency, "duration": duration.String(),
 		"at": time.Now().UTC().Format(time.RFC3339), "results": results}
+	storage, err := bench.MeasureStorage(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("bench: storage: %w", err)
+	}
+	if t := bench.StorageMarkdown(storage); t != "" {
+		if table != "" {
+			table += "\n"
+		}
+		table += t
+		report["storage"] = storage
+	}
 	if timeIndexer {
 		stopServe() // the indexer gets the machine to itself
 		runs, err := timeIndexing(ctx, log, conn, dbURL, *indexTxs, *cpuProfile)

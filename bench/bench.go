@@ -132,6 +132,9 @@ type Workload struct {
 	// over the same database, the second baseline; empty where it has no equivalent (it
 	// infers relations from foreign keys only, and holders and classes are not linked so).
 	PostGraphile string
+	// Offset and Limit are the window a list workload reads (hot-key workloads): its
+	// statements should read no more rows than Offset+Limit from any table.
+	Offset, Limit int
 }
 
 // strk is the STRK token, whose holders the token workloads read.

@@ -89,6 +89,14 @@ type keysetQuery struct {
 	keyCols  []string
 	desc     bool
 	flipLead bool
+	// keysFrom, when set, is the list's own table with its alias ("events e"), where an
+	// index holds the conditions' columns and then keyCols. A page is then read in two
+	// steps: its keys alone, from that index (an index-only scan, which skips each row
+	// above the page for the price of an index entry), and then its rows, joined by those
+	// keys. Read in one step, every row skipped by an offset was fetched from the table
+	// and joined before it was thrown away: 5,000 rows deep in the hottest emitter's
+	// events, 21 ms instead of 33; 100,000 deep, 0.29 s instead of 1.5 s.
+	keysFrom string
 }
 
 // keysetList reads a page of q through listPage; keyOf gives a row's values of q.keyCols.
@@ -101,8 +109,25 @@ func keysetList[T any](ctx context.Context, s *Store, q keysetQuery, w Window, k
 // readKeyset runs q's statement for one window, as it is given.
 func readKeyset[T any](ctx context.Context, s *Store, q keysetQuery, w Window) ([]T, error) {
 	where, tail, kargs := w.keysetFlipped(q.keyCols, q.desc, q.flipLead, len(q.args)+1)
+	conds := and(append(slices.Clip(q.conds), where)...)
+	text := q.from + conds + tail
+	if table := " FROM " + q.keysFrom; q.keysFrom != "" && strings.Contains(q.from, table) {
+		keys, on := make([]string, len(q.keyCols)), make([]string, len(q.keyCols))
+		for i, c := range q.keyCols {
+			keys[i] = fmt.Sprintf("%s AS k%d", c, i)
+			on[i] = fmt.Sprintf("k.k%d", i)
+		}
+		order, _, _ := strings.Cut(tail, " LIMIT ")
+		alias := q.keysFrom[strings.LastIndexByte(q.keysFrom, ' ')+1:]
+		// The page's rows, looked up by their keys. OFFSET 0 keeps PostgreSQL from joining
+		// the list's other tables first: it then looked the rows up by those tables' keys
+		// (an event by its transaction's), which match several rows each.
+		page := " FROM (SELECT " + alias + ".* FROM (SELECT " + strings.Join(keys, ", ") + table + conds + tail + ") k JOIN " +
+			q.keysFrom + " ON (" + strings.Join(q.keyCols, ", ") + ") = (" + strings.Join(on, ", ") + ") OFFSET 0) " + alias
+		text = strings.Replace(q.from, table, page, 1) + order
+	}
 	var rows []T
-	err := s.selectRows(ctx, &rows, q.from+and(append(slices.Clip(q.conds), where)...)+tail, slices.Concat(q.args, kargs)...)
+	err := s.selectRows(ctx, &rows, text, slices.Concat(q.args, kargs)...)
 	return rows, err
 }
 

@@ -153,7 +153,7 @@ func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Windo
 	var args []any
 	conds := f.where(&args)
 	q := keysetQuery{name: "transactions", from: `SELECT ` + txListCols + ` FROM transactions t`,
-		conds: conds, args: args, keyCols: []string{"t.block_number", "t.tx_index"}, desc: desc}
+		conds: conds, args: args, keyCols: []string{"t.block_number", "t.tx_index"}, desc: desc, keysFrom: "transactions t"}
 	if len(conds) == 0 {
 		// The whole chain's list seeks to a page by its position (transactionsAt).
 		if w.After == nil && w.Offset > 0 {
@@ -261,7 +261,7 @@ func (s *Store) Events(ctx context.Context, f EventsFilter, desc bool, w Window)
 	conds := f.where(&args)
 	return keysetList(ctx, s, keysetQuery{name: "events", from: `SELECT ` + eventCols + ` FROM events e
 		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`,
-		conds: conds, args: args, keyCols: []string{"e.block_number", "e.tx_index", "e.event_index"}, desc: desc},
+		conds: conds, args: args, keyCols: []string{"e.block_number", "e.tx_index", "e.event_index"}, desc: desc, keysFrom: "events e"},
 		w, func(e *Event) []any { return []any{e.BlockNumber, e.TxIndex, e.Index} })
 }
 

@@ -54,6 +54,7 @@ func (s *Store) NftCollectionStatsOf(ctx context.Context, seconds int64, order s
 		return nil, fmt.Errorf("nft stats: no order %q", order)
 	}
 	var rows []*NftCollectionStats
+	page, pageArgs := w.pageTail(2)
 	err := s.selectRows(ctx, &rows, `WITH `+salesSince+`,
 		per AS (SELECT contract_address, count(*) AS sales, coalesce(sum(usd), 0) AS volume FROM sales GROUP BY 1),
 		traders AS (SELECT contract_address, count(DISTINCT trader) AS traders
@@ -64,7 +65,7 @@ func (s *Store) NftCollectionStatsOf(ctx context.Context, seconds int64, order s
 				c.holder_count AS owners, c.total_supply::text AS supply
 			FROM tokens c LEFT JOIN per ON per.contract_address = c.address LEFT JOIN traders tr ON tr.contract_address = c.address
 			WHERE c.standard IN ('erc721', 'erc1155')) x
-		ORDER BY `+key+` `+direction(ascending)+`, contract_address`+w.limitOffset(), seconds)
+		ORDER BY `+key+` `+direction(ascending)+`, contract_address`+page, append([]any{seconds}, pageArgs...)...)
 	return rows, err
 }
 
@@ -83,6 +84,7 @@ func (s *Store) MarketplaceStatsOf(ctx context.Context, seconds int64, order str
 		return nil, fmt.Errorf("marketplace stats: no order %q", order)
 	}
 	var rows []*MarketplaceStats
+	page, pageArgs := w.pageTail(2)
 	err := s.selectRows(ctx, &rows, `WITH `+salesSince+`,
 		per AS (SELECT marketplace_contract_address AS m, count(*) AS sales, coalesce(sum(usd), 0) AS volume,
 			count(DISTINCT contract_address) AS collections FROM sales WHERE marketplace_contract_address IS NOT NULL GROUP BY 1),
@@ -91,7 +93,7 @@ func (s *Store) MarketplaceStatsOf(ctx context.Context, seconds int64, order str
 		SELECT * FROM (
 			SELECT per.m AS marketplace_address, a.name, per.sales, per.volume AS sales_volume_usd, tr.traders, per.collections
 			FROM per JOIN traders tr USING (m) LEFT JOIN aliases a ON a.address = per.m) x
-		ORDER BY `+key+` `+direction(ascending)+`, marketplace_address`+w.limitOffset(), seconds)
+		ORDER BY `+key+` `+direction(ascending)+`, marketplace_address`+page, append([]any{seconds}, pageArgs...)...)
 	return rows, err
 }
 

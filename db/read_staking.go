@@ -266,7 +266,7 @@ func (s *Store) ValidatorsBy(ctx context.Context, order string, asc bool, search
 		x.rank AS x_rank, x.apr::float8 AS x_apr, x.pool_apr_strk::float8 AS x_pool_apr_strk
 		FROM validators v JOIN validator_figures x USING (staker_address)
 		WHERE %s
-		ORDER BY %s %s %s, x.rank LIMIT %d OFFSET %d`, validatorSearch, expr, dir, nulls, w.Limit, w.Offset), search)
+		ORDER BY %s %s %s, x.rank LIMIT $2 OFFSET $3`, validatorSearch, expr, dir, nulls), search, w.Limit, w.Offset)
 	validators, economics := make([]*Validator, len(rows)), make([]*ValidatorEconomics, len(rows))
 	for i, r := range rows {
 		validators[i] = &r.Validator
@@ -314,15 +314,17 @@ func (s *Store) DelegationsOfValidator(ctx context.Context, f ValidatorDelegatio
 	pools, delegations := f.where(&args)
 	read := func(w Window) ([]*Delegation, error) {
 		after, _, kargs := w.keysetFlipped([]string{"d.amount", "d.pool_contract", "d.delegator_address"}, false, true, len(args)+1)
+		// kargs ends with the window's limit and offset; each pool reads up to their sum.
+		n := len(args) + len(kargs)
 		if after != "" {
 			after = " AND " + after
 		}
 		var rows []*Delegation
 		err := s.selectRows(ctx, &rows, `SELECT x.* FROM pools p CROSS JOIN LATERAL (SELECT `+delegationCols+`
-				FROM delegations d WHERE d.pool_contract = p.pool_contract`+delegations+after+`
-				ORDER BY d.amount DESC, d.delegator_address LIMIT `+fmt.Sprint(w.Limit+w.Offset)+`) x
-			WHERE `+pools+`
-			ORDER BY x.amount::numeric DESC, x.pool_contract, x.delegator_address`+w.limitOffset(), slices.Concat(args, kargs)...)
+				FROM delegations d WHERE d.pool_contract = p.pool_contract`+delegations+after+fmt.Sprintf(`
+				ORDER BY d.amount DESC, d.delegator_address LIMIT $%[1]d::bigint + $%[2]d::bigint) x
+			WHERE `, n-1, n)+pools+fmt.Sprintf(`
+			ORDER BY x.amount::numeric DESC, x.pool_contract, x.delegator_address LIMIT $%d OFFSET $%d`, n-1, n), slices.Concat(args, kargs)...)
 		return rows, err
 	}
 	return listPage(s, listName("validator delegations "+pools+delegations, args), w,

@@ -88,20 +88,22 @@ func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Win
 	keyOf := func(t *TokenTransfer) []any { return []any{t.BlockNumber, t.TxIndex, t.EventIndex} }
 	if f.Wallet == nil {
 		return keysetList(ctx, s, keysetQuery{name: "token_transfers", from: `SELECT ` + tokenTransferCols + ` FROM token_transfers e`,
-			conds: conds, args: args, keyCols: tokenTransferKeyColumns, desc: !f.Ascending}, w, keyOf)
+			conds: conds, args: args, keyCols: tokenTransferKeyColumns, desc: !f.Ascending, keysFrom: "token_transfers e"}, w, keyOf)
 	}
 	read := func(w Window) ([]*TokenTransfer, error) {
 		where, tail, kargs := w.keyset(tokenTransferKeyColumns, !f.Ascending, len(args)+1)
+		// kargs ends with the window's limit and offset: each side reads up to their sum.
 		args := append(slices.Concat(args, kargs), f.Wallet)
 		conds := append(slices.Clip(conds), where)
 		wallet := fmt.Sprintf("$%d", len(args))
+		limit, offset := len(args)-2, len(args)-1
 		dir := "DESC"
 		if f.Ascending {
 			dir = "ASC"
 		}
 		side := func(cond string) string {
 			return `(SELECT ` + tokenTransferCols + ` FROM token_transfers e` + and(append(conds, cond)...) +
-				fmt.Sprintf(` ORDER BY e.block_number %[1]s, e.tx_index %[1]s, e.event_index %[1]s LIMIT %[2]d)`, dir, w.Limit+w.Offset)
+				fmt.Sprintf(` ORDER BY e.block_number %[1]s, e.tx_index %[1]s, e.event_index %[1]s LIMIT $%[2]d::bigint + $%[3]d::bigint)`, dir, limit, offset)
 		}
 		var rows []*TokenTransfer
 		err := s.selectRows(ctx, &rows, `SELECT e.* FROM (`+side("e.from_address = "+wallet)+` UNION ALL `+

@@ -34,12 +34,13 @@ type Store struct {
 
 	prepared preparedStatements
 	pageEnds *lru.Cache[pageEndKey, pageEnd] // page_ends.go
+	counts   *countCache                     // counts.go
 	clock    func() time.Time                // nil: time.Now; tests move it
 }
 
 // NewStore wraps an open database.
 func NewStore(conn *sqlx.DB) *Store {
-	return &Store{db: conn, prepared: newPreparedStatements(), pageEnds: newPageEnds()}
+	return &Store{db: conn, prepared: newPreparedStatements(), pageEnds: newPageEnds(), counts: newCountCache()}
 }
 
 // DB is the underlying connection pool.
@@ -177,11 +178,24 @@ type Window struct {
 	After  []any
 }
 
-// limitOffset is the tail of a list walked by offset.
-func (w Window) limitOffset() string { return fmt.Sprintf(" LIMIT %d OFFSET %d", w.Limit, w.Offset) }
+// pageTail is the LIMIT and OFFSET of a window, as the statement's arguments firstArg and
+// firstArg+1, never as text. Statements run as prepared generic plans (openReadPool in
+// server.go): a plan made once for every key. Written into the text, a deep page's
+// "LIMIT 26 OFFSET 4975" told the planner that the page needs more rows than an average
+// key has, so it read every row of the key and sorted them; for the hottest key (half of
+// the events) that was 2.3 s where walking the index takes 15 ms. As parameters, LIMIT and
+// OFFSET leave the planner to assume that a page is a small part of the rows (PostgreSQL
+// plans an unknown limit for a tenth of them), so it walks an index in the list's order
+// and stops at the page's end, whatever the key. One text also serves every page, so deep
+// pages no longer fill the prepared-statement cache with texts used once (prepared.go).
+// docs/planning.md says how every list is planned and how the skew test checks it.
+func (w Window) pageTail(firstArg int) (string, []any) {
+	return fmt.Sprintf(" LIMIT $%d OFFSET $%d", firstArg, firstArg+1), []any{w.Limit, w.Offset}
+}
 
 // keyset returns the WHERE fragment and the ORDER BY/LIMIT/OFFSET tail for a list sorted
-// by cols, all in one direction. firstArg is the number of the first placeholder to use.
+// by cols, all in one direction, and the arguments both take. firstArg is the number of
+// the first placeholder to use.
 func (w Window) keyset(cols []string, desc bool, firstArg int) (where, tail string, args []any) {
 	return w.keysetFlipped(cols, desc, false, firstArg)
 }
@@ -200,12 +214,20 @@ func (w Window) keysetFlipped(cols []string, desc, flipLead bool, firstArg int) 
 			order[i] = c + " DESC"
 		}
 	}
-	tail = " ORDER BY " + strings.Join(order, ", ") + fmt.Sprintf(" LIMIT %d", w.Limit)
+	where, args = w.seek(cols, descending, flipLead, firstArg)
+	paged := w
+	if where != "" { // a window from a keyset position skips nothing more
+		paged.Offset = 0
+	}
+	page, pageArgs := paged.pageTail(firstArg + len(args))
+	return where, " ORDER BY " + strings.Join(order, ", ") + page, append(args, pageArgs...)
+}
+
+// seek is the condition that starts a window at its keyset position After (none when the
+// window is walked by offset), with its arguments numbered from firstArg.
+func (w Window) seek(cols []string, descending func(int) bool, flipLead bool, firstArg int) (string, []any) {
 	if len(w.After) != len(cols) || len(cols) == 0 {
-		if w.Offset > 0 {
-			tail += fmt.Sprintf(" OFFSET %d", w.Offset)
-		}
-		return "", tail, nil
+		return "", nil
 	}
 	ph := make([]string, len(cols))
 	for i := range cols {
@@ -220,14 +242,13 @@ func (w Window) keysetFlipped(cols []string, desc, flipLead bool, firstArg int) 
 		return fmt.Sprintf("(%s) %s (%s)", strings.Join(cols, ", "), cmp, strings.Join(key, ", "))
 	}
 	if !flipLead || len(cols) == 1 {
-		return after(cols, ph, descending(0)), tail, w.After
+		return after(cols, ph, descending(0)), w.After
 	}
 	bound := ">="
 	if descending(0) {
 		bound = "<="
 	}
-	where = fmt.Sprintf("%s %s %s AND (%s <> %s OR %s)", cols[0], bound, ph[0], cols[0], ph[0], after(cols[1:], ph[1:], descending(1)))
-	return where, tail, w.After
+	return fmt.Sprintf("%s %s %s AND (%s <> %s OR %s)", cols[0], bound, ph[0], cols[0], ph[0], after(cols[1:], ph[1:], descending(1))), w.After
 }
 
 // and joins non-empty conditions into a WHERE clause.
@@ -256,13 +277,6 @@ func (s *Store) ListCount(ctx context.Context, name string) (int64, error) {
 // it, totals are reported as the cap, so a count never scans more than this many index
 // entries.
 const CountCap = 100_000
-
-// cappedCount counts the rows of a filtered list up to CountCap.
-func (s *Store) cappedCount(ctx context.Context, from string, args ...any) (int64, error) {
-	var n int64
-	_, err := s.getRow(ctx, &n, fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM %s LIMIT %d) capped`, from, CountCap), args...)
-	return n, err
-}
 
 // countFiltered is a filtered list's total: the maintained total named total without
 // conditions, else a capped count of table (with the alias its conditions use).

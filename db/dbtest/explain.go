@@ -19,6 +19,18 @@ var explained atomic.Int64
 // force_generic_plan): prepared, then executed with the arguments. settings are SET LOCAL
 // statements run first (enable_seqscan = off, ...).
 func Explain(conn *sqlx.DB, text string, args []any, generic bool, settings ...string) ([]byte, error) {
+	return explain(conn, "FORMAT JSON", text, args, generic, settings)
+}
+
+// ExplainAnalyze runs a statement as the API's read sessions run it, its generic plan with
+// the arguments, and returns EXPLAIN (ANALYZE, FORMAT JSON) of that run: the rows each node
+// really read, where Explain gives estimates. A plan that is right for the average key and
+// wrong for a hot one shows only here.
+func ExplainAnalyze(conn *sqlx.DB, text string, args []any) ([]byte, error) {
+	return explain(conn, "ANALYZE, FORMAT JSON", text, args, true, nil)
+}
+
+func explain(conn *sqlx.DB, options, text string, args []any, generic bool, settings []string) ([]byte, error) {
 	ctx := context.Background()
 	tx, err := conn.BeginTxx(ctx, nil)
 	if err != nil {
@@ -30,7 +42,7 @@ func Explain(conn *sqlx.DB, text string, args []any, generic bool, settings ...s
 			return nil, err
 		}
 	}
-	query := "EXPLAIN (FORMAT JSON) " + text
+	query := "EXPLAIN (" + options + ") " + text
 	if generic {
 		// A prepared statement outlives the transaction: each has a name of its own.
 		name := fmt.Sprintf("explained_%d", explained.Add(1))
@@ -38,7 +50,7 @@ func Explain(conn *sqlx.DB, text string, args []any, generic bool, settings ...s
 			return nil, err
 		}
 		// EXECUTE takes its arguments as literals.
-		query = "EXPLAIN (FORMAT JSON) EXECUTE " + name
+		query = "EXPLAIN (" + options + ") EXECUTE " + name
 		if len(args) > 0 {
 			lits := make([]string, len(args))
 			for i, a := range args {
