@@ -21,15 +21,20 @@ import (
 // HotKey is the key of a list filter with the most rows, and how many it has.
 type HotKey struct {
 	Filter string  // what the key filters: "events by emitter", ...
-	Key    db.Felt // nil when the data has no row for the filter
+	Key    db.Felt // nil when the data has no row for the filter; a type's name for "transactions by type"
 	Rows   int64
 }
+
+// txTypeCodes are /beta/txns' codes of the transaction types.
+var txTypeCodes = map[string]string{"INVOKE": "0", "DECLARE": "1", "DEPLOY": "2", "DEPLOY_ACCOUNT": "3", "L1_HANDLER": "4"}
 
 // hotKeyQueries pick, for each filter, the key with the most rows.
 var hotKeyQueries = []struct{ filter, query string }{
 	{"events by emitter", `SELECT from_address, count(*) FROM events GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"transactions by sender", `SELECT sender_address, count(*) FROM transactions WHERE sender_address IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"transactions by called contract", `SELECT contract_address, count(*) FROM transactions WHERE contract_address IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
+	{"events by key", `SELECT key0, count(*) FROM events WHERE key0 IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
+	{"transactions by type", `SELECT convert_to(type, 'UTF8'), count(*) FROM transactions GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"holders by token", `SELECT token_address, count(*) FROM erc20_balances WHERE balance > 0 GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"transfers by token", `SELECT token_address, count(*) FROM token_transfers GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"transfers by wallet", `SELECT w, count(*) FROM (SELECT from_address AS w FROM token_transfers UNION ALL
@@ -112,6 +117,21 @@ func HotKeyWorkloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 	}
 	page := func(offset int) string { return fmt.Sprintf("p=%d&ps=%d", offset/PageSize+1, PageSize) }
 
+	// REST's transfers are keyset pages: a deep page starts after the id of the row above it.
+	transferIDs := map[int]string{}
+	if k := hot["transfers by token"]; k.Key != nil {
+		for _, d := range Depths(k.Rows) {
+			if d.Offset == 0 {
+				continue
+			}
+			var id string
+			if err := conn.GetContext(ctx, &id, `SELECT block_number || '_' || tx_index || '_' || event_index FROM token_transfers
+				WHERE token_address = $1 ORDER BY block_number DESC, tx_index DESC, event_index DESC OFFSET $2 LIMIT 1`, k.Key, d.Offset-1); err != nil {
+				return nil, fmt.Errorf("bench: a transfer %d rows down: %w", d.Offset, err)
+			}
+			transferIDs[d.Offset] = id
+		}
+	}
 	type list struct {
 		filter string
 		name   string
@@ -129,6 +149,15 @@ func HotKeyWorkloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 			graph: func(k string, o int) string {
 				return `{ transactions(first: 25` + after(o) + `, filter: {contractAddress: "` + k + `"}) { edges { node { hash type actualFee } } } }`
 			}},
+		{filter: "events by key", name: "events of the commonest key",
+			graph: func(k string, o int) string {
+				return `{ events(first: 25` + after(o) + `, filter: {key: "` + k + `"}) { edges { node { blockNumber index fromAddress } } } }`
+			}},
+		{filter: "transactions by type", name: "transactions of the commonest type",
+			rest: func(k string, o int) string { return "/beta/txns?type=" + txTypeCodes[k] + "&" + page(o) },
+			graph: func(k string, o int) string {
+				return `{ transactions(first: 25` + after(o) + `, filter: {type: ` + k + `}) { edges { node { hash type actualFee } } } }`
+			}},
 		{filter: "transactions by sender", name: "transactions of the busiest sender",
 			graph: func(k string, o int) string {
 				return `{ transactions(first: 25` + after(o) + `, filter: {senderAddress: "` + k + `"}) { edges { node { hash type actualFee } } } }`
@@ -141,6 +170,14 @@ func HotKeyWorkloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 		{filter: "transfers by token", name: "transfers of the most moved token",
 			graph: func(k string, o int) string {
 				return `{ tokenTransfers(token: "` + k + `", first: 25` + after(o) + `) { edges { node { blockNumber fromAddress toAddress amount } } } }`
+			}},
+		{filter: "transfers by token", name: "transfers of the most moved token, by id",
+			rest: func(k string, o int) string {
+				path := "/beta/token-transfers?token_address=" + k + "&page_size=25"
+				if id := transferIDs[o]; id != "" {
+					path += "&id=" + id
+				}
+				return path
 			}},
 		{filter: "transfers by wallet", name: "transfers of the busiest wallet",
 			graph: func(k string, o int) string {
@@ -167,6 +204,9 @@ func HotKeyWorkloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 			continue // the data has none
 		}
 		key := k.Key.Padded()
+		if l.filter == "transactions by type" {
+			key = string(k.Key)
+		}
 		for _, d := range Depths(k.Rows) {
 			name := fmt.Sprintf("%s (%d rows), %s", l.name, k.Rows, d.Name)
 			if l.rest != nil {
