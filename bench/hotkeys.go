@@ -159,6 +159,7 @@ func HotKeyWorkloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 				return `{ transactions(first: 25` + after(o) + `, filter: {type: ` + k + `}) { edges { node { hash type actualFee } } } }`
 			}},
 		{filter: "transactions by sender", name: "transactions of the busiest sender",
+			rest: func(k string, o int) string { return "/beta/tx-activity?sender_address=" + k + "&" + page(o) },
 			graph: func(k string, o int) string {
 				return `{ transactions(first: 25` + after(o) + `, filter: {senderAddress: "` + k + `"}) { edges { node { hash type actualFee } } } }`
 			}},
