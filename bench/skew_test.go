@@ -34,9 +34,6 @@ func TestHotKeyPagesReadOnlyWhatTheyNeed(t *testing.T) {
 	if err := bench.Build(ctx, log, conn, skewTxs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Exec(`VACUUM ANALYZE`); err != nil { // as autovacuum leaves a table that stopped growing
-		t.Fatal(err)
-	}
 	hot, err := bench.HotKeys(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
