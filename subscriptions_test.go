@@ -528,7 +528,7 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 			break
 		}
 		read++
-		told = told || (m.Type == "next" && strings.Contains(string(m.Payload), `"SLOW_CONSUMER"`))
+		told = told || (m.Type == "error" && strings.Contains(string(m.Payload), `"SLOW_CONSUMER"`))
 	}
 	var all int
 	if err := conn.Get(&all, `SELECT count(*) FROM transactions WHERE block_number > 4`); err != nil {

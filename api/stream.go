@@ -184,6 +184,17 @@ func disconnectStream(ctx context.Context) {
 	}
 }
 
+// onWebSocket reports whether ctx's operation came on a WebSocket (a hijacked stream).
+func onWebSocket(ctx context.Context) bool {
+	bw, ok := ctx.Value(streamKey{}).(*boundedWrites)
+	if !ok {
+		return false
+	}
+	bw.mu.Lock()
+	defer bw.mu.Unlock()
+	return bw.conn != nil
+}
+
 // boundedWrites hands over a connection whose writes each have a deadline.
 type boundedWrites struct {
 	http.ResponseWriter
@@ -272,7 +283,8 @@ func openSubscription(ctx context.Context, next graphql.OperationHandler) graphq
 }
 
 // subscriptionMessages counts each message toward the key's usage, and turns the end of
-// a subscription the server ended (a client too slow) into a last message that says so.
+// a subscription the server ended (a client too slow) into a last message that says so:
+// an error message on a WebSocket, a next event on SSE.
 func subscriptionMessages(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	if !isSubscription(ctx) {
 		return next(ctx)
@@ -281,7 +293,15 @@ func subscriptionMessages(ctx context.Context, next graphql.ResponseHandler) *gr
 	if resp == nil {
 		if err := live.TakeEndReason(ctx); errors.Is(err, live.ErrTooSlow) {
 			disconnectStream(ctx)
-			return &graphql.Response{Errors: gqlerror.List{{Message: err.Error(), Extensions: map[string]any{"code": "SLOW_CONSUMER"}}}}
+			gqlErr := &gqlerror.Error{Message: err.Error(), Extensions: map[string]any{"code": "SLOW_CONSUMER"}}
+			if onWebSocket(ctx) {
+				// graphql-transport-ws ends an operation the server ends with an error
+				// message, which clients hand to the subscriber's error callback; it is not
+				// followed by complete.
+				transport.AddSubscriptionError(ctx, gqlErr)
+				return nil
+			}
+			return &graphql.Response{Errors: gqlerror.List{gqlErr}} // SSE: a next event, then complete
 		}
 		return nil
 	}
