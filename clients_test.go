@@ -3,98 +3,23 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/starkgraph/starkgraph/internal/nodeclients"
 	"github.com/starkgraph/starkgraph/sim"
 )
 
 // The real client libraries, from npm, against real servers: graphql-ws (graphql-transport-ws)
-// and graphql-sse, run by Node from clients/. They need node and npm; without them the tests
-// skip, except in CI (CI=true), where they fail.
-
-var (
-	clientsOnce sync.Once
-	clientsDir  string
-	clientsErr  error
-)
-
-// nodeClients returns a directory holding clients/'s scripts and their installed npm
-// packages (`npm ci` once per lock file, in the user's cache directory).
-func nodeClients(t *testing.T) string {
-	t.Helper()
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed; CI must run the client libraries (apt-get install nodejs npm)", tool)
-			}
-			t.Skipf("%s is not installed: the real client libraries are not run (apt-get install nodejs npm)", tool)
-		}
-	}
-	clientsOnce.Do(func() { clientsDir, clientsErr = installClients() })
-	if clientsErr != nil {
-		t.Fatal(clientsErr)
-	}
-	return clientsDir
-}
-
-func installClients() (string, error) {
-	lock, err := os.ReadFile("clients/package-lock.json")
-	if err != nil {
-		return "", err
-	}
-	pkg, err := os.ReadFile("clients/package.json")
-	if err != nil {
-		return "", err
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	sum := sha256.Sum256(append(pkg, lock...))
-	dir := filepath.Join(cache, "starkgraph-clients", hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); err != nil {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", err
-		}
-		for name, b := range map[string][]byte{"package.json": pkg, "package-lock.json": lock} {
-			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-				return "", err
-			}
-		}
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
-		}
-	}
-	scripts, err := filepath.Glob("clients/*.mjs")
-	if err != nil {
-		return "", err
-	}
-	for _, s := range scripts {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(s)), b, 0o644); err != nil {
-			return "", err
-		}
-	}
-	return dir, nil
-}
+// and graphql-sse, run by Node from clients/ (internal/nodeclients).
 
 // clientEvent is one line a script reports.
 type clientEvent struct {
@@ -298,7 +223,7 @@ func (s *restartableServe) stop(t *testing.T) {
 // complete, both of which the libraries retry; they subscribe again on the new server and
 // receive the blocks written after it.
 func TestClientLibrariesFollowBlocksAcrossARestart(t *testing.T) {
-	dir := nodeClients(t)
+	dir := nodeclients.Dir(t)
 	dbURL, conn, chain := followedChain(t, sim.Config{Seed: 21, Blocks: 4, TxPerBlock: 2})
 	srv := startServe(t, dbURL)
 	key := apiKey(t, conn)
@@ -334,7 +259,7 @@ func TestClientLibrariesFollowBlocksAcrossARestart(t *testing.T) {
 
 // What graphql-ws and graphql-sse report for a query, a wrong key and a missing key.
 func TestClientLibrariesQueryAndKeys(t *testing.T) {
-	dir := nodeClients(t)
+	dir := nodeclients.Dir(t)
 	dbURL, conn, _ := followedChain(t, sim.Config{Seed: 22, Blocks: 3, TxPerBlock: 2})
 	srv := startServe(t, dbURL)
 	key := apiKey(t, conn)
@@ -438,7 +363,7 @@ func TestClientLibrariesQueryAndKeys(t *testing.T) {
 // A graphql-ws client that stops reading is told it was too slow (an error message, which
 // ends the operation) and cut off, as the library reports it once it reads again.
 func TestClientLibrariesSlowConsumer(t *testing.T) {
-	dir := nodeClients(t)
+	dir := nodeclients.Dir(t)
 	dbURL, conn, chain := followedChain(t, sim.Config{Seed: 23, Blocks: 3, TxPerBlock: 200})
 	srv := startServe(t, dbURL, "--subscription-buffer", "8", "--stream-write-timeout", "2s")
 	key := apiKey(t, conn)
