@@ -20,6 +20,7 @@ import addFormats from 'ajv-formats';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const base = process.env.STARKGRAPH_URL;
 const calls = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const started = Date.now();
 const out = (line) => process.stdout.write(JSON.stringify(line) + '\n');
 
 const docResponse = await fetch(base + '/beta/openapi.json');
@@ -29,6 +30,7 @@ const doc = await docResponse.json();
 const work = fs.mkdtempSync(path.join(here, 'gen-'));
 try {
   fs.writeFileSync(path.join(work, 'schema.d.ts'), astToString(await openapiTS(doc)));
+  out({ generated: 'schema.d.ts', ms: Date.now() - started });
   const typed = (v, schema) => {
     const t = schema && (Array.isArray(schema.type) ? schema.type.find((x) => x !== 'null') : schema.type);
     if (t === 'integer' || t === 'number') return Number(v);
@@ -60,7 +62,7 @@ try {
     execFileSync(process.execPath, [path.join(here, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict',
       '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', path.join(work, 'calls.ts')],
     { cwd: here, stdio: 'pipe' });
-    out({ typecheck: 'ok', operations: calls.length });
+    out({ typecheck: 'ok', operations: calls.length, ms: Date.now() - started });
   } catch (err) {
     out({ typecheck: 'failed', output: String(err.stdout || err.message) });
   }
@@ -104,3 +106,4 @@ for (const c of calls) {
   }
   out(line);
 }
+out({ done: calls.length, ms: Date.now() - started });

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/starkgraph/starkgraph/internal/nodeclients"
 )
@@ -75,7 +76,9 @@ func TestGeneratedClientCallsEveryOperation(t *testing.T) {
 	cmd.Env = append(os.Environ(), "STARKGRAPH_URL="+e.url)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	began := time.Now()
 	output, err := cmd.Output()
+	t.Logf("rest.mjs ran in %v", time.Since(began).Round(time.Millisecond))
 	if err != nil {
 		t.Fatalf("rest.mjs: %v\n%s%s", err, output, stderr.Bytes())
 	}
@@ -99,6 +102,7 @@ func TestGeneratedClientCallsEveryOperation(t *testing.T) {
 		case r.Typecheck == "failed":
 			t.Errorf("tsc refuses the typed calls of the generated client:\n%s", r.Output)
 		case r.OpID == "":
+			t.Logf("rest.mjs: %s", lines.Text())
 		case len(r.Errors) > 0:
 			failed = append(failed, r.OpID+" ("+http.StatusText(r.Status)+"): "+strings.Join(r.Errors, "; "))
 		case r.Status >= 400:
