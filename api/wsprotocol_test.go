@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -253,5 +254,51 @@ func TestStreamsGoAwayOnShutdown(t *testing.T) {
 	late.Body.Close()
 	if late.StatusCode != http.StatusServiceUnavailable || late.Header.Get("Retry-After") == "" {
 		t.Errorf("a stream during shutdown: %d, want 503 with Retry-After", late.StatusCode)
+	}
+}
+
+// The errors of Server-Sent Events (graphql-sse's distinct connections mode): a refused
+// key gets its HTTP status before any stream; a document that does not validate gets a
+// stream of one next event with the errors, then complete, as the protocol asks.
+func TestSSEErrors(t *testing.T) {
+	base, key, _ := protocolServer(t)
+	sse := func(key, body string) (int, string, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, base+"/graphql", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "text/event-stream")
+		if key != "" {
+			req.Header.Set("x-api-key", key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+	}
+	for _, c := range []struct {
+		name, key, body string
+		status          int
+		contentType     string
+		has             []string
+	}{
+		{"a wrong key", "sg_not_a_key", `{"query":"subscription { newBlocks { kind } }"}`, 403, "application/json", []string{`{"message":"Forbidden"}`}},
+		{"no key", "", `{"query":"subscription { newBlocks { kind } }"}`, 403, "application/json", []string{`{"message":"Forbidden"}`}},
+		{"a document that does not validate", key, `{"query":"subscription { newBlocks { nope } }"}`, 200, "text/event-stream",
+			[]string{"event: next\ndata: {\"errors\":[{\"message\":\"Cannot query field", "GRAPHQL_VALIDATION_FAILED", "event: complete"}},
+		{"a body that is not JSON", key, `{"query":`, 400, "application/json", []string{"errors"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, ct, body := sse(c.key, c.body)
+			ok := status == c.status && strings.HasPrefix(ct, c.contentType)
+			for _, h := range c.has {
+				ok = ok && strings.Contains(body, h)
+			}
+			if !ok {
+				t.Errorf("%d %s %q; want %d %s with %q", status, ct, body, c.status, c.contentType, c.has)
+			}
+		})
 	}
 }
