@@ -15,13 +15,15 @@ import (
 )
 
 var (
-	once sync.Once
-	dir  string
-	err  error
+	once    sync.Once
+	src     string // clients/
+	modules string // its installed node_modules
+	err     error
 )
 
-// Dir returns a directory holding clients/'s scripts beside their installed npm packages:
-// `npm ci` runs once per package-lock.json, into the user's cache directory.
+// Dir returns a directory of the test's own holding clients/'s scripts, beside a link to
+// their installed npm packages: `npm ci` runs once per package-lock.json, into the user's
+// cache directory, shared by the test binaries of all packages.
 func Dir(t testing.TB) string {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
@@ -32,9 +34,30 @@ func Dir(t testing.TB) string {
 			t.Skipf("%s is not installed: the real client libraries are not run (apt-get install nodejs npm)", tool)
 		}
 	}
-	once.Do(func() { dir, err = install() })
+	once.Do(func() {
+		if src, err = sources(); err == nil {
+			modules, err = install(src)
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	scripts, err := filepath.Glob(filepath.Join(src, "*.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range append(scripts, filepath.Join(src, "package.json")) {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(s)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -55,11 +78,10 @@ func sources() (string, error) {
 	}
 }
 
-func install() (string, error) {
-	src, err := sources()
-	if err != nil {
-		return "", err
-	}
+// install returns the node_modules of src's lock file, running `npm ci` in a directory of
+// its own first if no test binary did: the finished directory is renamed into place, so
+// that test binaries installing at once never share a half-made one.
+func install(src string) (string, error) {
 	pkg, err := os.ReadFile(filepath.Join(src, "package.json"))
 	if err != nil {
 		return "", err
@@ -74,33 +96,33 @@ func install() (string, error) {
 	}
 	sum := sha256.Sum256(append(pkg, lock...))
 	dir := filepath.Join(cache, "starkgraph-clients", hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); err != nil {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", err
-		}
-		for name, b := range map[string][]byte{"package.json": pkg, "package-lock.json": lock} {
-			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-				return "", err
-			}
-		}
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
-		}
+	modules := filepath.Join(dir, "node_modules")
+	if _, err := os.Stat(modules); err == nil {
+		return modules, nil
 	}
-	scripts, err := filepath.Glob(filepath.Join(src, "*.mjs"))
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	work, err := os.MkdirTemp(filepath.Dir(dir), "installing-")
 	if err != nil {
 		return "", err
 	}
-	for _, s := range scripts {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(s)), b, 0o644); err != nil {
+	defer os.RemoveAll(work)
+	for name, b := range map[string][]byte{"package.json": pkg, "package-lock.json": lock} {
+		if err := os.WriteFile(filepath.Join(work, name), b, 0o644); err != nil {
 			return "", err
 		}
 	}
-	return dir, nil
+	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = work
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("npm ci (clients/package-lock.json): %v\n%s", err, out)
+	}
+	if err := os.Rename(work, dir); err != nil {
+		if _, statErr := os.Stat(modules); statErr == nil {
+			return modules, nil // another test binary finished first
+		}
+		return "", err
+	}
+	return modules, nil
 }
