@@ -514,6 +514,7 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 		Ready:              api.ReadyCheck(store),
 		Live:               hub,
 		StreamWriteTimeout: sf.streamWriteTimeout,
+		Stopping:           ctx,
 		Logger:             log,
 	})
 

@@ -47,6 +47,9 @@ type Config struct {
 	// StreamWriteTimeout bounds each write to a subscriber's connection (default
 	// DefaultStreamWriteTimeout): a client that stops reading is disconnected after it.
 	StreamWriteTimeout time.Duration
+	// Stopping is done when the server begins to shut down: its streams are then told to
+	// come back (WebSockets closed as 1012 Service Restart). Optional.
+	Stopping context.Context
 	// Ready reports whether the database is reachable and migrated (for /readyz).
 	Ready func(context.Context) error
 	// MaxInFlight caps the requests running at once in this process (503 with
@@ -64,7 +67,7 @@ func NewHandler(cfg Config) http.Handler {
 	res := &resolvers.Resolver{Store: cfg.Store, Writes: cfg.Writes, Live: cfg.Live}
 	var streams []graphql.Transport
 	if cfg.Live != nil {
-		streams = streamTransports(cfg.Auth, cfg.CORSOrigins)
+		streams = streamTransports(cfg.Auth, cfg.CORSOrigins, log)
 	}
 	keyed := func(h http.Handler) http.Handler {
 		if cfg.Auth != nil {
@@ -82,7 +85,7 @@ func NewHandler(cfg Config) http.Handler {
 	mux := http.NewServeMux()
 	// The REST handler installs the request's loaders itself; GraphQL per operation (NewGraphQL).
 	// One deadline per request, outside the key check, so that the key lookup is bounded too.
-	mux.Handle("/graphql", streamRequests(cfg.StreamWriteTimeout, withDeadline(cfg.Limits.Timeout, keyedGraphQL(NewGraphQL(res, cfg.Limits, cfg.Introspection, log, streams...)))))
+	mux.Handle("/graphql", streamRequests(cfg.StreamWriteTimeout, cfg.Stopping, withDeadline(cfg.Limits.Timeout, keyedGraphQL(NewGraphQL(res, cfg.Limits, cfg.Introspection, log, streams...)))))
 	if cfg.REST != nil {
 		mux.Handle("/beta/", withDeadline(cfg.Limits.Timeout, keyed(cfg.REST)))
 	}
