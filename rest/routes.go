@@ -432,6 +432,8 @@ func routeTable() []route {
 			}{}, statuses: onlyBad, handle: searchOp,
 			graphql: "`search(query, first)`"},
 		{method: "GET", path: "/beta/api-status", opID: "getApiStatus", summary: "Index lag per API",
+			description: "Each API's `status` and `lagSeconds` (since the indexer last heard from the node), as the reference has them; " +
+				"beyond the reference, `lagBlocks` (blocks the node is ahead), `headBlock` and `replicaLagSeconds` (null when the API reads the primary).",
 			resp: apiStatusBody{}, statuses: noErrors, handle: apiStatusOp,
 			graphql: "`indexerStatus`"},
 	}
