@@ -170,14 +170,16 @@ func TestValidatorSortKeys(t *testing.T) {
 		who                  db.Felt
 		name, self, btc      string
 		attested, total, fee int
+		last                 *int // the last epoch attested
 	}{
-		{account(5), "A", "1000" + strk, "500", 5, 10, 500},
-		{account(6), "B", "100" + strk, "1500", 0, 0, 700},
-		{account(7), "C", "50000" + strk, "0", 10, 10, 300},
+		{account(5), "A", "1000" + strk, "500", 5, 10, 500, ptr(3932)},
+		{account(6), "B", "100" + strk, "1500", 0, 0, 700, ptr(3940)}, // counters lost: liveness null, liveness90d known
+		{account(7), "C", "50000" + strk, "0", 10, 10, 300, ptr(3940)},
 	} {
 		exec(`INSERT INTO validators (staker_address, reward_address, name, self_stake, delegated_stake_btc, revenue_share_bps,
-			state, start_time, total_delegators, liveness_attested_epochs, liveness_total_epochs) VALUES ($1, $1, $2, $3, $4, $5, 'active', $6, 0, $7, $8)`,
-			v.who, v.name, v.self, v.btc, v.fee, baseTime, v.attested, v.total)
+			state, start_time, total_delegators, liveness_attested_epochs, liveness_total_epochs, liveness_last_epoch)
+			VALUES ($1, $1, $2, $3, $4, $5, 'active', $6, 0, $7, $8, $9)`,
+			v.who, v.name, v.self, v.btc, v.fee, baseTime, v.attested, v.total, v.last)
 	}
 	// In the window: B attests epochs 3930 and 3940 (2 of 11), C 3935-3937 and 3940 (4 of
 	// 6); A attests only before it (none: null).
