@@ -106,6 +106,20 @@ func TestNftCollectionItemBalancesAndTransfers(t *testing.T) {
 	if none := e.mustGet("/beta/txns/" + txHash(7, 1).Hex()).(map[string]any)["nftTransferred"]; none == nil || len(none.([]any)) != 0 {
 		t.Errorf("nftTransferred of a transaction without NFTs: %#v", none)
 	}
+	// Their aliases and items are read for all of them at once: three transfers to three
+	// owners cost what one costs.
+	before = e.store.Statements()
+	e.mustGet("/beta/txns/" + txHash(7, 0).Hex())
+	one := e.store.Statements() - before
+	for i, id := range []int{8, 9} {
+		e.exec(`INSERT INTO nft_events (block_number, tx_index, event_index, contract_address, token_id, from_address, to_address, type, transaction_hash, timestamp, quantity)
+			VALUES (7, 0, $1, $2, $3, $4, $5, 'Transfer', $6, $7, 1)`, 2+i, nftAddr, id, account(id%nAccounts), account((id+1)%nAccounts), txHash(7, 0), baseTime+70)
+	}
+	before = e.store.Statements()
+	three := e.mustGet("/beta/txns/" + txHash(7, 0).Hex()).(map[string]any)["nftTransferred"].([]any)
+	if n := e.store.Statements() - before; n != one || len(three) != 3 || three[2].(map[string]any)["name"] != "Duck #9" {
+		t.Errorf("a transaction's 3 NFT transfers took %d statements, 1 took %d: %v", n, one, three)
+	}
 
 	// The collection with a page of its items, and the next page by cursor.
 	c := e.mustGet("/beta/nft-contract/" + nft + "?limit=5").(map[string]any)
