@@ -264,14 +264,14 @@ var ValidatorOrders = map[string]string{
 var validatorOrderJoins = map[string]string{
 	"staking_power": `LEFT JOIN staking_figures f ON f.id = 1`,
 	"liveness_90d": `LEFT JOIN LATERAL (SELECT count(*) AS attested FROM attestations a
-			WHERE a.staker_address = v.staker_address AND a.block_number >= (` + LivenessWindowStart + `)) n90 ON true
-		LEFT JOIN LATERAL (SELECT a.epoch FROM attestations a WHERE a.staker_address = v.staker_address AND a.block_number >= (` + LivenessWindowStart + `)
+			WHERE a.staker_address = v.staker_address AND a.block_number >= (` + livenessWindowStart + `)) n90 ON true
+		LEFT JOIN LATERAL (SELECT a.epoch FROM attestations a WHERE a.staker_address = v.staker_address AND a.block_number >= (` + livenessWindowStart + `)
 			ORDER BY a.block_number, a.tx_index, a.event_index LIMIT 1) f90 ON true`,
 }
 
-// LivenessWindowStart is the first block of the 90 days (by block time) up to the newest
+// livenessWindowStart is the first block of the 90 days (by block time) up to the newest
 // block, the window of a validator's 90-day liveness.
-const LivenessWindowStart = `SELECT coalesce((SELECT b.number FROM blocks b
+const livenessWindowStart = `SELECT coalesce((SELECT b.number FROM blocks b
 		WHERE b.timestamp >= (SELECT h.timestamp FROM blocks h ORDER BY h.number DESC LIMIT 1) - 90 * 86400
 		ORDER BY b.timestamp, b.number LIMIT 1), 0)`
 
