@@ -238,6 +238,15 @@ func (s *Store) NftEvents(ctx context.Context, f NftEventFilter, w Window) ([]*N
 		w, func(e *NftEvent) []any { return []any{e.BlockNumber, e.TxIndex, e.EventIndex, e.SubIndex} })
 }
 
+// NftEventsOfTransaction lists the NFT events (transfers, mints, burns) of the transaction
+// at block, txIndex, in the order it emitted them, at most limit.
+func (s *Store) NftEventsOfTransaction(ctx context.Context, block int64, txIndex, limit int) ([]*NftEvent, error) {
+	var rows []*NftEvent
+	err := s.selectRows(ctx, &rows, `SELECT `+nftEventCols+` FROM nft_events e
+		WHERE e.block_number = $1 AND e.tx_index = $2 ORDER BY e.event_index, e.sub_index LIMIT $3`, block, txIndex, limit)
+	return rows, err
+}
+
 // CountNftEvents is the maintained total ('nft_events') without a filter, capped with one.
 func (s *Store) CountNftEvents(ctx context.Context, f NftEventFilter) (int64, error) {
 	var args []any

@@ -232,16 +232,48 @@ func (s *Store) ValidatorEconomicsOf(ctx context.Context, stakers []Felt) ([]*Va
 	return rows, err
 }
 
-// ValidatorOrders are the orders validators can be listed in: by rank (total stake), APR,
-// stake or commission, each with a direction; ties go by rank.
+// ValidatorOrders are the orders validators can be listed in, each with a direction; ties
+// go by rank. The reference's sortBy names them (rank, stakeStrk, stakeBtc, delegators,
+// commission, stakingPower, liveness, liveness90d); apr is ours.
 var ValidatorOrders = map[string]string{
-	"rank":       "x.rank",
+	"rank":       "x.rank", // by total STRK stake
 	"apr":        "x.apr",
 	"stake":      "(v.self_stake + v.delegated_stake_strk)",
 	"stake_btc":  "v.delegated_stake_btc",
 	"commission": "v.revenue_share_bps",
 	"delegators": "v.total_delegators",
+	// Staking power: the share of the consensus weight, the STRK share of all STRK stake
+	// and the BTC share of all BTC stake weighted as rewards are (btc_share to BTC, the
+	// rest to STRK; a network without BTC stake gives STRK all of it).
+	"staking_power": `(coalesce((1 - f.btc_share) * (v.self_stake + v.delegated_stake_strk) / nullif(f.total_stake_strk, 0), 0)
+		+ coalesce(f.btc_share * v.delegated_stake_btc / nullif(f.total_stake_btc, 0), 0))`,
+	// Liveness: epochs attested over epochs from the first attested one to the last (the
+	// indexer's counters); null (last) before any attestation.
+	"liveness": "(v.liveness_attested_epochs::float8 / nullif(v.liveness_total_epochs, 0))",
+	// The same over the attestations of the 90 days of block time up to the newest block:
+	// the data has no other record of missed epochs, so the epochs counted are those from
+	// the validator's first attested epoch in the window to its last (its last of all, as
+	// epochs grow with blocks). A validator attests an epoch once (the attestation contract
+	// refuses a second), so its rows in the window are its epochs attested there: counted
+	// off the index, without reading the rows.
+	"liveness_90d": "(n90.attested::float8 / nullif(v.liveness_last_epoch - f90.epoch + 1, 0))",
 }
+
+// validatorOrderJoins are the joins an order of ValidatorOrders needs beyond the
+// validator's figures.
+var validatorOrderJoins = map[string]string{
+	"staking_power": `LEFT JOIN staking_figures f ON f.id = 1`,
+	"liveness_90d": `LEFT JOIN LATERAL (SELECT count(*) AS attested FROM attestations a
+			WHERE a.staker_address = v.staker_address AND a.block_number >= (` + livenessWindowStart + `)) n90 ON true
+		LEFT JOIN LATERAL (SELECT a.epoch FROM attestations a WHERE a.staker_address = v.staker_address AND a.block_number >= (` + livenessWindowStart + `)
+			ORDER BY a.block_number, a.tx_index, a.event_index LIMIT 1) f90 ON true`,
+}
+
+// livenessWindowStart is the first block of the 90 days (by block time) up to the newest
+// block, the window of a validator's 90-day liveness.
+const livenessWindowStart = `SELECT coalesce((SELECT b.number FROM blocks b
+		WHERE b.timestamp >= (SELECT h.timestamp FROM blocks h ORDER BY h.number DESC LIMIT 1) - 90 * 86400
+		ORDER BY b.timestamp, b.number LIMIT 1), 0)`
 
 // ValidatorsBy lists validators in one of ValidatorOrders, ascending or not (rank 1, the
 // largest stake, comes first in ascending order), optionally only those whose address or
@@ -264,9 +296,9 @@ func (s *Store) ValidatorsBy(ctx context.Context, order string, asc bool, search
 	}
 	err := s.selectRows(ctx, &rows, fmt.Sprintf(`SELECT `+validatorCols+`,
 		x.rank AS x_rank, x.apr::float8 AS x_apr, x.pool_apr_strk::float8 AS x_pool_apr_strk
-		FROM validators v JOIN validator_figures x USING (staker_address)
+		FROM validators v JOIN validator_figures x USING (staker_address) %s
 		WHERE %s
-		ORDER BY %s %s %s, x.rank LIMIT $2 OFFSET $3`, validatorSearch, expr, dir, nulls), search, w.Limit, w.Offset)
+		ORDER BY %s %s %s, x.rank LIMIT $2 OFFSET $3`, validatorOrderJoins[order], validatorSearch, expr, dir, nulls), search, w.Limit, w.Offset)
 	validators, economics := make([]*Validator, len(rows)), make([]*ValidatorEconomics, len(rows))
 	for i, r := range rows {
 		validators[i] = &r.Validator

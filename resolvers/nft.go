@@ -50,3 +50,13 @@ func statsArgs[O ~string](timeframe *model.StatsTimeframe, orderBy *O, direction
 	}
 	return seconds, order, direction != nil && *direction == model.SortDirectionAsc
 }
+
+// MaxTransactionNftTransfers bounds the NFT transfers shown with a transaction: a batch
+// mint of thousands would otherwise make one answer of them all.
+const MaxTransactionNftTransfers = 1000
+
+// NftTransfersOfTransaction lists the NFT transfers, mints and burns of tx, in the order
+// it made them (at most MaxTransactionNftTransfers).
+func (r *Resolver) NftTransfersOfTransaction(ctx context.Context, tx *db.Transaction) ([]*db.NftEvent, error) {
+	return r.Store.NftEventsOfTransaction(ctx, tx.BlockNumber, tx.Index, MaxTransactionNftTransfers)
+}

@@ -1,6 +1,7 @@
 package resolvers
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -83,4 +84,24 @@ func stakingLogFilter(in *model.StakingActivityFilter, order *model.SortDirectio
 		return f, badInput("fromTimestamp", fmt.Sprintf("%d is after the end of the range, %d", *f.From, *f.To))
 	}
 	return f, nil
+}
+
+// ValidatorsOrdered is the validators connection in one of db.ValidatorOrders (by name:
+// REST's sortBy offers orders GraphQL's ValidatorOrder does not), ascending or not,
+// optionally only those whose name or address contains search.
+func (r *Resolver) ValidatorsOrdered(ctx context.Context, first *int, after *string, order string, asc bool, search string) (*model.ValidatorConnection, error) {
+	search = strings.TrimSpace(search)
+	pg, err := fetchPage(ctx, first, after, listSpec[*db.Validator]{
+		name: "validators",
+		fetch: func(w db.Window) ([]*db.Validator, error) {
+			validators, economics, err := r.Store.ValidatorsBy(ctx, order, asc, search, w)
+			primeValidators(ctx, validators, economics)
+			return validators, err
+		},
+		count: func() (int64, error) { return r.Store.CountValidatorsMatching(ctx, search) },
+	}, func(c string, v *db.Validator) *model.ValidatorEdge { return &model.ValidatorEdge{Cursor: c, Node: v} })
+	if err != nil {
+		return nil, err
+	}
+	return &model.ValidatorConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
 }

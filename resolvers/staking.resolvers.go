@@ -65,19 +65,7 @@ func (r *queryResolver) Validator(ctx context.Context, address db.Felt) (*db.Val
 }
 
 func (r *queryResolver) Validators(ctx context.Context, first *int, after *string, orderBy *model.ValidatorOrder, direction *model.SortDirection, search *string) (*model.ValidatorConnection, error) {
-	pg, err := fetchPage(ctx, first, after, listSpec[*db.Validator]{
-		name: "validators",
-		fetch: func(w db.Window) ([]*db.Validator, error) {
-			validators, economics, err := r.Store.ValidatorsBy(ctx, validatorOrder(orderBy), direction == nil || *direction == model.SortDirectionAsc, strings.TrimSpace(deref(search)), w)
-			primeValidators(ctx, validators, economics)
-			return validators, err
-		},
-		count: func() (int64, error) { return r.Store.CountValidatorsMatching(ctx, strings.TrimSpace(deref(search))) },
-	}, func(c string, v *db.Validator) *model.ValidatorEdge { return &model.ValidatorEdge{Cursor: c, Node: v} })
-	if err != nil {
-		return nil, err
-	}
-	return &model.ValidatorConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil
+	return r.ValidatorsOrdered(ctx, first, after, validatorOrder(orderBy), direction == nil || *direction == model.SortDirectionAsc, deref(search))
 }
 
 func (r *queryResolver) Pool(ctx context.Context, address db.Felt) (*db.Pool, error) {

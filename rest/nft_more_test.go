@@ -15,8 +15,9 @@ func TestNftCollectionItemBalancesAndTransfers(t *testing.T) {
 	var ids []string
 	for p := 1; p <= 3; p++ {
 		body := e.mustGet(fmt.Sprintf("/beta/nft-balances?contract_address=%s&ps=10&p=%d", nft, p)).(map[string]any)
-		if body["lastPage"] != 3.0 {
-			t.Errorf("page %d: lastPage %v", p, body["lastPage"])
+		// Page numbers in, the NFT cursor envelope out: next is the page after, until the last.
+		if pg := body["pagination"].(map[string]any); pg["count"] != float64(nNftItems) || (pg["next"] == nil) != (p == 3) || body["lastPage"] != nil {
+			t.Errorf("page %d: pagination %v (lastPage %v)", p, pg, body["lastPage"])
 		}
 		for _, it := range body["items"].([]any) {
 			b := it.(map[string]any)
@@ -72,6 +73,9 @@ func TestNftCollectionItemBalancesAndTransfers(t *testing.T) {
 		body := e.mustGet("/beta/nft-transfers?limit=10&contract_address=" + nft + cursor).(map[string]any)
 		for _, it := range body["items"].([]any) {
 			minted = append(minted, it.(map[string]any)["tokenId"].(string))
+			if q := it.(map[string]any)["quantity"]; q != "1" { // NftTransfer's quantity is a string
+				t.Errorf("transfer quantity %#v, want \"1\"", q)
+			}
 		}
 		next, _ := body["pagination"].(map[string]any)["next"].(string)
 		if next == "" {
@@ -87,6 +91,34 @@ func TestNftCollectionItemBalancesAndTransfers(t *testing.T) {
 	}
 	if items := e.mustGet("/beta/nft-transfers?type=erc1155&contract_address=" + nft).(map[string]any)["items"].([]any); len(items) != 0 {
 		t.Errorf("an ERC-721 collection's transfers as ERC-1155: %d", len(items))
+	}
+
+	// A transaction's NFT transfers: the mint of item 7 in block 7's first transaction, none
+	// in its second; as NftTransfer items, with their item's name.
+	sent := e.mustGet("/beta/txns/" + txHash(7, 0).Hex()).(map[string]any)["nftTransferred"].([]any)
+	if len(sent) != 1 {
+		t.Fatalf("nftTransferred of the mint: %v", sent)
+	}
+	if m := sent[0].(map[string]any); m["tokenId"] != "7" || m["quantity"] != "1" || m["type"] != "Mint" || m["name"] != "Duck #7" ||
+		m["toAddress"] != account(7%nAccounts).Padded() || m["nftContractAddress"] != nftAddr.Padded() || m["transactionHash"] != txHash(7, 0).Hex() {
+		t.Errorf("the mint of item 7: %v", m)
+	}
+	if none := e.mustGet("/beta/txns/" + txHash(7, 1).Hex()).(map[string]any)["nftTransferred"]; none == nil || len(none.([]any)) != 0 {
+		t.Errorf("nftTransferred of a transaction without NFTs: %#v", none)
+	}
+	// Their aliases and items are read for all of them at once: three transfers to three
+	// owners cost what one costs.
+	before = e.store.Statements()
+	e.mustGet("/beta/txns/" + txHash(7, 0).Hex())
+	one := e.store.Statements() - before
+	for i, id := range []int{8, 9} {
+		e.exec(`INSERT INTO nft_events (block_number, tx_index, event_index, contract_address, token_id, from_address, to_address, type, transaction_hash, timestamp, quantity)
+			VALUES (7, 0, $1, $2, $3, $4, $5, 'Transfer', $6, $7, 1)`, 2+i, nftAddr, id, account(id%nAccounts), account((id+1)%nAccounts), txHash(7, 0), baseTime+70)
+	}
+	before = e.store.Statements()
+	three := e.mustGet("/beta/txns/" + txHash(7, 0).Hex()).(map[string]any)["nftTransferred"].([]any)
+	if n := e.store.Statements() - before; n != one || len(three) != 3 || three[2].(map[string]any)["name"] != "Duck #9" {
+		t.Errorf("a transaction's 3 NFT transfers took %d statements, 1 took %d: %v", n, one, three)
 	}
 
 	// The collection with a page of its items, and the next page by cursor.

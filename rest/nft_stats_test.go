@@ -65,7 +65,7 @@ func TestNftSaleStats(t *testing.T) {
 			for _, it := range body["items"].([]any) {
 				out = append(out, strings.TrimLeft(strings.TrimPrefix(it.(map[string]any)["contractAddress"].(string), "0x"), "0"))
 			}
-			if int(body["lastPage"].(float64)) <= p {
+			if body["pagination"].(map[string]any)["next"] == nil {
 				return out
 			}
 		}
@@ -92,7 +92,7 @@ func TestNftSaleStats(t *testing.T) {
 			t.Errorf("nft-stats%s:\n got %v\nwant %v", c.query, got, want)
 		}
 	}
-	if got := e.mustGet("/beta/nft-stats?ps=10&p=9").(map[string]any); len(got["items"].([]any)) != 0 || got["lastPage"] != 3.0 {
+	if got := e.mustGet("/beta/nft-stats?ps=10&p=9").(map[string]any); len(got["items"].([]any)) != 0 || got["pagination"].(map[string]any)["prev"] != "3" {
 		t.Errorf("past the last page: %v", got)
 	}
 	if got, want := walk("&timeframe=day"), trim(sqlStats(newest-86400, "sales", "DESC")); strings.Join(got, ",") != strings.Join(want, ",") {
@@ -118,8 +118,8 @@ func TestNftSaleStats(t *testing.T) {
 	var gotMarkets []string
 	for p := 1; p <= 3; p++ {
 		body := e.mustGet(fmt.Sprintf("/beta/marketplace-stats?ps=10&p=%d", p)).(map[string]any)
-		if body["lastPage"] != 3.0 {
-			t.Errorf("marketplaces page %d: lastPage %v, want 3", p, body["lastPage"])
+		if pg := body["pagination"].(map[string]any); (pg["next"] == nil) != (p == 3) {
+			t.Errorf("marketplaces page %d: pagination %v, want 3 pages", p, pg)
 		}
 		for _, it := range body["items"].([]any) {
 			m := it.(map[string]any)
@@ -150,7 +150,7 @@ func TestNftSaleStats(t *testing.T) {
 		t.Errorf("the day's marketplaces, fewest sales first: %v", got)
 	}
 	exec(`UPDATE nft_events SET total_price = NULL, marketplace_contract_address = NULL`)
-	if got := e.mustGet("/beta/marketplace-stats").(map[string]any); len(got["items"].([]any)) != 0 || got["lastPage"] != 1.0 {
+	if got := e.mustGet("/beta/marketplace-stats").(map[string]any); len(got["items"].([]any)) != 0 || got["pagination"].(map[string]any)["count"] != 0.0 {
 		t.Errorf("no sales: %v", got)
 	}
 

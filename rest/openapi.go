@@ -108,12 +108,15 @@ func orNull(s map[string]any, nullable bool) map[string]any {
 func (b *schemaBuilder) properties(t reflect.Type) map[string]any {
 	props := map[string]any{}
 	required := []string{}
+	// Fields nearer the outer struct come first: as in encoding/json, an outer field hides
+	// an embedded one of the same name.
 	var walk func(t reflect.Type)
 	walk = func(t reflect.Type) {
+		var embedded []reflect.Type
 		for i := range t.NumField() {
 			f := t.Field(i)
 			if f.Anonymous {
-				walk(f.Type) // embedded: its fields are the outer object's
+				embedded = append(embedded, f.Type) // its fields are the outer object's
 				continue
 			}
 			tag := f.Tag.Get("json")
@@ -124,10 +127,16 @@ func (b *schemaBuilder) properties(t reflect.Type) map[string]any {
 			if name == "" {
 				name = f.Name
 			}
+			if _, hidden := props[name]; hidden {
+				continue
+			}
 			props[name] = b.schema(f.Type, f, false)
 			if !strings.Contains(opts, "omitempty") {
 				required = append(required, name)
 			}
+		}
+		for _, e := range embedded {
+			walk(e)
 		}
 	}
 	walk(t)

@@ -155,28 +155,34 @@ func tokensHeldOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	}
 	items, err := loadedItems(ctx, held, self, resolvers.LoadBalanceTokens, func(ctx context.Context, b *db.TokenBalance) (tokenHeld, error) {
 		t, err := s.res.TokenBalance().Token(ctx, b)
-		if err != nil {
-			return tokenHeld{}, err
-		}
-		out := tokenHeld{Address: addr(b.TokenAddress), Balance: ptr(b.Balance), LastTransferTime: ptr(b.LastTransferTime)}
-		if t != nil {
-			out.Decimals, out.IsVerified = t.Decimals, ptr(t.IsVerified)
-			if t.Name != nil {
-				out.Name = *t.Name
-			}
-			if t.Symbol != nil {
-				out.Symbol = *t.Symbol
-			}
-			if t.LogoURL != nil {
-				out.Logo = *t.LogoURL
-			}
-		}
-		return out, nil
+		return tokenHeldOf(b.TokenAddress, b, t), err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return emptyIfNil(items), nil
+}
+
+// tokenHeldOf is the element of erc20-tokens-held for token, with the contract's balance
+// of it (nil: none known) and what the index knows of the token (nil: nothing).
+func tokenHeldOf(token db.Felt, b *db.TokenBalance, t *db.Token) tokenHeld {
+	out := tokenHeld{Address: addr(token)}
+	if b != nil {
+		out.Balance, out.LastTransferTime = ptr(b.Balance), ptr(b.LastTransferTime)
+	}
+	if t != nil {
+		out.Decimals, out.IsVerified = t.Decimals, ptr(t.IsVerified)
+		if t.Name != nil {
+			out.Name = *t.Name
+		}
+		if t.Symbol != nil {
+			out.Symbol = *t.Symbol
+		}
+		if t.LogoURL != nil {
+			out.Logo = *t.LogoURL
+		}
+	}
+	return out
 }
 
 // tokenBalancesBody is the answer of GET /beta/contracts/{contractAddress}/token-balances.
@@ -252,13 +258,15 @@ type balanceHistoryBody struct {
 	Items           []tokenHistory `json:"items"`
 }
 
-// tokenHistory is one token's closing balance per UTC day, oldest first.
+// tokenHistory is the reference's BalanceHistoryResponse item: the erc20-tokens-held
+// element of the token (balance and lastTransferTime the latest known, null when the
+// contract never held it) with its closing balance per UTC day, oldest first.
 type tokenHistory struct {
-	TokenAddress string `json:"tokenAddress"`
-	tokenNaming
-	Points []balanceOnDay `json:"points"`
+	tokenHeld
+	BalanceHistory []balanceOnDay `json:"balanceHistory"`
 }
 
+// balanceOnDay is an element of balanceHistory; the reference does not give its shape.
 type balanceOnDay struct {
 	Date             string  `json:"date"`      // YYYY-MM-DD, UTC
 	Timestamp        int64   `json:"timestamp"` // the day's last second
@@ -271,16 +279,25 @@ func balanceHistoryOp(ctx context.Context, s *server, a *args, _ *http.Request) 
 	if err != nil {
 		return nil, err
 	}
+	held, err := s.res.Contract().TokensHeld(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	balances := make([]*db.TokenBalance, 0, len(held))
 	tokens := []db.Felt{a.felt("token_address")}
 	if tokens[0] == nil {
-		held, err := s.res.Contract().TokensHeld(ctx, c)
-		if err != nil {
-			return nil, err
-		}
 		tokens = tokens[:0]
 		for _, b := range held {
-			tokens = append(tokens, b.TokenAddress)
+			tokens, balances = append(tokens, b.TokenAddress), append(balances, b)
 		}
+	} else {
+		var mine *db.TokenBalance
+		for _, b := range held {
+			if b.TokenAddress.Equal(tokens[0]) {
+				mine = b
+			}
+		}
+		balances = append(balances, mine)
 	}
 	rng := timeRangeValues[a.str("timerange")]
 	infos, err := resolvers.LoadTokens(ctx, tokens)
@@ -294,7 +311,7 @@ func balanceHistoryOp(ctx context.Context, s *server, a *args, _ *http.Request) 
 	items := make([]tokenHistory, len(tokens))
 	for i, token := range tokens {
 		t := infos[i]
-		items[i] = tokenHistory{TokenAddress: addr(token), tokenNaming: namingOf(t), Points: []balanceOnDay{}}
+		items[i] = tokenHistory{tokenHeld: tokenHeldOf(token, balances[i], t), BalanceHistory: []balanceOnDay{}}
 		for _, d := range series[i] {
 			p := balanceOnDay{Date: d.Date, Timestamp: d.Timestamp, Balance: d.Balance}
 			if t != nil && t.Decimals != nil {
@@ -304,7 +321,7 @@ func balanceHistoryOp(ctx context.Context, s *server, a *args, _ *http.Request) 
 				}
 				p.FormattedBalance = &f
 			}
-			items[i].Points = append(items[i].Points, p)
+			items[i].BalanceHistory = append(items[i].BalanceHistory, p)
 		}
 	}
 	return balanceHistoryBody{ContractAddress: addr(c.Address), Timerange: a.str("timerange"), Items: items}, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
@@ -66,6 +65,24 @@ type nftEvent struct {
 	ImageSmallURL              *string     `json:"imageSmallUrl"`
 	ImageLargeURL              *string     `json:"imageLargeUrl"`
 	Type                       string      `json:"type" enum:"Mint,Transfer,Burn,Sale"`
+}
+
+// nftTransfer is an item of GET /beta/nft-transfers and of the `nftTransferred` of GET
+// /beta/txns/{txnHash}: an NFT event whose `quantity` is a decimal string (or null), as
+// the reference's NftTransfer has it, where NftEvent has a number.
+type nftTransfer struct {
+	nftEvent
+	Quantity *string `json:"quantity"`
+}
+
+// nftTransfer renders an event as an NftTransfer.
+func (s *server) nftTransfer(ctx context.Context, ev *db.NftEvent) (nftTransfer, error) {
+	out, err := s.nftEvent(ctx, ev)
+	t := nftTransfer{nftEvent: out}
+	if ev.Quantity != "" {
+		t.Quantity = ptr(string(out.Quantity))
+	}
+	return t, err
 }
 
 // nftContractBalance is an item of GET /beta/nft-contract-balance: one NFT an owner holds.
@@ -273,14 +290,7 @@ func nftHoldersOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	p := pagination{Count: conn.TotalCount}
-	if last := lastPage(conn.TotalCount, pg.size); pg.number < last {
-		p.Next = ptr(strconv.Itoa(pg.number + 1))
-	}
-	if pg.number > 1 {
-		p.Prev = ptr(strconv.Itoa(min(pg.number-1, lastPage(conn.TotalCount, pg.size))))
-	}
-	return nftHoldersBody{Items: emptyIfNil(items), Pagination: p}, nil
+	return nftHoldersBody{Items: emptyIfNil(items), Pagination: pageNumbers(pg, conn.TotalCount)}, nil
 }
 
 // jsonArray passes a stored JSON array through, and [] for anything else.

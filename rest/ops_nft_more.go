@@ -22,8 +22,12 @@ func nftBalancesOp(ctx context.Context, s *server, a *args, _ *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.NftBalanceEdge) *db.NftBalance { return e.Node },
+	items, err := loadedItems(ctx, conn.Edges, func(e *model.NftBalanceEdge) *db.NftBalance { return e.Node },
 		resolvers.LoadNftBalanceAliases, s.nftBalance)
+	if err != nil {
+		return nil, err
+	}
+	return cursorList[nftBalance]{Items: items, Pagination: pageNumbers(pg, conn.TotalCount)}, nil
 }
 
 // nftTransfersOp answers GET /beta/nft-transfers: a collection's transfers, mints and burns,
@@ -38,13 +42,14 @@ func nftTransfersOp(ctx context.Context, s *server, a *args, _ *http.Request) (a
 		return nil, err
 	}
 	if t.RawStandard != a.str("type") { // the enum's values are the standards' names
-		return cursorList[nftEvent]{Items: []nftEvent{}, Pagination: s.paginate(w, 0, &model.PageInfo{}, 0)}, nil
+		return cursorList[nftTransfer]{Items: []nftTransfer{}, Pagination: s.paginate(w, 0, &model.PageInfo{}, 0)}, nil
 	}
 	conn, err := s.res.Query().NftEvents(ctx, &w.first, w.after, contract, nil)
 	if err != nil {
 		return nil, err
 	}
-	return s.nftEventList(ctx, w, conn)
+	return cursorLoaded(ctx, s, w, conn.Edges, conn.PageInfo, conn.TotalCount, func(e *model.NftEventEdge) *db.NftEvent { return e.Node },
+		resolvers.LoadNftEventHeaders, s.nftTransfer)
 }
 
 // nftContractBody is the answer of GET /beta/nft-contract/{contract_address}: the
@@ -170,7 +175,7 @@ func nftStatsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return pageRows(pg, conn.Edges, conn.TotalCount, func(e *model.NftCollectionStatsEdge) nftStatsItem {
+	return pageCursorRows(pg, conn.Edges, conn.TotalCount, func(e *model.NftCollectionStatsEdge) nftStatsItem {
 		n := e.Node
 		return nftStatsItem{ContractAddress: addr(n.ContractAddress), Name: n.Name, Symbol: n.Symbol, Sales: n.Sales,
 			SalesVolume: n.SalesVolumeUsd, Traders: n.Traders, Owners: n.Owners, Supply: n.Supply}
@@ -185,7 +190,7 @@ func marketplaceStatsOp(ctx context.Context, s *server, a *args, _ *http.Request
 	if err != nil {
 		return nil, err
 	}
-	return pageRows(pg, conn.Edges, conn.TotalCount, func(e *model.MarketplaceStatsEdge) marketplaceStatsItem {
+	return pageCursorRows(pg, conn.Edges, conn.TotalCount, func(e *model.MarketplaceStatsEdge) marketplaceStatsItem {
 		m := e.Node
 		return marketplaceStatsItem{MarketplaceAddress: addr(m.MarketplaceAddress), Name: m.Name, Sales: m.Sales,
 			SalesVolume: m.SalesVolumeUsd, Traders: m.Traders, Collections: m.Collections}

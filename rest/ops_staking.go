@@ -300,6 +300,8 @@ func (s *server) validatorRowInfo(ctx context.Context, v *db.Validator, ov *db.S
 		out.TotalStakePercentageStrk = percentOf(out.TotalStakeStrk, ov.TotalStakeStrk)
 		out.TotalStakePercentageBtc = percentOf(out.TotalStakeBtc, ov.TotalStakeBtc)
 		out.StakingPowerStrk, out.StakingPowerBtc = ptr(out.TotalStakePercentageStrk), ptr(out.TotalStakePercentageBtc)
+		// The two shares weighted as rewards are (db.ValidatorOrders' staking_power).
+		out.StakingPower = ptr((1-ov.BtcShare)*out.TotalStakePercentageStrk + ov.BtcShare*out.TotalStakePercentageBtc)
 	}
 	pools, err := vr.Pools(ctx, v)
 	if err != nil {
@@ -373,21 +375,23 @@ func stakePointOf(p *db.StakePoint) stakePoint {
 // bps turns a rate in percent into the reference's basis points.
 func bps(percent float64) float64 { return math.Round(percent * 100) }
 
-// validatorSorts maps listValidators' sortBy to GraphQL orders.
-var validatorSorts = map[string]model.ValidatorOrder{
-	"rank": model.ValidatorOrderRank, "apr": model.ValidatorOrderApr, "stake": model.ValidatorOrderStake,
-	"stakestrk": model.ValidatorOrderStake, "stakebtc": model.ValidatorOrderStakeBtc, // enums arrive lower-cased
-	"delegators": model.ValidatorOrderDelegators, "commission": model.ValidatorOrderCommission,
+// validatorSorts maps listValidators' sortBy (enums arrive lower-cased) to the store's
+// orders (db.ValidatorOrders).
+var validatorSorts = map[string]string{
+	"rank": "rank", "apr": "apr", "stake": "stake", "stakestrk": "stake", "stakebtc": "stake_btc",
+	"delegators": "delegators", "commission": "commission",
+	"stakingpower": "staking_power", "liveness": "liveness", "liveness90d": "liveness_90d",
 }
 
 // listValidatorsOp answers GET /beta/staking/validators: validators as ValidatorRowInfo, a
 // page at a time.
 func listValidatorsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
 	pg := pageOf(a)
-	order := validatorSorts[a.str("sortBy")]
-	dir := a.direction("sortOrder")
-	search := a.str("search")
-	conn, err := s.res.Query().Validators(ctx, &pg.first, pg.after, &order, &dir, &search)
+	order, ok := validatorSorts[a.str("sortBy")]
+	if !ok {
+		return nil, badRequest("sortBy: unknown sort key %q", a.str("sortBy"))
+	}
+	conn, err := s.res.ValidatorsOrdered(ctx, &pg.first, pg.after, order, a.direction("sortOrder") == model.SortDirectionAsc, a.str("search"))
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,9 @@ type txnDetails struct {
 	EventCount          int      `json:"eventCount"`
 	Calls               []txCall `json:"calls"`
 	PartialCallsParsing bool     `json:"partialCallsParsing"`
+	// NftTransferred are the NFT transfers, mints and burns the transaction made, in its
+	// order (the first resolvers.MaxTransactionNftTransfers).
+	NftTransferred []nftTransfer `json:"nftTransferred"`
 }
 
 // txnTypeCodes are the values of the `type` filter of /txns.
@@ -131,6 +134,14 @@ func txnOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error
 	}
 	out.Signature = feltList(sig)
 	if out.Calls, err = s.txCalls(ctx, tx); err != nil {
+		return nil, err
+	}
+	nfts, err := s.res.NftTransfersOfTransaction(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	// Their aliases and items in one statement each; then each transfer reads them.
+	if out.NftTransferred, err = loadedItems(ctx, nfts, self, resolvers.LoadNftEventHeaders, s.nftTransfer); err != nil {
 		return nil, err
 	}
 	if item.FinalityStatus == statusAcceptedOnL1 {

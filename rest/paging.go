@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/starkgraph/starkgraph/graph/model"
 	"github.com/starkgraph/starkgraph/resolvers"
@@ -64,6 +65,30 @@ func lastPage(total, size int) int {
 		return 1
 	}
 	return (total + size - 1) / size
+}
+
+// pageNumbers is the cursor-style pagination object of a list that takes page numbers
+// (p, ps) yet answers the reference's NFT cursor envelope: next and prev are the
+// neighbouring page numbers, as strings, or null at either end.
+func pageNumbers(pg page, total int) pagination {
+	p := pagination{Count: total}
+	last := lastPage(total, pg.size)
+	if pg.number < last {
+		p.Next = ptr(strconv.Itoa(pg.number + 1))
+	}
+	if pg.number > 1 {
+		p.Prev = ptr(strconv.Itoa(min(pg.number-1, last)))
+	}
+	return p
+}
+
+// pageCursorRows is pageRows answering the NFT cursor envelope (see pageNumbers).
+func pageCursorRows[E, T any](pg page, edges []E, total int, item func(E) T) any {
+	items := make([]T, len(edges))
+	for i, e := range edges {
+		items[i] = item(e)
+	}
+	return cursorList[T]{Items: items, Pagination: pageNumbers(pg, total)}
 }
 
 // pageRows answers a page-number list op whose items load nothing (they are read off their

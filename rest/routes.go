@@ -160,9 +160,13 @@ func routeTable() []route {
 			resp: stakingOverviewBody{}, statuses: noErrors, handle: stakingOverviewOp,
 			graphql: "`stakingOverview` (+ `token(address)` for the token infos)"},
 		{method: "GET", path: "/beta/staking/validators", opID: "listValidators", summary: "List validators",
+			description: "`sortBy`: rank (by total STRK stake; rank 1 first in ASC), stakeStrk, stakeBtc, delegators, commission, " +
+				"stakingPower (the row's `stakingPower`: its share of all STRK stake and of all BTC stake, weighted as rewards are, 1/4 to BTC when there is BTC stake), " +
+				"liveness (epochs attested over epochs from its first attested one to its last), liveness90d (the same over its attestations in the 90 days of block time up to the newest block); " +
+				"apr is ours. Ties go by rank; validators without the figure come last either way.",
 			params: []param{pageParam, pageSizeParam,
 				query("search", kindString, "Part of the validator's name or address."),
-				query("sortBy", kindEnum, "Sort key.").oneOf("rank", "apr", "stake", "stakestrk", "stakebtc", "delegators", "commission").withDefault("rank"),
+				query("sortBy", kindEnum, "Sort key, any case.").oneOf("rank", "apr", "stake", "stakestrk", "stakebtc", "delegators", "commission", "stakingpower", "liveness", "liveness90d").withDefault("rank"),
 				query("sortOrder", kindEnum, "Sort direction, any case; rank ASC lists the largest stake first.").oneOf("asc", "desc").withDefault("asc")},
 			resp: pageList[validatorRowInfo]{}, statuses: onlyBad, handle: listValidatorsOp,
 			graphql: "`validators(first, after, orderBy, direction, search) { rank apr pools { apr } }`"},
@@ -193,7 +197,7 @@ func routeTable() []route {
 				query("rejected", kindEnum, "true: rejected transactions (the index has none).").oneOf("true", "false")},
 			resp: pageList[txnItem]{}, statuses: badAnd404, handle: listTxnsOp,
 			graphql: "`transactions(first, after, filter: {contractAddress, type, fromBlock, toBlock})`"},
-		{method: "GET", path: "/beta/txns/{txnHash}", opID: "getTransactionByHash", summary: "Get a transaction",
+		{method: "GET", path: "/beta/txns/{txnHash}", opID: "getTransactionByHash", summary: "Get a transaction", description: "`nftTransferred`: the NFT transfers, mints and burns of the transaction in its order (the first 1,000), as items of GET /nft-transfers.",
 			params: []param{pathFelt("txnHash", "Transaction hash")},
 			resp:   txnDetails{}, statuses: badAnd404, handle: txnOp,
 			graphql: "`transaction(hash) { ... calls }`"},
@@ -286,8 +290,9 @@ func routeTable() []route {
 			resp: keysetList[transferItem]{}, statuses: onlyBad, handle: eventActivityOp,
 			graphql: "`tokenTransfers(first, after, filter: {fromAddress, toAddress, fromBlock, toBlock, fromTimestamp, toTimestamp}, order)`"},
 		{method: "GET", path: "/beta/contracts/{contractAddress}/erc20-balance-history", opID: "getContractBalanceHistory", summary: "Get a contract's ERC-20 balances over time",
-			description: "One series per token: `token_address`, or else every token the contract holds now. Each point is a UTC day's closing balance (after the day's last block), oldest first, " +
-				"over the days of `timerange` that end on the day of the newest indexed block.",
+			description: "One item per token: `token_address`, or else every token the contract holds now. An item is the token's element of GET /contracts/{contractAddress}/erc20-tokens-held " +
+				"(`balance` and `lastTransferTime` the latest known, null for a token the contract never held) with `balanceHistory`: each UTC day's closing balance (after the day's last block), oldest first, " +
+				"over the days of `timerange` that end on the day of the newest indexed block. The reference gives neither the envelope nor the shape of `balanceHistory`: these are ours.",
 			params: []param{contractParam,
 				query("timerange", kindEnum, "Days back from the newest block.").oneOf("1w", "1m", "3m", "6m", "1y").withDefault("1m"),
 				queryFelt("token_address", "Token contract address")},
@@ -373,33 +378,34 @@ func routeTable() []route {
 			resp: nftDetailsBody{}, statuses: badAnd404, handle: nftDetailsOp,
 			graphql: "`nftItem(contractAddress, tokenId) { ... events(first, after) }`"},
 		{method: "GET", path: "/beta/nft-balances", opID: "getNftBalances", summary: "Get NFT balance records",
-			description: "The collection's balance records (or one item's) with a positive balance, by token id then largest balance: unlike GET /nft-holders, an owner of several ERC-1155 ids has a record per id.",
+			description: "The collection's balance records (or one item's) with a positive balance, by token id then largest balance: unlike GET /nft-holders, an owner of several ERC-1155 ids has a record per id. Page numbers in, the NFT cursor envelope out, as GET /nft-holders: `next` and `prev` are page numbers.",
 			params:      []param{pageParam, pageSizeParam, collectionParam, tokenIDParam},
-			resp:        pageList[nftBalance]{}, statuses: badAnd404, handle: nftBalancesOp,
+			resp:        cursorList[nftBalance]{}, statuses: badAnd404, handle: nftBalancesOp,
 			graphql: "`nftBalances(contractAddress, tokenId, first, after)`"},
 		{method: "GET", path: "/beta/nft-transfers", opID: "getNftTransfers", summary: "Get NFT transfers",
-			description: "The collection's transfers, mints and burns, newest first, as items of GET /nft-events; a collection of the other standard than `type` lists none.",
+			description: "The collection's transfers, mints and burns, newest first, as items of GET /nft-events but with `quantity` a decimal string (the reference's NftTransfer); a collection of the other standard than `type` lists none.",
 			params: []param{cursorParam, limitParam, collectionParam,
 				query("type", kindEnum, "The collection's standard.").oneOf("erc721", "erc1155").withDefault("erc721")},
-			resp: cursorList[nftEvent]{}, statuses: badAnd404, handle: nftTransfersOp,
+			resp: cursorList[nftTransfer]{}, statuses: badAnd404, handle: nftTransfersOp,
 			graphql: "`nftEvents(first, after, contractAddress)`"},
 		{method: "GET", path: "/beta/nft-stats", opID: "getNftStats", summary: "Get NFT collection statistics",
 			description: "NFT collections with their sales in `timeframe` (back from the newest block; `all`: every sale), owners and supply, sorted by `attribute`. " +
 				"A sale is an NFT transfer whose transaction paid the seller in an ERC-20, whatever marketplace ran it; its price is what the buyer paid in that token " +
 				"(fees and royalties included), and `salesVolume` sums the prices in USD at the payment tokens' current prices. " +
-				"The reference gives no item shape, default or sort values: these are ours. Collections without sales are listed too, with zeros.",
+				"The reference gives no item shape, default or sort values: these are ours. Collections without sales are listed too, with zeros. " +
+				"Page numbers in, the NFT cursor envelope out, as GET /nft-holders: `next` and `prev` are page numbers.",
 			params: []param{pageParam, pageSizeParam, timeframeParam,
 				query("attribute", kindEnum, "Sort key.").oneOf("sales", "owners", "supply", "sales_volume", "traders").withDefault("sales"),
 				statsSortParam},
-			resp: pageList[nftStatsItem]{}, statuses: onlyBad, handle: nftStatsOp,
+			resp: cursorList[nftStatsItem]{}, statuses: onlyBad, handle: nftStatsOp,
 			graphql: "`nftCollectionStats(first, after, timeframe, orderBy, direction) { collection { name } sales salesVolumeUsd }`"},
 		{method: "GET", path: "/beta/marketplace-stats", opID: "getMarketplaceStats", summary: "Get NFT marketplace statistics",
 			description: "The marketplaces that ran NFT sales in `timeframe`, with their sales, volume in USD, traders and collections, sorted by `attribute`. " +
-				"A sale's marketplace is the contract its transaction called first (when that is neither the collection nor the payment token); see GET /nft-stats for sales.",
+				"A sale's marketplace is the contract its transaction called first (when that is neither the collection nor the payment token); see GET /nft-stats for sales and for the envelope.",
 			params: []param{pageParam, pageSizeParam, timeframeParam,
 				query("attribute", kindEnum, "Sort key.").oneOf("sales", "sales_volume", "traders").withDefault("sales"),
 				statsSortParam},
-			resp: pageList[marketplaceStatsItem]{}, statuses: onlyBad, handle: marketplaceStatsOp,
+			resp: cursorList[marketplaceStatsItem]{}, statuses: onlyBad, handle: marketplaceStatsOp,
 			graphql: "`marketplaceStats(first, after, timeframe, orderBy, direction)`"},
 		{method: "POST", path: "/beta/nft/update-metadata/{contract_address}/{token_id}", opID: "requestNftMetadataUpdate", summary: "Refresh an NFT's metadata",
 			description: "Queues a refresh of the item's metadata: the metadata fetcher asks the contract for the token URI again and reads the document it names. " +
@@ -432,6 +438,8 @@ func routeTable() []route {
 			}{}, statuses: onlyBad, handle: searchOp,
 			graphql: "`search(query, first)`"},
 		{method: "GET", path: "/beta/api-status", opID: "getApiStatus", summary: "Index lag per API",
+			description: "Each API's `status` and `lagSeconds` (since the indexer last heard from the node), as the reference has them; " +
+				"beyond the reference, `lagBlocks` (blocks the node is ahead), `headBlock` and `replicaLagSeconds` (null when the API reads the primary).",
 			resp: apiStatusBody{}, statuses: noErrors, handle: apiStatusOp,
 			graphql: "`indexerStatus`"},
 	}

@@ -39,7 +39,7 @@ var sampleRequests = map[string]string{
 	"listVerifiedClasses":          "/beta/classes/verified",
 	"getBlockByHash":               "/beta/blocks/5",
 	"listTransactions":             "/beta/txns",
-	"getTransactionByHash":         "/beta/txns/" + txHash(3, 1).Hex(),
+	"getTransactionByHash":         "/beta/txns/" + txHash(3, 0).Hex(), // with the mint of NFT 3
 	"listEvents":                   "/beta/events",
 	"getTokenHolders":              "/beta/tokens/" + ethAddr.Hex() + "/holders",
 	"getClassByHash":               "/beta/classes/" + accountClass.Hex(),

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
 )
 
 func TestValidatorOperations(t *testing.T) {
@@ -153,4 +154,86 @@ func TestValidatorOperations(t *testing.T) {
 		{"/beta/staking/delegators?validator=" + validator.Hex() + "&delegator=1", 400, "delegator"},
 		{"/beta/staking/delegators?validator=" + validator.Hex() + "&ps=3", 400, "ps"},
 	})
+}
+
+// TestValidatorSortKeys: every sortBy of the reference orders the validators as its
+// definition says, in both directions, with the validators written so that each key
+// gives another order than the others. Blocks 1-10 are moved 100 days back, out of the
+// 90-day liveness window.
+func TestValidatorSortKeys(t *testing.T) {
+	e := newEnv(t)
+	exec := e.exec
+	const strk = "000000000000000000" // 18 zeros: whole STRK
+	// account(4) is the seed's "Duck Staking": 25,000 STRK, liveness 9/10, attestations of
+	// epochs 3929-3940 in blocks 1-12 (tx 1), so 3939 and 3940 in the window: 2/2.
+	for _, v := range []struct {
+		who                  db.Felt
+		name, self, btc      string
+		attested, total, fee int
+		last                 *int // the last epoch attested
+	}{
+		{account(5), "A", "1000" + strk, "500", 5, 10, 500, ptr(3932)},
+		{account(6), "B", "100" + strk, "1500", 0, 0, 700, ptr(3940)}, // counters lost: liveness null, liveness90d known
+		{account(7), "C", "50000" + strk, "0", 10, 10, 300, ptr(3940)},
+	} {
+		exec(`INSERT INTO validators (staker_address, reward_address, name, self_stake, delegated_stake_btc, revenue_share_bps,
+			state, start_time, total_delegators, liveness_attested_epochs, liveness_total_epochs, liveness_last_epoch)
+			VALUES ($1, $1, $2, $3, $4, $5, 'active', $6, 0, $7, $8, $9)`,
+			v.who, v.name, v.self, v.btc, v.fee, baseTime, v.attested, v.total, v.last)
+	}
+	// In the window: B attests epochs 3930 and 3940 (2 of 11), C 3935-3937 and 3940 (4 of
+	// 6); A attests only before it (none: null).
+	for i, a := range []struct {
+		who   db.Felt
+		block int
+		epoch int
+	}{
+		{account(6), 20, 3930}, {account(6), 21, 3940},
+		{account(7), 13, 3935}, {account(7), 14, 3936}, {account(7), 15, 3937}, {account(7), 22, 3940},
+		{account(5), 2, 3931}, {account(5), 3, 3932},
+	} {
+		exec(`INSERT INTO attestations (block_number, tx_index, event_index, staker_address, epoch, transaction_hash, timestamp)
+			VALUES ($1, 0, $2, $3, $4, $5, 0)`, a.block, 20+i, a.who, a.epoch, txHash(a.block, 0))
+	}
+	exec(`UPDATE blocks SET timestamp = timestamp - 100 * 86400 WHERE number <= 10`)
+	dbtest.DeriveAsIndexer(t, e.db)
+
+	names := func(query string) string {
+		t.Helper()
+		var out []string
+		for _, it := range e.mustGet("/beta/staking/validators?" + query).(map[string]any)["items"].([]any) {
+			name := it.(map[string]any)["name"].(string)
+			out = append(out, strings.TrimSuffix(name, " Staking"))
+		}
+		return strings.Join(out, " ")
+	}
+	// Staking power (BTC weighs 0.25 as there is BTC stake; 76,100 STRK and 2,000 BTC units
+	// in all): C .49, Duck .25, B .19 (mostly its BTC), A .07.
+	for query, want := range map[string]string{
+		"sortBy=rank":                               "C Duck A B",
+		"sortBy=stakeStrk&sortOrder=DESC":           "C Duck A B",
+		"sortBy=stakeBtc&sortOrder=DESC":            "B A C Duck", // ties by rank
+		"sortBy=commission&sortOrder=ASC":           "C A B Duck",
+		"sortBy=stakingPower&sortOrder=DESC":        "C Duck B A",
+		"sortBy=STAKINGPOWER&sortOrder=asc":         "A B Duck C",
+		"sortBy=liveness&sortOrder=DESC":            "C Duck A B",
+		"sortBy=liveness&sortOrder=ASC":             "A Duck C B", // never attested: last either way
+		"sortBy=liveness90d&sortOrder=DESC":         "Duck C B A",
+		"sortBy=liveness90d&sortOrder=ASC":          "B C Duck A",
+		"sortBy=liveness90d&sortOrder=DESC&ps=10":   "Duck C B A",
+		"sortBy=liveness90d&search=c&sortOrder=ASC": "C Duck", // "Duck" has a c too
+	} {
+		if got := names(query); got != want {
+			t.Errorf("%s: %q, want %q", query, got, want)
+		}
+	}
+	// The row's staking power is the figure sorted by, in percent.
+	for _, it := range e.mustGet("/beta/staking/validators?sortBy=stakingPower&sortOrder=DESC").(map[string]any)["items"].([]any) {
+		row := it.(map[string]any)
+		want := map[string]float64{"C": 49.277, "Duck Staking": 24.639, "B": 18.849, "A": 7.236}[row["name"].(string)]
+		if got, _ := row["stakingPower"].(float64); got < want-0.001 || got > want+0.001 {
+			t.Errorf("%v: stakingPower %v, want %.3f", row["name"], row["stakingPower"], want)
+		}
+	}
+	e.expectRefusals(t, []refusal{{"/beta/staking/validators?sortBy=power", 400, "sortBy"}})
 }
