@@ -57,6 +57,9 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		return listenFlag
 	}
 
+	if err := checkDataDir(*dataDir); err != nil {
+		return err
+	}
 	dbURL := os.Getenv("DATABASE_URL")
 	if dbURL == "" {
 		cluster, _, err := startLocalPostgres(ctx, log, filepath.Join(*dataDir, "pgdata"))
