@@ -466,6 +466,8 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	instrument(store)
 	metrics.RegisterPool("api_reads", readConn.Stats)
 	metrics.RegisterPool("primary", conn.Stats)
+	metrics.SetReplicaLag(func(ctx context.Context) (float64, error) { return db.ReplicaLagSeconds(ctx, readConn) })
+	metrics.SetVerifyQueueAge(func(ctx context.Context) (float64, error) { return db.VerifyQueueAgeSeconds(ctx, conn) })
 
 	// Every replica signs cursors with the same secret: the flag's, or the database's.
 	secret := []byte(sf.cursorSecret)
