@@ -36,7 +36,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	dataDir := fs.String("data-dir", envOr("STARKGRAPH_DATA_DIR", ".starkgraph"), "where the private PostgreSQL cluster lives (its database bench_<txs> is the cache)")
 	out := fs.String("out", "bench/results", "directory for the results (JSON and Markdown)")
 	only := fs.String("only", "", "run only the workloads whose name contains this text (e.g. stats)")
-	postgraphile := fs.String("postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (README: Performance)")
+	postgraphile := fs.String("postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (docs/performance.md)")
 	indexTxs := fs.Int("index-txs", 300_000, "transactions indexed from scratch, once per indexing mode, to time the indexer (0: skip), into a database bench_indexing made beside the bench's")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the process, one file per workload and indexer run (named after it), taken while it runs, to this file name")
 	var sf serverFlags
