@@ -20,8 +20,10 @@ import (
 // limits hold across replicas, that the indexer resumes where it stopped and that replica
 // lag is reported.
 func TestProductionLayout(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the production layout takes a minute or more")
+	// It takes a minute or two on a quiet machine, so it runs as a CI step of its own
+	// (.ci/run), with its own timeout, rather than inside go test ./...
+	if os.Getenv("STARKGRAPH_LAYOUT_TEST") != "1" {
+		t.Skip("set STARKGRAPH_LAYOUT_TEST=1 to stand up the production layout of docs/deploy.md (.ci/run does)")
 	}
 	for _, tool := range []struct{ name, pkg string }{{"nginx", "nginx"}, {"redis-server", "redis-server"}, {"promtool", "prometheus"},
 		{"curl", "curl"}, {"runuser", "util-linux"}} {
@@ -38,7 +40,7 @@ func TestProductionLayout(t *testing.T) {
 		addr := freePort(t)
 		env = append(env, name+"="+addr[strings.LastIndexByte(addr, ':')+1:])
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "deploy/layout-test.sh")
 	cmd.Env = env

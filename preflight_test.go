@@ -136,6 +136,8 @@ func TestCommandsFailEarlyWithOneLine(t *testing.T) {
 			[]string{"--data-dir", "cannot create the directory", "choose a directory you can write"}},
 		{"dev with a node that does not answer", nil, []string{"dev", "--rpc", "http://" + notANode, "--addr", freePort(t), "--admin-addr="},
 			[]string{"the node does not answer"}},
+		{"dev with a development key too short", nil, []string{"dev", "--dev-key", "sg_x", "--addr", freePort(t), "--admin-addr="},
+			[]string{"--dev-key (or STARKGRAPH_DEV_KEY): an API key must be 8 to 256 characters long"}},
 		{"sim with its port taken", nil, []string{"sim", "--addr", taken}, []string{"--addr " + taken + ": the address is already in use"}},
 		{"replay of a missing directory", nil, []string{"replay", "/nonexistent/set", "--addr", freePort(t)}, []string{"no such directory"}},
 		{"migrate with a bad DATABASE_URL", []string{"DATABASE_URL=localhost"}, []string{"migrate"}, []string{"DATABASE_URL is neither a postgres:// URL nor key=value pairs"}},

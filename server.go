@@ -660,6 +660,11 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := chain.check(ctx); err != nil {
 		return err
 	}
+	if *devKey != "" {
+		if err := auth.ValidateKeyText(*devKey); err != nil {
+			return fmt.Errorf("--dev-key (or STARKGRAPH_DEV_KEY): %v; choose another value", err)
+		}
+	}
 	if os.Getenv("DATABASE_URL") == "" {
 		if err := checkDataDir(*dataDir); err != nil {
 			return err

@@ -128,11 +128,11 @@ step "stop the first API replica: reads through nginx keep working"
 kill "$(cat "$SG/run/api1.pid")"
 before=$(wc -l <"$SG/log/load.codes")
 bad=0
-for i in $(seq 30); do
+for i in $(seq 20); do
 	code=$(curl -s -o /dev/null -w '%{http_code}' "$PUBLIC/beta/blocks?ps=10" -H "x-api-key: $DEVKEY")
 	case $code in 200) ;; *) bad=$((bad + 1)); echo "request $i after the stop: $code" ;; esac
 done
-[ "$bad" -eq 0 ] || fail "$bad of 30 reads failed through nginx after one API replica stopped"
+[ "$bad" -eq 0 ] || fail "$bad of 20 reads failed through nginx after one API replica stopped"
 sleep 2
 after=$(wc -l <"$SG/log/load.codes")
 echo "the load made $((after - before)) requests meanwhile"
