@@ -36,7 +36,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	dataDir := fs.String("data-dir", envOr("STARKGRAPH_DATA_DIR", ".starkgraph"), "where the private PostgreSQL cluster lives (its database bench_<txs> is the cache)")
 	out := fs.String("out", "bench/results", "directory for the results (JSON and Markdown)")
 	only := fs.String("only", "", "run only the workloads whose name contains this text (e.g. stats)")
-	postgraphile := fs.String("postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (README: Performance)")
+	postgraphile := fs.String("postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (docs/performance.md)")
 	indexTxs := fs.Int("index-txs", 300_000, "transactions indexed from scratch, once per indexing mode, to time the indexer (0: skip), into a database bench_indexing made beside the bench's")
 	hotKeys := fs.Bool("hot-keys", true, "add the hot-key workloads: every list by its key with the most rows, at its first, middle, deep and last page")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the process, one file per workload and indexer run (named after it), taken while it runs, to this file name")
@@ -58,6 +58,9 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		return listenFlag
 	}
 
+	if err := checkDataDir(*dataDir); err != nil {
+		return err
+	}
 	dbURL := os.Getenv("DATABASE_URL")
 	if dbURL == "" {
 		cluster, _, err := startLocalPostgres(ctx, log, filepath.Join(*dataDir, "pgdata"))

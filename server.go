@@ -213,6 +213,8 @@ type serverFlags struct {
 	// subscriptions
 	subscriptionBuffer int
 	streamWriteTimeout time.Duration
+	// bound holds the listeners bindEarly made, by address, until serveAPI takes them.
+	bound map[string]net.Listener
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
@@ -271,7 +273,7 @@ func openDB(ctx context.Context, url string) (*sqlx.DB, error) {
 	defer cancel()
 	if err := conn.PingContext(pingCtx); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+		return nil, fmt.Errorf("connect to PostgreSQL: %w (is it running, and does the URL name its host, port, user and database?)", err)
 	}
 	return conn, nil
 }
@@ -343,7 +345,7 @@ func databaseURL() (string, error) {
 	if url == "" {
 		return "", errors.New("DATABASE_URL is not set (for example postgres://user:pass@localhost:5432/starkgraph?sslmode=disable)")
 	}
-	return url, nil
+	return url, checkDatabaseURL("DATABASE_URL", url)
 }
 
 // openDatabaseURL connects to DATABASE_URL.
@@ -409,6 +411,16 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if _, err := databaseURL(); err != nil {
+		return err
+	}
+	if err := checkServerSettings(&sf); err != nil {
+		return err
+	}
+	if err := sf.bindEarly(); err != nil {
+		return err
+	}
+	defer sf.closeBound()
 	conn, err := openDatabaseURL(ctx)
 	if err != nil {
 		return err
@@ -454,6 +466,8 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	instrument(store)
 	metrics.RegisterPool("api_reads", readConn.Stats)
 	metrics.RegisterPool("primary", conn.Stats)
+	metrics.SetReplicaLag(func(ctx context.Context) (float64, error) { return db.ReplicaLagSeconds(ctx, readConn) })
+	metrics.SetVerifyQueueAge(func(ctx context.Context) (float64, error) { return db.VerifyQueueAgeSeconds(ctx, conn) })
 
 	// Every replica signs cursors with the same secret: the flag's, or the database's.
 	secret := []byte(sf.cursorSecret)
@@ -529,7 +543,7 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	}
 	errs := make(chan error, len(servers))
 	for _, srv := range servers {
-		ln, err := net.Listen("tcp", srv.Addr)
+		ln, err := sf.listen(srv.Addr)
 		if err != nil {
 			return fmt.Errorf("listen on %s: %w", srv.Addr, err)
 		}
@@ -601,6 +615,12 @@ func runReplay(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("replay %s: no such directory; give a fixture set such as ../shared/fixtures/starknet/sepolia-56377", dir)
+	}
+	if err := checkPortFree("--addr", *addr); err != nil {
+		return err
+	}
 	return replay.Serve(ctx, dir, *addr, log)
 }
 
@@ -634,6 +654,30 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// Everything that can be checked is, before PostgreSQL starts.
+	if err := checkServerSettings(&sf); err != nil {
+		return err
+	}
+	if err := chain.check(ctx); err != nil {
+		return err
+	}
+	if *devKey != "" {
+		if err := auth.ValidateKeyText(*devKey); err != nil {
+			return fmt.Errorf("--dev-key (or STARKGRAPH_DEV_KEY): %v; choose another value", err)
+		}
+	}
+	if os.Getenv("DATABASE_URL") == "" {
+		if err := checkDataDir(*dataDir); err != nil {
+			return err
+		}
+		if _, err := pglocal.Find(); err != nil {
+			return err
+		}
+	}
+	if err := sf.bindEarly(); err != nil {
+		return err
+	}
+	defer sf.closeBound()
 
 	url, banner := os.Getenv("DATABASE_URL"), ""
 	if url == "" {
@@ -703,6 +747,24 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	if *rpcURL == "" {
 		return errors.New("--rpc URL is required (or STARKNET_RPC_URL)")
 	}
+	if _, err := databaseURL(); err != nil {
+		return err
+	}
+	if err := l1f.check(); err != nil {
+		return err
+	}
+	if err := checkNode(ctx, "--rpc", *rpcURL); err != nil {
+		return err
+	}
+	var adminLn net.Listener
+	if *adminAddr != "" {
+		ln, err := listenChecked("--admin-addr", "STARKGRAPH_INDEX_ADMIN_ADDR", *adminAddr)
+		if err != nil {
+			return err
+		}
+		adminLn = ln
+		defer adminLn.Close()
+	}
 	conn, err := openDatabaseURLMigrated(ctx)
 	if err != nil {
 		return err
@@ -723,13 +785,9 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 		go analytics.Run(ctx, conn, analyticsInterval, log)
 		nftMeta.start(ctx, log, conn, *rpcURL)
 	}
-	if *adminAddr != "" {
+	if adminLn != nil {
 		admin := adminServer(*adminAddr)
-		ln, err := net.Listen("tcp", admin.Addr)
-		if err != nil {
-			return fmt.Errorf("listen on %s: %w", admin.Addr, err)
-		}
-		go func() { _ = admin.Serve(ln) }()
+		go func() { _ = admin.Serve(adminLn) }()
 		defer admin.Close()
 	}
 	if err := ix.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
@@ -744,6 +802,9 @@ func runSim(ctx context.Context, log *slog.Logger, args []string) error {
 	cfg := sim.Config{Seed: 1}
 	cfg.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := checkPortFree("--addr", *addr); err != nil {
 		return err
 	}
 	return sim.Serve(ctx, cfg, *addr, log)

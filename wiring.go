@@ -84,6 +84,31 @@ func (f *l1Flags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.confirmations, "l1-confirmations", 12, "L1 blocks below the head that are read")
 }
 
+// check checks the L1 flags' forms.
+func (f l1Flags) check() error {
+	if f.rpc == "" {
+		return nil
+	}
+	if err := checkHTTPURL("--l1-rpc", f.rpc); err != nil {
+		return err
+	}
+	if !common.IsHexAddress(f.core) {
+		return fmt.Errorf("--l1-core %q is not an Ethereum address (0x and 40 hex digits)", f.core)
+	}
+	return nil
+}
+
+// check checks what dev's chain flags name: a --rpc node must answer.
+func (c chainFlags) check(ctx context.Context) error {
+	if err := c.l1.check(); err != nil {
+		return err
+	}
+	if c.rpc == "" {
+		return nil
+	}
+	return checkNode(ctx, "--rpc", c.rpc)
+}
+
 // start runs the L1 follower in the background when --l1-rpc is set.
 func (f l1Flags) start(ctx context.Context, log *slog.Logger, conn *sqlx.DB) error {
 	if f.rpc == "" {

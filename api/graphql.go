@@ -36,7 +36,7 @@ import (
 )
 
 // GraphQLLimits bound what one document may ask for. Every limit is checked before any
-// resolver runs; each is a flag of serve and dev (see README, "Operations and limits").
+// resolver runs; each is a flag of serve and dev (see docs/operations.md, "Operations and limits").
 type GraphQLLimits struct {
 	// MaxComplexity is the highest cost a document may have: each field costs 1, and a
 	// connection multiplies the cost of its selection by its page size.

@@ -66,7 +66,12 @@ func runCreate(ctx context.Context, s *Store, args []string, stdout io.Writer) e
 	fs.SetOutput(io.Discard)
 	plan := fs.String("plan", "", "plan of the new key (required)")
 	label := fs.String("label", "", "free text to recognise the key by")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fmt.Fprintln(stdout, "usage: starkgraph keys create --plan NAME [--label TEXT]")
+		fs.PrintDefaults()
+		return nil
+	} else if err != nil {
 		return fmt.Errorf("%w\nusage: starkgraph keys create --plan NAME [--label TEXT]", err)
 	}
 	if *plan == "" || fs.NArg() != 0 {

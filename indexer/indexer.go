@@ -225,6 +225,7 @@ func (ix *Indexer) handshake(ctx context.Context) error {
 	bo := newBackoff()
 	for {
 		err := ix.tryHandshake(ctx)
+		noteNodeAnswer(err)
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
@@ -279,6 +280,7 @@ func (ix *Indexer) step(ctx context.Context) (done bool, err error) {
 		return true, nil
 	}
 	nodeHead, err := ix.nodeHead(ctx)
+	noteNodeAnswer(err)
 	if err != nil {
 		return false, err
 	}
@@ -316,6 +318,16 @@ func (ix *Indexer) step(ctx context.Context) (done bool, err error) {
 		sleep(ctx, ix.cfg.PollInterval)
 	}
 	return false, nil
+}
+
+// noteNodeAnswer sets indexer_node_up after a call to the node (a stop is not a failure).
+func noteNodeAnswer(err error) {
+	switch {
+	case err == nil:
+		metrics.IndexerNodeUp.Set(1)
+	case !errors.Is(err, context.Canceled):
+		metrics.IndexerNodeUp.Set(0)
+	}
 }
 
 func (ix *Indexer) noteNodeHead(ctx context.Context, nodeHead uint64) {

@@ -98,6 +98,10 @@ var (
 	// IndexerLag is how many blocks the indexer is behind the node.
 	IndexerLag = gauge("indexer_lag_blocks", "Blocks the indexer is behind the followed node.")
 
+	// IndexerNodeUp is 1 while the followed node answers the indexer, 0 after a call to it
+	// failed (the indexer retries with backoff meanwhile).
+	IndexerNodeUp = gauge("indexer_node_up", "1 while the followed Starknet node answers the indexer, 0 after a call to it failed.")
+
 	// IndexerBulkLoading is 1 while a bulk load has the per-block tables' secondary indexes
 	// and foreign keys dropped (API reads that need them are slow until it ends), else 0.
 	IndexerBulkLoading = gauge("indexer_bulk_loading", "1 while the indexer bulk loads with secondary indexes dropped, else 0.")
@@ -122,6 +126,7 @@ func RegisterPool(name string, stats func() sql.DBStats) {
 	gauge("db_pool_in_use_connections", "Connections running a statement.", func(s sql.DBStats) float64 { return float64(s.InUse) })
 	gauge("db_pool_wait_count", "Requests that waited for a connection, in all.", func(s sql.DBStats) float64 { return float64(s.WaitCount) })
 	gauge("db_pool_wait_seconds", "Time requests waited for a connection, in all.", func(s sql.DBStats) float64 { return s.WaitDuration.Seconds() })
+	gauge("db_pool_max_open_connections", "Most connections the pool may open (0: no limit).", func(s sql.DBStats) float64 { return float64(s.MaxOpenConnections) })
 }
 
 // Handler serves the registry in the Prometheus exposition format. Mount it
