@@ -47,13 +47,18 @@ report connect-api connect "$api"
 report connect-outside connect "$outside"
 report connect-internet connect 1.1.1.1:443
 # Last, and with builtins only after it: once the processes are at their limit, nothing
-# more can be forked.
-sh -c 'i=0; while [ $i -lt 512 ]; do sleep 31.337 </dev/null >/dev/null 2>&1 & i=$((i + 1)); echo $i >"$1"; done' _ "fork-count-$nonce" 2>/dev/null
+# more can be forked. Each process is a copy of sh blocked on opening a FIFO (no exec, to
+# keep it quick); opening the FIFO for writing releases them all.
+fifo="fork-fifo-$nonce"
+mkfifo "$fifo"
+sh -c 'i=0; while [ $i -lt 512 ]; do (: <"$2") >/dev/null 2>&1 & i=$((i + 1)); echo $i >"$1"; done' _ "fork-count-$nonce" "$fifo" 2>/dev/null
 read -r forked <"fork-count-$nonce" || forked=0
 if [ "$forked" -ge 512 ]; then
 	echo "ATTEMPT fork-512: ok $forked processes"
 else
 	echo "ATTEMPT fork-512: failed after $forked processes"
 fi
+exec 6<>"$fifo"
+exec 6>&-
 echo "error: hostile stand-in: done"
 exit 1
