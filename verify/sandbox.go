@@ -185,10 +185,10 @@ func CheckSandbox(ctx context.Context) error {
 
 // sandboxScript runs inside the sandbox as its uid: it copies the sources into /job,
 // builds, and hands the class back on fd 3, which the build itself never gets (nor fd 4,
-// where bwrap says which process is the sandbox's PID 1). On fd 3 it
-// writes "started", then after a build that succeeded either "class" and the class file, or
-// "missing" and the names in target/dev. $1 is the project directory under the sources,
-// $2 the class file's name, $3 scarb.
+// where bwrap says which process is the sandbox's PID 1). On fd 3 it writes "started",
+// then after a build that succeeded either "class" and the class file, or "missing" and
+// the names in target/dev. $1 is the project directory under the sources, $2 the class
+// file's name, $3 scarb.
 const sandboxScript = `
 echo started >&3
 mkdir -p /job/src /job/home /job/cache /job/tmp && cp -R /sources/. /job/src/ || {
