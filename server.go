@@ -66,7 +66,7 @@ func commands() []command {
 		{"sim", "serve the simulated Starknet node: --addr ADDR [--seed N] [--blocks N] [--block-time D]", runSim},
 		{"replay", "serve a fixture set as a JSON-RPC node: replay DIR --addr ADDR", runReplay},
 		{"bench", "measure the APIs against their own SQL: [--txs N] [--concurrency C] [--duration D]", runBench},
-		{"verify-worker", "run class-verification workers against DATABASE_URL: [--verify-workers N] [--scarb-dir DIR]", runVerifyWorker},
+		{"verify-worker", "run class-verification workers against DATABASE_URL: [--verify-workers N] [--scarb-dir DIR] [--verify-sandbox on|off]", runVerifyWorker},
 	}
 }
 
@@ -137,6 +137,7 @@ type verifyFlags struct {
 	timeout   time.Duration
 	memoryMiB int
 	lease     time.Duration
+	sandbox   string
 }
 
 func (f *verifyFlags) register(fs *flag.FlagSet) {
@@ -145,6 +146,19 @@ func (f *verifyFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "verify-timeout", verify.DefaultTimeout, "longest scarb build of one job")
 	fs.IntVar(&f.memoryMiB, "verify-memory", verify.DefaultMemoryMiB, "address-space cap of one scarb build, in MiB (0: none)")
 	fs.DurationVar(&f.lease, "verify-lease", verify.DefaultLease, "how long a worker's claim on a job holds without renewal; a dead worker's job is retried after it")
+	fs.StringVar(&f.sandbox, "verify-sandbox", envOr("STARKGRAPH_VERIFY_SANDBOX", "on"), "on: each scarb build runs in a bubblewrap sandbox (docs/verification-sandbox.md); off: builds run unisolated as this user (unsafe)")
+}
+
+// checkSandbox refuses to start workers whose builds could not be sandboxed, unless the
+// operator turned the sandbox off (verify.Run then says so loudly).
+func (f verifyFlags) checkSandbox(ctx context.Context) error {
+	if f.sandbox != "on" && f.sandbox != "off" {
+		return fmt.Errorf("--verify-sandbox must be on or off, not %q", f.sandbox)
+	}
+	if f.workers < 1 || f.sandbox == "off" {
+		return nil
+	}
+	return verify.CheckSandbox(ctx)
 }
 
 // run runs the workers until ctx ends.
@@ -152,7 +166,7 @@ func (f verifyFlags) run(ctx context.Context, log *slog.Logger, conn *sqlx.DB) {
 	verify.Run(ctx, verify.Config{
 		DB: conn, Workers: f.workers, Lease: f.lease, Logger: log,
 		Toolchains: verify.Toolchains{Dir: f.scarbDir, UsePATH: true},
-		Limits:     verify.BuildLimits{Timeout: f.timeout, MemoryMiB: f.memoryMiB},
+		Limits:     verify.BuildLimits{Timeout: f.timeout, MemoryMiB: f.memoryMiB, NoSandbox: f.sandbox == "off"},
 	})
 }
 
@@ -172,6 +186,9 @@ func runVerifyWorker(ctx context.Context, log *slog.Logger, args []string) error
 	}
 	if vf.workers < 1 {
 		return errors.New("--verify-workers must be at least 1")
+	}
+	if err := vf.checkSandbox(ctx); err != nil {
+		return err
 	}
 	conn, err := openDatabaseURL(ctx)
 	if err != nil {
@@ -409,6 +426,9 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	var vf verifyFlags
 	vf.register(fs)
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := vf.checkSandbox(ctx); err != nil {
 		return err
 	}
 	if _, err := databaseURL(); err != nil {
@@ -652,6 +672,9 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	var vf verifyFlags
 	vf.register(fs)
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := vf.checkSandbox(ctx); err != nil {
 		return err
 	}
 	// Everything that can be checked is, before PostgreSQL starts.

@@ -22,8 +22,13 @@ import (
 // BuildLimits bound one compilation.
 type BuildLimits struct {
 	Timeout   time.Duration // wall time of `scarb build`
-	MemoryMiB int           // address-space cap of the compiler (ulimit -v); 0: none
+	MemoryMiB int           // address-space cap of the compiler (RLIMIT_AS); 0: none
+	Processes int           // processes and threads of a sandboxed build (RLIMIT_NPROC); 0: DefaultProcesses
+	DiskMiB   int           // size of a sandboxed build's writable file system; 0: DefaultDiskMiB
 	WorkDir   string        // where job directories are made; empty: the system's temp dir
+	// NoSandbox builds as the worker's own user in the host's file system and network
+	// (--verify-sandbox=off); by default every build runs in the sandbox (sandbox.go).
+	NoSandbox bool
 }
 
 // maxOutput is how much of the compiler's output a job keeps: its start and its end, where
@@ -44,10 +49,11 @@ type compileFailure struct {
 func (e *compileFailure) Error() string { return e.msg }
 
 // build writes the job's files into a fresh directory, runs `scarb --offline build` in the
-// project directory with its own environment (HOME and caches inside the directory,
-// nothing inherited), a timeout and a memory cap, and returns the compiled contract class
-// and the compiler's output. The directory is removed whatever happens. A *compileFailure
-// says the sources did not build; other errors are the verifier's own.
+// project directory with its own environment (HOME and caches inside the job, nothing
+// inherited), a timeout and a memory cap, in the sandbox unless lim.NoSandbox, and returns
+// the compiled contract class and the compiler's output. The directory is removed whatever
+// happens. A *compileFailure says the sources did not build; other errors are the
+// verifier's own.
 func build(ctx context.Context, job *db.ClaimedJob, scarb string, lim BuildLimits) (class []byte, output string, err error) {
 	var files map[string]string
 	if err := json.Unmarshal(job.Files, &files); err != nil || len(files) == 0 {
@@ -65,19 +71,24 @@ func build(ctx context.Context, job *db.ClaimedJob, scarb string, lim BuildLimit
 			return nil, "", &compileFailure{msg: err.Error()}
 		}
 	}
-	project := src
+	projectDir := "."
 	if dir := strings.Trim(job.ProjectDirPath, "/"); dir != "" && dir != "." {
 		if !SafeRelativePath(dir) {
 			return nil, "", &compileFailure{msg: fmt.Sprintf("project_dir_path %q leaves the project", clip(dir, 80))}
 		}
-		project = filepath.Join(src, filepath.FromSlash(path.Clean(dir)))
+		projectDir = path.Clean(dir)
 	}
+	project := filepath.Join(src, filepath.FromSlash(projectDir))
 	if _, err := os.Stat(filepath.Join(project, "Scarb.toml")); err != nil {
 		return nil, "", &compileFailure{msg: "no Scarb.toml in project_dir_path " + strconv.Quote(job.ProjectDirPath)}
 	}
+	name := job.PackageName + "_" + job.Name + ".contract_class.json"
 
 	buildCtx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
+	if !lim.NoSandbox {
+		return buildSandboxed(ctx, buildCtx, root, src, projectDir, name, scarb, lim)
+	}
 	// ulimit -v caps the compiler's memory; sh execs scarb, so the cap and the process
 	// group apply to scarb itself.
 	limit := "unlimited"
@@ -105,16 +116,18 @@ func build(ctx context.Context, job *db.ClaimedJob, scarb string, lim BuildLimit
 		return nil, output, &compileFailure{msg: "scarb build failed: " + exitText(runErr), output: output}
 	}
 
-	name := job.PackageName + "_" + job.Name + ".contract_class.json"
 	target := filepath.Join(project, "target", "dev")
 	class, err = readBounded(filepath.Join(target, name), maxClassFile)
 	if err != nil {
-		built := builtClasses(target)
-		return nil, output, &compileFailure{output: output, msg: fmt.Sprintf(
-			"scarb built no target/dev/%s (built: %s); name must be the contract's module name and package_name the package's name",
-			clip(name, 200), built)}
+		return nil, output, &compileFailure{output: output, msg: missingClass(name, builtClasses(target))}
 	}
 	return class, output, nil
+}
+
+// missingClass says that the class file asked for was not built, and what was.
+func missingClass(name, built string) string {
+	return fmt.Sprintf("scarb built no target/dev/%s (built: %s); name must be the contract's module name and package_name the package's name",
+		clip(name, 200), built)
 }
 
 // writeSource writes one submitted file below dir, refusing any path that would leave it.
@@ -126,10 +139,11 @@ func writeSource(dir, p, content string) error {
 	if !strings.HasPrefix(full, dir+string(filepath.Separator)) {
 		return fmt.Errorf("file path %q leaves the project", clip(p, 80))
 	}
-	if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
+	// Readable by the sandbox's uid; the job's directory itself stays 0700.
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return fmt.Errorf("file path %q: %v", clip(p, 80), errors.Unwrap(err))
 	}
-	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("file path %q: given twice or clashes with a directory", clip(p, 80))
 	}
@@ -185,10 +199,19 @@ func exitText(err error) string {
 
 func builtClasses(dir string) string {
 	entries, _ := os.ReadDir(dir)
-	var names []string
+	var files []string
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".contract_class.json") {
-			names = append(names, e.Name())
+		files = append(files, e.Name())
+	}
+	return classNames(files)
+}
+
+// classNames lists the contract classes among file names.
+func classNames(files []string) string {
+	var names []string
+	for _, f := range files {
+		if strings.HasSuffix(f, ".contract_class.json") {
+			names = append(names, f)
 		}
 	}
 	sort.Strings(names)

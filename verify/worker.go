@@ -70,18 +70,29 @@ func (c *Config) fill() {
 // workerSeq numbers the workers of this process, for their names in the job log.
 var workerSeq atomic.Int64
 
-// Run runs cfg.Workers workers until ctx ends.
+// Run runs cfg.Workers workers until ctx ends. Unless cfg.Limits.NoSandbox, it first checks
+// that the build sandbox works here, and starts no worker if it does not (the commands check
+// it before, with CheckSandbox, and refuse to start).
 func Run(ctx context.Context, cfg Config) {
 	cfg.fill()
+	if cfg.Workers <= 0 {
+		return
+	}
+	if cfg.Limits.NoSandbox {
+		cfg.Logger.Warn("CLASS VERIFICATION BUILDS ARE NOT SANDBOXED (--verify-sandbox=off): submitted sources and their " +
+			"build-time code run as this process's user, with its files, environment and network")
+	} else if err := CheckSandbox(ctx); err != nil {
+		cfg.Logger.Error("verification workers not started", "err", err)
+		return
+	}
 	host, _ := os.Hostname()
 	var wg sync.WaitGroup
 	for range cfg.Workers {
 		w := &worker{cfg: cfg, queue: db.VerifyQueue{DB: cfg.DB}, name: fmt.Sprintf("%s/%d/%d", host, os.Getpid(), workerSeq.Add(1))}
 		wg.Go(func() { w.run(ctx) })
 	}
-	if cfg.Workers > 0 {
-		cfg.Logger.Info("verification workers", "workers", cfg.Workers, "scarb_dir", cfg.Toolchains.Dir, "timeout", cfg.Limits.Timeout)
-	}
+	cfg.Logger.Info("verification workers", "workers", cfg.Workers, "scarb_dir", cfg.Toolchains.Dir, "timeout", cfg.Limits.Timeout,
+		"sandbox", !cfg.Limits.NoSandbox)
 	wg.Wait()
 }
 

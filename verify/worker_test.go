@@ -93,17 +93,40 @@ func submit(t testing.TB, conn *sqlx.DB, version string, files map[string]string
 	return job.ID
 }
 
-// startWorkers runs n workers until the test ends.
+// startWorkers runs n workers until the test ends, in the sandbox where bwrap is installed.
 func startWorkers(t testing.TB, conn *sqlx.DB, scarbDir, workDir string, n int, lease time.Duration) {
 	t.Helper()
+	startWorkersWith(t, conn, scarbDir, n, lease, BuildLimits{Timeout: 20 * time.Second, MemoryMiB: 2048, WorkDir: workDir, NoSandbox: noSandbox(t)})
+}
+
+func startWorkersWith(t testing.TB, conn *sqlx.DB, scarbDir string, n int, lease time.Duration, lim BuildLimits) {
+	t.Helper()
+	if !lim.NoSandbox {
+		if err := CheckSandbox(context.Background()); err != nil {
+			t.Fatal(err) // Run would start no worker
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		Run(ctx, Config{DB: conn, Workers: n, Lease: lease, Poll: 20 * time.Millisecond, Logger: quietLog(),
-			Toolchains: Toolchains{Dir: scarbDir},
-			Limits:     BuildLimits{Timeout: 20 * time.Second, MemoryMiB: 2048, WorkDir: workDir}})
+			Toolchains: Toolchains{Dir: scarbDir}, Limits: lim})
 	})
 	t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
+// noSandbox says whether the tests' workers build without the sandbox: only where bwrap is
+// not installed, outside CI (CI installs it, and a CI without it fails here).
+func noSandbox(t testing.TB) bool {
+	t.Helper()
+	if _, err := exec.LookPath("bwrap"); err == nil {
+		return false
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("bwrap is not installed: CI installs bubblewrap for the build sandbox's tests (.ci/run)")
+	}
+	t.Log("bwrap is not installed: builds run without the sandbox (apt-get install bubblewrap to test it)")
+	return true
 }
 
 type jobState struct {
@@ -179,7 +202,7 @@ func TestWorkerOutcomes(t *testing.T) {
 	j := waitFinal(t, conn, mismatch, 20*time.Second)
 	if j.Status != db.JobFail || j.Obtained == nil || j.Obtained.Equal(db.MustFelt(fixtureClass)) ||
 		!strings.Contains(*j.Message, j.Obtained.Padded()) || !strings.Contains(*j.Message, db.MustFelt(fixtureClass).Padded()) {
-		t.Errorf("one felt changed: want 3 Fail naming both hashes, got %d %v %v", j.Status, deref(j.Message), j.Obtained)
+		t.Errorf("one felt changed: want 3 Fail naming both hashes, got %d %v %v\n%s", j.Status, deref(j.Message), j.Obtained, deref(j.CompilerOutput))
 	}
 	if h := history(t, conn, mismatch); h != "0>5>1>3" {
 		t.Errorf("mismatch history %s, want 0>5>1>3", h)
@@ -198,7 +221,11 @@ func TestWorkerOutcomes(t *testing.T) {
 	}
 	j = waitFinal(t, conn, env, 20*time.Second)
 	out := deref(j.CompilerOutput)
-	if j.Status != db.JobCompileFailed || !strings.Contains(out, "HOME="+workDir) {
+	home := "HOME=/job/home\n" // the sandbox's job directory
+	if noSandbox(t) {
+		home = "HOME=" + workDir
+	}
+	if j.Status != db.JobCompileFailed || !strings.Contains(out, home) {
 		t.Errorf("environment: want HOME inside the job directory, got %d %q", j.Status, out)
 	}
 	for _, leak := range []string{"do-not-leak", "DATABASE_URL", "STARKGRAPH_"} {
@@ -239,7 +266,8 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	id := submit(t, conn, standinVersion, sources("STANDIN_SLEEP=2"))
 
 	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), childEnv+"=1", "CHILD_DATABASE_URL="+url, "CHILD_SCARB_DIR="+scarbDir, "CHILD_WORK_DIR="+workDir)
+	child.Env = append(os.Environ(), childEnv+"=1", "CHILD_DATABASE_URL="+url, "CHILD_SCARB_DIR="+scarbDir, "CHILD_WORK_DIR="+workDir,
+		fmt.Sprintf("CHILD_NO_SANDBOX=%t", noSandbox(t)))
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +321,7 @@ func runChildWorker() int {
 	}
 	Run(context.Background(), Config{DB: conn, Workers: 1, Lease: 2 * time.Second, Poll: 20 * time.Millisecond, Logger: quietLog(),
 		Toolchains: Toolchains{Dir: os.Getenv("CHILD_SCARB_DIR")},
-		Limits:     BuildLimits{Timeout: time.Minute, WorkDir: os.Getenv("CHILD_WORK_DIR")}})
+		Limits:     BuildLimits{Timeout: time.Minute, WorkDir: os.Getenv("CHILD_WORK_DIR"), NoSandbox: os.Getenv("CHILD_NO_SANDBOX") == "true"}})
 	return 0
 }
 
@@ -361,7 +389,7 @@ func TestStoppedWorkerReleasesItsJob(t *testing.T) {
 	go func() {
 		defer close(stopped)
 		Run(ctx, Config{DB: conn, Workers: 1, Lease: time.Minute, Poll: 20 * time.Millisecond, Logger: quietLog(),
-			Toolchains: Toolchains{Dir: scarbDir}, Limits: BuildLimits{Timeout: time.Minute, WorkDir: workDir}})
+			Toolchains: Toolchains{Dir: scarbDir}, Limits: BuildLimits{Timeout: time.Minute, WorkDir: workDir, NoSandbox: noSandbox(t)}})
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
