@@ -81,6 +81,7 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(&documentLimits{limits: limits})
+	srv.Use(textInputs{})
 	srv.AroundOperations(chargeComplexity)
 	srv.AroundOperations(timeOperation)
 	srv.AroundOperations(openSubscription)
