@@ -28,7 +28,7 @@ var _ interface {
 	graphql.OperationContextMutator
 } = textInputs{}
 
-func (textInputs) ExtensionName() string                          { return "TextInputs" }
+func (textInputs) ExtensionName() string                         { return "TextInputs" }
 func (textInputs) Validate(graphql.ExecutableSchema) (err error) { return nil }
 
 func (textInputs) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
