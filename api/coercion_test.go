@@ -71,6 +71,10 @@ func TestControlCharactersAreRefused(t *testing.T) {
 		{search, map[string]any{"a": "\x1b[1m"}, "variable $a: control character U+001B"},
 		{`{ search(query: "a\u0000b"){ __typename } }`, nil, "argument query of search: control character U+0000"},
 		{`query($a: String!){ search(query: $a){ __typename } } fragment F on Query { search(query: "\u0007"){ __typename } }`, map[string]any{"a": "x"}, ""},
+		// Literal numbers that do not parse reach custom scalars, where gqlgen panicked.
+		{`{ nftItem(contractAddress: "0x1", tokenId: 1e400){ tokenId } }`, nil, "argument tokenId of nftItem: the number 1e400 is out of range"},
+		{`{ contract(address: 99999999999999999999999999){ address } }`, nil, "argument address of contract: the number 99999999999999999999999999 is out of range"},
+		{`{ contract(address: {a: [1e400]}){ address } }`, nil, "argument address of contract: the number 1e400 is out of range"},
 		{`mutation($v: VerificationInput!){ submitVerification(input: $v){ __typename } }`,
 			map[string]any{"v": map[string]any{"classHash": "0x1", "name": "a", "compilerVersion": "2.6.3", "packageName": "a", "contractFile": "src/lib.cairo",
 				"files": map[string]any{"src/lib.cairo": "mod a;\n\tfn\x00"}}}, "variable $v.files.src/lib.cairo: control character U+0000 at byte 10"},

@@ -80,8 +80,8 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(textInputs{}) // first: the limits' walk reads the arguments' values
 	srv.Use(&documentLimits{limits: limits})
-	srv.Use(textInputs{})
 	srv.AroundOperations(chargeComplexity)
 	srv.AroundOperations(timeOperation)
 	srv.AroundOperations(openSubscription)

@@ -15,9 +15,10 @@ import (
 	"github.com/starkgraph/starkgraph/resolvers"
 )
 
-// textInputs refuses, before any resolver runs, a document whose string inputs (its
-// variables and the literal arguments it writes) hold bytes that are not UTF-8 or control
-// characters other than tab and line breaks: NUL, which PostgreSQL refuses in text and
+// textInputs refuses, before any resolver runs, a document whose literal arguments hold
+// a number that cannot be read (1e400), or whose string inputs (its variables and the
+// literal arguments it writes) hold bytes that are not UTF-8 or control characters other
+// than tab and line breaks: NUL, which PostgreSQL refuses in text and
 // which made a 500 of a search, and the others, which no valid input holds (sources
 // submitted for verification keep their tabs and newlines). The error names the variable
 // or the argument, as REST's parameter checks name the parameter.
@@ -46,12 +47,12 @@ func (textInputs) MutateOperationContext(_ context.Context, oc *graphql.Operatio
 		return nil
 	}
 	for _, op := range oc.Doc.Operations {
-		if err := literalText(op.SelectionSet); err != nil {
+		if err := literalText(op.SelectionSet, oc.Variables); err != nil {
 			return err
 		}
 	}
 	for _, f := range oc.Doc.Fragments {
-		if err := literalText(f.SelectionSet); err != nil {
+		if err := literalText(f.SelectionSet, oc.Variables); err != nil {
 			return err
 		}
 	}
@@ -103,9 +104,11 @@ func refusedRune(r rune) bool {
 	return unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r'
 }
 
-// literalText checks the string literals of a selection set's arguments (and of its
-// directives'), fragments' own selection sets being checked on their own.
-func literalText(set ast.SelectionSet) *gqlerror.Error {
+// literalText checks the literals of a selection set's arguments (and of its
+// directives'), fragments' own selection sets being checked on their own: their strings,
+// and that their numbers can be read (gqlgen panics on a literal such as 1e400 given to a
+// custom scalar, which validation lets through).
+func literalText(set ast.SelectionSet, vars map[string]any) *gqlerror.Error {
 	for _, sel := range set {
 		var args ast.ArgumentList
 		var dirs ast.DirectiveList
@@ -123,7 +126,14 @@ func literalText(set ast.SelectionSet) *gqlerror.Error {
 			args = append(args, d.Arguments...)
 		}
 		for _, a := range args {
-			if msg := literalMsg(a.Value); msg != "" {
+			msg := literalMsg(a.Value)
+			if _, err := a.Value.Value(vars); err != nil && msg == "" {
+				msg = "a value that cannot be read"
+				if n := numberIn(a.Value); n != "" {
+					msg = "the number " + n + " is out of range"
+				}
+			}
+			if msg != "" {
 				e := textError(fmt.Sprintf("argument %s of %s", a.Name, field), a.Name, msg)
 				if a.Position != nil {
 					e.Locations = []gqlerror.Location{{Line: a.Position.Line, Column: a.Position.Column}}
@@ -131,7 +141,7 @@ func literalText(set ast.SelectionSet) *gqlerror.Error {
 				return e
 			}
 		}
-		if err := literalText(sub); err != nil {
+		if err := literalText(sub, vars); err != nil {
 			return err
 		}
 	}
@@ -149,6 +159,29 @@ func literalMsg(v *ast.Value) string {
 		for _, c := range v.Children {
 			if msg := literalMsg(c.Value); msg != "" {
 				return msg
+			}
+		}
+	}
+	return ""
+}
+
+// numberIn is the first number literal of v that does not parse, shortened.
+func numberIn(v *ast.Value) string {
+	if v == nil {
+		return ""
+	}
+	switch v.Kind {
+	case ast.IntValue, ast.FloatValue:
+		if _, err := v.Value(nil); err != nil {
+			if len(v.Raw) > 40 {
+				return v.Raw[:40] + "..."
+			}
+			return v.Raw
+		}
+	case ast.ListValue, ast.ObjectValue:
+		for _, c := range v.Children {
+			if n := numberIn(c.Value); n != "" {
+				return n
 			}
 		}
 	}
