@@ -108,7 +108,11 @@ func checkedRequest(maxBody int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+			var body []byte
+			var err error = &http.MaxBytesError{Limit: maxBody}
+			if r.ContentLength <= maxBody { // a body announced larger is refused unread
+				body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+			}
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
 				writeGraphQLError(w, http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE",

@@ -219,14 +219,17 @@ func (g *generator) verifyBody(r *rand.Rand) spec {
 }
 
 // oversized is a body over its limit: a GraphQL document or variables of more than
-// maxBody bytes, or a verification upload of more than 10 MB. It goes out whole before
+// maxBody bytes, or a verification upload of more than 10 MB (up to 26 MB: under
+// api.MaxDrain past the limit, so its 413 must be readable). It goes out whole before
 // the answer is read.
 func (g *generator) oversized(r *rand.Rand) spec {
 	if r.IntN(5) == 0 {
-		body := []byte(`{"files":{"src/lib.cairo":"` + strings.Repeat("a", 10<<20+r.IntN(2<<20)) + `"}}`)
+		body := []byte(`{"files":{"src/lib.cairo":"` + strings.Repeat("a", 10<<20+r.IntN(16<<20)) + `"}}`)
 		return spec{kind: "oversized-verify", method: "POST", target: "/beta/class-verify/0x1", body: body, contentType: "application/json", oversized: true}
 	}
-	pad := strings.Repeat("x", g.maxBody+1+r.IntN(2*g.maxBody))
+	// From just over the limit to 16 times it: past what the loopback's socket buffers
+	// hold, so that a server that closes without reading breaks the connection here too.
+	pad := strings.Repeat("x", g.maxBody+1+r.IntN(15*g.maxBody))
 	var body []byte
 	if r.IntN(2) == 0 {
 		body = []byte(`{"query": "{ __typename ` + pad + ` }"}`)
