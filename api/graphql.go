@@ -74,12 +74,14 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(postTransport{})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.SetQueryCache(smallOnly[*ast.QueryDocument]{Cache: lru.New[*ast.QueryDocument](1000), max: maxCachedDocument,
+		size: func(query string, _ *ast.QueryDocument) int { return len(query) }})
 	srv.SetParserTokenLimit(limits.MaxTokens)
 	if introspection {
 		srv.Use(extension.Introspection{})
 	}
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: smallOnly[string]{Cache: lru.New[string](1000), max: maxCachedDocument,
+		size: func(_ string, query string) int { return len(query) }}})
 	srv.Use(textInputs{}) // first: the limits' walk reads the arguments' values
 	srv.Use(&documentLimits{limits: limits})
 	srv.AroundOperations(chargeComplexity)
