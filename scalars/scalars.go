@@ -26,7 +26,7 @@ func MarshalFelt(f db.Felt) graphql.Marshaler {
 func UnmarshalFelt(v any) (db.Felt, error) {
 	s, ok := v.(string)
 	if !ok {
-		return nil, fmt.Errorf("Felt must be a string such as \"0x1a\", got %s", kindOf(v))
+		return nil, fmt.Errorf("must be a Felt, a string such as \"0x1a\"; got %s", kindOf(v))
 	}
 	f, err := db.ParseFelt(s)
 	if err != nil {
@@ -46,7 +46,7 @@ func MarshalAddress(f db.Felt) graphql.Marshaler {
 func UnmarshalAddress(v any) (db.Felt, error) {
 	s, ok := v.(string)
 	if !ok {
-		return nil, fmt.Errorf("Address must be a string such as \"0x49d3...\", got %s", kindOf(v))
+		return nil, fmt.Errorf("must be an Address, a string such as \"0x49d3...\"; got %s", kindOf(v))
 	}
 	f, err := db.ParseFelt(s)
 	if err != nil {
@@ -76,7 +76,7 @@ func UnmarshalBigInt(v any) (string, error) {
 	case json.Number:
 		s = x.String()
 	default:
-		return "", fmt.Errorf("BigInt must be a decimal string such as \"1000\", got %s", kindOf(v))
+		return "", fmt.Errorf("must be a BigInt, a decimal string such as \"1000\"; got %s", kindOf(v))
 	}
 	return ParseBigInt(s)
 }
@@ -110,7 +110,7 @@ func MarshalJSON(j db.JSON) graphql.Marshaler {
 func UnmarshalJSON(v any) (db.JSON, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("JSON: the value cannot be written as JSON")
+		return nil, fmt.Errorf("must be a JSON value")
 	}
 	return db.JSON(b), nil
 }

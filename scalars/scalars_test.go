@@ -82,7 +82,7 @@ func TestCoercionErrorsSpeakGraphQL(t *testing.T) {
 			if m := goTypes.FindString(err.Error()); m != "" {
 				t.Errorf("%s of %#v: %q shows %q", name, v, err, m)
 			}
-			if !strings.HasPrefix(err.Error(), name+" ") {
+			if !strings.Contains(err.Error(), " "+name+", ") {
 				t.Errorf("%s of %#v: %q does not name the type", name, v, err)
 			}
 		}
