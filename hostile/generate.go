@@ -37,11 +37,14 @@ type generator struct {
 	fields  []*ast.FieldDefinition // Query's fields, then Mutation's
 	schema  *ast.Schema
 	maxBody int
+
+	json, literals, queries []string // hostileJSON(), hostileLiterals(), rawQueries()
 }
 
 func newGenerator(seed uint64, maxBody int) *generator {
 	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
-	g := &generator{seed: seed, ops: rest.Operations(), schema: schema, maxBody: maxBody}
+	g := &generator{seed: seed, ops: rest.Operations(), schema: schema, maxBody: maxBody,
+		json: hostileJSON(), literals: hostileLiterals(), queries: rawQueries()}
 	for _, root := range []*ast.Definition{schema.Query, schema.Mutation} {
 		if root == nil {
 			continue
@@ -97,7 +100,7 @@ func (g *generator) restParam(r *rand.Rand) spec {
 	op := pick(r, g.ops)
 	if len(op.Params) == 0 {
 		path, _ := op.Target(nil)
-		return spec{kind: "rest-param", method: op.Method, target: path + "?" + pick(r, rawQueries), sent: path}
+		return spec{kind: "rest-param", method: op.Method, target: path + "?" + pick(r, g.queries), sent: path}
 	}
 	p := pick(r, op.Params)
 	v := pick(r, p.Hostile())
@@ -126,7 +129,9 @@ func (g *generator) restParam(r *rand.Rand) spec {
 
 var rawEscapes = []string{"%zz", "%", "%0", "%00", "%c0%80", "%ff%fe", "%ed%a0%80", "a%00b", "%2500", "%e2%80%ae", "%0d%0aX-Injected:%201", "%u0000", "%2e%2e%2f%2e%2e%2f", "%5c..%5c"}
 
-var rawQueries = []string{"", "a=%zz", "%", "&&&", "=", "==", "p=1;ps=10", "q[]=1", strings.Repeat("a=1&", 2000), "x=" + strings.Repeat("%41", 3000)}
+func rawQueries() []string {
+	return []string{"", "a=%zz", "%", "&&&", "=", "==", "p=1;ps=10", "q[]=1", strings.Repeat("a=1&", 2000), "x=" + strings.Repeat("%41", 3000)}
+}
 
 func replaceParam(query, name, raw string) string {
 	parts := strings.Split(query, "&")
@@ -239,14 +244,17 @@ func (g *generator) oversized(r *rand.Rand) spec {
 	return spec{kind: "oversized-graphql", method: "POST", target: "/graphql", body: body, contentType: "application/json", oversized: true}
 }
 
-// hostileJSON are variable values of every wrong kind and size, as raw JSON.
-var hostileJSON = []string{
-	`{"x":1}`, `{}`, `[1,"a"]`, `[]`, `true`, `null`, `0`, `-1`, `1.5`, `1e400`, `-1e400`, `2147483648`, `9223372036854775808`,
-	`115792089237316195423570985008687907853269984665640564039457584007913129639936`, `""`, `"a\u0000b"`, `"\u0000"`, `"\u001b[31m"`,
-	`"\ud800"`, `"\uffff"`, `"a\tb\nc"`, `"` + strings.Repeat("a", 100000) + `"`, `"0x` + strings.Repeat("f", 65) + `"`, `"0x"`, `"-0x1"`,
-	`"' OR 1=1 --"`, `"../../etc/passwd"`, `"%00"`, `"ZZZ_NOT_AN_ENUM"`, `"DESC"`, `"2147483648"`, `"1e9"`,
-	strings.Repeat("[", 5000) + strings.Repeat("]", 5000), `[` + strings.Repeat(`1,`, 20000) + `1]`,
-	`{"__proto__":{"a":1}}`, `{"first":100000}`,
+// hostileJSON are variable values of every wrong kind and size, as raw JSON. (Functions,
+// not variables: the tables are built by a hostile run, not in every server process.)
+func hostileJSON() []string {
+	return []string{
+		`{"x":1}`, `{}`, `[1,"a"]`, `[]`, `true`, `null`, `0`, `-1`, `1.5`, `1e400`, `-1e400`, `2147483648`, `9223372036854775808`,
+		`115792089237316195423570985008687907853269984665640564039457584007913129639936`, `""`, `"a\u0000b"`, `"\u0000"`, `"\u001b[31m"`,
+		`"\ud800"`, `"\uffff"`, `"a\tb\nc"`, `"` + strings.Repeat("a", 100000) + `"`, `"0x` + strings.Repeat("f", 65) + `"`, `"0x"`, `"-0x1"`,
+		`"' OR 1=1 --"`, `"../../etc/passwd"`, `"%00"`, `"ZZZ_NOT_AN_ENUM"`, `"DESC"`, `"2147483648"`, `"1e9"`,
+		strings.Repeat("[", 5000) + strings.Repeat("]", 5000), `[` + strings.Repeat(`1,`, 20000) + `1]`,
+		`{"__proto__":{"a":1}}`, `{"first":100000}`,
+	}
 }
 
 // graphQLVariables calls one field with every argument from a variable: a valid value of
@@ -264,7 +272,7 @@ func (g *generator) graphQLVariables(r *rand.Rand) spec {
 		defs = append(defs, "$"+name+": "+typ)
 		args = append(args, a.Name+": $"+name)
 		if r.IntN(2) == 0 {
-			vars[name] = json.RawMessage(pick(r, hostileJSON))
+			vars[name] = json.RawMessage(pick(r, g.json))
 		} else {
 			vars[name] = g.validJSON(a.Type, 0)
 		}
@@ -287,7 +295,7 @@ func (g *generator) graphQLLiterals(r *rand.Rand) spec {
 			args = append(args, a.Name+": "+g.validLiteral(a.Type, 0))
 			continue
 		}
-		args = append(args, a.Name+": "+pick(r, hostileLiterals))
+		args = append(args, a.Name+": "+pick(r, g.literals))
 	}
 	doc := g.operation(f, nil, args)
 	body := []byte(`{"query": ` + quote(doc) + `}`)
@@ -297,10 +305,12 @@ func (g *generator) graphQLLiterals(r *rand.Rand) spec {
 	return spec{kind: "graphql-literal", method: "POST", target: "/graphql", body: body, contentType: "application/json", sent: doc}
 }
 
-var hostileLiterals = []string{
-	`{x: 1}`, `[1, "a"]`, `true`, `null`, `-1`, `1.5`, `1e400`, `2147483648`, `99999999999999999999999999`, `""`, `"a\u0000b"`,
-	`"\u0000"`, `"\ud800"`, `"""block \u0000"""`, `"` + strings.Repeat("a", 50000) + `"`, `"0x` + strings.Repeat("f", 65) + `"`,
-	`ZZZ`, `DESC`, `$undefined`, `"' OR 1=1 --"`, `"../../etc/passwd"`, `[` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `]`,
+func hostileLiterals() []string {
+	return []string{
+		`{x: 1}`, `[1, "a"]`, `true`, `null`, `-1`, `1.5`, `1e400`, `2147483648`, `99999999999999999999999999`, `""`, `"a\u0000b"`,
+		`"\u0000"`, `"\ud800"`, `"""block \u0000"""`, `"` + strings.Repeat("a", 50000) + `"`, `"0x` + strings.Repeat("f", 65) + `"`,
+		`ZZZ`, `DESC`, `$undefined`, `"' OR 1=1 --"`, `"../../etc/passwd"`, `[` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `]`,
+	}
 }
 
 // graphQLDocument: malformed, huge, deep or odd documents and bodies.
@@ -349,7 +359,7 @@ func (g *generator) graphQLDocument(r *rand.Rand) spec {
 	}
 	body, ct := pick(r, bodies)()
 	if r.IntN(8) == 0 {
-		return spec{kind: "graphql-document", method: "GET", target: "/graphql?query=" + url.QueryEscape(doc) + "&variables=" + url.QueryEscape(pick(r, hostileJSON)), sent: doc}
+		return spec{kind: "graphql-document", method: "GET", target: "/graphql?query=" + url.QueryEscape(doc) + "&variables=" + url.QueryEscape(pick(r, g.json)), sent: doc}
 	}
 	return spec{kind: "graphql-document", method: "POST", target: "/graphql", body: []byte(body), contentType: ct, sent: doc}
 }
