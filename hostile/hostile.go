@@ -71,6 +71,9 @@ type Report struct {
 	ByKind    map[string]int
 	Oversized int // bodies over the limit sent
 	Readable  int // of those, answered 413 and read whole
+	// OversizedByStatus counts the answers read to oversized bodies (a forged key's 403
+	// comes before the size).
+	OversizedByStatus map[int]int
 
 	ServerErrors, Leaks, Broken, Hangs []Finding
 	// Alive says the server still answered /healthz after the run.
@@ -111,7 +114,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := alive(ctx, client, base); err != nil {
 		return nil, fmt.Errorf("the server does not answer: %w", err)
 	}
-	rep := &Report{ByStatus: map[int]int{}, ByKind: map[string]int{}}
+	rep := &Report{ByStatus: map[int]int{}, ByKind: map[string]int{}, OversizedByStatus: map[int]int{}}
 	rep.Before = memory(ctx, client, cfg)
 
 	gen := newGenerator(cfg.Seed, cfg.MaxBody)
@@ -265,8 +268,11 @@ func (rep *Report) add(s spec, res result) {
 		return
 	}
 	rep.ByStatus[res.status]++
-	if s.oversized && res.status == http.StatusRequestEntityTooLarge {
-		rep.Readable++
+	if s.oversized {
+		rep.OversizedByStatus[res.status]++
+		if res.status == http.StatusRequestEntityTooLarge {
+			rep.Readable++
+		}
 	}
 	if res.status >= 500 {
 		f.What = snippet(res.body)
@@ -393,7 +399,7 @@ func (rep *Report) Print(w io.Writer) {
 	for _, s := range statuses {
 		fmt.Fprintf(w, " %d: %d,", s, rep.ByStatus[s])
 	}
-	fmt.Fprintf(w, "\noversized bodies: %d sent, %d answered with a readable 413\n", rep.Oversized, rep.Readable)
+	fmt.Fprintf(w, "\noversized bodies: %d sent, %d answered with a readable 413; answers read, by status: %v\n", rep.Oversized, rep.Readable, rep.OversizedByStatus)
 	for _, c := range []struct {
 		name string
 		list []Finding

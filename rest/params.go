@@ -36,7 +36,7 @@ const (
 
 // param declares one path or query parameter of an operation. The same declaration
 // parses the request (parseArgs, the only reader of a request's parameters), writes the
-// OpenAPI document and generates the fuzz corpus and the hostile load (Declarations), so
+// OpenAPI document and generates the fuzz corpus and the hostile load (Operations), so
 // none of them can disagree or leave a parameter out.
 type param struct {
 	name     string
