@@ -41,6 +41,7 @@ import (
 	"github.com/starkgraph/starkgraph/cursor"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/pglocal"
+	"github.com/starkgraph/starkgraph/hostile"
 	"github.com/starkgraph/starkgraph/indexer"
 	"github.com/starkgraph/starkgraph/live"
 	"github.com/starkgraph/starkgraph/metrics"
@@ -66,6 +67,7 @@ func commands() []command {
 		{"sim", "serve the simulated Starknet node: --addr ADDR [--seed N] [--blocks N] [--block-time D]", runSim},
 		{"replay", "serve a fixture set as a JSON-RPC node: replay DIR --addr ADDR", runReplay},
 		{"bench", "measure the APIs against their own SQL: [--txs N] [--concurrency C] [--duration D]", runBench},
+		{"hostile", "send hostile requests to a server and report 5xx, leaks, broken connections, hangs, memory: --url URL --key KEY [--requests N] [--concurrency C]", hostile.Command},
 		{"verify-worker", "run class-verification workers against DATABASE_URL: [--verify-workers N] [--scarb-dir DIR] [--verify-sandbox on|off]", runVerifyWorker},
 	}
 }

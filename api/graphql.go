@@ -74,12 +74,15 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(postTransport{})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.SetQueryCache(smallOnly[*ast.QueryDocument]{Cache: lru.New[*ast.QueryDocument](1000), max: maxCachedDocument,
+		size: func(query string, _ *ast.QueryDocument) int { return len(query) }})
 	srv.SetParserTokenLimit(limits.MaxTokens)
 	if introspection {
 		srv.Use(extension.Introspection{})
 	}
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: smallOnly[string]{Cache: lru.New[string](1000), max: maxCachedDocument,
+		size: func(_ string, query string) int { return len(query) }}})
+	srv.Use(textInputs{}) // first: the limits' walk reads the arguments' values
 	srv.Use(&documentLimits{limits: limits})
 	srv.AroundOperations(chargeComplexity)
 	srv.AroundOperations(timeOperation)
@@ -107,7 +110,11 @@ func checkedRequest(maxBody int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+			var body []byte
+			var err error = &http.MaxBytesError{Limit: maxBody}
+			if r.ContentLength <= maxBody { // a body announced larger is refused unread
+				body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+			}
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
 				writeGraphQLError(w, http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE",

@@ -126,7 +126,7 @@ func NewHandler(cfg Config) http.Handler {
 		ExposedHeaders: []string{auth.HeaderLimit, auth.HeaderRemaining, auth.HeaderReset, auth.HeaderRetryAfter, "ETag"},
 		MaxAge:         600,
 	})
-	return metrics.Middleware(metrics.MuxRoute(mux), reqid.Middleware(capInFlight(cfg.MaxInFlight, c.Handler(mux))))
+	return metrics.Middleware(metrics.MuxRoute(mux), reqid.Middleware(drainBodies(capInFlight(cfg.MaxInFlight, c.Handler(mux)))))
 }
 
 // withDeadline cancels a request, and the SQL it runs, after d (--request-timeout); the

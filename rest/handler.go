@@ -63,6 +63,9 @@ func NewHandler(res *resolvers.Resolver, opts Options) http.Handler {
 	mux := http.NewServeMux()
 	doc := openAPIDocument()
 	for _, rt := range routeTable() {
+		if err := checkRoute(rt); err != nil {
+			panic("rest: " + err.Error()) // a declaration the tests would have caught
+		}
 		mux.Handle(rt.method+" "+rt.path, s.serve(rt))
 	}
 	mux.HandleFunc("GET /beta/openapi.json", func(w http.ResponseWriter, r *http.Request) {

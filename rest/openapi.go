@@ -166,6 +166,9 @@ func paramSchema(p param) map[string]any {
 	case kindBigInt:
 		s["pattern"] = "^([0-9]{1,78}|0[xX][0-9a-fA-F]{1,64})$"
 	}
+	if s["type"] == "string" {
+		s["maxLength"] = p.maxLen()
+	}
 	if p.def != "" {
 		if s["type"] == "integer" {
 			n, _ := strconv.Atoi(p.def)
@@ -207,6 +210,9 @@ func openAPIDocument() map[string]any {
 			desc := p.desc
 			if p.kind == kindEnum {
 				desc += " Matched case-insensitively."
+			}
+			if p.kind == kindString {
+				desc += " Control characters and bytes that are not UTF-8 are refused (400)."
 			}
 			params = append(params, map[string]any{
 				"name": p.name, "in": p.in, "required": p.required, "description": desc, "schema": paramSchema(p),

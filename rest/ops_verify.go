@@ -78,6 +78,9 @@ func optional(s string) *string {
 
 // readSubmission decodes a JSON or multipart body; bodies over 10 MB are a 413.
 func readSubmission(r *http.Request) (*verifySubmission, error) {
+	if r.ContentLength > maxVerifyBody { // refused unread: nothing decoded or kept
+		return nil, bodyError(&http.MaxBytesError{Limit: maxVerifyBody})
+	}
 	r.Body = http.MaxBytesReader(nil, r.Body, maxVerifyBody)
 	mediaType, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	sub := &verifySubmission{}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -34,7 +35,9 @@ const (
 )
 
 // param declares one path or query parameter of an operation. The same declaration
-// parses the request and writes the OpenAPI document, so the two cannot disagree.
+// parses the request (parseArgs, the only reader of a request's parameters), writes the
+// OpenAPI document and generates the fuzz corpus and the hostile load (Operations), so
+// none of them can disagree or leave a parameter out.
 type param struct {
 	name     string
 	in       string // "query" or "path"
@@ -42,6 +45,7 @@ type param struct {
 	required bool
 	enum     []string // kindEnum: the accepted values, lowercase
 	def      string   // default value, as the client would send it
+	max      int      // longest value in bytes; 0: the kind's (maxLen)
 	desc     string
 }
 
@@ -59,6 +63,24 @@ func (p param) withDefault(d string) param { p.def = d; return p }
 
 func (p param) oneOf(values ...string) param { p.enum = values; return p }
 
+func (p param) maxLength(n int) param { p.max = n; return p }
+
+// maxLen is the longest value p accepts, in bytes: its own limit, else its kind's. Nothing
+// valid of a kind is longer (a felt is at most 66 characters, a u256 in decimal 78).
+func (p param) maxLen() int {
+	if p.max > 0 {
+		return p.max
+	}
+	switch p.kind {
+	case kindString:
+		return maxTextLen
+	case kindCursor:
+		return maxParamLen
+	default:
+		return 80
+	}
+}
+
 // The parameters most operations share.
 var (
 	pageParam     = query("p", kindPage, "Page number.").withDefault("1")
@@ -69,8 +91,12 @@ var (
 
 var pageSizes = []int{10, 25, 50, 100}
 
-// maxParamLen bounds every parameter value; nothing valid is longer.
-const maxParamLen = 4096
+// maxParamLen bounds a cursor; maxTextLen a free-text parameter (a search, a symbol, an
+// id), unless its declaration says less.
+const (
+	maxParamLen = 4096
+	maxTextLen  = 256
+)
 
 // args holds the parsed parameters of one request. Handlers read them by name; reading a
 // name the operation did not declare is a programming error and panics (a test catches it).
@@ -156,8 +182,8 @@ func parseArgs(r *http.Request, params []param) (*args, error) {
 			}
 			raw = p.def
 		}
-		if len(raw) > maxParamLen || !utf8.ValidString(raw) {
-			return nil, badRequest("%s: value is too long or not valid UTF-8", p.name)
+		if err := checkText(p, raw); err != nil {
+			return nil, err
 		}
 		v, err := parseValue(p, raw)
 		if err != nil {
@@ -166,6 +192,24 @@ func parseArgs(r *http.Request, params []param) (*args, error) {
 		a.values[p.name] = v
 	}
 	return a, nil
+}
+
+// checkText refuses, for every parameter before its kind reads it, what no parameter may
+// carry: a value longer than its declaration allows, bytes that are not UTF-8, and
+// control characters (NUL, which PostgreSQL refuses in text, and the others, which no
+// valid value holds).
+func checkText(p param, raw string) error {
+	if n := p.maxLen(); len(raw) > n {
+		return badRequest("%s: value is %d bytes long, longer than the %d allowed", p.name, len(raw), n)
+	}
+	if !utf8.ValidString(raw) {
+		return badRequest("%s: value is not valid UTF-8", p.name)
+	}
+	if i := strings.IndexFunc(raw, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(raw[i:])
+		return badRequest("%s: control character %U at byte %d is not allowed", p.name, r, i)
+	}
+	return nil
 }
 
 func parseValue(p param, raw string) (any, error) {

@@ -226,7 +226,7 @@ func routeTable() []route {
 			resp:   pageList[contractItem]{}, statuses: badAnd404, handle: classContractsOp,
 			graphql: "`class(hash) { contracts(first, after) }`"},
 		{method: "GET", path: "/beta/class-verify/job/{job}", opID: "getVerificationJobStatus", summary: "Get a verification job",
-			params: []param{path("job", kindString, "Job id (a UUID) returned by submitVerification.")},
+			params: []param{path("job", kindString, "Job id (a UUID) returned by submitVerification.").maxLength(64)},
 			resp:   verifyJob{}, statuses: badAnd404, handle: verifyJobOp,
 			graphql: "`verificationJob(id)`"},
 		{method: "GET", path: "/beta/class-verify/check/{hash}", opID: "checkVerificationStatus", summary: "Is a class verified",

@@ -26,7 +26,7 @@ func MarshalFelt(f db.Felt) graphql.Marshaler {
 func UnmarshalFelt(v any) (db.Felt, error) {
 	s, ok := v.(string)
 	if !ok {
-		return nil, fmt.Errorf("felt must be a string such as \"0x1a\", got %T", v)
+		return nil, fmt.Errorf("must be a Felt, a string such as \"0x1a\"; got %s", kindOf(v))
 	}
 	f, err := db.ParseFelt(s)
 	if err != nil {
@@ -46,7 +46,7 @@ func MarshalAddress(f db.Felt) graphql.Marshaler {
 func UnmarshalAddress(v any) (db.Felt, error) {
 	s, ok := v.(string)
 	if !ok {
-		return nil, fmt.Errorf("address must be a string such as \"0x49d3...\", got %T", v)
+		return nil, fmt.Errorf("must be an Address, a string such as \"0x49d3...\"; got %s", kindOf(v))
 	}
 	f, err := db.ParseFelt(s)
 	if err != nil {
@@ -76,7 +76,7 @@ func UnmarshalBigInt(v any) (string, error) {
 	case json.Number:
 		s = x.String()
 	default:
-		return "", fmt.Errorf("big integer must be a decimal string, got %T", v)
+		return "", fmt.Errorf("must be a BigInt, a decimal string such as \"1000\"; got %s", kindOf(v))
 	}
 	return ParseBigInt(s)
 }
@@ -110,9 +110,29 @@ func MarshalJSON(j db.JSON) graphql.Marshaler {
 func UnmarshalJSON(v any) (db.JSON, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("not a JSON value: %v", err)
+		return nil, fmt.Errorf("must be a JSON value")
 	}
 	return db.JSON(b), nil
+}
+
+// kindOf names the GraphQL (JSON) kind of an input value, never its Go type: a message
+// about an input speaks the client's language and shows nothing of the server's.
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number, int, int32, int64, float32, float64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return "a value of another kind"
 }
 
 func truncate(s string) string {

@@ -2,6 +2,8 @@ package scalars
 
 import (
 	"bytes"
+	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -54,6 +56,35 @@ func TestBigInt(t *testing.T) {
 	for _, in := range []any{"-1", "1.5", "abc", max + "0", 1.5, ""} {
 		if _, err := UnmarshalBigInt(in); err == nil {
 			t.Errorf("%v was accepted", in)
+		}
+	}
+}
+
+// TestCoercionErrorsSpeakGraphQL: a value of the wrong kind for a custom scalar gets a
+// message naming the GraphQL type and the JSON kind sent, never a Go type.
+func TestCoercionErrorsSpeakGraphQL(t *testing.T) {
+	goTypes := regexp.MustCompile(`map\[|\[\]|interface|json\.|int64|float64|\bbool\b|%!|\*`)
+	values := []any{map[string]any{"x": 1}, []any{1}, true, json.Number("5"), int64(5), 1.5, nil, map[string]any{}}
+	for name, unmarshal := range map[string]func(any) error{
+		"Felt":    func(v any) error { _, err := UnmarshalFelt(v); return err },
+		"Address": func(v any) error { _, err := UnmarshalAddress(v); return err },
+		"BigInt":  func(v any) error { _, err := UnmarshalBigInt(v); return err },
+	} {
+		for _, v := range values {
+			err := unmarshal(v)
+			if err == nil {
+				if name == "BigInt" { // numbers are integers it accepts
+					continue
+				}
+				t.Errorf("%s accepts %#v", name, v)
+				continue
+			}
+			if m := goTypes.FindString(err.Error()); m != "" {
+				t.Errorf("%s of %#v: %q shows %q", name, v, err, m)
+			}
+			if !strings.Contains(err.Error(), " "+name+", ") {
+				t.Errorf("%s of %#v: %q does not name the type", name, v, err)
+			}
 		}
 	}
 }

@@ -1,0 +1,47 @@
+package hostile
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+)
+
+// Command is `starkgraph hostile`: the hostile load against a running server. It fails
+// when the run found anything (an answer 5xx, a leak, a broken connection, a hang, a
+// server gone).
+func Command(ctx context.Context, _ *slog.Logger, args []string) error {
+	fs := flag.NewFlagSet("hostile", flag.ContinueOnError)
+	var cfg Config
+	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "the server's public base URL (http)")
+	fs.StringVar(&cfg.Key, "key", os.Getenv("STARKGRAPH_DEV_KEY"), "a valid API key (x-api-key); `dev` prints one")
+	fs.IntVar(&cfg.Requests, "requests", 100_000, "requests to send")
+	fs.IntVar(&cfg.Concurrency, "concurrency", 16, "clients at once")
+	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "a request unanswered after this is a hang")
+	fs.IntVar(&cfg.PID, "pid", 0, "the server's process id, for its resident memory (/proc/PID/status)")
+	fs.StringVar(&cfg.MetricsURL, "metrics", "", "the server's /metrics URL (its admin address), for its memory and live heap")
+	fs.DurationVar(&cfg.Idle, "idle", 30*time.Second, "wait this long after the run, then measure memory again (0: not)")
+	fs.IntVar(&cfg.MaxBody, "max-body", 1<<20, "the server's --max-body, so that oversized bodies pass it")
+	seed := fs.Uint64("seed", 1, "seed of the generated requests (the same seed sends the same requests)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if cfg.Requests < 1 || cfg.Concurrency < 1 {
+		return fmt.Errorf("--requests and --concurrency must be positive")
+	}
+	cfg.Seed = *seed
+	cfg.Progress = os.Stderr
+	rep, err := Run(ctx, cfg)
+	if rep != nil {
+		rep.Print(os.Stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if !rep.Clean() {
+		return fmt.Errorf("the hostile run found problems (above)")
+	}
+	return nil
+}

@@ -1,0 +1,428 @@
+// Package hostile is the hostile load: requests an attacker would send, generated from the
+// REST routes' parameter declarations (rest.Operations) and the GraphQL schema, sent at
+// once by many clients to a running server, with a report of what must never happen: an
+// answer 5xx, an answer that shows the server's insides (Go types, SQL, file paths, stack
+// traces), a connection broken before its answer (an oversized body included: its 413
+// must be readable), a request without an answer in time, and memory that does not come
+// back. `starkgraph hostile` runs it (see docs/hostile-input.md).
+package hostile
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config says where to send how much.
+type Config struct {
+	URL         string // the server's public base URL, e.g. http://127.0.0.1:8080
+	Key         string // a valid API key (x-api-key)
+	Requests    int
+	Concurrency int
+	// Timeout is how long a request may go unanswered before it counts as a hang.
+	Timeout time.Duration
+	// PID of the server, for its resident memory (/proc/PID/status); 0: none.
+	PID int
+	// MetricsURL is the server's Prometheus page (the admin address's /metrics), for its
+	// memory when there is no PID; "": none.
+	MetricsURL string
+	// Idle is how long to wait after the run before measuring memory again.
+	Idle time.Duration
+	// MaxBody is the server's GraphQL body limit (--max-body), for the oversized bodies.
+	MaxBody int
+	Seed    uint64
+	// Progress, when set, receives a line every 10,000 requests.
+	Progress io.Writer
+}
+
+// Finding is one request that went wrong.
+type Finding struct {
+	Kind, Method, Target string
+	Status               int
+	What                 string // the error, the leaked text, or the answer's start
+}
+
+// Memory is the server's memory at one moment; zero when unknown.
+type Memory struct {
+	RSS      int64 // bytes resident (/proc or process_resident_memory_bytes)
+	HeapLive int64 // go_memstats_heap_inuse_bytes, when /metrics is read
+}
+
+// Report is what a run found.
+type Report struct {
+	Requests  int
+	Duration  time.Duration
+	ByStatus  map[int]int
+	ByKind    map[string]int
+	Oversized int // bodies over the limit sent
+	Readable  int // of those, answered 413 and read whole
+	// OversizedByStatus counts the answers read to oversized bodies (a forged key's 403
+	// comes before the size).
+	OversizedByStatus map[int]int
+
+	ServerErrors, Leaks, Broken, Hangs []Finding
+	// Alive says the server still answered /healthz after the run.
+	Alive                    bool
+	Before, After, AfterIdle Memory
+}
+
+// Clean tells whether nothing went wrong.
+func (r *Report) Clean() bool {
+	return len(r.ServerErrors) == 0 && len(r.Leaks) == 0 && len(r.Broken) == 0 && len(r.Hangs) == 0 && r.Alive
+}
+
+// leakPattern is what no answer may show: Go's type names, driver and SQL text, file
+// paths, source positions, stack traces.
+var leakPattern = regexp.MustCompile(`map\[|\[\]interface|interface \{\}|json\.Number|\*(?:db|model|resolvers|rest|api|graphql|ast|sqlx|pq|http)\.[A-Z]|pq: |SQLSTATE|(?i:syntax error at or near)|(?i:\bselect\b[^"\n]{0,200}\bfrom\b)|(?i:\binsert into\b)|(?i:\bwhere\b[^"\n]{0,100}\$\d)|/(?:root|home|tmp|usr|work|var|etc|proc)/[\w.-]+|\w+\.go:\d+|goroutine \d+ \[|runtime\.[a-z]|panic:|invalid memory address|nil pointer`)
+
+// Run sends cfg.Requests hostile requests, cfg.Concurrency at a time, and reports.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if cfg.Concurrency < 1 {
+		cfg.Concurrency = 16
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = 1 << 20
+	}
+	base, err := url.Parse(strings.TrimRight(cfg.URL, "/"))
+	if err != nil || base.Host == "" {
+		return nil, fmt.Errorf("--url %q is not a URL such as http://127.0.0.1:8080", cfg.URL)
+	}
+	transport := &http.Transport{MaxIdleConnsPerHost: cfg.Concurrency, MaxConnsPerHost: cfg.Concurrency * 2,
+		DisableCompression: false}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Transport: transport, Timeout: cfg.Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	if err := alive(ctx, client, base); err != nil {
+		return nil, fmt.Errorf("the server does not answer: %w", err)
+	}
+	rep := &Report{ByStatus: map[int]int{}, ByKind: map[string]int{}, OversizedByStatus: map[int]int{}}
+	rep.Before = memory(ctx, client, cfg)
+
+	gen := newGenerator(cfg.Seed, cfg.MaxBody)
+	var next atomic.Int64
+	var mu sync.Mutex
+	record := func(f func()) { mu.Lock(); f(); mu.Unlock() }
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range cfg.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= cfg.Requests {
+					return
+				}
+				s := gen.request(i)
+				if !s.noKey && cfg.Key != "" {
+					if s.header == nil {
+						s.header = map[string]string{}
+					}
+					s.header["x-api-key"] = cfg.Key
+				}
+				res := send(ctx, client, base, s, cfg.Timeout)
+				record(func() { rep.add(s, res) })
+				if cfg.Progress != nil && (i+1)%10000 == 0 {
+					fmt.Fprintf(cfg.Progress, "%d requests, %s\n", i+1, time.Since(start).Round(time.Second))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	rep.Duration = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
+	rep.Alive = alive(ctx, client, base) == nil
+	transport.CloseIdleConnections()
+	rep.After = memory(ctx, client, cfg)
+	if cfg.Idle > 0 {
+		select {
+		case <-time.After(cfg.Idle):
+		case <-ctx.Done():
+			return rep, ctx.Err()
+		}
+		rep.AfterIdle = memory(ctx, client, cfg)
+	}
+	return rep, nil
+}
+
+// result is what came back for one request.
+type result struct {
+	status int
+	body   []byte
+	err    error
+	hang   bool
+}
+
+func send(ctx context.Context, client *http.Client, base *url.URL, s spec, timeout time.Duration) result {
+	if s.oversized {
+		return sendWhole(base, s, timeout)
+	}
+	req, err := http.NewRequestWithContext(ctx, s.method, base.String()+s.target, bytes.NewReader(s.body))
+	if err != nil {
+		// Not a URL Go's client sends: send it raw.
+		return sendWhole(base, s, timeout)
+	}
+	if len(s.body) == 0 {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	for k, v := range s.header {
+		req.Header.Set(k, v)
+	}
+	if s.contentType != "" {
+		req.Header.Set("Content-Type", s.contentType)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		var ne net.Error
+		return result{err: err, hang: errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded)}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		var ne net.Error
+		return result{status: resp.StatusCode, err: err, hang: errors.As(err, &ne) && ne.Timeout()}
+	}
+	return result{status: resp.StatusCode, body: body}
+}
+
+// sendWhole writes the request, body and all, on a connection of its own before it reads
+// anything, as a client that does not read while it sends.
+func sendWhole(base *url.URL, s spec, timeout time.Duration) result {
+	host := base.Host
+	if base.Port() == "" {
+		host += ":80"
+	}
+	conn, err := net.DialTimeout("tcp", host, timeout)
+	if err != nil {
+		return result{err: err}
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(timeout))
+	var head bytes.Buffer
+	fmt.Fprintf(&head, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\nConnection: close\r\n", s.method, s.target, base.Host, len(s.body))
+	if s.contentType != "" {
+		fmt.Fprintf(&head, "Content-Type: %s\r\n", s.contentType)
+	}
+	for k, v := range s.header {
+		fmt.Fprintf(&head, "%s: %s\r\n", k, v)
+	}
+	head.WriteString("\r\n")
+	if _, err := conn.Write(append(head.Bytes(), s.body...)); err != nil {
+		var ne net.Error
+		return result{err: fmt.Errorf("writing the request: %w", err), hang: errors.As(err, &ne) && ne.Timeout()}
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		var ne net.Error
+		return result{err: fmt.Errorf("reading the answer: %w", err), hang: errors.As(err, &ne) && ne.Timeout()}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return result{status: resp.StatusCode, err: fmt.Errorf("reading the answer's body: %w", err)}
+	}
+	return result{status: resp.StatusCode, body: body}
+}
+
+// add files one answer.
+func (rep *Report) add(s spec, res result) {
+	rep.Requests++
+	rep.ByKind[s.kind]++
+	target := s.target
+	if len(target) > 160 {
+		target = target[:160] + "..."
+	}
+	f := Finding{Kind: s.kind, Method: s.method, Target: target, Status: res.status}
+	if s.oversized {
+		rep.Oversized++
+	}
+	switch {
+	case res.hang:
+		f.What = res.err.Error()
+		rep.Hangs = append(rep.Hangs, f)
+		return
+	case res.err != nil:
+		f.What = res.err.Error()
+		rep.Broken = append(rep.Broken, f)
+		return
+	}
+	rep.ByStatus[res.status]++
+	if s.oversized {
+		rep.OversizedByStatus[res.status]++
+		if res.status == http.StatusRequestEntityTooLarge {
+			rep.Readable++
+		}
+	}
+	if res.status >= 500 {
+		f.What = snippet(res.body)
+		rep.ServerErrors = append(rep.ServerErrors, f)
+	}
+	if m := leak(s, res); m != "" {
+		f.What = m + " in " + snippet(res.body)
+		rep.Leaks = append(rep.Leaks, f)
+	}
+}
+
+// leak finds what an answer shows of the server's insides, leaving out what the request
+// itself carried (an error may quote the input). The data of a successful answer is
+// the chain's, not the server's: only error answers and GraphQL's errors are read.
+func leak(s spec, res result) string {
+	text := res.body
+	if res.status < 400 {
+		if !strings.HasPrefix(s.target, "/graphql") {
+			return ""
+		}
+		var env struct {
+			Errors json.RawMessage `json:"errors"`
+		}
+		if json.Unmarshal(res.body, &env) != nil || len(env.Errors) == 0 {
+			return ""
+		}
+		text = env.Errors
+	}
+	for _, m := range leakPattern.FindAllString(string(text), -1) {
+		if !strings.Contains(s.sent, m) && !strings.Contains(string(s.body), m) && !strings.Contains(unquoteAll(s.sent), m) {
+			return m
+		}
+	}
+	return ""
+}
+
+// unquoteAll undoes JSON's escaping of the request's text, for comparing with what an
+// answer quotes of it.
+func unquoteAll(s string) string {
+	return strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\/`, `/`).Replace(s)
+}
+
+func snippet(b []byte) string {
+	s := strings.ToValidUTF8(string(b), "?")
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
+
+func alive(ctx context.Context, client *http.Client, base *url.URL) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", base.String()+"/healthz", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("/healthz answers %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// memory reads the server's resident memory from /proc (cfg.PID) and its metrics page.
+func memory(ctx context.Context, client *http.Client, cfg Config) Memory {
+	var m Memory
+	if cfg.MetricsURL != "" {
+		if req, err := http.NewRequestWithContext(ctx, "GET", cfg.MetricsURL, nil); err == nil {
+			if resp, err := client.Do(req); err == nil {
+				b, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+				resp.Body.Close()
+				m.RSS = metric(b, "process_resident_memory_bytes")
+				m.HeapLive = metric(b, "go_memstats_heap_inuse_bytes")
+			}
+		}
+	}
+	if cfg.PID > 0 {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cfg.PID)); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+					kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+					m.RSS = kb << 10
+				}
+			}
+		}
+	}
+	return m
+}
+
+func metric(page []byte, name string) int64 {
+	for _, line := range strings.Split(string(page), "\n") {
+		if rest, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			if err == nil {
+				return int64(f)
+			}
+		}
+	}
+	return 0
+}
+
+// Print writes the report for a reader.
+func (rep *Report) Print(w io.Writer) {
+	fmt.Fprintf(w, "%d hostile requests in %s (%.0f/s)\n", rep.Requests, rep.Duration.Round(time.Millisecond), float64(rep.Requests)/rep.Duration.Seconds())
+	kinds := make([]string, 0, len(rep.ByKind))
+	for k := range rep.ByKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	fmt.Fprint(w, "by attack:")
+	for _, k := range kinds {
+		fmt.Fprintf(w, " %s %d,", k, rep.ByKind[k])
+	}
+	fmt.Fprint(w, "\nby status:")
+	statuses := make([]int, 0, len(rep.ByStatus))
+	for s := range rep.ByStatus {
+		statuses = append(statuses, s)
+	}
+	sort.Ints(statuses)
+	for _, s := range statuses {
+		fmt.Fprintf(w, " %d: %d,", s, rep.ByStatus[s])
+	}
+	fmt.Fprintf(w, "\noversized bodies: %d sent, %d answered with a readable 413; answers read, by status: %v\n", rep.Oversized, rep.Readable, rep.OversizedByStatus)
+	for _, c := range []struct {
+		name string
+		list []Finding
+	}{{"answers 5xx", rep.ServerErrors}, {"leaks", rep.Leaks}, {"broken connections", rep.Broken}, {"hangs", rep.Hangs}} {
+		fmt.Fprintf(w, "%s: %d\n", c.name, len(c.list))
+		for i, f := range c.list {
+			if i == 10 {
+				fmt.Fprintf(w, "  ... and %d more\n", len(c.list)-10)
+				break
+			}
+			fmt.Fprintf(w, "  [%s] %s %s -> %d %s\n", f.Kind, f.Method, f.Target, f.Status, f.What)
+		}
+	}
+	fmt.Fprintf(w, "server alive after the run: %v\n", rep.Alive)
+	mib := func(b int64) string {
+		if b == 0 {
+			return "unknown"
+		}
+		return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+	}
+	fmt.Fprintf(w, "memory (resident / live heap): before %s / %s, after %s / %s", mib(rep.Before.RSS), mib(rep.Before.HeapLive), mib(rep.After.RSS), mib(rep.After.HeapLive))
+	if rep.AfterIdle != (Memory{}) {
+		fmt.Fprintf(w, ", after idling %s / %s", mib(rep.AfterIdle.RSS), mib(rep.AfterIdle.HeapLive))
+	}
+	fmt.Fprintln(w)
+}
