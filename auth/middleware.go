@@ -184,11 +184,18 @@ func (a *Auth) middleware(next http.Handler, streamsAdmitThemselves bool) http.H
 		ctx := r.Context()
 		text := r.Header.Get(HeaderAPIKey)
 		if text == "" && streamsAdmitThemselves && isWebSocket(r) {
-			next.ServeHTTP(w, r) // admitted by its connection_init (AdmitStream)
+			// admitted by its connection_init (AdmitStream), which counts its refusals
+			// against the client's address
+			next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, clientAddrKey{}, clientAddr(r))))
 			return
 		}
 		key, plan, err := a.identify(ctx, text)
 		if errors.Is(err, ErrForbidden) {
+			if retry, limited := a.refusedTooOften(ctx, clientAddr(r)); limited {
+				setNoPlanHeaders(w.Header())
+				limitExceeded(w, retry, "refused")
+				return
+			}
 			forbidden(w)
 			return
 		}

@@ -41,6 +41,13 @@ func (a *Auth) AdmitStream(ctx context.Context, payload map[string]any) (context
 		text = keyIn(headers)
 	}
 	key, plan, err := a.identify(ctx, text)
+	if errors.Is(err, ErrForbidden) {
+		if addr, _ := ctx.Value(clientAddrKey{}).(string); addr != "" {
+			if _, limited := a.refusedTooOften(ctx, addr); limited {
+				return nil, ErrLimitExceeded
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
