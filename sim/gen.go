@@ -210,6 +210,7 @@ func (w *world) generate(n, fork, parentFork uint64) *block {
 		g.newAccount(i)
 	}
 	g.staking()
+	g.naming()
 	g.economy()
 	if n >= 15 && (n-15)%declareEvery == 0 {
 		g.declare((n - 15) / declareEvery)
