@@ -15,8 +15,9 @@ import (
 const maxSearchResults = MaxPageSize
 
 // search answers Query.search: exact matches (a block number, or a hash or address of any
-// kind) first, then hex-prefix matches (of 6 digits and more), or tokens by the start of
-// their symbol or name.
+// kind) first, then hex-prefix matches (of 6 digits and more), or what a name (a label or
+// a .stark domain, db.Store.NamesByText) names and tokens by the start of their symbol or
+// name.
 // Every lookup is an index probe or an index range scan.
 func (r *Resolver) search(ctx context.Context, query string, first *int) ([]db.Node, error) {
 	n := 10
@@ -69,6 +70,18 @@ func (r *Resolver) search(ctx context.Context, query string, first *int) ([]db.N
 			add(found...)
 		}
 	default:
+		// Names first (a label or a domain names one thing), then tokens by symbol or name.
+		named, err := r.Store.NamesByText(ctx, q, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range named {
+			exact, err := r.searchExact(ctx, a.Address)
+			if err != nil {
+				return nil, err
+			}
+			add(exact...)
+		}
 		tokens, err := r.Store.TokensByText(ctx, q, n)
 		if err != nil {
 			return nil, err

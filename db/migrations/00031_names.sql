@@ -10,32 +10,34 @@
 -- Tokens and validators take their logo, image, name and verified flag from the labels
 -- when their row is made (triggers below); a label load sets them on existing rows.
 
+-- Idempotent, so that it can be applied twice.
+
 -- +goose Up
 ALTER TABLE aliases
-    ADD COLUMN kind     text    NOT NULL DEFAULT 'contract'
+    ADD COLUMN IF NOT EXISTS kind     text    NOT NULL DEFAULT 'contract'
         CHECK (kind IN ('token', 'contract', 'class', 'validator', 'account')),
-    ADD COLUMN logo_url text,
-    ADD COLUMN verified boolean NOT NULL DEFAULT false,
-    ADD COLUMN source   text    NOT NULL DEFAULT '',
-    ADD COLUMN origin   text    NOT NULL DEFAULT 'cli' CHECK (origin IN ('default', 'file', 'cli'));
-CREATE INDEX aliases_name_prefix ON aliases (lower(name) text_pattern_ops);
+    ADD COLUMN IF NOT EXISTS logo_url text,
+    ADD COLUMN IF NOT EXISTS verified boolean NOT NULL DEFAULT false,
+    ADD COLUMN IF NOT EXISTS source   text    NOT NULL DEFAULT '',
+    ADD COLUMN IF NOT EXISTS origin   text    NOT NULL DEFAULT 'cli' CHECK (origin IN ('default', 'file', 'cli'));
+CREATE INDEX IF NOT EXISTS aliases_name_prefix ON aliases (lower(name) text_pattern_ops);
 
-CREATE TABLE starknet_id_names (
+CREATE TABLE IF NOT EXISTS starknet_id_names (
     address      bytea  PRIMARY KEY,
     domain       text   NOT NULL, -- alice.stark, bob.alice.stark
     root         text   NOT NULL, -- the registered domain whose expiry applies: alice.stark
     block_number bigint NOT NULL
 );
-CREATE INDEX starknet_id_names_domain ON starknet_id_names (domain text_pattern_ops);
+CREATE INDEX IF NOT EXISTS starknet_id_names_domain ON starknet_id_names (domain text_pattern_ops);
 
-CREATE TABLE starknet_id_domains (
+CREATE TABLE IF NOT EXISTS starknet_id_domains (
     domain text   PRIMARY KEY, -- alice.stark
     expiry bigint NOT NULL     -- unix seconds, chain time
 );
 
 
 -- +goose StatementBegin
-CREATE FUNCTION tokens_take_labels() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION tokens_take_labels() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     a aliases%ROWTYPE;
 BEGIN
@@ -46,7 +48,7 @@ BEGIN
     END IF;
     RETURN NEW;
 END $$;
-CREATE FUNCTION validators_take_labels() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION validators_take_labels() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     a aliases%ROWTYPE;
 BEGIN
@@ -59,10 +61,12 @@ BEGIN
     RETURN NEW;
 END $$;
 -- +goose StatementEnd
+DROP TRIGGER IF EXISTS tokens_take_labels ON tokens;
+DROP TRIGGER IF EXISTS validators_take_labels ON validators;
 CREATE TRIGGER tokens_take_labels BEFORE INSERT ON tokens FOR EACH ROW EXECUTE FUNCTION tokens_take_labels();
 CREATE TRIGGER validators_take_labels BEFORE INSERT ON validators FOR EACH ROW EXECUTE FUNCTION validators_take_labels();
 
-DROP TABLE verified_token_list;
+DROP TABLE IF EXISTS verified_token_list;
 
 -- +goose Down
 DROP TRIGGER tokens_take_labels ON tokens;
