@@ -33,10 +33,10 @@ func (f labelFlags) start(ctx context.Context, log *slog.Logger, conn *sqlx.DB) 
 	go l.Run(ctx)
 }
 
-// simLabels are the simulated chain's labels, with logos served by this process.
-func simLabels(cfg sim.Config) []labels.Entry {
+// simLabels are the simulated chain's labels, with logos served by this process at addr.
+func simLabels(cfg sim.Config, addr string) []labels.Entry {
 	var out []labels.Entry
-	for _, l := range cfg.Labels(labels.LogoPath) {
+	for _, l := range cfg.Labels("http://" + displayAddr(addr) + labels.LogoPath) {
 		out = append(out, labels.Entry{Address: l.Address, Name: l.Name, Kind: l.Kind, Logo: l.Logo, Verified: l.Verified,
 			Source: "the simulated chain (sim.Config.Labels)"})
 	}

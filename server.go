@@ -640,7 +640,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	if chain.rpc == "" {
-		sf.labels.extra = simLabels(chain.sim)
+		sf.labels.extra = simLabels(chain.sim, sf.addr)
 	}
 
 	url, banner := os.Getenv("DATABASE_URL"), ""

@@ -429,6 +429,20 @@ func (g *gen) genesis() {
 		g.deposit(i, false)
 		g.deposit(i, true)
 	}
+	// The catalogue's classes are declared by DECLARE transactions of the admin account,
+	// as on a real chain (v1 for Cairo 0 classes, v2 for Sierra classes), once it is funded.
+	for c := 0; c < numClasses; c++ {
+		version := uint8(2)
+		if isCairo0Class(c) {
+			version = 1
+		}
+		t := g.newTx(txDeclare, version, w.account(accountAdmin))
+		t.classHash = classHash(c)
+		if version == 2 {
+			t.compiledClass = compiledClassHash(t.classHash)
+		}
+		g.payFee(t, accountHolder(accountAdmin))
+	}
 	g.mintStablesAndBTC()
 	g.mintERC20s(func(t int) []int {
 		var out []int

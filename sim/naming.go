@@ -130,7 +130,7 @@ type Label struct {
 // marketplace and oracle, and its account and token classes. Logos are paths on the API
 // server (logoBase + NAME.svg): nothing is fetched from elsewhere.
 func (c Config) Labels(logoBase string) []Label {
-	w := &world{cfg: c.withDefaults(), seed: c.Seed}
+	w := &world{cfg: c.withDefaults(), seed: mix64(c.Seed ^ 0x5eed)} // as New makes it
 	logo := func(name string) string { return logoBase + name + ".svg" }
 	out := []Label{
 		{fixedAddr[fixedETH].String(), "Ether", "token", logo("ETH"), true},
