@@ -32,7 +32,10 @@ const (
 var names = []string{"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy",
 	"mallory", "niaj", "olivia", "peggy", "rupert", "sybil", "trent", "victor", "walter", "zoe"}
 
-func (w *world) hasDomain(i int) bool  { return mix64(w.seed^uint64(i)*0xd0a1)%100 < 40 }
+// hasDomain: the admin account is alice.stark; two accounts in five have a domain.
+func (w *world) hasDomain(i int) bool {
+	return i == accountAdmin || mix64(w.seed^uint64(i)*0xd0a1)%100 < 40
+}
 func (w *world) renames(i int) bool    { return w.hasDomain(i) && mix64(w.seed^uint64(i)*0x5e7a)%4 == 0 }
 func (w *world) shortLived(i int) bool { return w.hasDomain(i) && !w.renames(i) && i%10 == 3 }
 
