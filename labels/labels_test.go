@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
@@ -208,4 +211,41 @@ func TestLoaderAppliesDefaultsAndFile(t *testing.T) {
 	if n := name(strk); n != "Starknet Token" {
 		t.Fatalf("after a bad file: %q", n)
 	}
+}
+
+// TestReloadOnSIGHUP: Run loads the file at start, and again when the process gets SIGHUP.
+func TestReloadOnSIGHUP(t *testing.T) {
+	d := dbtest.New(t)
+	dbtest.Exec(t, d, `UPDATE indexer_state SET chain_id = '0x1234'`)
+	file := filepath.Join(t.TempDir(), "labels.yaml")
+	write := func(name string) {
+		if err := os.WriteFile(file, []byte(`labels: [{address: "0x0abc", name: `+name+`}]`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("Before")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go (&Loader{Conn: d, File: file, Log: slog.New(slog.DiscardHandler)}).Run(ctx)
+	waitFor := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			var name string
+			_ = d.Get(&name, `SELECT name FROM aliases WHERE address = '\x0abc'`)
+			if name == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("name %q, want %q", name, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("Before")
+	write("After")
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("After")
 }

@@ -87,37 +87,37 @@ func (l *Loader) Load(ctx context.Context) (chainID string, err error) {
 	return chainID, fileErr
 }
 
-// Run loads the labels now, again once the indexer has recorded its chain id, and on
-// every SIGHUP, until ctx ends.
+// Run loads the labels now, again once the indexer has recorded its chain id (checked
+// every few seconds until then), and on every SIGHUP, until ctx ends.
 func (l *Loader) Run(ctx context.Context) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	retry := time.NewTicker(2 * time.Second)
 	defer retry.Stop()
-	waiting := true // for a chain id
 	for {
 		chain, err := l.Load(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			l.Log.Warn("labels not loaded", "file", l.File, "err", err)
-		case err == nil:
-			waiting = chain == ""
-			if !waiting {
-				l.Log.Info("labels loaded", "chain_id", chain, "file", l.File)
-			}
+		case err == nil && chain != "":
+			l.Log.Info("labels loaded", "chain_id", chain, "file", l.File)
 		}
+		waiting := err == nil && chain == ""
+	wait:
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-hup:
+				break wait
 			case <-retry.C:
-				if !waiting {
-					continue
+				if waiting {
+					if id, err := db.ChainID(ctx, l.Conn); err == nil && id != "" {
+						break wait
+					}
 				}
 			}
-			break
 		}
 	}
 }
