@@ -20,6 +20,7 @@ import (
 type labelFlags struct {
 	file  string
 	extra []labels.Entry // dev: the simulated chain's labels
+	off   bool           // another part of the process runs the loader
 }
 
 func (f *labelFlags) register(fs *flag.FlagSet) {
@@ -29,6 +30,9 @@ func (f *labelFlags) register(fs *flag.FlagSet) {
 // start keeps the aliases table in step with the default list of the indexed chain and
 // the label file, in the background until ctx ends.
 func (f labelFlags) start(ctx context.Context, log *slog.Logger, conn *sqlx.DB) {
+	if f.off {
+		return
+	}
 	l := &labels.Loader{Conn: conn, File: f.file, Extra: f.extra, Log: log}
 	go l.Run(ctx)
 }

@@ -639,8 +639,10 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// The labels load beside the indexer (once: not in serveAPI too).
+	chain.labels, sf.labels.off = sf.labels, true
 	if chain.rpc == "" {
-		sf.labels.extra = simLabels(chain.sim, sf.addr)
+		chain.labels.extra = simLabels(chain.sim, sf.addr)
 	}
 
 	url, banner := os.Getenv("DATABASE_URL"), ""
@@ -705,6 +707,8 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	registerFigureFlags(fs, &figures)
 	var nftMeta nftMetaFlags
 	nftMeta.register(fs)
+	var lf labelFlags
+	lf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -728,6 +732,7 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	if *stopAt < 0 {
+		lf.start(ctx, log, conn)
 		go analytics.Run(ctx, conn, analyticsInterval, log)
 		nftMeta.start(ctx, log, conn, *rpcURL)
 	}

@@ -2,6 +2,7 @@ package labels
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -40,6 +41,10 @@ func ReadFile(path string) (*List, error) {
 	return l, nil
 }
 
+// ErrBadFile wraps the errors of a label file that cannot be read or does not parse: Run
+// waits for the next SIGHUP rather than reading it again.
+var ErrBadFile = errors.New("label file refused")
+
 // Loader keeps the aliases table in step with the default list of the indexed chain and
 // the operator's file.
 type Loader struct {
@@ -65,7 +70,7 @@ func (l *Loader) Load(ctx context.Context) (chainID string, err error) {
 	if l.File != "" {
 		f, err := ReadFile(l.File)
 		if err != nil {
-			fileErr = err
+			fileErr = fmt.Errorf("%w: %w", ErrBadFile, err)
 		} else {
 			entries = append(entries, f.Labels...)
 		}
@@ -103,7 +108,8 @@ func (l *Loader) Run(ctx context.Context) {
 		case err == nil && chain != "":
 			l.Log.Info("labels loaded", "chain_id", chain, "file", l.File)
 		}
-		waiting := err == nil && chain == ""
+		// A database error is retried every few seconds, and so is the wait for a chain id.
+		waiting := (err != nil && !errors.Is(err, ErrBadFile)) || (err == nil && chain == "")
 	wait:
 		for {
 			select {
@@ -112,6 +118,9 @@ func (l *Loader) Run(ctx context.Context) {
 			case <-hup:
 				break wait
 			case <-retry.C:
+				if waiting && err != nil {
+					break wait // try again
+				}
 				if waiting {
 					if id, err := db.ChainID(ctx, l.Conn); err == nil && id != "" {
 						break wait
