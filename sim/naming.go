@@ -36,7 +36,9 @@ var names = []string{"alice", "bob", "carol", "dave", "erin", "frank", "grace", 
 func (w *world) hasDomain(i int) bool {
 	return i == accountAdmin || mix64(w.seed^uint64(i)*0xd0a1)%100 < 40
 }
-func (w *world) renames(i int) bool    { return w.hasDomain(i) && mix64(w.seed^uint64(i)*0x5e7a)%4 == 0 }
+func (w *world) renames(i int) bool {
+	return i != accountAdmin && w.hasDomain(i) && mix64(w.seed^uint64(i)*0x5e7a)%4 == 0
+}
 func (w *world) shortLived(i int) bool { return w.hasDomain(i) && !w.renames(i) && i%10 == 3 }
 
 // domainBlock is the block in which account i buys its first domain.

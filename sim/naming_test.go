@@ -28,3 +28,11 @@ func TestLabelsNameTheChainsThings(t *testing.T) {
 		t.Fatalf("not labelled: %v", want)
 	}
 }
+
+// TestAdminIsAlice: the domain the docs use as an example names the admin account for good.
+func TestAdminIsAlice(t *testing.T) {
+	w := New(Config{Seed: 1}).w
+	if !w.hasDomain(accountAdmin) || w.renames(accountAdmin) || w.shortLived(accountAdmin) || DomainLabel(accountAdmin, 0) != "alice" {
+		t.Fatal("the admin account is not alice.stark for good")
+	}
+}
