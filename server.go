@@ -64,6 +64,7 @@ func commands() []command {
 		{"index", "index a node into DATABASE_URL: --rpc URL [--from-block N] [--stop-at N]", runIndex},
 		{"migrate", "apply database migrations to DATABASE_URL", runMigrate},
 		{"keys", "manage API keys: create --plan NAME [--label TEXT] | list | revoke ID | usage KEY", runKeys},
+		{"labels", "manage the names of addresses (docs/names.md): import FILE | list [--json] | rm ADDRESS", runLabels},
 		{"sim", "serve the simulated Starknet node: --addr ADDR [--seed N] [--blocks N] [--block-time D]", runSim},
 		{"replay", "serve a fixture set as a JSON-RPC node: replay DIR --addr ADDR", runReplay},
 		{"bench", "measure the APIs against their own SQL: [--txs N] [--concurrency C] [--duration D]", runBench},
@@ -234,6 +235,7 @@ type serverFlags struct {
 	streamWriteTimeout time.Duration
 	// bound holds the listeners bindEarly made, by address, until serveAPI takes them.
 	bound map[string]net.Listener
+	labels             labelFlags
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
@@ -261,6 +263,7 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.subscriptionBuffer, "subscription-buffer", 256, "messages a subscriber may have pending; one too slow to keep up is ended")
 	fs.DurationVar(&f.streamWriteTimeout, "stream-write-timeout", api.DefaultStreamWriteTimeout, "longest write to a subscriber's connection; a client that stops reading is disconnected")
 	fs.IntVar(&f.inFlightKey, "max-inflight-per-key", 32, "requests of one API key running at once; 503 with Retry-After above it (0: no cap)")
+	f.labels.register(fs)
 }
 
 // graphQLLimits are the flags' limits.
@@ -554,6 +557,9 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 		Logger:             log,
 	})
 
+	sf.labels.start(ctx, log, conn)
+	handler = withLogos(handler)
+
 	// Slow clients cannot hold a connection: headers within 10 s, the whole request within
 	// 30 s, the answer written within the request timeout plus 10 s, idle connections
 	// closed after 2 minutes; headers are capped at 64 KiB.
@@ -703,6 +709,11 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer sf.closeBound()
+	// The labels load beside the indexer (once: not in serveAPI too).
+	chain.labels, sf.labels.off = sf.labels, true
+	if chain.rpc == "" {
+		chain.labels.extra = simLabels(chain.sim, sf.addr)
+	}
 
 	url, banner := os.Getenv("DATABASE_URL"), ""
 	if url == "" {
@@ -766,6 +777,8 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	registerFigureFlags(fs, &figures)
 	var nftMeta nftMetaFlags
 	nftMeta.register(fs)
+	var lf labelFlags
+	lf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -807,6 +820,7 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	if *stopAt < 0 {
+		lf.start(ctx, log, conn)
 		go analytics.Run(ctx, conn, analyticsInterval, log)
 		nftMeta.start(ctx, log, conn, *rpcURL)
 	}

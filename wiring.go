@@ -37,6 +37,7 @@ type chainFlags struct {
 	l1      l1Flags
 	figures indexer.FiguresConfig
 	nftMeta nftMetaFlags
+	labels  labelFlags // set by dev: the label loader runs beside the indexer
 }
 
 // nftMetaFlags configure the NFT metadata fetcher that `index` and `dev` run beside the
@@ -168,6 +169,10 @@ func followChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, c chainFl
 	if err := c.l1.start(ctx, log, conn); err != nil {
 		return err
 	}
+	if c.rpc == "" && c.labels.extra == nil {
+		c.labels.extra = simLabels(c.sim, ":8080")
+	}
+	c.labels.start(ctx, log, conn)
 	go analytics.Run(ctx, conn, analyticsInterval, log)
 	c.nftMeta.start(ctx, log, conn, url)
 	return ix.Run(ctx)

@@ -37,8 +37,8 @@ var tiers = []struct {
 	{"shrimp", 0},
 }
 
-// Run keeps snapshots fresh: every interval it marks the tokens of verified_token_list
-// verified and recomputes the snapshot of each verified ERC-20 token, until ctx ends.
+// Run keeps snapshots fresh: every interval it recomputes the snapshot of each verified
+// ERC-20 token (the tokens the label lists verify, docs/names.md), until ctx ends.
 func Run(ctx context.Context, conn *sqlx.DB, interval time.Duration, log *slog.Logger) {
 	// The first pass comes soon after start, once the indexer has written its first blocks.
 	next := time.NewTimer(min(interval, 10*time.Second))
@@ -56,12 +56,9 @@ func Run(ctx context.Context, conn *sqlx.DB, interval time.Duration, log *slog.L
 	}
 }
 
-// RefreshAll marks listed tokens verified and snapshots every verified ERC-20 token.
+// RefreshAll snapshots every verified ERC-20 token. Tokens take their verified flag from
+// the labels (db.ApplyLabels, and a trigger when their row is made).
 func RefreshAll(ctx context.Context, conn *sqlx.DB, now time.Time) error {
-	if _, err := conn.ExecContext(ctx, `UPDATE tokens t SET verified = true FROM verified_token_list v
-		WHERE t.address = v.address AND NOT t.verified`); err != nil {
-		return fmt.Errorf("mark verified tokens: %w", err)
-	}
 	var tokens []db.Felt
 	if err := conn.SelectContext(ctx, &tokens, `SELECT address FROM tokens WHERE verified AND standard = 'erc20'`); err != nil {
 		return fmt.Errorf("list verified tokens: %w", err)

@@ -25,6 +25,8 @@ func TestSnapshotOfAVerifiedToken(t *testing.T) {
 		}
 	}
 	// 1,000 supply: one whale with 500, 100 holders with 4 each (0.4%), 100 burned.
+	// ETH is a verified token of the labels: its row takes the flag when it is made.
+	mustExec(`INSERT INTO aliases (address, name, kind, verified) VALUES ($1, 'Ether', 'token', true)`, eth)
 	mustExec(`INSERT INTO tokens (address, standard, total_supply) VALUES ($1, 'erc20', 1000), ($2, 'erc20', 10)`, eth, db.MustFelt("0x1234"))
 	add := func(owner db.Felt, balance int) {
 		mustExec(`INSERT INTO erc20_balances (token_address, owner_address, balance, last_transfer_block, last_transfer_time) VALUES ($1, $2, $3, 1, 1)`, eth, owner, balance)

@@ -213,16 +213,43 @@ func (s *Store) BalancesOf(ctx context.Context, owners []Felt) ([]*TokenBalance,
 	return rows, err
 }
 
-// Alias is a human name of an address or class.
+// Alias is a human name of an address or class, and where it comes from (NameSource*).
 type Alias struct {
 	Address Felt   `db:"address"`
 	Name    string `db:"name"`
+	Source  string `db:"source"`
 }
 
-// AliasesOf returns the names known for addresses.
+// Where a name comes from, in the order that decides between several (docs/names.md).
+const (
+	NameSourceCurated    = "curated"     // the operator's labels (aliases)
+	NameSourceStarknetID = "starknet_id" // the account's main Starknet ID domain, unexpired
+	NameSourceToken      = "token"       // the token contract's own name() (else symbol())
+	NameSourceClass      = "class"       // the verified contract name of a verified class
+)
+
+// namesOf is the one statement that names addresses and classes: the first source that
+// names a key wins, in the order above. A domain is shown until its root's expiry passes
+// in chain time (the newest block's timestamp).
+const namesOf = `SELECT DISTINCT ON (address) address, name, source FROM (
+	SELECT address, name, 1 AS rank, '` + NameSourceCurated + `' AS source FROM aliases WHERE address = ANY($1)
+	UNION ALL
+	SELECT n.address, n.domain, 2, '` + NameSourceStarknetID + `' FROM starknet_id_names n
+		LEFT JOIN starknet_id_domains d ON d.domain = n.root
+		WHERE n.address = ANY($1) AND (d.expiry IS NULL
+			OR d.expiry > coalesce((SELECT timestamp FROM blocks ORDER BY number DESC LIMIT 1), 0))
+	UNION ALL
+	SELECT address, coalesce(nullif(name, ''), symbol), 3, '` + NameSourceToken + `' FROM tokens
+		WHERE address = ANY($1) AND coalesce(nullif(name, ''), symbol) <> ''
+	UNION ALL
+	SELECT class_hash, name, 4, '` + NameSourceClass + `' FROM verified_classes WHERE class_hash = ANY($1) AND name <> ''
+) x ORDER BY address, rank`
+
+// AliasesOf returns the names known for addresses (and class hashes), one per key at
+// most: the one lookup both APIs name things through.
 func (s *Store) AliasesOf(ctx context.Context, addrs []Felt) ([]*Alias, error) {
 	var rows []*Alias
-	err := s.selectRows(ctx, &rows, `SELECT address, name FROM aliases WHERE address = ANY($1)`, feltList(addrs))
+	err := s.selectRows(ctx, &rows, namesOf, feltList(addrs))
 	return rows, err
 }
 

@@ -42,3 +42,21 @@ func (s *Store) TokensByText(ctx context.Context, prefix string, limit int) ([]*
 		ORDER BY (lower(symbol) = $2 OR lower(name) = $2) DESC, holder_count DESC, address LIMIT $3`, pattern, lower, limit)
 	return rows, err
 }
+
+// NamesByText finds the addresses and classes whose curated label or .stark domain starts
+// with text, in any case (db.Alias: the name matched and its source); exact names first.
+// Expired domains are not found. Both are index range scans (migration 00031).
+func (s *Store) NamesByText(ctx context.Context, text string, limit int) ([]*Alias, error) {
+	lower := strings.ToLower(text)
+	pattern := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(lower) + "%"
+	var rows []*Alias
+	err := s.selectRows(ctx, &rows, `SELECT address, name, source FROM (
+			(SELECT address, name, '`+NameSourceCurated+`' AS source FROM aliases WHERE lower(name) LIKE $1 ORDER BY lower(name) LIMIT $3)
+			UNION ALL (SELECT n.address, n.domain, '`+NameSourceStarknetID+`' FROM starknet_id_names n
+				LEFT JOIN starknet_id_domains d ON d.domain = n.root
+				WHERE n.domain LIKE $1 AND (d.expiry IS NULL
+					OR d.expiry > coalesce((SELECT timestamp FROM blocks ORDER BY number DESC LIMIT 1), 0))
+				ORDER BY n.domain LIMIT $3)) x
+		ORDER BY lower(name) = $2 DESC, lower(name) = $2 || '.stark' DESC, length(name), name LIMIT $3`, pattern, lower, limit)
+	return rows, err
+}

@@ -43,6 +43,8 @@ var journaledTables = []struct {
 	{"sender_last_blocks", journaled{[]string{"sender_address"}, []string{"bytea"}}},
 	{"active_sender_blocks", journaled{[]string{"block_number"}, []string{"bigint"}}},
 	{"activity_stats", journaled{[]string{"granularity", "starts_at"}, []string{"text", "bigint"}}},
+	{"starknet_id_names", journaled{[]string{"address"}, []string{"bytea"}}},
+	{"starknet_id_domains", journaled{[]string{"domain"}, []string{"text"}}},
 }
 
 func journalFor(table string) (journaled, bool) {

@@ -210,6 +210,7 @@ type ComplexityRoot struct {
 		IsErcToken        func(childComplexity int) int
 		IsProxy           func(childComplexity int) int
 		Kind              func(childComplexity int) int
+		Name              func(childComplexity int) int
 		Verified          func(childComplexity int) int
 		Version           func(childComplexity int) int
 	}
@@ -241,6 +242,7 @@ type ComplexityRoot struct {
 		IsAccount             func(childComplexity int) int
 		IsErcToken            func(childComplexity int) int
 		IsProxy               func(childComplexity int) int
+		Name                  func(childComplexity int) int
 		Nfts                  func(childComplexity int, first *int, after *string, contractAddress db.Felt) int
 		Nonce                 func(childComplexity int) int
 		Token                 func(childComplexity int) int
@@ -420,6 +422,11 @@ type ComplexityRoot struct {
 	Mutation struct {
 		RequestNftMetadataUpdate func(childComplexity int, contractAddress db.Felt, tokenID string) int
 		SubmitVerification       func(childComplexity int, input model.VerificationInput) int
+	}
+
+	Name struct {
+		Name   func(childComplexity int) int
+		Source func(childComplexity int) int
 	}
 
 	NetworkStats struct {
@@ -715,6 +722,7 @@ type ComplexityRoot struct {
 		Address           func(childComplexity int) int
 		Contract          func(childComplexity int) int
 		Decimals          func(childComplexity int) int
+		DisplayName       func(childComplexity int) int
 		HolderCountText   func(childComplexity int) int
 		Holders           func(childComplexity int, first *int, after *string) int
 		HoldersOverview   func(childComplexity int) int
@@ -737,6 +745,7 @@ type ComplexityRoot struct {
 		Owner             func(childComplexity int) int
 		OwnerAddress      func(childComplexity int) int
 		OwnerAddressAlias func(childComplexity int) int
+		OwnerName         func(childComplexity int) int
 		Token             func(childComplexity int) int
 		TokenAddress      func(childComplexity int) int
 		UsdValue          func(childComplexity int) int
@@ -853,6 +862,7 @@ type ComplexityRoot struct {
 		DelegatedStakeBtc      func(childComplexity int) int
 		DelegatedStakeStrk     func(childComplexity int) int
 		Delegations            func(childComplexity int, first *int, after *string, asset *model.StakingAsset, delegator db.Felt) int
+		DisplayName            func(childComplexity int) int
 		ID                     func(childComplexity int) int
 		ImgSrc                 func(childComplexity int) int
 		IsVerified             func(childComplexity int) int
@@ -943,6 +953,7 @@ type ComplexityRoot struct {
 		Contract       func(childComplexity int) int
 		DailyBalances  func(childComplexity int, token db.Felt, rangeArg *model.TimeRange) int
 		Erc20Balances  func(childComplexity int) int
+		Name           func(childComplexity int) int
 		Nfts           func(childComplexity int, first *int, after *string, contractAddress db.Felt) int
 		StakeOverTime  func(childComplexity int, rangeArg *model.TimeRange) int
 		Staking        func(childComplexity int) int
@@ -989,6 +1000,7 @@ type CallResolver interface {
 }
 type ClassResolver interface {
 	Alias(ctx context.Context, obj *db.Class) (*string, error)
+	Name(ctx context.Context, obj *db.Class) (*db.Alias, error)
 	Verified(ctx context.Context, obj *db.Class) (*db.VerifiedClass, error)
 	Contracts(ctx context.Context, obj *db.Class, first *int, after *string) (*model.ContractConnection, error)
 }
@@ -1006,6 +1018,7 @@ type ContractResolver interface {
 	VerifiedTimestamp(ctx context.Context, obj *db.Contract) (*int, error)
 	Alias(ctx context.Context, obj *db.Contract) (*string, error)
 	ClassAlias(ctx context.Context, obj *db.Contract) (*string, error)
+	Name(ctx context.Context, obj *db.Contract) (*db.Alias, error)
 	Token(ctx context.Context, obj *db.Contract) (*db.Token, error)
 	TokensHeld(ctx context.Context, obj *db.Contract) ([]*db.TokenBalance, error)
 	Nfts(ctx context.Context, obj *db.Contract, first *int, after *string, contractAddress db.Felt) (*model.NftBalanceConnection, error)
@@ -1146,6 +1159,7 @@ type SubscriptionResolver interface {
 type TokenResolver interface {
 	Contract(ctx context.Context, obj *db.Token) (*db.Contract, error)
 
+	DisplayName(ctx context.Context, obj *db.Token) (*db.Alias, error)
 	Holders(ctx context.Context, obj *db.Token, first *int, after *string) (*model.TokenHolderConnection, error)
 	HoldersOverview(ctx context.Context, obj *db.Token) (*db.HoldersOverview, error)
 }
@@ -1154,6 +1168,7 @@ type TokenBalanceResolver interface {
 
 	Owner(ctx context.Context, obj *db.TokenBalance) (*db.Contract, error)
 	OwnerAddressAlias(ctx context.Context, obj *db.TokenBalance) (*string, error)
+	OwnerName(ctx context.Context, obj *db.TokenBalance) (*db.Alias, error)
 
 	FormattedBalance(ctx context.Context, obj *db.TokenBalance) (*string, error)
 	UsdValue(ctx context.Context, obj *db.TokenBalance) (*float64, error)
@@ -1200,6 +1215,8 @@ type TransactionResolver interface {
 	TokenTransfers(ctx context.Context, obj *db.Transaction) ([]*db.TokenTransfer, error)
 }
 type ValidatorResolver interface {
+	DisplayName(ctx context.Context, obj *db.Validator) (*db.Alias, error)
+
 	Pools(ctx context.Context, obj *db.Validator) ([]*db.Pool, error)
 	Rank(ctx context.Context, obj *db.Validator) (int, error)
 	Apr(ctx context.Context, obj *db.Validator) (*float64, error)
@@ -1219,6 +1236,7 @@ type VerifiedClassResolver interface {
 	Sources(ctx context.Context, obj *db.VerifiedClass) ([]*model.SourceFile, error)
 }
 type WalletResolver interface {
+	Name(ctx context.Context, obj *model.Wallet) (*db.Alias, error)
 	Contract(ctx context.Context, obj *model.Wallet) (*db.Contract, error)
 	Erc20Balances(ctx context.Context, obj *model.Wallet) ([]*db.TokenBalance, error)
 	Nfts(ctx context.Context, obj *model.Wallet, first *int, after *string, contractAddress db.Felt) (*model.NftBalanceConnection, error)
@@ -1861,6 +1879,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Class.Kind(childComplexity), true
+	case "Class.name":
+		if e.ComplexityRoot.Class.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Class.Name(childComplexity), true
 	case "Class.verified":
 		if e.ComplexityRoot.Class.Verified == nil {
 			break
@@ -1996,6 +2020,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Contract.IsProxy(childComplexity), true
+	case "Contract.name":
+		if e.ComplexityRoot.Contract.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.Name(childComplexity), true
 	case "Contract.nfts":
 		if e.ComplexityRoot.Contract.Nfts == nil {
 			break
@@ -2733,6 +2763,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SubmitVerification(childComplexity, args["input"].(model.VerificationInput)), true
+
+	case "Name.value":
+		if e.ComplexityRoot.Name.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Name.Name(childComplexity), true
+	case "Name.source":
+		if e.ComplexityRoot.Name.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Name.Source(childComplexity), true
 
 	case "NetworkStats.accountsGrowth":
 		if e.ComplexityRoot.NetworkStats.AccountsGrowth == nil {
@@ -4245,6 +4288,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Token.Decimals(childComplexity), true
+	case "Token.displayName":
+		if e.ComplexityRoot.Token.DisplayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.DisplayName(childComplexity), true
 	case "Token.holderCount":
 		if e.ComplexityRoot.Token.HolderCountText == nil {
 			break
@@ -4365,6 +4414,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TokenBalance.OwnerAddressAlias(childComplexity), true
+	case "TokenBalance.ownerName":
+		if e.ComplexityRoot.TokenBalance.OwnerName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenBalance.OwnerName(childComplexity), true
 	case "TokenBalance.token":
 		if e.ComplexityRoot.TokenBalance.Token == nil {
 			break
@@ -4884,6 +4939,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Validator.Delegations(childComplexity, args["first"].(*int), args["after"].(*string), args["asset"].(*model.StakingAsset), args["delegator"].(db.Felt)), true
+	case "Validator.displayName":
+		if e.ComplexityRoot.Validator.DisplayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Validator.DisplayName(childComplexity), true
 	case "Validator.id":
 		if e.ComplexityRoot.Validator.ID == nil {
 			break
@@ -5308,6 +5369,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Wallet.Erc20Balances(childComplexity), true
+	case "Wallet.name":
+		if e.ComplexityRoot.Wallet.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Wallet.Name(childComplexity), true
 	case "Wallet.nfts":
 		if e.ComplexityRoot.Wallet.Nfts == nil {
 			break
@@ -5552,6 +5619,18 @@ extend type Query {
   node(id: ID!): Node
   "The objects with these global ids (at most 100), in their order; null for any not indexed."
   nodes(ids: [ID!]!): [Node]!
+}
+
+"""
+A human name of an address or class and where it comes from (docs/names.md). When several
+sources name one key the first in this order wins: curated (the operator's labels),
+starknet_id (the account's main .stark domain, until it expires), token (the token
+contract's own name(), else symbol()), class (a verified class's contract name).
+"""
+type Name {
+  value: String!
+  "curated, starknet_id, token or class."
+  source: String!
 }
 `, BuiltIn: false},
 	{Name: "../schema/chain.graphqls", Input: `extend type Query {
@@ -5832,6 +5911,8 @@ type Contract implements Node {
   verifiedTimestamp: Int
   alias: String
   classAlias: String
+  "The contract's name and its source (alias is its value)."
+  name: Name
   "The token this contract is, if it is one."
   token: Token
   "ERC-20 balances of this contract."
@@ -5861,6 +5942,8 @@ type Class implements Node {
   transactionHash: Felt
   creationTimestamp: Int
   alias: String
+  "The class's name and its source (alias is its value)."
+  name: Name
   verified: VerifiedClass
   contracts(first: Int = 25, after: String): ContractConnection!
 }
@@ -6267,8 +6350,8 @@ type MarketplaceStatsEdge {
   """
   What a search box is given: a block number; a full hash or address (of a block, transaction,
   contract, class, token or validator); a hex prefix of at least 6 digits, of the 64-digit form
-  or of the form without its leading zero; or the start of a token's symbol or name, in any
-  case. Exact matches first; at most ` + "`" + `first` + "`" + ` (1 to 100) results.
+  or of the form without its leading zero; or the start of a token's symbol or name, or of
+  a name (a curated label or a .stark domain: ` + "`" + `alice.stark` + "`" + `, ` + "`" + `Argent` + "`" + `), in any case. Exact matches first; at most ` + "`" + `first` + "`" + ` (1 to 100) results.
   """
   search(query: String!, first: Int = 10): [SearchResult!]!
 }
@@ -6403,6 +6486,8 @@ type Validator implements Node {
   name: String
   imgSrc: String
   isVerified: Boolean!
+  "The name the explorer shows for the staker's address, with its source."
+  displayName: Name
   "active, unstaking or withdrawn."
   stakerState: String!
   selfStake: BigInt!
@@ -6661,6 +6746,8 @@ type Token implements Node {
   usdPrice: Float
   marketCapUsd: Float
   logoUrl: String
+  "The name the explorer shows for the token's address, with its source (name is the token's own name())."
+  displayName: Name
   "ERC-20 holders by balance, largest first."
   holders(first: Int = 25, after: String): TokenHolderConnection!
   "Holders analytics for verified ERC-20 tokens; null before the first snapshot."
@@ -6675,6 +6762,8 @@ type TokenBalance {
   owner: Contract
   "The owner's alias, whether or not its contract is indexed."
   ownerAddressAlias: String
+  "The owner's name and its source (ownerAddressAlias is its value)."
+  ownerName: Name
   balance: BigInt!
   "The balance in whole tokens, exact (\"1.5\" for 1.5 tokens); null when the token's decimals are unknown."
   formattedBalance: String
@@ -6795,6 +6884,8 @@ type WalletStaking {
 
 type Wallet {
   address: Address!
+  "The account's name and its source, e.g. its .stark domain."
+  name: Name
   "The contract at this address, if one is deployed."
   contract: Contract
   erc20Balances: [TokenBalance!]!
@@ -7138,6 +7229,8 @@ func (ec *executionContext) childFields_Class(ctx context.Context, field graphql
 		return ec.fieldContext_Class_creationTimestamp(ctx, field)
 	case "alias":
 		return ec.fieldContext_Class_alias(ctx, field)
+	case "name":
+		return ec.fieldContext_Class_name(ctx, field)
 	case "verified":
 		return ec.fieldContext_Class_verified(ctx, field)
 	case "contracts":
@@ -7208,6 +7301,8 @@ func (ec *executionContext) childFields_Contract(ctx context.Context, field grap
 		return ec.fieldContext_Contract_alias(ctx, field)
 	case "classAlias":
 		return ec.fieldContext_Contract_classAlias(ctx, field)
+	case "name":
+		return ec.fieldContext_Contract_name(ctx, field)
 	case "token":
 		return ec.fieldContext_Contract_token(ctx, field)
 	case "tokensHeld":
@@ -7550,6 +7645,16 @@ func (ec *executionContext) childFields_MetaTransactionEdge(ctx context.Context,
 		return ec.fieldContext_MetaTransactionEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MetaTransactionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Name(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "value":
+		return ec.fieldContext_Name_value(ctx, field)
+	case "source":
+		return ec.fieldContext_Name_source(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Name", field.Name)
 }
 
 func (ec *executionContext) childFields_NetworkStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8064,6 +8169,8 @@ func (ec *executionContext) childFields_Token(ctx context.Context, field graphql
 		return ec.fieldContext_Token_marketCapUsd(ctx, field)
 	case "logoUrl":
 		return ec.fieldContext_Token_logoUrl(ctx, field)
+	case "displayName":
+		return ec.fieldContext_Token_displayName(ctx, field)
 	case "holders":
 		return ec.fieldContext_Token_holders(ctx, field)
 	case "holdersOverview":
@@ -8084,6 +8191,8 @@ func (ec *executionContext) childFields_TokenBalance(ctx context.Context, field 
 		return ec.fieldContext_TokenBalance_owner(ctx, field)
 	case "ownerAddressAlias":
 		return ec.fieldContext_TokenBalance_ownerAddressAlias(ctx, field)
+	case "ownerName":
+		return ec.fieldContext_TokenBalance_ownerName(ctx, field)
 	case "balance":
 		return ec.fieldContext_TokenBalance_balance(ctx, field)
 	case "formattedBalance":
@@ -8326,6 +8435,8 @@ func (ec *executionContext) childFields_Validator(ctx context.Context, field gra
 		return ec.fieldContext_Validator_imgSrc(ctx, field)
 	case "isVerified":
 		return ec.fieldContext_Validator_isVerified(ctx, field)
+	case "displayName":
+		return ec.fieldContext_Validator_displayName(ctx, field)
 	case "stakerState":
 		return ec.fieldContext_Validator_stakerState(ctx, field)
 	case "selfStake":
@@ -8488,6 +8599,8 @@ func (ec *executionContext) childFields_Wallet(ctx context.Context, field graphq
 	switch field.Name {
 	case "address":
 		return ec.fieldContext_Wallet_address(ctx, field)
+	case "name":
+		return ec.fieldContext_Wallet_name(ctx, field)
 	case "contract":
 		return ec.fieldContext_Wallet_contract(ctx, field)
 	case "erc20Balances":
@@ -12614,6 +12727,38 @@ func (ec *executionContext) fieldContext_Class_alias(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Class", field, true, true, "String")
 }
 
+func (ec *executionContext) _Class_name(ctx context.Context, field graphql.CollectedField, obj *db.Class) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Class_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Class().Name(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Alias) graphql.Marshaler {
+			return ec.marshalOName2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐAlias(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Class_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Class",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Name(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Class_verified(ctx context.Context, field graphql.CollectedField, obj *db.Class) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13285,6 +13430,38 @@ func (ec *executionContext) _Contract_classAlias(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Contract_classAlias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Contract", field, true, true, "String")
+}
+
+func (ec *executionContext) _Contract_name(ctx context.Context, field graphql.CollectedField, obj *db.Contract) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contract_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Contract().Name(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Alias) graphql.Marshaler {
+			return ec.marshalOName2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐAlias(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Contract_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Contract",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Name(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Contract_token(ctx context.Context, field graphql.CollectedField, obj *db.Contract) (ret graphql.Marshaler) {
@@ -16179,6 +16356,52 @@ func (ec *executionContext) fieldContext_Mutation_requestNftMetadataUpdate(ctx c
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Name_value(ctx context.Context, field graphql.CollectedField, obj *db.Alias) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Name_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Name_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Name", field, false, false, "String")
+}
+
+func (ec *executionContext) _Name_source(ctx context.Context, field graphql.CollectedField, obj *db.Alias) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Name_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Name_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Name", field, false, false, "String")
 }
 
 func (ec *executionContext) _NetworkStats_blocksCount(ctx context.Context, field graphql.CollectedField, obj *model.NetworkStats) (ret graphql.Marshaler) {
@@ -22596,6 +22819,38 @@ func (ec *executionContext) fieldContext_Token_logoUrl(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Token", field, false, false, "String")
 }
 
+func (ec *executionContext) _Token_displayName(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_displayName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Token().DisplayName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Alias) graphql.Marshaler {
+			return ec.marshalOName2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐAlias(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Token_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Name(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Token_holders(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22803,6 +23058,38 @@ func (ec *executionContext) _TokenBalance_ownerAddressAlias(ctx context.Context,
 }
 func (ec *executionContext) fieldContext_TokenBalance_ownerAddressAlias(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TokenBalance", field, true, true, "String")
+}
+
+func (ec *executionContext) _TokenBalance_ownerName(ctx context.Context, field graphql.CollectedField, obj *db.TokenBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenBalance_ownerName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TokenBalance().OwnerName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Alias) graphql.Marshaler {
+			return ec.marshalOName2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐAlias(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TokenBalance_ownerName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TokenBalance",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Name(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _TokenBalance_balance(ctx context.Context, field graphql.CollectedField, obj *db.TokenBalance) (ret graphql.Marshaler) {
@@ -25030,6 +25317,38 @@ func (ec *executionContext) fieldContext_Validator_isVerified(_ context.Context,
 	return graphql.NewScalarFieldContext("Validator", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Validator_displayName(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Validator_displayName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Validator().DisplayName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Alias) graphql.Marshaler {
+			return ec.marshalOName2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐAlias(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Validator_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Validator",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Name(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Validator_stakerState(ctx context.Context, field graphql.CollectedField, obj *db.Validator) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26459,6 +26778,38 @@ func (ec *executionContext) _Wallet_address(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Wallet_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Wallet", field, false, false, "Address")
+}
+
+func (ec *executionContext) _Wallet_name(ctx context.Context, field graphql.CollectedField, obj *model.Wallet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Wallet_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Wallet().Name(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Alias) graphql.Marshaler {
+			return ec.marshalOName2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐAlias(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Wallet_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Wallet",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Name(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Wallet_contract(ctx context.Context, field graphql.CollectedField, obj *model.Wallet) (ret graphql.Marshaler) {
@@ -29739,6 +30090,12 @@ func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Class_alias(ctx, field, obj)
 				})
+		case "name":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Class_name(ctx, field, obj)
+				})
 		case "verified":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -29963,6 +30320,12 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Contract_classAlias(ctx, field, obj)
+				})
+		case "name":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Contract_name(ctx, field, obj)
 				})
 		case "token":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -31135,6 +31498,44 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_requestNftMetadataUpdate(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var nameImplementors = []string{"Name"}
+
+func (ec *executionContext) _Name(ctx context.Context, sel ast.SelectionSet, obj *db.Alias) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nameImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Name")
+		case "value":
+			out.Values[i] = ec._Name_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._Name_source(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -33086,6 +33487,12 @@ func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "displayName":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Token_displayName(ctx, field, obj)
+				})
 		case "holders":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -33153,6 +33560,12 @@ func (ec *executionContext) _TokenBalance(ctx context.Context, sel ast.Selection
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._TokenBalance_ownerAddressAlias(ctx, field, obj)
+				})
+		case "ownerName":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TokenBalance_ownerName(ctx, field, obj)
 				})
 		case "balance":
 			out.Values[i] = ec._TokenBalance_balance(ctx, field, obj)
@@ -33934,6 +34347,12 @@ func (ec *executionContext) _Validator(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "displayName":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Validator_displayName(ctx, field, obj)
+				})
 		case "stakerState":
 			out.Values[i] = ec._Validator_stakerState(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34454,6 +34873,12 @@ func (ec *executionContext) _Wallet(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "name":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Wallet_name(ctx, field, obj)
+				})
 		case "contract":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -36933,6 +37358,13 @@ func (ec *executionContext) marshalOMetaTransaction2ᚖgithubᚗcomᚋstarkgraph
 		return graphql.Null
 	}
 	return ec._MetaTransaction(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOName2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐAlias(ctx context.Context, sel ast.SelectionSet, v *db.Alias) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Name(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalONftBalance2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐNftBalance(ctx context.Context, sel ast.SelectionSet, v *db.NftBalance) graphql.Marshaler {

@@ -117,3 +117,43 @@ func TestAContractChangedTwiceInABlockIsRecordedOnce(t *testing.T) {
 		t.Fatalf("contract after the block: class %s nonce %s, want 0xc1 and 4", class.Hex(), nonce)
 	}
 }
+
+// A legacy class that came with its DEPLOY (no DECLARE in the block) is attributed to the
+// first transaction of the block that deploys a contract of it; a class declared by a
+// DECLARE keeps that transaction.
+func TestLegacyClassGetsItsFirstDeploy(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	legacy, declared := starknet.FeltFromUint64(0x1e9), starknet.FeltFromUint64(0xdec)
+	a1, a2 := starknet.FeltFromUint64(0xa1), starknet.FeltFromUint64(0xa2)
+	deploy := func(hash, addr starknet.Felt) rpc.Transaction {
+		tx := rpc.Transaction{Type: rpc.TxDeploy, Hash: hash, ClassHash: &legacy}
+		tx.Receipt.ContractAddress = &addr
+		return tx
+	}
+	decl := rpc.Transaction{Type: rpc.TxDeclare, Hash: starknet.FeltFromUint64(0xd1), ClassHash: &declared}
+	batch := []*blockData{{
+		Block: &rpc.Block{Header: rpc.Header{Number: 0, Hash: starknet.FeltFromUint64(0xb0), Status: "ACCEPTED_ON_L2"},
+			Transactions: []rpc.Transaction{deploy(starknet.FeltFromUint64(0x71), a1), decl, deploy(starknet.FeltFromUint64(0x72), a2)}},
+		State: &rpc.StateUpdate{BlockNumber: 0, StateDiff: rpc.StateDiff{
+			DeprecatedDeclaredClasses: []starknet.Felt{legacy, declared},
+			DeployedContracts:         []rpc.DeployedContract{{Address: a2, ClassHash: legacy}, {Address: a1, ClassHash: legacy}},
+		}},
+	}}
+	wtx, err := db.BeginWrite(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wtx.Rollback()
+	w := newBatchWriter(wtx, newClassCache())
+	if err := w.preload(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	w.applyStateDiff(batch[0])
+	for class, want := range map[starknet.Felt]uint64{legacy: 0x71, declared: 0xd1} {
+		c := w.newClass[class]
+		if c == nil || c.DeclaredTxHash == nil || !c.DeclaredTxHash.Equal(db.FeltOf(starknet.FeltFromUint64(want))) {
+			t.Errorf("class %s: declared by %v, want %#x", class, c, want)
+		}
+	}
+}

@@ -74,6 +74,7 @@ type batchWriter struct {
 	buckets        map[bucket]*bucketSums // the batch's counts per day and hour
 	rows           db.ChainRows
 	staking        *staking
+	starknetID     *starknetIDState
 	activity       *senderActivity
 	journalEntries []db.JournalEntry
 
@@ -279,6 +280,9 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 		return fmt.Errorf("load max tps: %w", err)
 	}
 	if err := w.preloadStaking(ctx, batch); err != nil {
+		return err
+	}
+	if err := w.preloadStarknetID(ctx, batch); err != nil {
 		return err
 	}
 	// An ERC-20 in the legacy event layout reads as an ERC-721 too; the transfers of
@@ -494,6 +498,7 @@ func (w *batchWriter) applyTransaction(t *rpc.Transaction, tx *db.TransactionRow
 			w.applyMove(num, ts, i, ei, t.Hash, e.FromAddress, m)
 		}
 		w.stakingEvent(num, ts, i, ei, t.Hash, &r.Events[ei])
+		w.starknetIDEvent(num, &r.Events[ei])
 	}
 	w.markSales(w.rows.NFTEvents[nftBefore:], w.rows.TokenTransfers[transfersBefore:], calls)
 }

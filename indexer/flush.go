@@ -56,6 +56,7 @@ func (w *batchWriter) journal(ctx context.Context, block int64) error {
 		w.journalAdd("nft_holders", db.ByteaKeys(hc), db.ByteaKeys(ho))
 	}
 	w.journalStaking()
+	w.journalStarknetID()
 	if w.maxTPSBlock != nil {
 		w.journalAdd("chain_stats", stringArray([]string{"1"}))
 	}
@@ -147,6 +148,9 @@ func (w *batchWriter) flush(ctx context.Context) error {
 		return err
 	}
 	if err := w.flushStaking(ctx); err != nil {
+		return err
+	}
+	if err := w.flushStarknetID(ctx); err != nil {
 		return err
 	}
 	if err := w.writeSenderActivity(ctx); err != nil {

@@ -33,6 +33,23 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 			}
 		}
 	}
+	// A class declared by no transaction of the block (a legacy class that came with its
+	// DEPLOY, before DECLARE existed) is attributed to the first transaction of the block
+	// that deploys a contract of it.
+	txIndex := make(map[starknet.Felt]int, len(b.Transactions))
+	for i := range b.Transactions {
+		txIndex[b.Transactions[i].Hash] = i
+	}
+	firstDeploy := map[starknet.Felt]starknet.Felt{}
+	for _, d := range bd.State.DeployedContracts {
+		tx, ok := deployedBy[d.Address]
+		if !ok {
+			continue
+		}
+		if prev, seen := firstDeploy[d.ClassHash]; !seen || txIndex[tx] < txIndex[prev] {
+			firstDeploy[d.ClassHash] = tx
+		}
+	}
 	declare := func(hash starknet.Felt, kind string, compiled *starknet.Felt) {
 		info := bd.Classes[hash]
 		if info == nil {
@@ -46,6 +63,8 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 			row.CompiledClassHash = db.FeltOf(*compiled)
 		}
 		if tx, ok := declaredBy[hash]; ok {
+			row.DeclaredTxHash = db.FeltOf(tx)
+		} else if tx, ok := firstDeploy[hash]; ok {
 			row.DeclaredTxHash = db.FeltOf(tx)
 		}
 		fillClassRow(row, info)

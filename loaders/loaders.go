@@ -32,6 +32,8 @@ type Loaders struct {
 	VerifiedSources *Lazy[string, *db.VerifiedSources]
 	Token           *Lazy[string, *db.Token]
 	Alias           *Lazy[string, *string]
+	// Name is Alias with its source (db.Alias), for GraphQL's name fields.
+	Name *Lazy[string, *db.Alias]
 	// TxAliases holds the aliases a transaction shows together (sender, contract, class),
 	// read in one statement for all the transactions that ask.
 	TxAliases      *Lazy[AliasKeys, [3]*string]
@@ -198,6 +200,7 @@ func build(store *db.Store, d dispatch) *Loaders {
 		VerifiedSources: one(d, byFelt(store.VerifiedSourcesByHash), func(v *db.VerifiedSources) string { return string(v.ClassHash) }),
 		Token:           one(d, byFelt(store.TokensByAddress), func(t *db.Token) string { return string(t.Address) }),
 		Alias:           aliases(d, store),
+		Name:            one(d, byFelt(store.AliasesOf), func(a *db.Alias) string { return string(a.Address) }),
 		TxAliases:       aliasSets(d, store),
 		TokensHeld:      many(d, byFelt(store.BalancesOf), func(b *db.TokenBalance) string { return string(b.OwnerAddress) }),
 		Holders:         paged(d, byFeltPaged(store.HoldersOf), func(b *db.TokenBalance) string { return string(b.TokenAddress) }),

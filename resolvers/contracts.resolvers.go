@@ -19,6 +19,10 @@ func (r *classResolver) Alias(ctx context.Context, obj *db.Class) (*string, erro
 	return loaders.For(ctx).Alias.Load(ctx, string(obj.Hash))()
 }
 
+func (r *classResolver) Name(ctx context.Context, obj *db.Class) (*db.Alias, error) {
+	return NameOf(ctx, obj.Hash)
+}
+
 func (r *classResolver) Verified(ctx context.Context, obj *db.Class) (*db.VerifiedClass, error) {
 	return loaders.For(ctx).VerifiedClass.Load(ctx, string(obj.Hash))()
 }
@@ -98,6 +102,10 @@ func (r *contractResolver) Alias(ctx context.Context, obj *db.Contract) (*string
 
 func (r *contractResolver) ClassAlias(ctx context.Context, obj *db.Contract) (*string, error) {
 	return loaders.For(ctx).Alias.Load(ctx, string(obj.ClassHash))()
+}
+
+func (r *contractResolver) Name(ctx context.Context, obj *db.Contract) (*db.Alias, error) {
+	return NameOf(ctx, obj.Address)
 }
 
 func (r *contractResolver) Token(ctx context.Context, obj *db.Contract) (*db.Token, error) {

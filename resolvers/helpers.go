@@ -231,3 +231,9 @@ func (r *Resolver) dailyKeys(ctx context.Context, owner db.Felt, tokens []db.Fel
 
 // MetadataRefreshEvery is how often an NFT item's metadata may be refreshed on request.
 const MetadataRefreshEvery = 5 * time.Minute
+
+// NameOf is the name of an address or class with its source (db.Store.AliasesOf, the one
+// lookup of names), loaded with its siblings; nil when nothing names it.
+func NameOf(ctx context.Context, key db.Felt) (*db.Alias, error) {
+	return loaders.For(ctx).Name.Load(ctx, string(db.Normalize(key)))()
+}

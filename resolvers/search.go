@@ -15,8 +15,9 @@ import (
 const maxSearchResults = MaxPageSize
 
 // search answers Query.search: exact matches (a block number, or a hash or address of any
-// kind) first, then hex-prefix matches (of 6 digits and more), or tokens by the start of
-// their symbol or name.
+// kind) first, then hex-prefix matches (of 6 digits and more), or what a name (a label or
+// a .stark domain, db.Store.NamesByText) names and tokens by the start of their symbol or
+// name.
 // Every lookup is an index probe or an index range scan.
 func (r *Resolver) search(ctx context.Context, query string, first *int) ([]db.Node, error) {
 	n := 10
@@ -69,12 +70,27 @@ func (r *Resolver) search(ctx context.Context, query string, first *int) ([]db.N
 			add(found...)
 		}
 	default:
+		// Tokens by symbol or name, then what a name (a label or a domain) names.
 		tokens, err := r.Store.TokensByText(ctx, q, n)
 		if err != nil {
 			return nil, err
 		}
 		for _, t := range tokens {
 			add(t)
+		}
+		named, err := r.Store.NamesByText(ctx, q, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range named {
+			if len(out) >= n {
+				break
+			}
+			exact, err := r.searchExact(ctx, a.Address)
+			if err != nil {
+				return nil, err
+			}
+			add(exact...)
 		}
 	}
 	if out == nil {
@@ -119,9 +135,29 @@ func (r *Resolver) searchPrefix(ctx context.Context, digits string, n int) ([]db
 
 func containsNode(nodes []db.Node, x db.Node) bool {
 	for _, n := range nodes {
-		if n == x {
+		if n == x || sameObject(n, x) {
 			return true
 		}
+	}
+	return false
+}
+
+// sameObject tells whether two nodes loaded by different paths (a token found by its
+// symbol and by its label) are the same object.
+func sameObject(a, b db.Node) bool {
+	switch a := a.(type) {
+	case *db.Token:
+		b, ok := b.(*db.Token)
+		return ok && a.Address.Equal(b.Address)
+	case *db.Contract:
+		b, ok := b.(*db.Contract)
+		return ok && a.Address.Equal(b.Address)
+	case *db.Class:
+		b, ok := b.(*db.Class)
+		return ok && a.Hash.Equal(b.Hash)
+	case *db.Validator:
+		b, ok := b.(*db.Validator)
+		return ok && a.StakerAddress.Equal(b.StakerAddress)
 	}
 	return false
 }

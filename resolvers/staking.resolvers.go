@@ -170,6 +170,10 @@ func (r *stakingOverviewResolver) EpochDurationSeconds(ctx context.Context, obj 
 	return round2(*obj.MeanBlockSeconds * float64(obj.EpochLengthBlocks)), nil
 }
 
+func (r *validatorResolver) DisplayName(ctx context.Context, obj *db.Validator) (*db.Alias, error) {
+	return NameOf(ctx, obj.StakerAddress)
+}
+
 func (r *validatorResolver) Pools(ctx context.Context, obj *db.Validator) ([]*db.Pool, error) {
 	pools, err := loaders.For(ctx).ValidatorPools.Load(ctx, string(obj.StakerAddress))()
 	return nonNil(pools), err

@@ -80,6 +80,10 @@ func (r *tokenResolver) Contract(ctx context.Context, obj *db.Token) (*db.Contra
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.Address))()
 }
 
+func (r *tokenResolver) DisplayName(ctx context.Context, obj *db.Token) (*db.Alias, error) {
+	return NameOf(ctx, obj.Address)
+}
+
 func (r *tokenResolver) Holders(ctx context.Context, obj *db.Token, first *int, after *string) (*model.TokenHolderConnection, error) {
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.TokenBalance]{
 		name: "token.holders",
@@ -110,6 +114,10 @@ func (r *tokenBalanceResolver) Owner(ctx context.Context, obj *db.TokenBalance) 
 
 func (r *tokenBalanceResolver) OwnerAddressAlias(ctx context.Context, obj *db.TokenBalance) (*string, error) {
 	return loaders.For(ctx).Alias.Load(ctx, string(obj.OwnerAddress))()
+}
+
+func (r *tokenBalanceResolver) OwnerName(ctx context.Context, obj *db.TokenBalance) (*db.Alias, error) {
+	return NameOf(ctx, obj.OwnerAddress)
 }
 
 func (r *tokenBalanceResolver) FormattedBalance(ctx context.Context, obj *db.TokenBalance) (*string, error) {

@@ -18,6 +18,10 @@ func (r *queryResolver) Wallet(ctx context.Context, address db.Felt) (*model.Wal
 	return &model.Wallet{Address: address}, nil
 }
 
+func (r *walletResolver) Name(ctx context.Context, obj *model.Wallet) (*db.Alias, error) {
+	return NameOf(ctx, obj.Address)
+}
+
 func (r *walletResolver) Contract(ctx context.Context, obj *model.Wallet) (*db.Contract, error) {
 	return loaders.For(ctx).Contract.Load(ctx, string(obj.Address))()
 }

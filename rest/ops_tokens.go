@@ -116,7 +116,7 @@ func holdersOverviewOp(ctx context.Context, s *server, a *args, _ *http.Request)
 	if token.Standard() != db.StandardERC20 || !token.IsVerified {
 		return nil, notFound("address: holders analytics cover verified ERC-20 tokens only")
 	}
-	ov, err := s.res.Token().HoldersOverview(ctx, token)
+	ov, err := s.res.HoldersOverviewNow(ctx, token)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -149,16 +150,27 @@ func checkAcceptedVariants(t *testing.T, shared *env) {
 	}
 }
 
-// TestHoldersOverviewNullBeforeSnapshot: a verified ERC-20 without a snapshot answers
-// {"overview": null}.
-func TestHoldersOverviewNullBeforeSnapshot(t *testing.T) {
+// TestHoldersOverviewComputedBeforeTheFirstPass: a verified ERC-20 without a snapshot (the
+// periodic pass has not run yet) gets one computed on demand: 200 with its overview, never
+// a 404 or a null.
+func TestHoldersOverviewComputedBeforeTheFirstPass(t *testing.T) {
 	e := newEnv(t)
 	if _, err := e.db.Exec(`UPDATE tokens SET verified = true WHERE address = $1`, strkAddr); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := e.db.Exec(`DELETE FROM holders_snapshots WHERE token_address = $1`, strkAddr); err != nil {
+		t.Fatal(err)
+	}
 	r := e.get("/beta/tokens/" + strkAddr.Hex() + "/holders/overview")
-	if r.status != http.StatusOK || strings.TrimSpace(string(r.raw)) != `{"overview":null}` {
-		t.Fatalf("status %d, body %s; want 200 {\"overview\":null}", r.status, r.raw)
+	var body struct {
+		Overview *struct {
+			TokenAddress string `json:"tokenAddress"`
+			HolderCount  int64  `json:"holderCount"`
+		} `json:"overview"`
+	}
+	if r.status != http.StatusOK || json.Unmarshal(r.raw, &body) != nil || body.Overview == nil ||
+		body.Overview.TokenAddress != strkAddr.Padded() || body.Overview.HolderCount == 0 {
+		t.Fatalf("status %d, body %s; want 200 with a computed overview", r.status, r.raw)
 	}
 }
 

@@ -33,6 +33,7 @@ const (
 	clsOracle                // Sierra Pragma oracle
 	clsAttestation           // Sierra staking attestation
 	clsMarketplace           // Sierra NFT marketplace
+	clsNaming                // Sierra Starknet ID naming contract
 	numClasses
 )
 
@@ -41,7 +42,7 @@ const dappMarker = 0xda
 
 var classNames = [numClasses]string{"fee_token_cairo0", "bridge_cairo0", "account_oz_cairo0", "argent_proxy_cairo0",
 	"argent_account_cairo0", "udc_cairo0", "account_oz", "account_argent", "erc20_oz", "erc721", "erc1155", "staking", "delegation_pool",
-	"minting_curve", "reward_supplier", "pragma_oracle", "attestation", "marketplace"}
+	"minting_curve", "reward_supplier", "pragma_oracle", "attestation", "marketplace", "starknet_id_naming"}
 
 func isCairo0Class(c int) bool { return c <= clsUDC }
 
@@ -78,6 +79,8 @@ func (w *world) classOfEntity(e entity) felt {
 			return classHash(clsAttestation)
 		case fixedMarketplace:
 			return classHash(clsMarketplace)
+		case fixedNaming:
+			return classHash(clsNaming)
 		case fixedUDC:
 			return classHash(clsUDC)
 		default:
@@ -328,6 +331,18 @@ func sierraClassABI(c int) string {
 		return sierraABI("MarketplaceImpl", "marketplace::IMarketplace", []abiEntry{
 			sierraFn("fulfill_order", false, "", "collection", tAddr, "token_id", tU256, "price", tU128),
 		}, nil, nil, "marketplace::marketplace::Marketplace::Event")
+	case clsNaming:
+		p := "naming::naming::main::Naming"
+		return sierraABI("NamingImpl", "naming::interface::naming::INaming", []abiEntry{
+			sierraFn("buy", false, "", "id", tU128, "domain", tFelt, "days", "core::integer::u16", "resolver", tAddr, "sponsor", tAddr, "discount_id", tFelt, "metadata", tFelt),
+			sierraFn("set_address_to_domain", false, "", "domain", tSpan, "hint", tSpan),
+			sierraFn("address_to_domain", true, tSpan, "address", tAddr, "hint", tSpan),
+			sierraFn("domain_to_address", true, tAddr, "domain", tSpan, "hint", tSpan),
+		}, nil, []abiEntry{
+			sierraEvent(p+"::DomainMint", "domain", tFelt, "key", "owner", tU128, "data", "expiry", "core::integer::u64", "data"),
+			sierraEvent(p+"::DomainRenewal", "domain", tFelt, "key", "new_expiry", "core::integer::u64", "data"),
+			sierraEvent(p+"::AddressToDomainUpdate", "address", tAddr, "key", "domain", tSpan, "data"),
+		}, p+"::Event")
 	case clsOracle:
 		return sierraABI("PragmaOracle", "pragma_lib::abi::IPragmaABI", []abiEntry{
 			sierraFn("get_data_median", true, "pragma_lib::types::PragmaPricesResponse", "data_type", "pragma_lib::types::DataType"),

@@ -97,7 +97,9 @@ func (e *enc) transaction(t *tx, withHash bool) {
 		e.feltsField("calldata", t.calldata)
 	case txDeclare:
 		e.feltField("class_hash", t.classHash)
-		e.feltField("compiled_class_hash", t.compiledClass)
+		if t.version >= 2 { // DECLARE v1 (Cairo 0 classes) has no compiled class
+			e.feltField("compiled_class_hash", t.compiledClass)
+		}
 		e.feltField("sender_address", t.sender)
 		e.feltsField("signature", t.signature)
 	case txDeployAccount:

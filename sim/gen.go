@@ -210,6 +210,7 @@ func (w *world) generate(n, fork, parentFork uint64) *block {
 		g.newAccount(i)
 	}
 	g.staking()
+	g.naming()
 	g.economy()
 	if n >= 15 && (n-15)%declareEvery == 0 {
 		g.declare((n - 15) / declareEvery)
@@ -427,6 +428,20 @@ func (g *gen) genesis() {
 	for i := 0; i < w.cfg.GenesisAccounts; i++ {
 		g.deposit(i, false)
 		g.deposit(i, true)
+	}
+	// The catalogue's classes are declared by DECLARE transactions of the admin account,
+	// as on a real chain (v1 for Cairo 0 classes, v2 for Sierra classes), once it is funded.
+	for c := 0; c < numClasses; c++ {
+		version := uint8(2)
+		if isCairo0Class(c) {
+			version = 1
+		}
+		t := g.newTx(txDeclare, version, w.account(accountAdmin))
+		t.classHash = classHash(c)
+		if version == 2 {
+			t.compiledClass = compiledClassHash(t.classHash)
+		}
+		g.payFee(t, accountHolder(accountAdmin))
 	}
 	g.mintStablesAndBTC()
 	g.mintERC20s(func(t int) []int {

@@ -94,6 +94,7 @@ const (
 	fixedWBTC           // bridged WBTC, 8 decimals: the BTC staking token
 	fixedAttestation    // staking's attestation contract
 	fixedMarketplace    // an NFT marketplace: buyers pay in ETH through it
+	fixedNaming         // Starknet ID's naming contract (naming.go)
 	numFixed
 )
 
@@ -137,6 +138,7 @@ var fixedAddr = [numFixed]felt{
 	fixedWBTC:           mustFelt("0x3fe2b97c1fd336e750087d68b9b867997fd64a2661ff3ca5a7c771641e8e7ac"),
 	fixedAttestation:    mustFelt("0x10398fe631af9ab2311840432d507bf7ef4b959ae967f1507928f5afe888a99"),
 	fixedMarketplace:    mustFelt("0x5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1"),
+	fixedNaming:         mustFelt("0x6ac597f8116f886fa1c97a23fa4e08299975ecaf6b598873ca6792b9bbfb678"),
 }
 
 func mustFelt(s string) felt {

@@ -398,6 +398,8 @@ type VerifiedClassEdge struct {
 
 type Wallet struct {
 	Address db.Felt `json:"address"`
+	// The account's name and its source, e.g. its .stark domain.
+	Name *db.Alias `json:"name,omitempty"`
 	// The contract at this address, if one is deployed.
 	Contract      *db.Contract           `json:"contract,omitempty"`
 	Erc20Balances []*db.TokenBalance     `json:"erc20Balances"`

@@ -1,0 +1,108 @@
+package starknet
+
+import (
+	"errors"
+	"math/big"
+	"strings"
+)
+
+// Starknet ID domain labels are felts in a base-38 code (github.com/starknet-id,
+// "encoding" of starknetid.js): each character of "abcdefghijklmnopqrstuvwxyz0123456789-"
+// is a digit, the 38th digit escapes a character of the big alphabet "这来", and an "a"
+// ending the label is written as the escape digit alone. A domain is a list of labels,
+// innermost first: [bob, alice] is bob.alice.stark.
+
+const (
+	idBasic = "abcdefghijklmnopqrstuvwxyz0123456789-"
+	idBig   = "这来"
+)
+
+var (
+	idBasicSize = big.NewInt(int64(len(idBasic)))     // 37
+	idBasicBase = big.NewInt(int64(len(idBasic) + 1)) // 38
+	idBigRunes  = []rune(idBig)
+	idBigSize   = big.NewInt(int64(len(idBigRunes)))     // 2
+	idBigBase   = big.NewInt(int64(len(idBigRunes) + 1)) // 3
+)
+
+// DecodeStarknetIDLabel decodes one encoded label ("" for 0).
+func DecodeStarknetIDLabel(f Felt) string {
+	n := f.Big()
+	var out []rune
+	mod := new(big.Int)
+	for n.Sign() != 0 {
+		n.DivMod(n, idBasicBase, mod)
+		code := int(mod.Int64())
+		if code == len(idBasic) {
+			next := new(big.Int).Div(n, idBigBase)
+			if next.Sign() == 0 {
+				code2 := int(new(big.Int).Mod(n, idBigBase).Int64())
+				n = next
+				if code2 == 0 {
+					out = append(out, rune(idBasic[0]))
+				} else {
+					out = append(out, idBigRunes[code2-1])
+				}
+			} else {
+				n.DivMod(n, idBigSize, mod)
+				out = append(out, idBigRunes[mod.Int64()])
+			}
+		} else {
+			out = append(out, rune(idBasic[code]))
+		}
+	}
+	// Trailing repetitions of the last big character encode a suffix of their own.
+	k := 0
+	last := idBigRunes[len(idBigRunes)-1]
+	for len(out) > 0 && out[len(out)-1] == last {
+		out = out[:len(out)-1]
+		k++
+	}
+	if k > 0 {
+		if k%2 == 0 {
+			out = append(out, []rune(strings.Repeat(string(last), k/2-1))...)
+			out = append(out, idBigRunes[0], rune(idBasic[1]))
+		} else {
+			out = append(out, []rune(strings.Repeat(string(last), k/2+1))...)
+		}
+	}
+	return string(out)
+}
+
+// ErrStarknetIDLabel is returned for a label with characters the code has no digit for.
+var ErrStarknetIDLabel = errors.New("a Starknet ID label has only a-z, 0-9, - and 这来")
+
+// EncodeStarknetIDLabel encodes one label (without ".stark"), for the simplest labels
+// only: the basic alphabet. (The escapes of the big alphabet are decoded, not written.)
+func EncodeStarknetIDLabel(label string) (Felt, error) {
+	out, mul := new(big.Int), big.NewInt(1)
+	for i, c := range label {
+		idx := strings.IndexRune(idBasic, c)
+		if idx < 0 || c > 0x7f {
+			return Felt{}, ErrStarknetIDLabel
+		}
+		if i == len(label)-1 && c == 'a' {
+			out.Add(out, new(big.Int).Mul(idBasicSize, mul))
+			continue
+		}
+		out.Add(out, new(big.Int).Mul(big.NewInt(int64(idx)), mul))
+		mul.Mul(mul, idBasicBase)
+	}
+	return FeltFromBig(out)
+}
+
+// StarknetIDDomain renders encoded labels (innermost first) as a domain name, e.g.
+// bob.alice.stark; "" when there are none or one decodes to nothing.
+func StarknetIDDomain(labels []Felt) string {
+	if len(labels) == 0 {
+		return ""
+	}
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = DecodeStarknetIDLabel(l)
+		if parts[i] == "" {
+			return ""
+		}
+	}
+	return strings.Join(parts, ".") + ".stark"
+}
