@@ -103,7 +103,7 @@ func upsertLabels(ctx context.Context, tx *sqlx.Tx, origin string, rows []Label)
 
 // ApplyLabels sets the labelled columns of tokens (verified, logo_url) and validators
 // (name, image_url, is_verified) from aliases; new rows take them from the triggers of
-// migration 00031. Only rows whose values change are written.
+// migration 00032. Only rows whose values change are written.
 func ApplyLabels(ctx context.Context, tx *sqlx.Tx) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE tokens t SET verified = coalesce(a.verified, false),
 			logo_url = coalesce(a.logo_url, CASE WHEN t.logo_url LIKE '/%' THEN NULL ELSE t.logo_url END)

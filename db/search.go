@@ -45,7 +45,7 @@ func (s *Store) TokensByText(ctx context.Context, prefix string, limit int) ([]*
 
 // NamesByText finds the addresses and classes whose curated label or .stark domain starts
 // with text, in any case (db.Alias: the name matched and its source); exact names first.
-// Expired domains are not found. Both are index range scans (migration 00031).
+// Expired domains are not found. Both are index range scans (migration 00032).
 func (s *Store) NamesByText(ctx context.Context, text string, limit int) ([]*Alias, error) {
 	lower := strings.ToLower(text)
 	pattern := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(lower) + "%"

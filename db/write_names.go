@@ -8,7 +8,7 @@ import (
 )
 
 // StarknetIDName is a row of starknet_id_names: the main Starknet ID domain of an address,
-// from the naming contract's AddressToDomainUpdate events (migration 00031).
+// from the naming contract's AddressToDomainUpdate events (migration 00032).
 type StarknetIDName struct {
 	Address     Felt   `db:"address"`
 	Domain      string `db:"domain"`
