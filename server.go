@@ -234,8 +234,8 @@ type serverFlags struct {
 	subscriptionBuffer int
 	streamWriteTimeout time.Duration
 	// bound holds the listeners bindEarly made, by address, until serveAPI takes them.
-	bound map[string]net.Listener
-	labels             labelFlags
+	bound  map[string]net.Listener
+	labels labelFlags
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
