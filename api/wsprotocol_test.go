@@ -302,3 +302,35 @@ func TestSSEErrors(t *testing.T) {
 		})
 	}
 }
+
+// A client that keeps reconnecting with a wrong key is refused with 4403 for the burst of
+// refusals its address may have (auth.RefusedRate), then closed as over its rate (1013
+// "Limit Exceeded"), as an HTTP client gets 429; a valid key from the same address is
+// still admitted.
+func TestTransportWSRefusalsAreRateLimited(t *testing.T) {
+	base, key, _ := protocolServer(t)
+	refusal := func() (websocket.StatusCode, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		conn := dialTransportWS(t, ctx, base)
+		sendWS(t, ctx, conn, initWith("sg_not_a_key"))
+		code, reason, _ := closedWith(t, ctx, conn)
+		return code, reason
+	}
+	for i := range auth.RefusedRate.Burst {
+		if code, reason := refusal(); code != closeForbidden {
+			t.Fatalf("refusal %d: %d %q, want %d", i+1, code, reason, closeForbidden)
+		}
+	}
+	if code, reason := refusal(); code != closeTryAgainLater || reason != "Limit Exceeded" {
+		t.Fatalf("past the burst: %d %q, want %d \"Limit Exceeded\"", code, reason, closeTryAgainLater)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn := dialTransportWS(t, ctx, base)
+	sendWS(t, ctx, conn, initWith(key))
+	var ack struct{ Type string }
+	if err := wsjson.Read(ctx, conn, &ack); err != nil || ack.Type != "connection_ack" {
+		t.Fatalf("a valid key after the refusals: %+v %v", ack, err)
+	}
+}
