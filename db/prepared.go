@@ -20,8 +20,8 @@ import (
 
 // What is kept prepared is bounded: on the server, a prepared statement with its generic
 // plan takes about 48 KB of each connection it ran on. Most texts are the program's own and
-// few, but a page number or size is written into its statement (LIMIT 25 OFFSET 50), so deep
-// pages make texts that come once. A text is prepared the second time it is seen, and the
+// few (a page's LIMIT and OFFSET are parameters, Window.pageTail), but some vary with their
+// arguments (a list of keys of any length). A text is prepared the second time it is seen, and the
 // least recently used of maxPrepared is closed (on every connection) when another comes:
 // at most about 256 x 48 KB = 12 MB per connection.
 const (
