@@ -44,6 +44,8 @@ func commandFlags(t *testing.T) map[string][]string {
 		switch c.name {
 		case "keys":
 			out["keys create"] = flagsOf(t, []string{"DATABASE_URL=" + dbtest.NewURL(t)}, "keys", "create")
+		case "labels":
+			out["labels list"] = flagsOf(t, []string{"DATABASE_URL=" + dbtest.NewURL(t)}, "labels", "list")
 		case "replay":
 			out[c.name] = flagsOf(t, nil, "replay", "DIR")
 		default:
