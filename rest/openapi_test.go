@@ -151,15 +151,15 @@ func TestEveryReferenceOperationIsServed(t *testing.T) {
 	}
 }
 
-// TestReadmeListsEveryRoute: README's REST table has a row for every route.
-func TestReadmeListsEveryRoute(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
+// TestDocsListEveryRoute: docs/rest.md's table has a row for every route.
+func TestDocsListEveryRoute(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "rest.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, rt := range routeTable() {
 		if !strings.Contains(string(raw), "| `"+rt.method+" "+rt.path) {
-			t.Errorf("README's REST table has no row for %s %s", rt.method, rt.path)
+			t.Errorf("docs/rest.md's table of routes has no row for %s %s", rt.method, rt.path)
 		}
 	}
 }
