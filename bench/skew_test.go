@@ -66,7 +66,7 @@ func TestHotKeyPagesReadOnlyWhatTheyNeed(t *testing.T) {
 		need := int64(w.Offset + w.Limit + 1)
 		for _, st := range captured[i].Statements {
 			if isCappedCount(st.Query) {
-				continue // reads at most db.CountCap index entries by construction: TestCappedCounts
+				continue // reads at most db.CountCap index entries by construction, and is kept (db.TestLargeCountsAreKeptAWhile)
 			}
 			raw, err := dbtest.ExplainAnalyze(conn, st.Query, st.Args)
 			if err != nil {
