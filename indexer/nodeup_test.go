@@ -36,11 +36,18 @@ func TestNodeUpMetricFollowsTheNode(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- ix.Run(ctx) }()
 	defer func() { cancel(); <-done }()
+	// The gauge is exported only once set (metrics.SetGauge): -1 until then.
+	value := func() float64 {
+		if testutil.CollectAndCount(metrics.IndexerNodeUp) == 0 {
+			return -1
+		}
+		return testutil.ToFloat64(metrics.IndexerNodeUp)
+	}
 	wait := func(want float64) {
 		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); testutil.ToFloat64(metrics.IndexerNodeUp) != want; time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(30 * time.Second); value() != want; time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("indexer_node_up stayed %v, want %v", testutil.ToFloat64(metrics.IndexerNodeUp), want)
+				t.Fatalf("indexer_node_up stayed %v, want %v", value(), want)
 			}
 		}
 	}

@@ -42,6 +42,19 @@ func gauge(name, help string) prometheus.Gauge {
 	return factory.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
 }
 
+// SetGauge is a gauge exported only once something has set it. A process that does not
+// do what it measures (an API replica follows no node; a replica without REDIS_URL keeps
+// no Redis counters) then exports no series, where a plain gauge would say 0 from the start
+// and fire the alerts that watch for 0 (monitoring/alerts.yml).
+type SetGauge struct{ *prometheus.GaugeVec }
+
+// Set sets the gauge, exporting it from now on.
+func (g SetGauge) Set(v float64) { g.WithLabelValues().Set(v) }
+
+func setGauge(name, help string) SetGauge {
+	return SetGauge{factory.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, nil)}
+}
+
 func histogramVec(name, help string, buckets []float64, label string) *prometheus.HistogramVec {
 	return factory.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, []string{label})
 }
@@ -87,7 +100,7 @@ var (
 	// RateLimitRedisUp is 1 while rate-limit counters are kept in Redis, 0
 	// while a replica has fallen back to local counters (and absent, i.e.
 	// never set, when Redis is not configured).
-	RateLimitRedisUp = gauge("ratelimit_redis_up", "1 while rate-limit counters live in Redis, 0 while falling back to local counters.")
+	RateLimitRedisUp = setGauge("ratelimit_redis_up", "1 while rate-limit counters live in Redis, 0 while falling back to local counters.")
 
 	// IndexerHead is the number of the newest block the indexer has written.
 	IndexerHead = gauge("indexer_head_block", "Number of the newest block written by the indexer.")
@@ -99,8 +112,9 @@ var (
 	IndexerLag = gauge("indexer_lag_blocks", "Blocks the indexer is behind the followed node.")
 
 	// IndexerNodeUp is 1 while the followed node answers the indexer, 0 after a call to it
-	// failed (the indexer retries with backoff meanwhile).
-	IndexerNodeUp = gauge("indexer_node_up", "1 while the followed Starknet node answers the indexer, 0 after a call to it failed.")
+	// failed (the indexer retries with backoff meanwhile); absent from processes that run
+	// no indexer.
+	IndexerNodeUp = setGauge("indexer_node_up", "1 while the followed Starknet node answers the indexer, 0 after a call to it failed.")
 
 	// IndexerBulkLoading is 1 while a bulk load has the per-block tables' secondary indexes
 	// and foreign keys dropped (API reads that need them are slow until it ends), else 0.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
@@ -171,5 +172,18 @@ func TestOperationLabelIsBounded(t *testing.T) {
 	operationLabels.Unlock()
 	if n != maxOperationLabels {
 		t.Errorf("%d names kept, want %d", n, maxOperationLabels)
+	}
+}
+
+// A SetGauge exports nothing until it is set, so a process that never measures it (an API
+// replica follows no node) shows no 0 for an alert to fire on; once set, it exports the value.
+func TestSetGaugeIsAbsentUntilSet(t *testing.T) {
+	g := SetGauge{prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "test_set_gauge", Help: "test"}, nil)}
+	if n := testutil.CollectAndCount(g); n != 0 {
+		t.Fatalf("an unset gauge exports %d series", n)
+	}
+	g.Set(0)
+	if n, v := testutil.CollectAndCount(g), testutil.ToFloat64(g); n != 1 || v != 0 {
+		t.Fatalf("set to 0: %d series, value %v", n, v)
 	}
 }
