@@ -17,10 +17,11 @@ import (
 // Names (docs/names.md): the operator's label file, the labels command and the logos of
 // the simulated chain.
 
+// labelFlags are the label file of the processes that run the indexer (dev, index): the
+// loader writes the aliases table, which API replicas only read.
 type labelFlags struct {
 	file  string
 	extra []labels.Entry // dev: the simulated chain's labels
-	off   bool           // another part of the process runs the loader
 }
 
 func (f *labelFlags) register(fs *flag.FlagSet) {
@@ -30,9 +31,6 @@ func (f *labelFlags) register(fs *flag.FlagSet) {
 // start keeps the aliases table in step with the default list of the indexed chain and
 // the label file, in the background until ctx ends.
 func (f labelFlags) start(ctx context.Context, log *slog.Logger, conn *sqlx.DB) {
-	if f.off {
-		return
-	}
 	l := &labels.Loader{Conn: conn, File: f.file, Extra: f.extra, Log: log}
 	go l.Run(ctx)
 }

@@ -235,7 +235,6 @@ type serverFlags struct {
 	streamWriteTimeout time.Duration
 	// bound holds the listeners bindEarly made, by address, until serveAPI takes them.
 	bound  map[string]net.Listener
-	labels labelFlags
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
@@ -263,7 +262,6 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.subscriptionBuffer, "subscription-buffer", 256, "messages a subscriber may have pending; one too slow to keep up is ended")
 	fs.DurationVar(&f.streamWriteTimeout, "stream-write-timeout", api.DefaultStreamWriteTimeout, "longest write to a subscriber's connection; a client that stops reading is disconnected")
 	fs.IntVar(&f.inFlightKey, "max-inflight-per-key", 32, "requests of one API key running at once; 503 with Retry-After above it (0: no cap)")
-	f.labels.register(fs)
 }
 
 // graphQLLimits are the flags' limits.
@@ -557,7 +555,6 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 		Logger:             log,
 	})
 
-	sf.labels.start(ctx, log, conn)
 	handler = withLogos(handler)
 
 	// Slow clients cannot hold a connection: headers within 10 s, the whole request within
@@ -677,6 +674,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	devKey := fs.String("dev-key", os.Getenv("STARKGRAPH_DEV_KEY"), "value of the development API key (default: a new random key)")
 	var chain chainFlags
 	chain.register(fs)
+	chain.labels.register(fs)
 	var vf verifyFlags
 	vf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -709,8 +707,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer sf.closeBound()
-	// The labels load beside the indexer (once: not in serveAPI too).
-	chain.labels, sf.labels.off = sf.labels, true
+	// The labels load beside the indexer, the one writer; API replicas only read them.
 	if chain.rpc == "" {
 		chain.labels.extra = simLabels(chain.sim, sf.addr)
 	}
