@@ -17,8 +17,8 @@ var holdersNow singleflight.Group
 // HoldersOverviewNow is the newest holders snapshot of a verified ERC-20, computed now on
 // the primary when the periodic pass (analytics.Run) has not made one yet: a token is
 // verified from the moment its row exists (docs/names.md), before the first pass. Nil when
-// the token is not a verified ERC-20, or when the read pool does not see the new snapshot
-// yet (a replica behind).
+// the token is not a verified ERC-20. The snapshot is read back from the primary, which
+// wrote it: a replica behind would not show it, and every request would compute it again.
 func (r *Resolver) HoldersOverviewNow(ctx context.Context, token *db.Token) (*db.HoldersOverview, error) {
 	ov, err := loaders.For(ctx).TokenHoldersReport.Load(ctx, string(token.Address))()
 	if err != nil || ov != nil || !token.IsVerified || token.Standard() != db.StandardERC20 {
@@ -26,11 +26,12 @@ func (r *Resolver) HoldersOverviewNow(ctx context.Context, token *db.Token) (*db
 	}
 	key := string(db.Normalize(token.Address))
 	if _, err, _ := holdersNow.Do(key, func() (any, error) {
-		return nil, analytics.Snapshot(ctx, r.primary().DB(), token.Address, time.Now())
+		// Shared by the requests waiting meanwhile: the first one leaving ends it for none.
+		return nil, analytics.Snapshot(context.WithoutCancel(ctx), r.primary().DB(), token.Address, time.Now())
 	}); err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.HoldersOverviewsOf(ctx, []db.Felt{token.Address})
+	rows, err := r.primary().HoldersOverviewsOf(ctx, []db.Felt{token.Address})
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}

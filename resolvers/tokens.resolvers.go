@@ -100,7 +100,7 @@ func (r *tokenResolver) Holders(ctx context.Context, obj *db.Token, first *int, 
 }
 
 func (r *tokenResolver) HoldersOverview(ctx context.Context, obj *db.Token) (*db.HoldersOverview, error) {
-	return loaders.For(ctx).TokenHoldersReport.Load(ctx, string(obj.Address))()
+	return r.HoldersOverviewNow(ctx, obj)
 }
 
 func (r *tokenBalanceResolver) Token(ctx context.Context, obj *db.TokenBalance) (*db.Token, error) {
