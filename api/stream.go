@@ -42,8 +42,11 @@ func streamTransports(keys *auth.Auth, origins []string, log *slog.Logger) []gra
 	}
 	ws := transport.Websocket{
 		// protocolWS times connection_init out itself, with the protocol's code (gqlgen's
-		// InitTimeout would close with 1002).
+		// InitTimeout would close with 1002). gqlgen's, later, is the backstop of the sockets
+		// protocolWS passes as they are (the legacy graphql-ws subprotocol, or none), which
+		// would otherwise wait for their connection_init for ever.
 		Implementation:        protocolWS{inner: transport.CoderWebsocketImplementation{AcceptOptions: accept}, initTimeout: wsInitTimeout},
+		InitTimeout:           2 * wsInitTimeout,
 		KeepAlivePingInterval: 15 * time.Second,
 		InitFunc: func(ctx context.Context, payload transport.InitPayload) (out context.Context, ack *transport.InitPayload, err error) {
 			if keys == nil {

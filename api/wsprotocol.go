@@ -52,6 +52,9 @@ func (p protocolWS) Accept(w http.ResponseWriter, r *http.Request, opts transpor
 	}
 	pc := &protocolConn{WebsocketConn: c, active: map[string]bool{}, stale: map[string]int{}}
 	if p.initTimeout > 0 {
+		// Set under the lock that closeWith reads it under: the timer may fire at once.
+		pc.mu.Lock()
+		defer pc.mu.Unlock()
 		pc.initTimer = time.AfterFunc(p.initTimeout, func() {
 			pc.mu.Lock()
 			late := !pc.initReceived
@@ -265,9 +268,10 @@ func (c *protocolConn) closeWith(code int, reason string) {
 		return
 	}
 	c.closed = true
+	timer := c.initTimer
 	c.mu.Unlock()
-	if c.initTimer != nil {
-		c.initTimer.Stop()
+	if timer != nil {
+		timer.Stop()
 	}
 	_ = c.WebsocketConn.WriteClose(code, reason)
 }

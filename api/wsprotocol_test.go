@@ -334,3 +334,24 @@ func TestTransportWSRefusalsAreRateLimited(t *testing.T) {
 		t.Fatalf("a valid key after the refusals: %+v %v", ack, err)
 	}
 }
+
+// A socket of the legacy graphql-ws subprotocol, which protocolWS passes as it is, is
+// closed too when its connection_init does not come (gqlgen's InitTimeout, the backstop).
+func TestLegacyWSInitTimesOut(t *testing.T) {
+	defer func(d time.Duration) { wsInitTimeout = d }(wsInitTimeout)
+	wsInitTimeout = 300 * time.Millisecond
+	base, _, _ := protocolServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/graphql",
+		&websocket.DialOptions{Subprotocols: []string{"graphql-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	began := time.Now()
+	_, _, err = conn.Read(ctx)
+	if err == nil || ctx.Err() != nil || time.Since(began) > 5*time.Second {
+		t.Fatalf("a legacy socket without connection_init: %v after %v", err, time.Since(began))
+	}
+}
