@@ -102,8 +102,9 @@ type Options struct {
 type Auth struct {
 	opts          Options
 	log           *slog.Logger
-	inFlight      sync.Map // key id -> *atomic.Int64
-	subscriptions sync.Map // key id -> *atomic.Int64, open subscriptions
+	inFlight      sync.Map  // key id -> *atomic.Int64
+	subscriptions sync.Map  // key id -> *atomic.Int64, open subscriptions
+	refusals      *refusals // refused.go
 }
 
 // New returns the middleware configured by opts.
@@ -118,7 +119,7 @@ func New(opts Options) *Auth {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Auth{opts: opts, log: log}
+	return &Auth{opts: opts, log: log, refusals: newRefusals()}
 }
 
 // MuxOperation names a request by the pattern of mux that will serve it
@@ -191,7 +192,7 @@ func (a *Auth) middleware(next http.Handler, streamsAdmitThemselves bool) http.H
 		}
 		key, plan, err := a.identify(ctx, text)
 		if errors.Is(err, ErrForbidden) {
-			if retry, limited := a.refusedTooOften(ctx, clientAddr(r)); limited {
+			if retry, limited := a.refusedTooOften(clientAddr(r)); limited {
 				setNoPlanHeaders(w.Header())
 				limitExceeded(w, retry, "refused")
 				return

@@ -1,10 +1,13 @@
 package auth
 
 import (
-	"context"
 	"net"
 	"net/http"
+	"sync"
 	"time"
+
+	"github.com/hashicorp/golang-lru/v2/expirable"
+	"golang.org/x/time/rate"
 )
 
 // RefusedRate bounds the refusals of one client address: requests and WebSocket
@@ -15,6 +18,23 @@ import (
 // held up. Behind a proxy every client has the proxy's address, so the burst is shared by
 // whoever sends wrong keys through it.
 var RefusedRate = Rate{RatePerSecond: 1, Burst: 20}
+
+// The refusal counters are each replica's own, in a bounded set: an address unheard of for
+// refusedIdle has earned its whole burst back, so its counter can go, and at most
+// maxRefusers addresses are counted at once (the longest quiet ones leave first).
+const (
+	refusedIdle = time.Minute
+	maxRefusers = 1 << 16
+)
+
+type refusals struct {
+	mu      sync.Mutex
+	buckets *expirable.LRU[string, *rate.Limiter]
+}
+
+func newRefusals() *refusals {
+	return &refusals{buckets: expirable.NewLRU[string, *rate.Limiter](maxRefusers, nil, refusedIdle)}
+}
 
 type clientAddrKey struct{}
 
@@ -28,15 +48,22 @@ func clientAddr(r *http.Request) string {
 }
 
 // refusedTooOften counts a refusal of the client at addr and says whether it is over
-// RefusedRate, and when it may try again. A limiter that fails lets the refusal stand as
-// a 403.
-func (a *Auth) refusedTooOften(ctx context.Context, addr string) (time.Duration, bool) {
+// RefusedRate, and when it may try again.
+func (a *Auth) refusedTooOften(addr string) (time.Duration, bool) {
 	if addr == "" {
 		return 0, false
 	}
-	res, err := a.opts.Limiter.AllowRate(ctx, "refused:"+addr, RefusedRate, 1)
-	if err != nil || res.Allowed {
+	r := a.refusals
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b, ok := r.buckets.Get(addr)
+	if !ok {
+		b = rate.NewLimiter(rate.Limit(RefusedRate.RatePerSecond), RefusedRate.Burst)
+	}
+	r.buckets.Add(addr, b) // counted from its latest refusal
+	now := a.opts.Now()
+	if b.AllowN(now, 1) {
 		return 0, false
 	}
-	return res.RetryAfter, true
+	return unitsDuration(1-b.TokensAt(now), RefusedRate.RatePerSecond), true
 }

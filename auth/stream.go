@@ -43,7 +43,7 @@ func (a *Auth) AdmitStream(ctx context.Context, payload map[string]any) (context
 	key, plan, err := a.identify(ctx, text)
 	if errors.Is(err, ErrForbidden) {
 		if addr, _ := ctx.Value(clientAddrKey{}).(string); addr != "" {
-			if _, limited := a.refusedTooOften(ctx, addr); limited {
+			if _, limited := a.refusedTooOften(addr); limited {
 				return nil, ErrLimitExceeded
 			}
 		}
