@@ -14,17 +14,15 @@ import (
 	"github.com/starkgraph/starkgraph/resolvers"
 )
 
-var pathParam = regexp.MustCompile(`\{(\w+)\}`)
-
 // requestFor builds a request to route number i (modulo the table) with value in every
 // path parameter and rawQuery as the query string.
 func requestFor(i uint8, value, rawQuery string) (route, *http.Request) {
 	routes := routeTable()
 	rt := routes[int(i)%len(routes)]
-	path := pathParam.ReplaceAllStringFunc(rt.path, func(string) string { return url.PathEscape(value) })
+	path := placeholder.ReplaceAllStringFunc(rt.path, func(string) string { return url.PathEscape(value) })
 	req := httptest.NewRequest(rt.method, "/", nil)
 	req.URL = &url.URL{Path: path, RawQuery: rawQuery}
-	for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
+	for _, m := range placeholder.FindAllStringSubmatch(rt.path, -1) {
 		req.SetPathValue(m[1], value)
 	}
 	return rt, req
