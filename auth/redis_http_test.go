@@ -204,7 +204,11 @@ func TestInFlightCapPerKey(t *testing.T) {
 	t.Cleanup(api.srv.Close)
 	var release sync.Once
 	t.Cleanup(func() { release.Do(func() { close(api.slow) }) }) // before the server closes
-	api.plan(Plan{Name: "busy", RatePerSecond: 0.001, Burst: 30})
+	// A burst the probes below cannot spend before the two held requests are in (at most
+	// 500 of them in 5 s): with 30, a slow machine let the probes take every token, the held
+	// requests were then refused 429 and never held, and the test waited for nothing.
+	const burst = 1000
+	api.plan(Plan{Name: "busy", RatePerSecond: 0.001, Burst: burst})
 	busyKey, otherKey := api.key("busy"), api.key("busy")
 	done := make(chan int, 2)
 	for range 2 {
@@ -242,8 +246,8 @@ func TestInFlightCapPerKey(t *testing.T) {
 	}
 	a := api.do("GET", "/beta/tokens", busyKey)
 	admitted++
-	if a.status != http.StatusOK || a.intHeader(t, HeaderRemaining) != 30-admitted {
+	if a.status != http.StatusOK || a.intHeader(t, HeaderRemaining) != burst-admitted {
 		t.Fatalf("after the held requests ended: %d, remaining %s, want %d (refusals spent the rate)",
-			a.status, a.header.Get(HeaderRemaining), 30-admitted)
+			a.status, a.header.Get(HeaderRemaining), burst-admitted)
 	}
 }
