@@ -234,7 +234,7 @@ type serverFlags struct {
 	subscriptionBuffer int
 	streamWriteTimeout time.Duration
 	// bound holds the listeners bindEarly made, by address, until serveAPI takes them.
-	bound  map[string]net.Listener
+	bound map[string]net.Listener
 }
 
 func (f *serverFlags) register(fs *flag.FlagSet) {
