@@ -26,18 +26,29 @@ var bulkTables = []string{"transactions", "transaction_hashes", "calls", "events
 // KeptWhileBulkLoading are the secondary indexes of bulkTables that stay through a bulk load.
 // The L1 follower finds L1_HANDLER transactions by message hash while the indexer catches
 // up. The others lead with the block, or with a column that takes few values among a
-// batch's rows (a transaction's type, an event's contract or selector, a token, a
-// validator): each batch's rows land at the edge of a few key ranges, on a few pages, and
-// kept up as they arrive these indexes cost less than a rebuild (the bench: 7,707 and 7,803
-// -> 8,181 and 8,370 tx/s). Those that lead with an account (a sender, a transfer's two
-// sides, a delegator) or a hash take rows all over the tree and are rebuilt at the end.
+// batch's rows (a contract, a validator): each batch's rows land at the edge of a few key
+// ranges, on a few pages, and kept up as they arrive these indexes cost less than a
+// rebuild. Those that lead with an account (a sender, a transfer's two sides, a delegator)
+// or a hash take rows all over the tree and are rebuilt at the end; so are the three
+// largest that lead with an emitter, a token or a type (events_from, token_transfers_token,
+// transactions_type): kept up through a bulk load, each batch split their pages in the
+// middle of a key's range and left them half full, 1.9-2.0 times the size of the same index
+// built once (325 against 162 bytes per transaction for events_from at 1M transactions,
+// docs/performance.md "Storage").
 var KeptWhileBulkLoading = []string{
 	"transactions_message_hash",
-	"transactions_type", "transactions_contract", // most transactions have no contract_address
-	"events_from", "events_key0", "calls_contract", "token_transfers_token",
+	"transactions_contract", // most transactions have no contract_address
+	"events_key0",
 	"erc20_balance_changes_block", "meta_transactions_recent", "nft_events_sales", "nft_events_contract",
 	"messages_direction", "messages_contract", "staking_activity_staker", "attestations_staker",
 }
+
+// RebuiltAfterBulkLoad are unique indexes of bulkTables that a bulk load keeps (they guard
+// what is written) although its rows land all over them: a balance change by token and
+// owner, a transaction by its hash. Kept up through the load their pages are half to two
+// thirds full; RestoreConstraints rebuilds them once the load has ended (REINDEX
+// CONCURRENTLY: readers and the indexer's writes go on meanwhile).
+var RebuiltAfterBulkLoad = []string{"erc20_balance_changes_pkey", "transaction_hashes_pkey"}
 
 // DeferConstraints drops the secondary indexes and foreign keys of the per-block tables,
 // keeping their definitions for RestoreConstraints. Unique indexes and primary keys stay:
@@ -51,13 +62,14 @@ func DeferConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 		return 0, err
 	}
 	defer tx.Rollback()
-	n, err := tx.ExecContext(ctx, `INSERT INTO deferred_constraints (name, table_name, kind, definition)
-		SELECT c.conname, c.conrelid::regclass::text, 'foreign key', pg_get_constraintdef(c.oid)
+	n, err := tx.ExecContext(ctx, `INSERT INTO deferred_constraints (name, table_name, kind, definition, comment)
+		SELECT c.conname, c.conrelid::regclass::text, 'foreign key', pg_get_constraintdef(c.oid), NULL
 		FROM pg_constraint c
 		WHERE c.contype = 'f' AND c.conrelid::regclass::text = ANY($1)
 		  AND c.conparentid = 0 -- not those PostgreSQL derives for each partition a key references
 		UNION ALL
-		SELECT i.relname, t.relname, 'index', replace(pg_get_indexdef(i.oid), ' ON ONLY ', ' ON ')
+		SELECT i.relname, t.relname, 'index', replace(pg_get_indexdef(i.oid), ' ON ONLY ', ' ON '),
+			obj_description(i.oid, 'pg_class') -- the query it serves (migration 00034)
 		FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
 		WHERE t.relname = ANY($1) AND t.relnamespace = 'public'::regnamespace
 		  AND NOT x.indisunique AND NOT x.indisprimary AND NOT (i.relname = ANY($2))
@@ -104,15 +116,17 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 	}
 	defer tx.Rollback()
 	var deferred []struct {
-		Name       string `db:"name"`
-		Table      string `db:"table_name"`
-		Kind       string `db:"kind"`
-		Definition string `db:"definition"`
+		Name       string         `db:"name"`
+		Table      string         `db:"table_name"`
+		Kind       string         `db:"kind"`
+		Definition string         `db:"definition"`
+		Comment    sql.NullString `db:"comment"`
 	}
 	// FOR UPDATE: two processes restoring at once (an indexer, a migration) take turns, and
 	// the second finds nothing left.
-	if err := tx.SelectContext(ctx, &deferred, `SELECT name, table_name, kind, definition FROM deferred_constraints
-		ORDER BY kind DESC, name FOR UPDATE`); err != nil {
+	if err := tx.SelectContext(ctx, &deferred, `SELECT name, table_name, kind, definition,
+			to_jsonb(d) ->> 'comment' AS comment -- a column since migration 00034, which may not have run yet
+		FROM deferred_constraints d ORDER BY kind DESC, name FOR UPDATE`); err != nil {
 		return 0, err
 	}
 	if len(deferred) == 0 {
@@ -136,6 +150,11 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return 0, fmt.Errorf("restore %s %s: %w", d.Kind, d.Name, err)
 		}
+		if d.Kind == "index" && d.Comment.Valid {
+			if _, err := tx.ExecContext(ctx, fmt.Sprintf(`COMMENT ON INDEX %s IS %s`, pq.QuoteIdentifier(d.Name), pq.QuoteLiteral(d.Comment.String))); err != nil {
+				return 0, fmt.Errorf("restore the comment of index %s: %w", d.Name, err)
+			}
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM deferred_constraints`); err != nil {
 		return 0, err
@@ -143,7 +162,33 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 	if err := AnalyzePartitioned(ctx, tx); err != nil {
 		return 0, err
 	}
-	return len(deferred), tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	return len(deferred), rebuildAfterBulkLoad(ctx, conn)
+}
+
+// rebuildAfterBulkLoad rebuilds RebuiltAfterBulkLoad compactly, without locking out readers
+// or writers. REINDEX CONCURRENTLY cannot run in a transaction, so it follows the restore;
+// one interrupted leaves an invalid copy named <index>_ccnew..., dropped here first.
+func rebuildAfterBulkLoad(ctx context.Context, conn *sqlx.DB) error {
+	var leftovers []string
+	if err := conn.SelectContext(ctx, &leftovers, `SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+		WHERE NOT x.indisvalid AND i.relnamespace = 'public'::regnamespace
+		  AND i.relname LIKE ANY (SELECT n || '\_ccnew%' FROM unnest($1::text[]) n)`, pq.StringArray(RebuiltAfterBulkLoad)); err != nil {
+		return err
+	}
+	for _, name := range leftovers {
+		if _, err := conn.ExecContext(ctx, `DROP INDEX CONCURRENTLY IF EXISTS `+pq.QuoteIdentifier(name)); err != nil {
+			return fmt.Errorf("drop the unfinished rebuild %s: %w", name, err)
+		}
+	}
+	for _, name := range RebuiltAfterBulkLoad {
+		if _, err := conn.ExecContext(ctx, `REINDEX INDEX CONCURRENTLY `+pq.QuoteIdentifier(name)); err != nil {
+			return fmt.Errorf("rebuild %s after the bulk load: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // restoreBeforeMigrating puts deferred constraints back before migrations run, so that a

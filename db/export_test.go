@@ -30,3 +30,6 @@ func MigrateDownTo(ctx context.Context, conn *sql.DB, version int64) error {
 
 // SetClock makes the store read the time from clock, for the tests of what it remembers.
 func (s *Store) SetClock(clock func() time.Time) { s.clock = clock }
+
+// BulkTables are the tables that grow with every block.
+func BulkTables() []string { return bulkTables }
