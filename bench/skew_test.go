@@ -107,7 +107,7 @@ var chainTables = map[string]bool{
 	"blocks": true, "transactions": true, "events": true, "calls": true, "token_transfers": true,
 	"erc20_balances": true, "erc20_balance_changes": true, "contracts": true, "classes": true,
 	"nft_items": true, "nft_events": true, "nft_balances": true, "nft_holders": true, "meta_transactions": true,
-	"contract_changes": true, "delegations": true, "staking_activity": true, "attestations": true, "messages": true,
+	"delegations": true, "staking_activity": true, "attestations": true, "messages": true,
 }
 
 // table is the table a node reads: a partition (events_0) stands for its table, and a

@@ -21,7 +21,7 @@ import (
 // bulkTables are the tables that grow with every block: each one left out keeps a
 // B-tree insert per secondary index and a foreign-key check per row on the load's path.
 var bulkTables = []string{"transactions", "transaction_hashes", "calls", "events", "token_transfers", "erc20_balance_changes", "nft_events",
-	"meta_transactions", "messages", "staking_activity", "attestations", "contract_changes"}
+	"meta_transactions", "messages", "staking_activity", "attestations"}
 
 // KeptWhileBulkLoading are the secondary indexes of bulkTables that stay through a bulk load.
 // The L1 follower finds L1_HANDLER transactions by message hash while the indexer catches
@@ -45,11 +45,11 @@ var KeptWhileBulkLoading = []string{
 
 // RebuiltAfterBulkLoad are unique indexes of bulkTables that a bulk load keeps (they guard
 // what is written) although its rows land all over them: a balance change by token and
-// owner, a transaction by its hash, a contract's change by address within its block
-// (335, 74 and 61 bytes per transaction against 207, 58 and 46 rebuilt). Kept up through the load their pages are half to two
+// owner, a transaction by its hash (335 and 74 bytes per transaction against 207 and 58
+// rebuilt, at 260,000 transactions). Kept up through the load their pages are half to two
 // thirds full; RestoreConstraints rebuilds them once the load has ended (REINDEX
 // CONCURRENTLY: readers and the indexer's writes go on meanwhile).
-var RebuiltAfterBulkLoad = []string{"erc20_balance_changes_pkey", "transaction_hashes_pkey", "contract_changes_pkey"}
+var RebuiltAfterBulkLoad = []string{"erc20_balance_changes_pkey", "transaction_hashes_pkey"}
 
 // DeferConstraints drops the secondary indexes and foreign keys of the per-block tables,
 // keeping their definitions for RestoreConstraints. Unique indexes and primary keys stay:

@@ -161,9 +161,6 @@ type ChainRows struct {
 	Messages         []Message
 	StakingActivity  []StakingOperation
 	Attestations     []Attestation
-	// ContractChanges are contracts as they were before a block changed their class or
-	// nonce, one row per block and contract.
-	ContractChanges []ContractChangeRow
 }
 
 // transactionHash is a row of transaction_hashes, where a transaction is found by its hash
@@ -230,7 +227,6 @@ func (r *ChainRows) besideTables() []chainTable {
 		chainTableOf("messages", r.Messages),
 		chainTableOf("staking_activity", r.StakingActivity),
 		chainTableOf("attestations", r.Attestations),
-		chainTableOf("contract_changes", r.ContractChanges),
 	}
 }
 

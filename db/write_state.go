@@ -82,14 +82,6 @@ func LoadContracts(ctx context.Context, q sqlx.QueryerContext, addresses []Felt)
 	return loadAll[Contract](ctx, q, "contracts", ByteaKeys(addresses))
 }
 
-// ContractChangeRow records what a block changed of an existing contract.
-type ContractChangeRow struct {
-	BlockNumber  int64  `db:"block_number"`
-	Address      Felt   `db:"address"`
-	OldClassHash Felt   `db:"old_class_hash"`
-	OldNonce     string `db:"old_nonce,nullempty"`
-}
-
 // TokenRow is the part of a tokens row the indexer maintains.
 type TokenRow struct {
 	Address       Felt    `db:"address"`

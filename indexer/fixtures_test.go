@@ -471,7 +471,7 @@ func checkContractsAndClasses(t *testing.T, d *sqlx.DB, dir string) {
 }
 
 // snapshotTables are compared between runs that must end in the same state.
-var snapshotTables = []string{"blocks", "transactions", "calls", "events", "classes", "contracts", "contract_changes",
+var snapshotTables = []string{"blocks", "transactions", "calls", "events", "classes", "contracts",
 	"tokens", "erc20_balances", "nft_items", "nft_balances", "nft_holders", "nft_events", "token_transfers", "erc20_balance_changes", "messages", "activity_stats", "meta_transactions", "list_counts",
 	"validators", "pools", "delegations", "stake_points", "chain_stats", "staking_overview",
 	"sender_last_blocks", "active_sender_blocks", "staking_figures", "validator_figures",

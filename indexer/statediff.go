@@ -118,15 +118,6 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 			w.token(d.Address, info.ERCStandard, num)
 		}
 	}
-	// A contract as it was before the block, once per block: the first change holds it.
-	before := map[starknet.Felt]bool{}
-	noteBefore := func(a starknet.Felt, c *db.Contract) {
-		if !before[a] {
-			before[a] = true
-			w.rows.ContractChanges = append(w.rows.ContractChanges,
-				db.ContractChangeRow{BlockNumber: num, Address: c.Address, OldClassHash: c.ClassHash, OldNonce: c.Nonce})
-		}
-	}
 	for _, r := range bd.State.ReplacedClasses {
 		info := w.classes.get(r.ClassHash)
 		c := w.contracts[r.ContractAddress]
@@ -134,8 +125,6 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 			c = &db.Contract{Address: db.FeltOf(r.ContractAddress), Type: "unknown", Nonce: "0"}
 			w.counts["contracts"]++
 			w.counts["contracts:unknown"]++
-		} else {
-			noteBefore(r.ContractAddress, c)
 		}
 		next := *c
 		next.ClassHash, next.ClassUpdatedBlock = db.FeltOf(r.ClassHash), &num
@@ -155,7 +144,6 @@ func (w *batchWriter) applyStateDiff(bd *blockData) {
 		if c == nil {
 			continue // a contract whose class the indexer has not seen: nothing to attach the nonce to
 		}
-		noteBefore(n.ContractAddress, c)
 		next := *c
 		next.Nonce = dec(n.Nonce)
 		w.contracts[n.ContractAddress] = &next

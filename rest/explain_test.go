@@ -24,7 +24,7 @@ import (
 var bigTables = map[string]bool{
 	"blocks": true, "transactions": true, "events": true, "calls": true, "contracts": true, "classes": true,
 	"erc20_balances": true, "nft_items": true, "nft_events": true, "nft_balances": true, "meta_transactions": true,
-	"contract_changes": true, "delegations": true, "staking_activity": true, "attestations": true,
+	"delegations": true, "staking_activity": true, "attestations": true,
 	"token_transfers": true, "erc20_balance_changes": true, "messages": true,
 }
 

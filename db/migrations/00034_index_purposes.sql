@@ -30,7 +30,6 @@ COMMENT ON INDEX token_transfers_to IS 'transfers of a wallet, the receiving sid
 COMMENT ON INDEX token_transfers_token IS 'transfers of a token, newest first (/beta/transfers?token=, GraphQL transfers(filter: {token}))';
 COMMENT ON INDEX erc20_balance_changes_pkey IS 'a wallet''s balance of a token at a block and its history (read_transfers.go BalancesAt, balance history)';
 COMMENT ON INDEX erc20_balance_changes_block IS 'BRIN: the cascade from blocks on a reorg, the removal of a bulk load''s rows above the head';
-COMMENT ON INDEX contract_changes_pkey IS 'the cascade from blocks on a reorg (by block_number, its leading column)';
 COMMENT ON INDEX nft_events_pkey IS 'a transaction''s NFT transfers, the cascade from transactions';
 COMMENT ON INDEX nft_events_contract IS 'NFT transfers of a collection, newest first';
 COMMENT ON INDEX nft_events_token IS 'transfers of one NFT item, newest first';
