@@ -43,6 +43,7 @@ import (
 	"github.com/starkgraph/starkgraph/db/pglocal"
 	"github.com/starkgraph/starkgraph/hostile"
 	"github.com/starkgraph/starkgraph/indexer"
+	"github.com/starkgraph/starkgraph/internal/linger"
 	"github.com/starkgraph/starkgraph/live"
 	"github.com/starkgraph/starkgraph/metrics"
 	"github.com/starkgraph/starkgraph/replay"
@@ -572,7 +573,9 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 		if err != nil {
 			return fmt.Errorf("listen on %s: %w", srv.Addr, err)
 		}
-		go func() { errs <- srv.Serve(ln) }()
+		// Connections close with lingering, so that the answers Go's server writes just
+		// before it hangs up (400, 431, 413) reach a client still sending (internal/linger).
+		go func() { errs <- srv.Serve(linger.Listen(ln)) }()
 	}
 	log.Info("serving", "graphql", urlOf(sf.addr, "/graphql"), "playground", urlOf(sf.addr, "/"),
 		"rest", urlOf(sf.addr, "/beta/"), "metrics", urlOf(sf.adminAddr, "/metrics"))

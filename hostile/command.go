@@ -24,6 +24,7 @@ func Command(ctx context.Context, _ *slog.Logger, args []string) error {
 	fs.StringVar(&cfg.MetricsURL, "metrics", "", "the server's /metrics URL (its admin address), for its memory and live heap")
 	fs.DurationVar(&cfg.Idle, "idle", 30*time.Second, "wait this long after the run, then measure memory again (0: not)")
 	fs.IntVar(&cfg.MaxBody, "max-body", 1<<20, "the server's --max-body, so that oversized bodies pass it")
+	fs.IntVar(&cfg.MaxHeaderBytes, "max-header-bytes", 64<<10, "the server's limit on a request's line and headers: a connection broken on a request past it is reported, not a failure")
 	seed := fs.Uint64("seed", 1, "seed of the generated requests (the same seed sends the same requests)")
 	if err := fs.Parse(args); err != nil {
 		return err

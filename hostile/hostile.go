@@ -26,6 +26,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/starkgraph/starkgraph/api"
 )
 
 // Config says where to send how much.
@@ -45,7 +47,11 @@ type Config struct {
 	Idle time.Duration
 	// MaxBody is the server's GraphQL body limit (--max-body), for the oversized bodies.
 	MaxBody int
-	Seed    uint64
+	// MaxHeaderBytes is the server's limit on a request's line and headers (serve's is
+	// 64 KiB): past it Go's server answers 431 and hangs up, and a broken connection is
+	// not counted as one (Report.CutOff).
+	MaxHeaderBytes int
+	Seed           uint64
 	// Progress, when set, receives a line every 10,000 requests.
 	Progress io.Writer
 }
@@ -76,6 +82,10 @@ type Report struct {
 	OversizedByStatus map[int]int
 
 	ServerErrors, Leaks, Broken, Hangs []Finding
+	// CutOff are connections broken on requests beyond the documented limits, which the
+	// server may hang up on: headers over MaxHeaderBytes, a body more than api.MaxDrain
+	// past its limit. Reported, not a failure.
+	CutOff []Finding
 	// Alive says the server still answered /healthz after the run.
 	Alive                    bool
 	Before, After, AfterIdle Memory
@@ -100,6 +110,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 1 << 20
+	}
+	if cfg.MaxHeaderBytes <= 0 {
+		cfg.MaxHeaderBytes = 64 << 10
 	}
 	base, err := url.Parse(strings.TrimRight(cfg.URL, "/"))
 	if err != nil || base.Host == "" {
@@ -140,7 +153,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 					s.header["x-api-key"] = cfg.Key
 				}
 				res := send(ctx, client, base, s, cfg.Timeout)
-				record(func() { rep.add(s, res) })
+				beyond := s.beyondLimits(cfg)
+				record(func() { rep.add(s, res, beyond) })
 				if cfg.Progress != nil && (i+1)%10000 == 0 {
 					fmt.Fprintf(cfg.Progress, "%d requests, %s\n", i+1, time.Since(start).Round(time.Second))
 				}
@@ -175,7 +189,7 @@ type result struct {
 }
 
 func send(ctx context.Context, client *http.Client, base *url.URL, s spec, timeout time.Duration) result {
-	if s.oversized {
+	if s.oversized || s.raw {
 		return sendWhole(base, s, timeout)
 	}
 	req, err := http.NewRequestWithContext(ctx, s.method, base.String()+s.target, bytes.NewReader(s.body))
@@ -245,8 +259,30 @@ func sendWhole(base *url.URL, s spec, timeout time.Duration) result {
 	return result{status: resp.StatusCode, body: body}
 }
 
-// add files one answer.
-func (rep *Report) add(s spec, res result) {
+// beyondLimits says which documented limit a request is past, beyond which the server may
+// hang up on it without an answer the client can read; "" when it is within them all.
+// Within them every request gets an answer it can read whole: a 413 for a body over its
+// limit (the server reads and throws away up to api.MaxDrain of it), a 400 for a request
+// line or header Go cannot parse, a 431 for headers over the limit (the server's lingering
+// close reads up to 256 KiB past them).
+func (s spec) beyondLimits(cfg Config) string {
+	// The request line and headers as sendWhole writes them (Go's client writes about as
+	// much): the method, target, Host, Content-Length, Connection, Content-Type, the rest.
+	head := len(s.method) + len(s.target) + len(cfg.URL) + len(s.contentType) + 100
+	for k, v := range s.header {
+		head += len(k) + len(v) + 4
+	}
+	switch {
+	case head > cfg.MaxHeaderBytes:
+		return fmt.Sprintf("request line and headers of about %d bytes, over the %d-byte limit", head, cfg.MaxHeaderBytes)
+	case len(s.body) > api.MaxDrain:
+		return fmt.Sprintf("a body of %d bytes, over the %d the server reads of a body it refuses", len(s.body), api.MaxDrain)
+	}
+	return ""
+}
+
+// add files one answer; beyond says which documented limit the request was past, if any.
+func (rep *Report) add(s spec, res result, beyond string) {
 	rep.Requests++
 	rep.ByKind[s.kind]++
 	target := s.target
@@ -261,6 +297,10 @@ func (rep *Report) add(s spec, res result) {
 	case res.hang:
 		f.What = res.err.Error()
 		rep.Hangs = append(rep.Hangs, f)
+		return
+	case res.err != nil && beyond != "":
+		f.What = res.err.Error() + " (" + beyond + ")"
+		rep.CutOff = append(rep.CutOff, f)
 		return
 	case res.err != nil:
 		f.What = res.err.Error()
@@ -403,7 +443,8 @@ func (rep *Report) Print(w io.Writer) {
 	for _, c := range []struct {
 		name string
 		list []Finding
-	}{{"answers 5xx", rep.ServerErrors}, {"leaks", rep.Leaks}, {"broken connections", rep.Broken}, {"hangs", rep.Hangs}} {
+	}{{"answers 5xx", rep.ServerErrors}, {"leaks", rep.Leaks}, {"broken connections (requests within the limits)", rep.Broken}, {"hangs", rep.Hangs},
+		{"connections cut off beyond the limits (allowed)", rep.CutOff}} {
 		fmt.Fprintf(w, "%s: %d\n", c.name, len(c.list))
 		for i, f := range c.list {
 			if i == 10 {
