@@ -57,6 +57,13 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	if listenFlag != nil {
 		return listenFlag
 	}
+	// The service and its raw SQL are measured with the same collector setting: no idle
+	// release between them unless asked for.
+	idleRelease := false
+	fs.Visit(func(f *flag.Flag) { idleRelease = idleRelease || f.Name == "idle-release" })
+	if !idleRelease {
+		sf.idleRelease = 0
+	}
 
 	if err := checkDataDir(*dataDir); err != nil {
 		return err

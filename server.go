@@ -43,6 +43,8 @@ import (
 	"github.com/starkgraph/starkgraph/db/pglocal"
 	"github.com/starkgraph/starkgraph/hostile"
 	"github.com/starkgraph/starkgraph/indexer"
+	"github.com/starkgraph/starkgraph/internal/idlegc"
+	"github.com/starkgraph/starkgraph/internal/linger"
 	"github.com/starkgraph/starkgraph/live"
 	"github.com/starkgraph/starkgraph/metrics"
 	"github.com/starkgraph/starkgraph/replay"
@@ -230,6 +232,7 @@ type serverFlags struct {
 	inFlight      int
 	inFlightKey   int
 	dbMaxConns    int
+	idleRelease   time.Duration
 	// subscriptions
 	subscriptionBuffer int
 	streamWriteTimeout time.Duration
@@ -262,6 +265,7 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.subscriptionBuffer, "subscription-buffer", 256, "messages a subscriber may have pending; one too slow to keep up is ended")
 	fs.DurationVar(&f.streamWriteTimeout, "stream-write-timeout", api.DefaultStreamWriteTimeout, "longest write to a subscriber's connection; a client that stops reading is disconnected")
 	fs.IntVar(&f.inFlightKey, "max-inflight-per-key", 32, "requests of one API key running at once; 503 with Retry-After above it (0: no cap)")
+	fs.DurationVar(&f.idleRelease, "idle-release", 5*time.Second, "after this long without an API request, give memory back to the system and collect with GOGC=100 until the next one (internal/idlegc; 0: never)")
 }
 
 // graphQLLimits are the flags' limits.
@@ -556,6 +560,15 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	})
 
 	handler = withLogos(handler)
+	if sf.idleRelease > 0 { // memory back to the system when the API is idle
+		idlePercent := 100
+		if os.Getenv("GOGC") != "" {
+			idlePercent = -1 // the operator's
+		}
+		release := idlegc.New(sf.idleRelease, idlePercent, log)
+		handler = release.Handler(handler)
+		go release.Run(ctx)
+	}
 
 	// Slow clients cannot hold a connection: headers within 10 s, the whole request within
 	// 30 s, the answer written within the request timeout plus 10 s, idle connections
@@ -572,7 +585,9 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 		if err != nil {
 			return fmt.Errorf("listen on %s: %w", srv.Addr, err)
 		}
-		go func() { errs <- srv.Serve(ln) }()
+		// Connections close with lingering, so that the answers Go's server writes just
+		// before it hangs up (400, 431, 413) reach a client still sending (internal/linger).
+		go func() { errs <- srv.Serve(linger.Listen(ln)) }()
 	}
 	log.Info("serving", "graphql", urlOf(sf.addr, "/graphql"), "playground", urlOf(sf.addr, "/"),
 		"rest", urlOf(sf.addr, "/beta/"), "metrics", urlOf(sf.adminAddr, "/metrics"))

@@ -26,6 +26,7 @@ type spec struct {
 	oversized   bool   // the body is over the server's limit: the answer must be a readable 413
 	sent        string // what the request carried, decoded, so that an echo is not a leak
 	noKey       bool   // sent without the API key
+	raw         bool   // written as is on a connection of its own: no client library sends it
 	contentType string
 }
 
@@ -151,7 +152,8 @@ func decoded(target string) string {
 	return target
 }
 
-// restOther: unknown paths, odd segments, other methods.
+// restOther: unknown paths, odd segments, other methods, requests Go's server refuses
+// itself.
 func (g *generator) restOther(r *rand.Rand) spec {
 	op := pick(r, g.ops)
 	path, query := op.Target(nil)
@@ -160,7 +162,9 @@ func (g *generator) restOther(r *rand.Rand) spec {
 		target += "?" + query
 	}
 	method := op.Method
-	switch r.IntN(6) {
+	switch r.IntN(7) {
+	case 6:
+		return g.unparsable(r, method, target)
 	case 0:
 		method = pick(r, []string{"PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "TRACE", "POST", "GET"})
 	case 1:
@@ -185,6 +189,29 @@ func (g *generator) restOther(r *rand.Rand) spec {
 		target = "/beta/openapi.json"
 	}
 	return spec{kind: "rest-route", method: method, target: target, sent: decoded(target)}
+}
+
+// unparsable is a request Go's HTTP server answers itself, before any handler, and then
+// hangs up on with part of it unread: a request line it cannot parse (an invalid escape),
+// a header line it cannot parse, or two Content-Lengths, followed by 2 to 60 KB of headers
+// (within the 64 KiB header limit) and up to 100 KB of body. The connection must not be
+// reset before the client has read the answer (the hostile run's broken connection of
+// `GET /beta/contracts/%u0000` with a 5,000-character key, before internal/linger).
+func (g *generator) unparsable(r *rand.Rand, method, target string) spec {
+	s := spec{kind: "rest-unparsable", method: method, target: target, raw: true,
+		header: map[string]string{"x-pad": strings.Repeat("p", 2000+r.IntN(58000))}}
+	switch r.IntN(3) {
+	case 0:
+		s.target = strings.Replace(target, "/beta/", "/beta/"+pick(r, []string{"%u0000/", "%zz", "%/", "%0"}), 1)
+	case 1:
+		s.header["bad header "+pick(r, []string{"name", "\x01", "(x)"})] = "1"
+	case 2: // a second Content-Length, which disagrees with the first
+		s.method = "POST"
+		s.header["Content-Length"] = pick(r, []string{"1", "-1", "0x10", "1, 2"})
+		s.body = bytes.Repeat([]byte("z"), 2000+r.IntN(100000))
+	}
+	s.sent = decoded(s.target)
+	return s
 }
 
 // verifyBody is a malformed class-verification submission.

@@ -26,6 +26,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/starkgraph/starkgraph/api"
 )
 
 // Config says where to send how much.
@@ -41,11 +43,23 @@ type Config struct {
 	// MetricsURL is the server's Prometheus page (the admin address's /metrics), for its
 	// memory when there is no PID; "": none.
 	MetricsURL string
-	// Idle is how long to wait after the run before measuring memory again.
+	// Idle is how long the server is left without a request before each memory reading:
+	// after the warm-up (the reading before) and after the run (the reading after idling).
 	Idle time.Duration
+	// Warmup is how many requests (of another seed) go before the reading before, so that
+	// the comparison is of a server in use before and after, not of a fresh process: its
+	// caches, pools and (in `dev`) catch-up are behind it. 0: none.
+	Warmup int
+	// MaxGrowth is how much the resident memory after idling may exceed the reading
+	// before, in percent; a run past it is not clean. Negative: not checked.
+	MaxGrowth float64
 	// MaxBody is the server's GraphQL body limit (--max-body), for the oversized bodies.
 	MaxBody int
-	Seed    uint64
+	// MaxHeaderBytes is the server's limit on a request's line and headers (serve's is
+	// 64 KiB): past it Go's server answers 431 and hangs up, and a broken connection is
+	// not counted as one (Report.CutOff).
+	MaxHeaderBytes int
+	Seed           uint64
 	// Progress, when set, receives a line every 10,000 requests.
 	Progress io.Writer
 }
@@ -59,8 +73,8 @@ type Finding struct {
 
 // Memory is the server's memory at one moment; zero when unknown.
 type Memory struct {
-	RSS      int64 // bytes resident (/proc or process_resident_memory_bytes)
-	HeapLive int64 // go_memstats_heap_inuse_bytes, when /metrics is read
+	RSS       int64 // bytes resident (process_resident_memory_bytes, else /proc/PID/status)
+	HeapInUse int64 // go_memstats_heap_inuse_bytes (live objects and garbage not yet collected), when /metrics is read
 }
 
 // Report is what a run found.
@@ -76,14 +90,38 @@ type Report struct {
 	OversizedByStatus map[int]int
 
 	ServerErrors, Leaks, Broken, Hangs []Finding
+	// CutOff are connections broken on requests beyond the documented limits, which the
+	// server may hang up on: headers over MaxHeaderBytes, a body more than api.MaxDrain
+	// past its limit. Reported, not a failure.
+	CutOff []Finding
 	// Alive says the server still answered /healthz after the run.
-	Alive                    bool
+	Alive bool
+	// Before is read after the warm-up and Idle without requests; After right after the
+	// run; AfterIdle after Idle more.
 	Before, After, AfterIdle Memory
+	Idle                     time.Duration
+	MaxGrowth                float64 // Config.MaxGrowth
 }
 
 // Clean tells whether nothing went wrong.
 func (r *Report) Clean() bool {
-	return len(r.ServerErrors) == 0 && len(r.Leaks) == 0 && len(r.Broken) == 0 && len(r.Hangs) == 0 && r.Alive
+	return len(r.ServerErrors) == 0 && len(r.Leaks) == 0 && len(r.Broken) == 0 && len(r.Hangs) == 0 && r.Alive &&
+		r.MemoryBack()
+}
+
+// Growth is how much more the server held after idling than before, in percent; false
+// when either reading is missing.
+func (r *Report) Growth() (float64, bool) {
+	if r.Before.RSS == 0 || r.AfterIdle.RSS == 0 {
+		return 0, false
+	}
+	return 100 * float64(r.AfterIdle.RSS-r.Before.RSS) / float64(r.Before.RSS), true
+}
+
+// MemoryBack tells whether the memory came back within MaxGrowth (true when not checked).
+func (r *Report) MemoryBack() bool {
+	g, ok := r.Growth()
+	return !ok || r.MaxGrowth < 0 || g <= r.MaxGrowth
 }
 
 // leakPattern is what no answer may show: Go's type names, driver and SQL text, file
@@ -101,6 +139,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 1 << 20
 	}
+	if cfg.MaxHeaderBytes <= 0 {
+		cfg.MaxHeaderBytes = 64 << 10
+	}
 	base, err := url.Parse(strings.TrimRight(cfg.URL, "/"))
 	if err != nil || base.Host == "" {
 		return nil, fmt.Errorf("--url %q is not a URL such as http://127.0.0.1:8080", cfg.URL)
@@ -114,14 +155,61 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := alive(ctx, client, base); err != nil {
 		return nil, fmt.Errorf("the server does not answer: %w", err)
 	}
-	rep := &Report{ByStatus: map[int]int{}, ByKind: map[string]int{}, OversizedByStatus: map[int]int{}}
+	rep := &Report{ByStatus: map[int]int{}, ByKind: map[string]int{}, OversizedByStatus: map[int]int{},
+		Idle: cfg.Idle, MaxGrowth: cfg.MaxGrowth}
+	idle := func() error {
+		transport.CloseIdleConnections()
+		select {
+		case <-time.After(cfg.Idle):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+
+	if cfg.Warmup > 0 {
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "warm-up: %d requests, then %s idle\n", cfg.Warmup, cfg.Idle)
+		}
+		send(ctx, client, base, newGenerator(cfg.Seed+1<<32, cfg.MaxBody), cfg, cfg.Warmup, func(spec, result) {})
+		if err := idle(); err != nil {
+			return nil, err
+		}
+	}
 	rep.Before = memory(ctx, client, cfg)
 
-	gen := newGenerator(cfg.Seed, cfg.MaxBody)
-	var next atomic.Int64
 	var mu sync.Mutex
-	record := func(f func()) { mu.Lock(); f(); mu.Unlock() }
 	start := time.Now()
+	send(ctx, client, base, newGenerator(cfg.Seed, cfg.MaxBody), cfg, cfg.Requests, func(s spec, res result) {
+		beyond := s.beyondLimits(cfg)
+		mu.Lock()
+		rep.add(s, res, beyond)
+		n := rep.Requests
+		mu.Unlock()
+		if cfg.Progress != nil && n%10000 == 0 {
+			fmt.Fprintf(cfg.Progress, "%d requests, %s\n", n, time.Since(start).Round(time.Second))
+		}
+	})
+	rep.Duration = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
+	rep.Alive = alive(ctx, client, base) == nil
+	transport.CloseIdleConnections()
+	rep.After = memory(ctx, client, cfg)
+	if cfg.Idle > 0 {
+		if err := idle(); err != nil {
+			return rep, err
+		}
+		rep.AfterIdle = memory(ctx, client, cfg)
+	}
+	return rep, nil
+}
+
+// send sends n requests of gen, cfg.Concurrency at a time, and hands each answer to done
+// (from the clients' goroutines).
+func send(ctx context.Context, client *http.Client, base *url.URL, gen *generator, cfg Config, n int, done func(spec, result)) {
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range cfg.Concurrency {
 		wg.Add(1)
@@ -129,7 +217,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			defer wg.Done()
 			for ctx.Err() == nil {
 				i := int(next.Add(1)) - 1
-				if i >= cfg.Requests {
+				if i >= n {
 					return
 				}
 				s := gen.request(i)
@@ -139,31 +227,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 					}
 					s.header["x-api-key"] = cfg.Key
 				}
-				res := send(ctx, client, base, s, cfg.Timeout)
-				record(func() { rep.add(s, res) })
-				if cfg.Progress != nil && (i+1)%10000 == 0 {
-					fmt.Fprintf(cfg.Progress, "%d requests, %s\n", i+1, time.Since(start).Round(time.Second))
-				}
+				done(s, sendOne(ctx, client, base, s, cfg.Timeout))
 			}
 		}()
 	}
 	wg.Wait()
-	rep.Duration = time.Since(start)
-	if err := ctx.Err(); err != nil {
-		return rep, err
-	}
-	rep.Alive = alive(ctx, client, base) == nil
-	transport.CloseIdleConnections()
-	rep.After = memory(ctx, client, cfg)
-	if cfg.Idle > 0 {
-		select {
-		case <-time.After(cfg.Idle):
-		case <-ctx.Done():
-			return rep, ctx.Err()
-		}
-		rep.AfterIdle = memory(ctx, client, cfg)
-	}
-	return rep, nil
 }
 
 // result is what came back for one request.
@@ -174,8 +242,8 @@ type result struct {
 	hang   bool
 }
 
-func send(ctx context.Context, client *http.Client, base *url.URL, s spec, timeout time.Duration) result {
-	if s.oversized {
+func sendOne(ctx context.Context, client *http.Client, base *url.URL, s spec, timeout time.Duration) result {
+	if s.oversized || s.raw {
 		return sendWhole(base, s, timeout)
 	}
 	req, err := http.NewRequestWithContext(ctx, s.method, base.String()+s.target, bytes.NewReader(s.body))
@@ -245,8 +313,30 @@ func sendWhole(base *url.URL, s spec, timeout time.Duration) result {
 	return result{status: resp.StatusCode, body: body}
 }
 
-// add files one answer.
-func (rep *Report) add(s spec, res result) {
+// beyondLimits says which documented limit a request is past, beyond which the server may
+// hang up on it without an answer the client can read; "" when it is within them all.
+// Within them every request gets an answer it can read whole: a 413 for a body over its
+// limit (the server reads and throws away up to api.MaxDrain of it), a 400 for a request
+// line or header Go cannot parse, a 431 for headers over the limit (the server's lingering
+// close reads up to 256 KiB past them).
+func (s spec) beyondLimits(cfg Config) string {
+	// The request line and headers as sendWhole writes them (Go's client writes about as
+	// much): the method, target, Host, Content-Length, Connection, Content-Type, the rest.
+	head := len(s.method) + len(s.target) + len(cfg.URL) + len(s.contentType) + 100
+	for k, v := range s.header {
+		head += len(k) + len(v) + 4
+	}
+	switch {
+	case head > cfg.MaxHeaderBytes:
+		return fmt.Sprintf("request line and headers of about %d bytes, over the %d-byte limit", head, cfg.MaxHeaderBytes)
+	case len(s.body) > api.MaxDrain:
+		return fmt.Sprintf("a body of %d bytes, over the %d the server reads of a body it refuses", len(s.body), api.MaxDrain)
+	}
+	return ""
+}
+
+// add files one answer; beyond says which documented limit the request was past, if any.
+func (rep *Report) add(s spec, res result, beyond string) {
 	rep.Requests++
 	rep.ByKind[s.kind]++
 	target := s.target
@@ -261,6 +351,10 @@ func (rep *Report) add(s spec, res result) {
 	case res.hang:
 		f.What = res.err.Error()
 		rep.Hangs = append(rep.Hangs, f)
+		return
+	case res.err != nil && beyond != "":
+		f.What = res.err.Error() + " (" + beyond + ")"
+		rep.CutOff = append(rep.CutOff, f)
 		return
 	case res.err != nil:
 		f.What = res.err.Error()
@@ -340,7 +434,8 @@ func alive(ctx context.Context, client *http.Client, base *url.URL) error {
 	return nil
 }
 
-// memory reads the server's resident memory from /proc (cfg.PID) and its metrics page.
+// memory reads the server's resident memory and heap from its metrics page (the server
+// reports its own process), else the resident memory from /proc (cfg.PID).
 func memory(ctx context.Context, client *http.Client, cfg Config) Memory {
 	var m Memory
 	if cfg.MetricsURL != "" {
@@ -349,11 +444,11 @@ func memory(ctx context.Context, client *http.Client, cfg Config) Memory {
 				b, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 				resp.Body.Close()
 				m.RSS = metric(b, "process_resident_memory_bytes")
-				m.HeapLive = metric(b, "go_memstats_heap_inuse_bytes")
+				m.HeapInUse = metric(b, "go_memstats_heap_inuse_bytes")
 			}
 		}
 	}
-	if cfg.PID > 0 {
+	if cfg.PID > 0 && m.RSS == 0 {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cfg.PID)); err == nil {
 			for _, line := range strings.Split(string(b), "\n") {
 				if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
@@ -403,7 +498,8 @@ func (rep *Report) Print(w io.Writer) {
 	for _, c := range []struct {
 		name string
 		list []Finding
-	}{{"answers 5xx", rep.ServerErrors}, {"leaks", rep.Leaks}, {"broken connections", rep.Broken}, {"hangs", rep.Hangs}} {
+	}{{"answers 5xx", rep.ServerErrors}, {"leaks", rep.Leaks}, {"broken connections (requests within the limits)", rep.Broken}, {"hangs", rep.Hangs},
+		{"connections cut off beyond the limits (allowed)", rep.CutOff}} {
 		fmt.Fprintf(w, "%s: %d\n", c.name, len(c.list))
 		for i, f := range c.list {
 			if i == 10 {
@@ -420,9 +516,19 @@ func (rep *Report) Print(w io.Writer) {
 		}
 		return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
 	}
-	fmt.Fprintf(w, "memory (resident / live heap): before %s / %s, after %s / %s", mib(rep.Before.RSS), mib(rep.Before.HeapLive), mib(rep.After.RSS), mib(rep.After.HeapLive))
+	fmt.Fprintf(w, "server memory (resident / heap in use): before %s / %s, right after %s / %s", mib(rep.Before.RSS), mib(rep.Before.HeapInUse), mib(rep.After.RSS), mib(rep.After.HeapInUse))
 	if rep.AfterIdle != (Memory{}) {
-		fmt.Fprintf(w, ", after idling %s / %s", mib(rep.AfterIdle.RSS), mib(rep.AfterIdle.HeapLive))
+		fmt.Fprintf(w, ", after %s idle %s / %s", rep.Idle, mib(rep.AfterIdle.RSS), mib(rep.AfterIdle.HeapInUse))
 	}
 	fmt.Fprintln(w)
+	if g, ok := rep.Growth(); ok {
+		verdict := "within"
+		if !rep.MemoryBack() {
+			verdict = "NOT within"
+		}
+		if rep.MaxGrowth < 0 {
+			verdict = "not checked against"
+		}
+		fmt.Fprintf(w, "resident memory after idling: %+.0f%% of before, %s the allowed %+.0f%%\n", g, verdict, rep.MaxGrowth)
+	}
 }

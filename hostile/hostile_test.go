@@ -15,6 +15,7 @@ import (
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
 	"github.com/starkgraph/starkgraph/indexer"
+	"github.com/starkgraph/starkgraph/internal/linger"
 	"github.com/starkgraph/starkgraph/resolvers"
 	"github.com/starkgraph/starkgraph/rest"
 	"github.com/starkgraph/starkgraph/sim"
@@ -65,6 +66,7 @@ func TestHostileRun(t *testing.T) {
 	// As serve's server (server.go).
 	srv.Config.ReadHeaderTimeout, srv.Config.ReadTimeout, srv.Config.WriteTimeout = 10*time.Second, 30*time.Second, 20*time.Second
 	srv.Config.MaxHeaderBytes = 64 << 10
+	srv.Listener = linger.Listen(srv.Listener)
 	srv.Start()
 	defer srv.Close()
 
