@@ -7,6 +7,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -20,6 +21,25 @@ import (
 type documentLimits struct {
 	limits GraphQLLimits
 	schema graphql.ExecutableSchema
+	// known holds the size and measure of documents without variables, which depend on
+	// the document alone: a client sending the same document again is not walked again.
+	known *lru.LRU[documentFacts]
+}
+
+// documentFacts is what documentLimits measured of one operation of a document.
+type documentFacts struct {
+	size documentSize
+	m    measure
+}
+
+// factsKey is the key of an operation's facts: its document and name, when the
+// operation declares no variables and its document is small enough to be cached ("" if
+// not).
+func factsKey(oc *graphql.OperationContext) string {
+	if len(oc.Operation.VariableDefinitions) > 0 || len(oc.RawQuery) > maxCachedDocument {
+		return ""
+	}
+	return oc.OperationName + "\x00" + oc.RawQuery
 }
 
 var _ interface {
@@ -42,7 +62,15 @@ func (d *documentLimits) MutateOperationContext(ctx context.Context, oc *graphql
 	if oc.Doc == nil || oc.Operation == nil {
 		return nil
 	}
-	size := countDocument(oc.Doc)
+	key := factsKey(oc)
+	facts, known := documentFacts{}, false
+	if key != "" && d.known != nil {
+		facts, known = d.known.Get(ctx, key)
+	}
+	if !known {
+		facts.size = countDocument(oc.Doc)
+	}
+	size := facts.size
 	for _, c := range []struct {
 		name, flag string
 		n, max     int
@@ -58,9 +86,15 @@ func (d *documentLimits) MutateOperationContext(ctx context.Context, oc *graphql
 		}
 	}
 
-	w := &costWalker{ctx: ctx, schema: d.schema, vars: oc.Variables, frags: oc.Doc.Fragments,
-		memo: map[string]measure{}, visiting: map[string]bool{}}
-	m := w.selections(oc.Operation.SelectionSet)
+	if !known {
+		w := &costWalker{ctx: ctx, schema: d.schema, vars: oc.Variables, frags: oc.Doc.Fragments,
+			memo: map[string]measure{}, visiting: map[string]bool{}}
+		facts.m = w.selections(oc.Operation.SelectionSet)
+		if key != "" && d.known != nil {
+			d.known.Add(ctx, key, facts)
+		}
+	}
+	m := facts.m
 	if d.limits.MaxDepth > 0 && m.depth > d.limits.MaxDepth {
 		return limitError("DEPTH_LIMIT_EXCEEDED", "depth", m.depth, d.limits.MaxDepth,
 			fmt.Sprintf("the document is nested %d levels deep, more than the limit of %d (--max-depth)", m.depth, d.limits.MaxDepth))

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -82,8 +84,8 @@ func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection boo
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: smallOnly[string]{Cache: lru.New[string](1000), max: maxCachedDocument,
 		size: func(_ string, query string) int { return len(query) }}})
-	srv.Use(textInputs{}) // first: the limits' walk reads the arguments' values
-	srv.Use(&documentLimits{limits: limits})
+	srv.Use(textInputs{passed: lru.New[struct{}](1000)}) // first: the limits' walk reads the arguments' values
+	srv.Use(&documentLimits{limits: limits, known: lru.New[documentFacts](1000)})
 	srv.AroundOperations(chargeComplexity)
 	srv.AroundOperations(timeOperation)
 	srv.AroundOperations(openSubscription)
@@ -188,9 +190,23 @@ func timeRootField(ctx context.Context, next graphql.RootResolver) graphql.Marsh
 	start := time.Now()
 	out := next(ctx)
 	if fc := graphql.GetRootFieldContext(ctx); fc != nil {
-		metrics.GraphQLFieldDuration.WithLabelValues(fc.Field.Name).Observe(time.Since(start).Seconds())
+		observer(&rootFieldObservers, metrics.GraphQLFieldDuration, fc.Field.Name).Observe(time.Since(start).Seconds())
 	}
 	return out
+}
+
+// The histograms of root fields and operations, by label: looking a label's histogram up
+// in its vector hashes the label under a lock on every request. Both label sets are
+// bounded (the schema's root fields; metrics.OperationLabel's names).
+var rootFieldObservers, operationObservers sync.Map
+
+func observer(seen *sync.Map, vec *prometheus.HistogramVec, label string) prometheus.Observer {
+	if o, ok := seen.Load(label); ok {
+		return o.(prometheus.Observer)
+	}
+	o := vec.WithLabelValues(label)
+	seen.Store(label, o)
+	return o
 }
 
 // timeOperation observes each operation's time, from its start to its response, by
@@ -209,7 +225,7 @@ func timeOperation(ctx context.Context, next graphql.OperationHandler) graphql.R
 				name = oc.Operation.Name
 			}
 			label := metrics.OperationLabel(name)
-			metrics.GraphQLOperationDuration.WithLabelValues(label).Observe(time.Since(start).Seconds())
+			observer(&operationObservers, metrics.GraphQLOperationDuration, label).Observe(time.Since(start).Seconds())
 		}
 		return resp
 	}

@@ -3,6 +3,7 @@ package loaders
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -53,5 +54,31 @@ func TestLoadAllReadsWhatIsMissingOnce(t *testing.T) {
 	}
 	if _, err := z.LoadAll(ctx, []string{"a", "b", "gone"}); err != nil || len(batches) != 1 {
 		t.Errorf("a second LoadAll of the same keys ran %d batches in all (%v)", len(batches), err)
+	}
+}
+
+// Every loader of a request is its own (a fresh copy of its store's template, with its
+// own cache), has a batch function, and takes the request's dispatch; making them costs
+// one allocation per loader and one for the set, not the ~130 of building them anew.
+func TestNewCopiesEveryLoader(t *testing.T) {
+	store := db.NewStore(nil)
+	a, b := New(store), Sequential(store)
+	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	for i := range va.NumField() {
+		name := va.Type().Field(i).Name
+		fa, fb := va.Field(i), vb.Field(i)
+		if fa.IsNil() || fb.IsNil() || fa.Pointer() == fb.Pointer() {
+			t.Fatalf("%s: the two requests' loaders are %v and %v", name, fa, fb)
+		}
+		if fa.Elem().FieldByName("batch").IsNil() {
+			t.Errorf("%s has no batch function", name)
+		}
+		if fa.Elem().FieldByName("d").FieldByName("sequential").Bool() || !fb.Elem().FieldByName("d").FieldByName("sequential").Bool() {
+			t.Errorf("%s does not take its request's dispatch", name)
+		}
+	}
+	fields := float64(va.NumField())
+	if got := testing.AllocsPerRun(100, func() { _ = New(store) }); got > fields+1 {
+		t.Errorf("New costs %.0f allocations, want at most %.0f (a loader each and the set)", got, fields+1)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // MarshalFelt writes the node form: 0x, lowercase, no leading zeros.
 func MarshalFelt(f db.Felt) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
-		_, _ = io.WriteString(w, strconv.Quote(f.Hex()))
+		writeAppended(w, 68, func(b []byte) []byte { return appendQuotedHex(b, f.Starknet()) })
 	})
 }
 
@@ -38,7 +38,7 @@ func UnmarshalFelt(v any) (db.Felt, error) {
 // MarshalAddress writes the address form: 0x and 64 lowercase hex digits.
 func MarshalAddress(f db.Felt) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
-		_, _ = io.WriteString(w, strconv.Quote(f.Padded()))
+		writeAppended(w, 68, func(b []byte) []byte { return appendQuotedPadded(b, f.Starknet()) })
 	})
 }
 
@@ -58,7 +58,7 @@ func UnmarshalAddress(v any) (db.Felt, error) {
 // MarshalBigInt writes a decimal string (the store reads numeric columns as text).
 func MarshalBigInt(s string) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
-		_, _ = io.WriteString(w, strconv.Quote(s))
+		writeAppended(w, len(s)+2, func(b []byte) []byte { return strconv.AppendQuote(b, s) })
 	})
 }
 
