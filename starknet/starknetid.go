@@ -20,7 +20,6 @@ const (
 )
 
 var (
-	idBasicSize = big.NewInt(int64(len(idBasic)))     // 37
 	idBasicBase = big.NewInt(int64(len(idBasic) + 1)) // 38
 	idBigRunes  = []rune(idBig)
 	idBigSize   = big.NewInt(int64(len(idBigRunes)))     // 2
