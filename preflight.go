@@ -7,12 +7,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	neturl "net/url"
 	"os"
 	"path/filepath"
@@ -23,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/starkgraph/starkgraph/auth"
+	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
 // bindEarly binds the public and the admin address of a serving command before anything
@@ -169,29 +168,35 @@ func checkServerSettings(sf *serverFlags) error {
 	return checkRedisURL(os.Getenv("REDIS_URL"))
 }
 
-// checkNode checks that url is an http(s) URL whose server answers a JSON-RPC call
-// (starknet_chainId) within 10 seconds.
+// checkNode checks, once, that url is an http(s) URL whose server answers starknet_chainId
+// (the project's JSON-RPC client) within 10 seconds: `dev --rpc`'s check before it starts
+// PostgreSQL. (`index` does not check: its indexer waits for the node, retrying.)
 func checkNode(ctx context.Context, flag, url string) error {
 	if err := checkHTTPURL(flag, url); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url,
-		bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":1,"method":"starknet_chainId","params":[]}`)))
-	if err != nil {
-		return fmt.Errorf("%s %s: %v", flag, url, err)
+	_, err := rpc.NewClient(url).ChainID(ctx)
+	if err == nil {
+		return nil
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("%s %s: the node does not answer (%v); start it or correct the URL", flag, url, errors.Unwrap(err))
+	var httpErr *rpc.HTTPError
+	var rpcErr *rpc.RPCError
+	switch {
+	case errors.As(err, &httpErr):
+		return fmt.Errorf("%s %s: the node answered HTTP %d to starknet_chainId; is this a Starknet JSON-RPC URL (for example http://host:9545/rpc/v0_8)?", flag, url, httpErr.StatusCode)
+	case errors.As(err, &rpcErr):
+		return fmt.Errorf("%s %s: the node answered starknet_chainId with an error (%v); is this a Starknet JSON-RPC URL (for example http://host:9545/rpc/v0_8)?", flag, url, rpcErr)
+	case rpc.IsTransient(err) || ctx.Err() != nil:
+		var urlErr *neturl.Error
+		if errors.As(err, &urlErr) {
+			err = urlErr.Err
+		}
+		return fmt.Errorf("%s %s: the node does not answer (%v); start it or correct the URL", flag, url, err)
+	default:
+		return fmt.Errorf("%s %s: %v; is this a Starknet JSON-RPC URL (for example http://host:9545/rpc/v0_8)?", flag, url, err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: the node answered HTTP %d to starknet_chainId; is this a Starknet JSON-RPC URL (for example http://host:9545/rpc/v0_8)?", flag, url, resp.StatusCode)
-	}
-	return nil
 }
 
 // checkDataDir checks the directory dev or bench keeps its private cluster in, when no

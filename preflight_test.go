@@ -129,8 +129,6 @@ func TestCommandsFailEarlyWithOneLine(t *testing.T) {
 		{"serve with its port taken", []string{pgURL}, []string{"serve", "--addr", taken, "--admin-addr="},
 			[]string{"--addr " + taken + ": the address is already in use"}},
 		{"serve with a bad --limiter-fail", []string{pgURL}, []string{"serve", "--limiter-fail", "maybe"}, []string{"--limiter-fail \"maybe\": give local, open or closed"}},
-		{"index without a node", []string{pgURL}, []string{"index", "--rpc", "http://" + notANode + "/rpc", "--admin-addr="},
-			[]string{"--rpc http://" + notANode + "/rpc: the node does not answer", "start it or correct the URL"}},
 		{"index with a URL that is not one", []string{pgURL}, []string{"index", "--rpc", "localhost:9545"}, []string{"--rpc \"localhost:9545\" is not an http(s) URL"}},
 		{"dev with a data directory it cannot write", nil, []string{"dev", "--data-dir", filepath.Join(aFile, "data"), "--addr", freePort(t), "--admin-addr="},
 			[]string{"--data-dir", "cannot create the directory", "choose a directory you can write"}},

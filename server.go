@@ -803,7 +803,9 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := l1f.check(); err != nil {
 		return err
 	}
-	if err := checkNode(ctx, "--rpc", *rpcURL); err != nil {
+	// The node may start after the indexer: Run waits for it (retrying with backoff, each
+	// failure logged and indexer_node_up at 0 on /metrics), so only the URL's form is checked.
+	if err := checkHTTPURL("--rpc", *rpcURL); err != nil {
 		return err
 	}
 	var adminLn net.Listener

@@ -31,24 +31,34 @@ const (
 // originRank orders origins: a row of a higher rank is not replaced by a lower one.
 const originRank = `CASE %s WHEN 'cli' THEN 3 WHEN 'file' THEN 2 ELSE 1 END`
 
-// ReplaceLabels makes rows the labels of origin, in one transaction: the origin's rows
-// not in rows are deleted, rows of a lower origin are overwritten, rows of a higher origin
-// are kept. Then the tokens' and validators' labelled columns follow (ApplyLabels).
-func ReplaceLabels(ctx context.Context, conn *sqlx.DB, origin string, rows []Label) error {
+// LabelSet is every label of one origin.
+type LabelSet struct {
+	Origin string
+	Rows   []Label
+}
+
+// ReplaceLabels makes each set the labels of its origin, all in one transaction and in
+// the order given: the origin's rows not in the set are deleted, rows of a lower origin
+// are overwritten, rows of a higher origin are kept. Then the tokens' and validators'
+// labelled columns follow the outcome, once (ApplyLabels). Readers see the labels before
+// the call or after it, never a state between two origins.
+func ReplaceLabels(ctx context.Context, conn *sqlx.DB, sets ...LabelSet) error {
 	tx, err := conn.BeginTxx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	addrs := make([]Felt, len(rows))
-	for i, r := range rows {
-		addrs[i] = r.Address
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM aliases WHERE origin = $1 AND address <> ALL($2)`, origin, feltList(addrs)); err != nil {
-		return fmt.Errorf("labels: %w", err)
-	}
-	if err := upsertLabels(ctx, tx, origin, rows); err != nil {
-		return err
+	for _, set := range sets {
+		addrs := make([]Felt, len(set.Rows))
+		for i, r := range set.Rows {
+			addrs[i] = r.Address
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM aliases WHERE origin = $1 AND address <> ALL($2)`, set.Origin, feltList(addrs)); err != nil {
+			return fmt.Errorf("labels: %w", err)
+		}
+		if err := upsertLabels(ctx, tx, set.Origin, set.Rows); err != nil {
+			return err
+		}
 	}
 	if err := ApplyLabels(ctx, tx); err != nil {
 		return err
@@ -102,17 +112,18 @@ func upsertLabels(ctx context.Context, tx *sqlx.Tx, origin string, rows []Label)
 }
 
 // ApplyLabels sets the labelled columns of tokens (verified, logo_url) and validators
-// (name, image_url, is_verified) from aliases; new rows take them from the triggers of
-// migration 00032. Only rows whose values change are written.
+// (name, image_url, is_verified) from aliases: the labels own these columns, so a row
+// without a label, or whose label has no logo, has none (false, NULL). A labelled row that
+// is inserted (a new token, a row a reorg puts back) takes its label's values from the
+// triggers of migration 00039. Only rows whose values change are written.
 func ApplyLabels(ctx context.Context, tx *sqlx.Tx) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE tokens t SET verified = coalesce(a.verified, false),
-			logo_url = coalesce(a.logo_url, CASE WHEN t.logo_url LIKE '/%' THEN NULL ELSE t.logo_url END)
+	if _, err := tx.ExecContext(ctx, `UPDATE tokens t SET verified = coalesce(a.verified, false), logo_url = a.logo_url
 		FROM tokens t0 LEFT JOIN aliases a ON a.address = t0.address AND a.kind = 'token'
 		WHERE t.address = t0.address
-			AND (t.verified IS DISTINCT FROM coalesce(a.verified, false) OR (a.logo_url IS NOT NULL AND t.logo_url IS DISTINCT FROM a.logo_url))`); err != nil {
+			AND (t.verified IS DISTINCT FROM coalesce(a.verified, false) OR t.logo_url IS DISTINCT FROM a.logo_url)`); err != nil {
 		return fmt.Errorf("labels: tokens: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE validators v SET name = a.name, image_url = a.logo_url, is_verified = a.verified
+	if _, err := tx.ExecContext(ctx, `UPDATE validators v SET name = a.name, image_url = a.logo_url, is_verified = coalesce(a.verified, false)
 		FROM validators v0 LEFT JOIN aliases a ON a.address = v0.staker_address AND a.kind = 'validator'
 		WHERE v.staker_address = v0.staker_address
 			AND (v.name IS DISTINCT FROM a.name OR v.image_url IS DISTINCT FROM a.logo_url OR v.is_verified IS DISTINCT FROM coalesce(a.verified, false))`); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 )
 
 // StarknetIDName is a row of starknet_id_names: the main Starknet ID domain of an address,
@@ -36,17 +35,7 @@ func DeleteStarknetIDNames(ctx context.Context, tx *sqlx.Tx, addrs []Felt) error
 	return err
 }
 
-// LoadStarknetIDNames reads main-domain rows by address.
-func LoadStarknetIDNames(ctx context.Context, q sqlx.QueryerContext, addrs []Felt) ([]StarknetIDName, error) {
-	return loadAll[StarknetIDName](ctx, q, "starknet_id_names", ByteaKeys(addrs))
-}
-
 // UpsertStarknetIDDomains writes domain expiries.
 func UpsertStarknetIDDomains(ctx context.Context, tx *sqlx.Tx, rows []StarknetIDDomain) error {
 	return upsertAll(ctx, tx, "starknet_id_domains", 1, rows)
-}
-
-// LoadStarknetIDDomains reads domain rows.
-func LoadStarknetIDDomains(ctx context.Context, q sqlx.QueryerContext, domains []string) ([]StarknetIDDomain, error) {
-	return loadAll[StarknetIDDomain](ctx, q, "starknet_id_domains", pq.StringArray(domains))
 }

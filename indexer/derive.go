@@ -282,9 +282,7 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 	if err := w.preloadStaking(ctx, batch); err != nil {
 		return err
 	}
-	if err := w.preloadStarknetID(ctx, batch); err != nil {
-		return err
-	}
+	w.preloadStarknetID()
 	// An ERC-20 in the legacy event layout reads as an ERC-721 too; the transfers of
 	// contracts known to be ERC-20 (and not deployed or upgraded in this batch, whose
 	// standard may change within it) make no NFT keys. They are most transfers: the fee

@@ -220,7 +220,8 @@ func (ix *Indexer) acquireLock(ctx context.Context) (*sql.Conn, error) {
 	}
 }
 
-// handshake learns the node's spec version and chain, retrying until the node answers.
+// handshake learns the node's spec version and chain, retrying until the node answers: an
+// indexer started before its node waits for it (indexer_node_up 0 meanwhile).
 func (ix *Indexer) handshake(ctx context.Context) error {
 	bo := newBackoff()
 	for {
@@ -234,7 +235,12 @@ func (ix *Indexer) handshake(ctx context.Context) error {
 			return err
 		}
 		wait := bo.next()
-		ix.log.Warn("node handshake failed; retrying", "err", err, "retry_in", wait)
+		args := []any{"err", err, "retry_in", wait}
+		var httpErr *rpc.HTTPError
+		if errors.As(err, &httpErr) && httpErr.StatusCode >= 400 && httpErr.StatusCode < 500 {
+			args = append(args, "hint", "is --rpc a Starknet JSON-RPC URL (for example http://host:9545/rpc/v0_8)?")
+		}
+		ix.log.Warn("node handshake failed; retrying", args...)
 		sleep(ctx, wait)
 	}
 }

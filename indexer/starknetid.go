@@ -2,7 +2,6 @@ package indexer
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/starkgraph/starkgraph/db"
@@ -55,52 +54,13 @@ func rootOf(domain string) string {
 	return parts[len(parts)-1] + ".stark"
 }
 
-// preloadStarknetID reads the rows the batch's naming events touch.
-func (w *batchWriter) preloadStarknetID(ctx context.Context, batch []*blockData) error {
-	s := &starknetIDState{names: map[starknet.Felt]*db.StarknetIDName{}, domains: map[string]*db.StarknetIDDomain{},
+// preloadStarknetID starts the batch's Starknet ID state. It reads nothing: every event
+// replaces what it changes (an address's main domain, a domain's expiry) without looking
+// at the row before, the journal reads the old images itself, and flush writes only the
+// rows the batch changed.
+func (w *batchWriter) preloadStarknetID() {
+	w.starknetID = &starknetIDState{names: map[starknet.Felt]*db.StarknetIDName{}, domains: map[string]*db.StarknetIDDomain{},
 		dirtyNames: map[starknet.Felt]bool{}, dirtyDomains: map[string]bool{}}
-	w.starknetID = s
-	var addrs []db.Felt
-	var domains []string
-	seenA, seenD := map[starknet.Felt]bool{}, map[string]bool{}
-	for _, bd := range batch {
-		for ti := range bd.Block.Transactions {
-			for ei := range bd.Block.Transactions[ti].Receipt.Events {
-				e := &bd.Block.Transactions[ti].Receipt.Events[ei]
-				if !namingEvent(e) {
-					continue
-				}
-				if e.Keys[0] == selAddressToDomainUpdate {
-					if !seenA[e.Keys[1]] {
-						seenA[e.Keys[1]] = true
-						addrs = append(addrs, db.FeltOf(e.Keys[1]))
-					}
-				} else if d := rootDomain(e.Keys[1]); d != "" && !seenD[d] {
-					seenD[d] = true
-					domains = append(domains, d)
-				}
-			}
-		}
-	}
-	if len(addrs) > 0 {
-		rows, err := db.LoadStarknetIDNames(ctx, w.tx, addrs)
-		if err != nil {
-			return fmt.Errorf("load starknet id names: %w", err)
-		}
-		for i := range rows {
-			s.names[rows[i].Address.Starknet()] = &rows[i]
-		}
-	}
-	if len(domains) > 0 {
-		rows, err := db.LoadStarknetIDDomains(ctx, w.tx, domains)
-		if err != nil {
-			return fmt.Errorf("load starknet id domains: %w", err)
-		}
-		for i := range rows {
-			s.domains[rows[i].Domain] = &rows[i]
-		}
-	}
-	return nil
 }
 
 // starknetIDEvent applies one event of block num.

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -115,5 +116,83 @@ func TestStarknetIDEventsOfOtherContractsIgnored(t *testing.T) {
 	}
 	if n := w.starknetID.names[addr]; n == nil || n.Domain != "mallory.stark" || n.Root != "mallory.stark" {
 		t.Fatalf("%+v", n)
+	}
+}
+
+// TestStarknetIDExpiryAndRenewal indexes a naming contract's events from a node: a domain
+// bought (with the big alphabet's characters in its label) names its account until its
+// expiry passes in chain time, no longer once a block is later than it, and again once the
+// domain is renewed. A renewal emitted by another contract changes nothing.
+func TestStarknetIDExpiryAndRenewal(t *testing.T) {
+	var naming string
+	for a := range NamingContracts {
+		naming = a.Hex()
+	}
+	const account = "0xacc1"
+	label := "12234603501699554" // efghijk来aa (starknetid.rs's test vector)
+	const domain = "efghijk来aa.stark"
+	t0 := int64(1_700_000_000)
+	expiry, renewed := t0+100, t0+10_000
+	dec := func(n int64) string { return strconv.FormatInt(n, 10) }
+	nothing := []stubEvent{ev("0x777", "Ping", nil)} // a block's one transaction, naming nobody
+	blocks := map[uint64]string{
+		0: stubBlock(t, 0, t0, []stubEvent{
+			ev(naming, "DomainMint", []string{label}, "0x1", dec(expiry)),
+			ev(naming, "AddressToDomainUpdate", []string{account}, "1", label)}),
+		1: stubBlock(t, 1, t0+50, nothing),  // before the expiry
+		2: stubBlock(t, 2, t0+200, nothing), // after it
+		3: stubBlock(t, 3, t0+250, []stubEvent{ // an impostor's renewal
+			ev("0x666", "DomainRenewal", []string{label}, dec(renewed))}),
+		4: stubBlock(t, 4, t0+300, []stubEvent{ // the renewal
+			ev(naming, "DomainRenewal", []string{label}, dec(renewed))}),
+	}
+	states := map[uint64]string{}
+	for n := range blocks {
+		states[n] = emptyState(n)
+	}
+	url := stubNode(t, "0.8.1", blocks, states)
+	d := dbtest.New(t)
+	store := db.NewStore(d)
+	nameAt := func(block int64) string {
+		t.Helper()
+		runIndexer(t, d, url, 0, block, nil)
+		rows, err := store.AliasesOf(context.Background(), []db.Felt{db.MustFelt(account)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range rows {
+			if a != nil && a.Source == db.NameSourceStarknetID {
+				return a.Name
+			}
+		}
+		return ""
+	}
+	if got := nameAt(1); got != domain {
+		t.Fatalf("before the expiry: name %q, want %q", got, domain)
+	}
+	if got := nameAt(2); got != "" {
+		t.Fatalf("after the expiry: name %q, want none", got)
+	}
+	if got := nameAt(3); got != "" {
+		t.Fatalf("after an impostor's renewal: name %q, want none", got)
+	}
+	if got := nameAt(4); got != domain {
+		t.Fatalf("after the renewal: name %q, want %q", got, domain)
+	}
+	var stored int64
+	if err := d.Get(&stored, `SELECT expiry FROM starknet_id_domains WHERE domain = $1`, domain); err != nil || stored != renewed {
+		t.Fatalf("expiry %d (%v), want %d", stored, err, renewed)
+	}
+}
+
+// The batch's Starknet ID state starts empty and reads nothing from the database: events
+// replace what they change, the journal reads old images itself, and flush writes only what
+// the batch changed (a batch writer without a transaction can start it).
+func TestStarknetIDPreloadReadsNothing(t *testing.T) {
+	w := &batchWriter{}
+	w.preloadStarknetID()
+	s := w.starknetID
+	if s == nil || len(s.names)+len(s.domains)+len(s.dirtyNames)+len(s.dirtyDomains) != 0 {
+		t.Fatalf("state %+v", s)
 	}
 }

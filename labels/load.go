@@ -75,17 +75,21 @@ func (l *Loader) Load(ctx context.Context) (chainID string, err error) {
 			entries = append(entries, f.Labels...)
 		}
 	}
+	// The file's labels and the defaults in one transaction, applied once: an entry the
+	// file drops falls back to its default in the same commit.
+	var sets []db.LabelSet
 	if fileErr == nil {
-		if err := db.ReplaceLabels(ctx, l.Conn, db.LabelOriginFile, Rows(entries)); err != nil {
-			return chainID, err
-		}
+		sets = append(sets, db.LabelSet{Origin: db.LabelOriginFile, Rows: Rows(entries)})
 	}
 	if chainID != "" {
 		var defaults []Entry
 		if d := Default(chainID); d != nil {
 			defaults = d.Labels
 		}
-		if err := db.ReplaceLabels(ctx, l.Conn, db.LabelOriginDefault, Rows(defaults)); err != nil {
+		sets = append(sets, db.LabelSet{Origin: db.LabelOriginDefault, Rows: Rows(defaults)})
+	}
+	if len(sets) > 0 {
+		if err := db.ReplaceLabels(ctx, l.Conn, sets...); err != nil {
 			return chainID, err
 		}
 	}

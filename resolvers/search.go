@@ -82,16 +82,15 @@ func (r *Resolver) search(ctx context.Context, query string, first *int) ([]db.N
 		if err != nil {
 			return nil, err
 		}
-		for _, a := range named {
-			if len(out) >= n {
-				break
-			}
-			exact, err := r.searchExact(ctx, a.Address)
-			if err != nil {
-				return nil, err
-			}
-			add(exact...)
+		addrs := make([]db.Felt, len(named))
+		for i, a := range named {
+			addrs[i] = a.Address
 		}
+		found, err := searchExactAll(ctx, addrs)
+		if err != nil {
+			return nil, err
+		}
+		add(found...)
 	}
 	if out == nil {
 		out = []db.Node{}
@@ -110,6 +109,67 @@ func (r *Resolver) searchExact(ctx context.Context, f db.Felt) ([]db.Node, error
 		waits[i] = loadByKey(ctx, kind, k)
 	}
 	return awaitAll(waits)
+}
+
+// searchExactAll looks felts up as every kind of key, with one statement per kind for all
+// of them (however many names a search found, in GraphQL and in REST alike): what each felt
+// is, in the felts' order.
+func searchExactAll(ctx context.Context, felts []db.Felt) ([]db.Node, error) {
+	if len(felts) == 0 {
+		return nil, nil
+	}
+	keys := make([]string, len(felts))
+	for i, f := range felts {
+		keys[i] = string(db.Normalize(f))
+	}
+	l := loaders.For(ctx)
+	byKind := make([][]db.Node, len(searchedKinds))
+	for k, kind := range searchedKinds {
+		var err error
+		switch kind {
+		case "Block":
+			byKind[k], err = loadAllNodes(ctx, l.BlockBy, keys)
+		case "Transaction":
+			byKind[k], err = loadAllNodes(ctx, l.TransactionBy, keys)
+		case "Contract":
+			byKind[k], err = loadAllNodes(ctx, l.Contract, keys)
+		case "Class":
+			byKind[k], err = loadAllNodes(ctx, l.Class, keys)
+		case "Token":
+			byKind[k], err = loadAllNodes(ctx, l.Token, keys)
+		case "Validator":
+			byKind[k], err = loadAllNodes(ctx, l.Validator, keys)
+		default:
+			panic("resolvers: searchExactAll has no loader for kind " + kind)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	var out []db.Node
+	for i := range keys {
+		for k := range searchedKinds {
+			if x := byKind[k][i]; x != nil {
+				out = append(out, x)
+			}
+		}
+	}
+	return out, nil
+}
+
+// loadAllNodes loads keys in one batch (loaders.Lazy.LoadAll), a missing row a nil Node.
+func loadAllNodes[T any](ctx context.Context, z *loaders.Lazy[string, *T], keys []string) ([]db.Node, error) {
+	rows, err := z.LoadAll(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]db.Node, len(rows))
+	for i, r := range rows {
+		if r != nil {
+			out[i] = any(r).(db.Node)
+		}
+	}
+	return out, nil
 }
 
 // searchPrefix finds hashes and addresses whose 64-digit form starts with digits, or with

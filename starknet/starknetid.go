@@ -3,13 +3,15 @@ package starknet
 import (
 	"errors"
 	"math/big"
+	"slices"
 	"strings"
 )
 
 // Starknet ID domain labels are felts in a base-38 code (github.com/starknet-id,
 // "encoding" of starknetid.js): each character of "abcdefghijklmnopqrstuvwxyz0123456789-"
 // is a digit, the 38th digit escapes a character of the big alphabet "这来", and an "a"
-// ending the label is written as the escape digit alone. A domain is a list of labels,
+// ending the label is written as the escape digit alone. starknet/starknetid_test.go checks
+// both directions against the encodings published with starknetid.js and starknetid.rs. A domain is a list of labels,
 // innermost first: [bob, alice] is bob.alice.stark.
 
 const (
@@ -18,7 +20,6 @@ const (
 )
 
 var (
-	idBasicSize = big.NewInt(int64(len(idBasic)))     // 37
 	idBasicBase = big.NewInt(int64(len(idBasic) + 1)) // 38
 	idBigRunes  = []rune(idBig)
 	idBigSize   = big.NewInt(int64(len(idBigRunes)))     // 2
@@ -72,21 +73,55 @@ func DecodeStarknetIDLabel(f Felt) string {
 // ErrStarknetIDLabel is returned for a label with characters the code has no digit for.
 var ErrStarknetIDLabel = errors.New("a Starknet ID label has only a-z, 0-9, - and 这来")
 
-// EncodeStarknetIDLabel encodes one label (without ".stark"), for the simplest labels
-// only: the basic alphabet. (The escapes of the big alphabet are decoded, not written.)
+// EncodeStarknetIDLabel encodes one label (without ".stark"), the inverse of
+// DecodeStarknetIDLabel: a basic character is its digit; a big one is the escape digit then
+// its index in base 2 (base 3, counting from 1, at the end of the label); a final "a" is the
+// escape digit alone; and a label that ends in "这b" or in "来"s has that ending rewritten as
+// "来"s first (twice their count plus two, or twice minus one), which the decoder undoes.
 func EncodeStarknetIDLabel(label string) (Felt, error) {
-	out, mul := new(big.Int), big.NewInt(1)
-	for i, c := range label {
-		idx := strings.IndexRune(idBasic, c)
-		if idx < 0 || c > 0x7f {
+	runes := []rune(label)
+	for _, c := range runes {
+		if !strings.ContainsRune(idBasic, c) && !strings.ContainsRune(idBig, c) {
 			return Felt{}, ErrStarknetIDLabel
 		}
-		if i == len(label)-1 && c == 'a' {
-			out.Add(out, new(big.Int).Mul(idBasicSize, mul))
+	}
+	last := idBigRunes[len(idBigRunes)-1]
+	trailing := func(r []rune) ([]rune, int) {
+		k := 0
+		for len(r) > 0 && r[len(r)-1] == last {
+			r, k = r[:len(r)-1], k+1
+		}
+		return r, k
+	}
+	stars := func(n int) []rune { return []rune(strings.Repeat(string(last), n)) }
+	if n := len(runes); n >= 2 && runes[n-2] == idBigRunes[0] && runes[n-1] == rune(idBasic[1]) {
+		rest, k := trailing(runes[:n-2])
+		runes = append(append([]rune(nil), rest...), stars(2*(k+1))...)
+	} else if rest, k := trailing(runes); k > 0 {
+		runes = append(append([]rune(nil), rest...), stars(2*k-1)...)
+	}
+	out, mul := new(big.Int), big.NewInt(1)
+	add := func(digit int64, base *big.Int) {
+		out.Add(out, new(big.Int).Mul(big.NewInt(digit), mul))
+		mul.Mul(mul, base)
+	}
+	for i, c := range runes {
+		end := i == len(runes)-1
+		if idx := strings.IndexRune(idBasic, c); idx >= 0 {
+			if end && c == rune(idBasic[0]) {
+				add(int64(len(idBasic)), idBasicBase) // the escape alone: a final "a"
+			} else {
+				add(int64(idx), idBasicBase)
+			}
 			continue
 		}
-		out.Add(out, new(big.Int).Mul(big.NewInt(int64(idx)), mul))
-		mul.Mul(mul, idBasicBase)
+		add(int64(len(idBasic)), idBasicBase) // the escape, then the big character
+		idx := int64(slices.Index(idBigRunes, c))
+		if end {
+			add(idx+1, idBigBase)
+		} else {
+			add(idx, idBigSize)
+		}
 	}
 	return FeltFromBig(out)
 }

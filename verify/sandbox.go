@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -155,14 +157,41 @@ func (t sandboxTools) args(spec sandboxSpec) []string {
 	return append(a, spec.argv...)
 }
 
+// sandboxWorks holds the bwrap whose trial run succeeded in this process: the command
+// checks the sandbox before it starts anything, and Run, which checks it again for code
+// that calls it directly, then has nothing to run. A failed trial is not remembered.
+var sandboxWorks struct {
+	sync.Mutex
+	bwrap string
+}
+
+// sandboxTrials counts the trial runs of CheckSandbox (for the tests).
+var sandboxTrials atomic.Int64
+
 // CheckSandbox says whether builds can run in the sandbox here: bwrap is installed and a
 // trial run in the sandbox works (namespaces allowed, the uid drop, the limits). Workers
-// refuse to start without it unless the operator turned the sandbox off.
+// refuse to start without it unless the operator turned the sandbox off. The trial runs
+// once per process: after one has worked, CheckSandbox only looks for the tools again.
 func CheckSandbox(ctx context.Context) error {
 	t, err := findSandboxTools()
 	if err != nil {
 		return err
 	}
+	sandboxWorks.Lock()
+	defer sandboxWorks.Unlock()
+	if sandboxWorks.bwrap == t.bwrap {
+		return nil
+	}
+	if err := trySandbox(ctx, t); err != nil {
+		return err
+	}
+	sandboxWorks.bwrap = t.bwrap
+	return nil
+}
+
+// trySandbox runs a trial in the sandbox: the uid drop and the read-only file system.
+func trySandbox(ctx context.Context, t sandboxTools) error {
+	sandboxTrials.Add(1)
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, t.bwrap, t.args(sandboxSpec{

@@ -72,7 +72,8 @@ var workerSeq atomic.Int64
 
 // Run runs cfg.Workers workers until ctx ends. Unless cfg.Limits.NoSandbox, it first checks
 // that the build sandbox works here, and starts no worker if it does not (the commands check
-// it before, with CheckSandbox, and refuse to start).
+// it before, with CheckSandbox, and refuse to start; the trial build then does not run
+// again).
 func Run(ctx context.Context, cfg Config) {
 	cfg.fill()
 	if cfg.Workers <= 0 {
