@@ -65,12 +65,14 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- +goose StatementBegin
 DO $$
 BEGIN
     IF NOT EXISTS (SELECT FROM key_counts) THEN
         PERFORM fill_key_positions();
     END IF;
 END $$;
+-- +goose StatementEnd
 
 -- +goose Down
 DROP FUNCTION IF EXISTS fill_key_positions(bigint);
