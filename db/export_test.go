@@ -30,3 +30,12 @@ func MigrateDownTo(ctx context.Context, conn *sql.DB, version int64) error {
 
 // SetClock makes the store read the time from clock, for the tests of what it remembers.
 func (s *Store) SetClock(clock func() time.Time) { s.clock = clock }
+
+// SetMarks sets how many rows lie between two marks of a key's list and the offset from
+// which pages seek from them, for the tests of small lists; it returns a func that puts
+// them back.
+func SetMarks(every int64, from int) func() {
+	oldEvery, oldFrom := MarkEvery, marksFrom
+	MarkEvery, marksFrom = every, from
+	return func() { MarkEvery, marksFrom = oldEvery, oldFrom }
+}

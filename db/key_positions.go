@@ -261,7 +261,7 @@ func (s *Store) markedWindow(ctx context.Context, m markedKey, desc bool, keyCol
 		skip = ordinal - *mark.Ordinal - 1
 	}
 	w.After = []any{*mark.Block, *mark.Tx, *mark.Event}[:keyCols]
-	w.Offset = int(skip)
+	w.Offset, w.SkipAfter = 0, int(skip)
 	return w, false, nil
 }
 
