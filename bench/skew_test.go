@@ -24,8 +24,9 @@ const skewTxs = 30_000
 // hot-key workload (each list by the key with the most rows, at its first, middle, deep
 // and last page) runs through the REST and GraphQL handlers, and each statement it ran is
 // run again as the API's sessions run it (its generic plan) under EXPLAIN ANALYZE: no scan
-// may read more rows than the page needs, its offset and its rows and the one more the
-// pager reads to learn whether another page follows. A plan that sorts a hot key's rows,
+// may read more rows than the page needs, its offset (or, for the lists with kept positions,
+// at most db.MarkEvery, however deep) and its rows and the one more the pager reads to learn
+// whether another page follows. A plan that sorts a hot key's rows,
 // or joins every row it skips, reads the whole key and fails.
 func TestHotKeyPagesReadOnlyWhatTheyNeed(t *testing.T) {
 	conn := dbtest.New(t)
