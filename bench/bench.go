@@ -138,8 +138,10 @@ type Workload struct {
 	// infers relations from foreign keys only, and holders and classes are not linked so).
 	PostGraphile string
 	// Offset and Limit are the window a list workload reads (hot-key workloads): its
-	// statements should read no more rows than Offset+Limit from any table.
-	Offset, Limit int
+	// statements should read no more rows than Skip+Limit from any table, where Skip is
+	// Offset, or at most db.MarkEvery for a list that seeks to a kept position
+	// (db/key_positions.go).
+	Offset, Limit, Skip int
 }
 
 // strk is the STRK token, whose holders the token workloads read.

@@ -81,11 +81,23 @@ type Depth struct {
 	Offset int
 }
 
-// Depths are the four pages of a list of rows rows that a page-number client can ask for:
-// the list reports ceil(min(rows, db.CountCap) / PageSize) pages (its counts stop at the
-// cap), so its last page starts there.
-func Depths(rows int64) []Depth {
-	listed := min(rows, db.CountCap)
+// exactCounts are the filters whose lists report their exact total, however many rows
+// (their keys' counts and positions are kept: db/key_positions.go); the others stop
+// counting at db.CountCap.
+var exactCounts = map[string]bool{
+	"events by emitter": true, "events by key": true, "transactions by sender": true,
+	"transactions by called contract": true, "transactions by type": true,
+	"transfers by token": true, "transfers by wallet": true,
+}
+
+// Depths are the four pages of filter's list of rows rows that a page-number client can ask
+// for: the list reports ceil(rows / PageSize) pages, or ceil(db.CountCap / PageSize) when
+// its counts stop at the cap, so its last page starts there.
+func Depths(filter string, rows int64) []Depth {
+	listed := rows
+	if !exactCounts[filter] {
+		listed = min(rows, db.CountCap)
+	}
 	last := 0
 	if listed > 0 {
 		last = int((listed - 1) / PageSize * PageSize)
@@ -120,7 +132,7 @@ func HotKeyWorkloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 	// REST's transfers are keyset pages: a deep page starts after the id of the row above it.
 	transferIDs := map[int]string{}
 	if k := hot["transfers by token"]; k.Key != nil {
-		for _, d := range Depths(k.Rows) {
+		for _, d := range Depths("transfers by token", k.Rows) {
 			if d.Offset == 0 {
 				continue
 			}
@@ -208,13 +220,17 @@ func HotKeyWorkloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 		if l.filter == "transactions by type" {
 			key = string(k.Key)
 		}
-		for _, d := range Depths(k.Rows) {
+		for _, d := range Depths(l.filter, k.Rows) {
 			name := fmt.Sprintf("%s (%d rows), %s", l.name, k.Rows, d.Name)
+			skip := d.Offset
+			if exactCounts[l.filter] {
+				skip = min(skip, int(db.MarkEvery))
+			}
 			if l.rest != nil {
-				out = append(out, Workload{Name: "/beta " + name, Path: l.rest(key, d.Offset), Offset: d.Offset, Limit: PageSize})
+				out = append(out, Workload{Name: "/beta " + name, Path: l.rest(key, d.Offset), Offset: d.Offset, Limit: PageSize, Skip: skip})
 			}
 			if l.graph != nil {
-				out = append(out, Workload{Name: "GraphQL " + name, Path: "/graphql", Body: gql(l.graph(key, d.Offset)), Offset: d.Offset, Limit: PageSize})
+				out = append(out, Workload{Name: "GraphQL " + name, Path: "/graphql", Body: gql(l.graph(key, d.Offset)), Offset: d.Offset, Limit: PageSize, Skip: skip})
 			}
 		}
 	}

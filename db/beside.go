@@ -48,7 +48,7 @@ func InsertChainRowsBeside(ctx context.Context, tx *WriteTx, b *Beside, r *Chain
 	}
 	b.started = true
 	if len(r.Blocks) == 0 { // no block to clear from: all of it through tx
-		return copyTables(ctx, tx, r.tables())
+		return InsertChainRows(ctx, tx, r)
 	}
 	from := r.Blocks[0].Number
 	tables := r.besideTables()
@@ -60,7 +60,10 @@ func InsertChainRowsBeside(ctx context.Context, tx *WriteTx, b *Beside, r *Chain
 		}
 		b.done <- err
 	}()
-	return copyTables(ctx, tx, r.ownTables())
+	if err := copyTables(ctx, tx, r.ownTables()); err != nil {
+		return err
+	}
+	return recordKeyPositions(ctx, tx, r)
 }
 
 // Commit waits for the COPY and commits it. Call it just before the batch's own commit;

@@ -33,3 +33,12 @@ func (s *Store) SetClock(clock func() time.Time) { s.clock = clock }
 
 // BulkTables are the tables that grow with every block.
 func BulkTables() []string { return bulkTables }
+
+// SetMarks sets how many rows lie between two marks of a key's list and the offset from
+// which pages seek from them, for the tests of small lists; it returns a func that puts
+// them back.
+func SetMarks(every int64, from int) func() {
+	oldEvery, oldFrom := MarkEvery, marksFrom
+	MarkEvery, marksFrom = every, from
+	return func() { MarkEvery, marksFrom = oldEvery, oldFrom }
+}

@@ -153,7 +153,7 @@ func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Windo
 	var args []any
 	conds := f.where(&args)
 	q := keysetQuery{name: "transactions", from: `SELECT ` + txListCols + ` FROM transactions t`,
-		conds: conds, args: args, keyCols: []string{"t.block_number", "t.tx_index"}, desc: desc, keysFrom: "transactions t"}
+		conds: conds, args: args, keyCols: []string{"t.block_number", "t.tx_index"}, desc: desc, keysFrom: "transactions t", marked: f.marked()}
 	if len(conds) == 0 {
 		// The whole chain's list seeks to a page by its position (transactionsAt).
 		if w.After == nil && w.Offset > 0 {
@@ -189,6 +189,9 @@ func (s *Store) transactionsAt(ctx context.Context, desc bool, w Window) ([]*Tra
 func (s *Store) CountTransactions(ctx context.Context, f TxFilter) (int64, error) {
 	if f.Sender == nil && f.Contract == nil && f.Type == "" && f.FromBlock == nil && f.ToBlock == nil && f.Block == nil {
 		return s.ListCount(ctx, "transactions")
+	}
+	if n, ok, err := s.keyCount(ctx, f.marked()); ok || err != nil {
+		return n, err
 	}
 	var args []any
 	conds := f.where(&args)
@@ -261,12 +264,16 @@ func (s *Store) Events(ctx context.Context, f EventsFilter, desc bool, w Window)
 	conds := f.where(&args)
 	return keysetList(ctx, s, keysetQuery{name: "events", from: `SELECT ` + eventCols + ` FROM events e
 		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`,
-		conds: conds, args: args, keyCols: []string{"e.block_number", "e.tx_index", "e.event_index"}, desc: desc, keysFrom: "events e"},
+		conds: conds, args: args, keyCols: []string{"e.block_number", "e.tx_index", "e.event_index"}, desc: desc, keysFrom: "events e",
+		marked: f.marked()},
 		w, func(e *Event) []any { return []any{e.BlockNumber, e.TxIndex, e.Index} })
 }
 
 // CountEvents is exact for the whole chain and capped for filters.
 func (s *Store) CountEvents(ctx context.Context, f EventsFilter) (int64, error) {
+	if n, ok, err := s.keyCount(ctx, f.marked()); ok || err != nil {
+		return n, err
+	}
 	var args []any
 	conds := f.where(&args)
 	return s.countFiltered(ctx, "events", "events e", conds, args)

@@ -88,7 +88,7 @@ func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Win
 	keyOf := func(t *TokenTransfer) []any { return []any{t.BlockNumber, t.TxIndex, t.EventIndex} }
 	if f.Wallet == nil {
 		return keysetList(ctx, s, keysetQuery{name: "token_transfers", from: `SELECT ` + tokenTransferCols + ` FROM token_transfers e`,
-			conds: conds, args: args, keyCols: tokenTransferKeyColumns, desc: !f.Ascending, keysFrom: "token_transfers e"}, w, keyOf)
+			conds: conds, args: args, keyCols: tokenTransferKeyColumns, desc: !f.Ascending, keysFrom: "token_transfers e", marked: f.marked()}, w, keyOf)
 	}
 	read := func(w Window) ([]*TokenTransfer, error) {
 		where, tail, kargs := w.keyset(tokenTransferKeyColumns, !f.Ascending, len(args)+1)
@@ -111,11 +111,14 @@ func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Win
 		return rows, err
 	}
 	list := listName(fmt.Sprintf("token_transfers of a wallet asc=%v %s", f.Ascending, strings.Join(conds, " AND ")), append(args, f.Wallet))
-	return listPage(s, list, w, keyOf, read)
+	return listPage(s, list, w, keyOf, markedRead(ctx, s, f.marked(), !f.Ascending, len(tokenTransferKeyColumns), read))
 }
 
 // CountTokenTransfers is the maintained total without a filter, capped with one.
 func (s *Store) CountTokenTransfers(ctx context.Context, f TokenTransferFilter) (int64, error) {
+	if n, ok, err := s.keyCount(ctx, f.marked()); ok || err != nil {
+		return n, err
+	}
 	var args []any
 	conds := f.conds(&args)
 	switch {

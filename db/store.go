@@ -176,6 +176,10 @@ type Window struct {
 	Limit  int
 	Offset int
 	After  []any
+	// SkipAfter is how many rows after After the window skips: a page that seeks from a
+	// kept position (key_positions.go) starts a few rows past it. Offset counts only
+	// without After.
+	SkipAfter int
 }
 
 // pageTail is the LIMIT and OFFSET of a window, as the statement's arguments firstArg and
@@ -216,8 +220,8 @@ func (w Window) keysetFlipped(cols []string, desc, flipLead bool, firstArg int) 
 	}
 	where, args = w.seek(cols, descending, flipLead, firstArg)
 	paged := w
-	if where != "" { // a window from a keyset position skips nothing more
-		paged.Offset = 0
+	if where != "" { // a window from a keyset position skips nothing more, but SkipAfter
+		paged.Offset = w.SkipAfter
 	}
 	page, pageArgs := paged.pageTail(firstArg + len(args))
 	return where, " ORDER BY " + strings.Join(order, ", ") + page, append(args, pageArgs...)

@@ -230,9 +230,13 @@ func (r *ChainRows) besideTables() []chainTable {
 	}
 }
 
-// InsertChainRows bulk-loads the rows with COPY, parents first.
+// InsertChainRows bulk-loads the rows with COPY, parents first, and counts them under their
+// keys (key_positions.go).
 func InsertChainRows(ctx context.Context, tx *WriteTx, r *ChainRows) error {
-	return copyTables(ctx, tx, r.tables())
+	if err := copyTables(ctx, tx, r.tables()); err != nil {
+		return err
+	}
+	return recordKeyPositions(ctx, tx, r)
 }
 
 // text is a nullable text or numeric value: "" is NULL.
@@ -274,7 +278,7 @@ func InsertChainRowsOneByOne(ctx context.Context, tx *WriteTx, r *ChainRows) err
 			}
 		}
 	}
-	return nil
+	return recordKeyPositions(ctx, tx, r)
 }
 
 // cleanArgs makes the text values of a row storable: PostgreSQL refuses NUL characters and

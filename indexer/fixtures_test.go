@@ -475,7 +475,8 @@ var snapshotTables = []string{"blocks", "transactions", "calls", "events", "clas
 	"tokens", "erc20_balances", "nft_items", "nft_balances", "nft_holders", "nft_events", "token_transfers", "erc20_balance_changes", "messages", "activity_stats", "meta_transactions", "list_counts",
 	"validators", "pools", "delegations", "stake_points", "chain_stats", "staking_overview",
 	"sender_last_blocks", "active_sender_blocks", "staking_figures", "validator_figures",
-	"staking_activity", "attestations", "validator_days", "starknet_id_names", "starknet_id_domains"}
+	"staking_activity", "attestations", "validator_days", "starknet_id_names", "starknet_id_domains",
+	"key_counts", "key_marks"}
 
 // snapshot returns every row of the derived tables as text, table by table, sorted.
 func snapshot(t *testing.T, d *sqlx.DB) map[string][]string {

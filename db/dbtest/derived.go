@@ -20,6 +20,7 @@ var derivedFromRows = []string{
 		SELECT contract_address, owner_address, min(token_id), sum(balance), max(last_transfer_time)
 		FROM nft_balances WHERE balance > 0 GROUP BY 1, 2`,
 	`SELECT refresh_chain_stats(), refresh_staking_figures()`,
+	`SELECT fill_key_positions()`,
 }
 
 // DeriveAsIndexer fills the tables the indexer derives from blocks, transactions and NFT
