@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS key_marks (
 );
 -- A reorg deletes the marks above its fork point.
 CREATE INDEX IF NOT EXISTS key_marks_block ON key_marks (block_number);
+COMMENT ON INDEX key_marks_block IS 'a reorg deletes the marks above its fork point (db.UndoAbove)';
 
 -- fill_key_positions counts and marks every key of every list again from the rows: the
 -- migration runs it once, and tests that write rows directly run it as the indexer's part
