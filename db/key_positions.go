@@ -175,7 +175,7 @@ func recordKeyPositions(ctx context.Context, tx sqlx.ExtContext, r *ChainRows) e
 // undoKeyPositions takes back what the rows of the blocks above ancestor added to the
 // counts and marks; UndoAbove runs it before it deletes those blocks.
 func undoKeyPositions(ctx context.Context, tx *sqlx.Tx, ancestor int64) error {
-	if _, err := tx.ExecContext(ctx, `WITH gone (list, key) AS (
+	rows, err := tx.QueryContext(ctx, `WITH gone (list, key) AS (
 			SELECT 1, from_address FROM events WHERE block_number > $1
 			UNION ALL SELECT 2, key0 FROM events WHERE block_number > $1
 			UNION ALL SELECT 3, sender_address FROM transactions WHERE block_number > $1
@@ -186,12 +186,35 @@ func undoKeyPositions(ctx context.Context, tx *sqlx.Tx, ancestor int64) error {
 			UNION ALL SELECT 8, to_address FROM token_transfers WHERE block_number > $1
 			UNION ALL SELECT 9, from_address FROM token_transfers WHERE block_number > $1
 			UNION ALL SELECT 9, to_address FROM token_transfers WHERE block_number > $1 AND to_address <> from_address),
-		less AS (SELECT list, key, count(*) AS n FROM gone WHERE key IS NOT NULL GROUP BY list, key)
-		UPDATE key_counts c SET n = c.n - less.n FROM less WHERE c.list = less.list AND c.key = less.key`, ancestor); err != nil {
+		less AS (SELECT list, key, count(*) AS n FROM gone WHERE key IS NOT NULL GROUP BY list, key),
+		cut AS (UPDATE key_counts c SET n = c.n - less.n FROM less WHERE c.list = less.list AND c.key = less.key
+			RETURNING c.list, c.key, c.n)
+		SELECT list, key FROM cut WHERE n <= 0`, ancestor)
+	if err != nil {
 		return fmt.Errorf("undo key counts: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM key_counts WHERE n <= 0`); err != nil {
+	// Only the keys the reorg emptied are deleted: key_counts has no index on n, and a
+	// scan of every key (millions on mainnet) in each reorg's transaction would be the cost.
+	var emptyList []int16
+	var emptyKey pq.ByteaArray
+	for rows.Next() {
+		var list int16
+		var key []byte
+		if err := rows.Scan(&list, &key); err != nil {
+			rows.Close()
+			return fmt.Errorf("undo key counts: %w", err)
+		}
+		emptyList, emptyKey = append(emptyList, list), append(emptyKey, key)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return fmt.Errorf("undo key counts: %w", err)
+	}
+	if len(emptyList) > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM key_counts c USING unnest($1::smallint[], $2::bytea[]) e (list, key)
+			WHERE c.list = e.list AND c.key = e.key AND c.n <= 0`, pq.Array(emptyList), emptyKey); err != nil {
+			return fmt.Errorf("undo key counts: %w", err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM key_marks WHERE block_number > $1`, ancestor); err != nil {
 		return fmt.Errorf("undo key marks: %w", err)

@@ -149,6 +149,11 @@ FROM undo_target u WHERE u.tbl = '%s' AND u.old IS NOT NULL %s`, t.name, t.name,
 	if _, err := tx.ExecContext(ctx, `DELETE FROM undo_rows WHERE block_number > $1`, ancestor); err != nil {
 		return fmt.Errorf("undo: clear journal: %w", err)
 	}
+	// Rows a beside write left above the head were never counted: remove them before the
+	// counts are taken back for what lies above the ancestor.
+	if err := removeBesideRowsAboveHead(ctx, tx); err != nil {
+		return fmt.Errorf("undo: %w", err)
+	}
 	if err := undoKeyPositions(ctx, tx, ancestor); err != nil {
 		return err
 	}

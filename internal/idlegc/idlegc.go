@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,8 +58,8 @@ func New(after time.Duration, idlePercent int, log *slog.Logger) *Releaser {
 	return r
 }
 
-// Handler counts next's requests as use, health probes (/healthz, /readyz) and WebSocket
-// connections aside: a probe every few seconds would otherwise keep the server busy, and a
+// Handler counts next's requests as use, health probes (/healthz, /readyz), WebSocket
+// connections and SSE streams aside: a probe every few seconds would otherwise keep the server busy, and a
 // subscription holds its request for as long as it lasts (its start counts).
 func (r *Releaser) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -67,7 +68,7 @@ func (r *Releaser) Handler(next http.Handler) http.Handler {
 			return
 		}
 		r.busy()
-		if req.Header.Get("Upgrade") != "" {
+		if req.Header.Get("Upgrade") != "" || strings.Contains(req.Header.Get("Accept"), "text/event-stream") {
 			next.ServeHTTP(w, req)
 			return
 		}

@@ -158,10 +158,11 @@ func (c *conn) SetReadDeadline(t time.Time) error {
 }
 
 func (c *conn) ifOpen(f func() error) error {
+	// f runs under the lock: a deadline set after Close would overwrite the one the
+	// lingering relies on (and setting a deadline does not block).
 	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
+	defer c.mu.Unlock()
+	if c.closed {
 		return c.opError("set", net.ErrClosed)
 	}
 	return f()
