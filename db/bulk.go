@@ -171,12 +171,14 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 
 // rebuildAfterBulkLoad rebuilds RebuiltAfterBulkLoad compactly, without locking out readers
 // or writers. REINDEX CONCURRENTLY cannot run in a transaction, so it follows the restore;
-// one interrupted leaves an invalid copy named <index>_ccnew..., dropped here first.
+// one interrupted leaves an invalid copy named <index>_ccnew... (or, in its last phases,
+// <index>_ccold...), dropped here first.
 func rebuildAfterBulkLoad(ctx context.Context, conn *sqlx.DB) error {
 	var leftovers []string
 	if err := conn.SelectContext(ctx, &leftovers, `SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
 		WHERE NOT x.indisvalid AND i.relnamespace = 'public'::regnamespace
-		  AND i.relname LIKE ANY (SELECT n || '\_ccnew%' FROM unnest($1::text[]) n)`, pq.StringArray(RebuiltAfterBulkLoad)); err != nil {
+		  AND (i.relname LIKE ANY (SELECT n || '\_ccnew%' FROM unnest($1::text[]) n)
+		    OR i.relname LIKE ANY (SELECT n || '\_ccold%' FROM unnest($1::text[]) n))`, pq.StringArray(RebuiltAfterBulkLoad)); err != nil {
 		return err
 	}
 	for _, name := range leftovers {
