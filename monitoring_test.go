@@ -48,6 +48,14 @@ func startProcess(t *testing.T, name string, args ...string) *exec.Cmd {
 	if testing.Verbose() {
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	}
+	runUntilCleanup(t, cmd, 10*time.Second)
+	return cmd
+}
+
+// runUntilCleanup starts cmd and stops it when the test ends: SIGTERM, then a kill if it
+// has not exited within grace.
+func runUntilCleanup(t *testing.T, cmd *exec.Cmd, grace time.Duration) {
+	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -57,12 +65,11 @@ func startProcess(t *testing.T, name string, args ...string) *exec.Cmd {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-exited:
-		case <-time.After(10 * time.Second):
+		case <-time.After(grace):
 			_ = cmd.Process.Kill()
 			<-exited
 		}
 	})
-	return cmd
 }
 
 // waitFor polls ok every 100 ms until it holds, or fails the test after d.
@@ -237,20 +244,7 @@ func TestMonitoringAgainstRealPrometheus(t *testing.T) {
 		"--blocks", "30", "--block-time", "500ms", "--verify-workers", "0")
 	cmd.Env = append(os.Environ(), runMainEnv+"=1", "DATABASE_URL="+dbURL, "REDIS_URL=redis://"+redisAddr+"/0", "LOG_LEVEL=error")
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
+	runUntilCleanup(t, cmd, 20*time.Second)
 	base := "http://" + addr
 	readyCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

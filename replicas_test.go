@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -50,20 +49,7 @@ func serveProcessWith(t *testing.T, databaseURL string, args, env []string) (str
 	cmd.Env = append(os.Environ(), runMainEnv+"=1", "DATABASE_URL="+databaseURL, "LOG_LEVEL=error")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
+	runUntilCleanup(t, cmd, 20*time.Second)
 	base := "http://" + addr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
