@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
@@ -9,33 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/internal/syncbuf"
 	"github.com/starkgraph/starkgraph/sim"
 )
-
-// syncBuffer is a process's stderr, read while the process writes it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // `starkgraph index` started before its node waits for it: it logs each failed attempt,
 // exports indexer_node_up 0 on its admin port, and indexes once the node answers, without
@@ -53,7 +34,7 @@ func TestIndexWaitsForTheNode(t *testing.T) {
 		}
 	}
 	cmd.Env = append(cmd.Env, runMainEnv+"=1", "DATABASE_URL="+dbURL)
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/internal/syncbuf"
 )
 
 // testAPI is the middleware in front of a small API over HTTP: a REST-like
@@ -540,26 +541,8 @@ func TestDevKey(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func newTestLogger() (*slog.Logger, *syncBuffer) {
-	buf := &syncBuffer{}
+func newTestLogger() (*slog.Logger, *syncbuf.Buffer) {
+	buf := &syncbuf.Buffer{}
 	return slog.New(slog.NewTextHandler(buf, nil)), buf
 }
 

@@ -1,35 +1,16 @@
 package verify
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/internal/syncbuf"
 )
-
-// lockedBuffer is a log destination the test reads while workers write to it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // A command that runs workers checks the sandbox before it starts (CheckSandbox), then
 // starts them (Run): the trial build runs once, not once for each.
@@ -50,7 +31,7 @@ func TestSandboxTrialRunsOncePerStart(t *testing.T) {
 	if err := CheckSandbox(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
