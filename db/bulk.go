@@ -43,13 +43,13 @@ var KeptWhileBulkLoading = []string{
 	"messages_direction", "messages_contract", "staking_activity_staker", "attestations_staker",
 }
 
-// RebuiltAfterBulkLoad are unique indexes of bulkTables that a bulk load keeps (they guard
+// rebuiltAfterBulkLoad are unique indexes of bulkTables that a bulk load keeps (they guard
 // what is written) although its rows land all over them: a balance change by token and
 // owner, a transaction by its hash (335 and 74 bytes per transaction against 207 and 58
 // rebuilt, at 260,000 transactions). Kept up through the load their pages are half to two
 // thirds full; RestoreConstraints rebuilds them once the load has ended (REINDEX
 // CONCURRENTLY: readers and the indexer's writes go on meanwhile).
-var RebuiltAfterBulkLoad = []string{"erc20_balance_changes_pkey", "transaction_hashes_pkey"}
+var rebuiltAfterBulkLoad = []string{"erc20_balance_changes_pkey", "transaction_hashes_pkey"}
 
 // DeferConstraints drops the secondary indexes and foreign keys of the per-block tables,
 // keeping their definitions for RestoreConstraints. Unique indexes and primary keys stay:
@@ -169,7 +169,7 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 	return len(deferred), rebuildAfterBulkLoad(ctx, conn)
 }
 
-// rebuildAfterBulkLoad rebuilds RebuiltAfterBulkLoad compactly, without locking out readers
+// rebuildAfterBulkLoad rebuilds rebuiltAfterBulkLoad compactly, without locking out readers
 // or writers. REINDEX CONCURRENTLY cannot run in a transaction, so it follows the restore;
 // one interrupted leaves an invalid copy named <index>_ccnew... (or, in its last phases,
 // <index>_ccold...), dropped here first.
@@ -178,7 +178,7 @@ func rebuildAfterBulkLoad(ctx context.Context, conn *sqlx.DB) error {
 	if err := conn.SelectContext(ctx, &leftovers, `SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
 		WHERE NOT x.indisvalid AND i.relnamespace = 'public'::regnamespace
 		  AND (i.relname LIKE ANY (SELECT n || '\_ccnew%' FROM unnest($1::text[]) n)
-		    OR i.relname LIKE ANY (SELECT n || '\_ccold%' FROM unnest($1::text[]) n))`, pq.StringArray(RebuiltAfterBulkLoad)); err != nil {
+		    OR i.relname LIKE ANY (SELECT n || '\_ccold%' FROM unnest($1::text[]) n))`, pq.StringArray(rebuiltAfterBulkLoad)); err != nil {
 		return err
 	}
 	for _, name := range leftovers {
@@ -186,7 +186,7 @@ func rebuildAfterBulkLoad(ctx context.Context, conn *sqlx.DB) error {
 			return fmt.Errorf("drop the unfinished rebuild %s: %w", name, err)
 		}
 	}
-	for _, name := range RebuiltAfterBulkLoad {
+	for _, name := range rebuiltAfterBulkLoad {
 		if _, err := conn.ExecContext(ctx, `REINDEX INDEX CONCURRENTLY `+pq.QuoteIdentifier(name)); err != nil {
 			return fmt.Errorf("rebuild %s after the bulk load: %w", name, err)
 		}

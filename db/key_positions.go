@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -61,13 +62,7 @@ type keyPosition struct {
 }
 
 func (p keyPosition) compare(q keyPosition) int {
-	if c := p.block - q.block; c != 0 {
-		return int(c / max(c, -c))
-	}
-	if c := p.tx - q.tx; c != 0 {
-		return c / max(c, -c)
-	}
-	return p.event - q.event
+	return cmp.Or(cmp.Compare(p.block, q.block), cmp.Compare(p.tx, q.tx), cmp.Compare(p.event, q.event))
 }
 
 // positionsOf collects, for every key of every list, the positions of r's rows.

@@ -15,7 +15,7 @@ func ReplicaLagSeconds(ctx context.Context, conn sqlx.QueryerContext) (float64, 
 }
 
 // VerifyQueueAgeSeconds is the age of the oldest verification job no worker has claimed
-// yet (status 0, Submitted), 0 when none waits (served by verification_jobs_pending).
+// yet (status 0, Submitted), 0 when none waits (served by verification_jobs_queue).
 func VerifyQueueAgeSeconds(ctx context.Context, conn sqlx.QueryerContext) (float64, error) {
 	var age float64
 	err := sqlx.GetContext(ctx, conn, &age,

@@ -228,16 +228,18 @@ const (
 	NameSourceClass      = "class"       // the verified contract name of a verified class
 )
 
+// liveDomains is the FROM and WHERE of the Starknet ID names (n) whose domain has not
+// expired in chain time (the newest block's timestamp); callers add their own condition.
+const liveDomains = `FROM starknet_id_names n LEFT JOIN starknet_id_domains d ON d.domain = n.root
+	WHERE (d.expiry IS NULL OR d.expiry > coalesce((SELECT timestamp FROM blocks ORDER BY number DESC LIMIT 1), 0))`
+
 // namesOf is the one statement that names addresses and classes: the first source that
 // names a key wins, in the order above. A domain is shown until its root's expiry passes
 // in chain time (the newest block's timestamp).
 const namesOf = `SELECT DISTINCT ON (address) address, name, source FROM (
 	SELECT address, name, 1 AS rank, '` + NameSourceCurated + `' AS source FROM aliases WHERE address = ANY($1)
 	UNION ALL
-	SELECT n.address, n.domain, 2, '` + NameSourceStarknetID + `' FROM starknet_id_names n
-		LEFT JOIN starknet_id_domains d ON d.domain = n.root
-		WHERE n.address = ANY($1) AND (d.expiry IS NULL
-			OR d.expiry > coalesce((SELECT timestamp FROM blocks ORDER BY number DESC LIMIT 1), 0))
+	SELECT n.address, n.domain, 2, '` + NameSourceStarknetID + `' ` + liveDomains + ` AND n.address = ANY($1)
 	UNION ALL
 	SELECT address, coalesce(nullif(name, ''), symbol), 3, '` + NameSourceToken + `' FROM tokens
 		WHERE address = ANY($1) AND coalesce(nullif(name, ''), symbol) <> ''

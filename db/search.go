@@ -34,7 +34,7 @@ func (s *Store) SearchKeyRange(ctx context.Context, lo, hi Felt, limit int) ([]*
 // symbols or names first, then by holders.
 func (s *Store) TokensByText(ctx context.Context, prefix string, limit int) ([]*Token, error) {
 	lower := strings.ToLower(prefix)
-	pattern := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(lower) + "%"
+	pattern := likePrefix(lower)
 	var rows []*Token
 	err := s.selectRows(ctx, &rows, `SELECT `+tokenCols+` FROM (
 			(SELECT * FROM tokens WHERE lower(symbol) LIKE $1 ORDER BY lower(symbol) LIMIT 500)
@@ -48,15 +48,18 @@ func (s *Store) TokensByText(ctx context.Context, prefix string, limit int) ([]*
 // Expired domains are not found. Both are index range scans (migration 00032).
 func (s *Store) NamesByText(ctx context.Context, text string, limit int) ([]*Alias, error) {
 	lower := strings.ToLower(text)
-	pattern := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(lower) + "%"
+	pattern := likePrefix(lower)
 	var rows []*Alias
 	err := s.selectRows(ctx, &rows, `SELECT address, name, source FROM (
 			(SELECT address, name, '`+NameSourceCurated+`' AS source FROM aliases WHERE lower(name) LIKE $1 ORDER BY lower(name) LIMIT $3)
-			UNION ALL (SELECT n.address, n.domain, '`+NameSourceStarknetID+`' FROM starknet_id_names n
-				LEFT JOIN starknet_id_domains d ON d.domain = n.root
-				WHERE n.domain LIKE $1 AND (d.expiry IS NULL
-					OR d.expiry > coalesce((SELECT timestamp FROM blocks ORDER BY number DESC LIMIT 1), 0))
+			UNION ALL (SELECT n.address, n.domain, '`+NameSourceStarknetID+`' `+liveDomains+` AND n.domain LIKE $1
 				ORDER BY n.domain LIMIT $3)) x
 		ORDER BY lower(name) = $2 DESC, lower(name) = $2 || '.stark' DESC, length(name), name LIMIT $3`, pattern, lower, limit)
 	return rows, err
 }
+
+// likeEscapes makes text literal in a LIKE pattern (backslash is LIKE's default escape).
+var likeEscapes = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// likePrefix is the LIKE pattern of the values that start with prefix.
+func likePrefix(prefix string) string { return likeEscapes.Replace(prefix) + "%" }
