@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -145,8 +146,10 @@ func literalText(set ast.SelectionSet, vars map[string]any) *gqlerror.Error {
 		case *ast.FragmentSpread:
 			dirs = s.Directives
 		}
+		// A new list: appending to the field's own would write into the spare capacity of
+		// the parsed document, which the query cache shares between requests.
 		for _, d := range dirs {
-			args = append(args, d.Arguments...)
+			args = slices.Concat(args, d.Arguments)
 		}
 		for _, a := range args {
 			msg := literalMsg(a.Value)
