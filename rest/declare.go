@@ -118,14 +118,6 @@ func (p Param) Valid() string {
 	return "1"
 }
 
-// MustRefuse tells whether every parameter must refuse value (after the surrounding
-// white space parseArgs trims) with a 400 naming it: it holds a control character or
-// bytes that are not UTF-8, or is longer than the parameter's limit.
-func (p Param) MustRefuse(value string) bool {
-	v := strings.TrimSpace(value)
-	return v != "" && checkText(param{name: p.Name, max: p.MaxLen, kind: kindString}, v) != nil
-}
-
 // Hostile is what an attacker would send in the parameter: control characters, bytes
 // that are not UTF-8, values at and past its limits, numbers out of range, other kinds'
 // values, injections of SQL, paths and templates, odd case and white space. No answer to
