@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -164,19 +163,10 @@ type restartableServe struct {
 
 func startServe(t *testing.T, dbURL string, args ...string) *restartableServe {
 	t.Helper()
-	s := &restartableServe{addr: freeAddr(t), admin: freeAddr(t), args: args, dbURL: dbURL}
+	s := &restartableServe{addr: freePort(t), admin: freePort(t), args: args, dbURL: dbURL}
 	s.start(t)
 	t.Cleanup(func() { s.stop(t) })
 	return s
-}
-
-func freeAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 func (s *restartableServe) base() string { return "http://" + s.addr }

@@ -184,15 +184,3 @@ func TestStarknetIDExpiryAndRenewal(t *testing.T) {
 		t.Fatalf("expiry %d (%v), want %d", stored, err, renewed)
 	}
 }
-
-// The batch's Starknet ID state starts empty and reads nothing from the database: events
-// replace what they change, the journal reads old images itself, and flush writes only what
-// the batch changed (a batch writer without a transaction can start it).
-func TestStarknetIDPreloadReadsNothing(t *testing.T) {
-	w := &batchWriter{}
-	w.preloadStarknetID()
-	s := w.starknetID
-	if s == nil || len(s.names)+len(s.domains)+len(s.dirtyNames)+len(s.dirtyDomains) != 0 {
-		t.Fatalf("state %+v", s)
-	}
-}
