@@ -124,8 +124,8 @@ func stakingHistory(t *testing.T, conn *sqlx.DB) {
 		Events int     `db:"events"`
 	}
 	// The pool member with the most events of its pool (joins, top-ups and claims).
-	if err := conn.Get(&member, `SELECT e.keys[2] AS wallet, count(*) AS events FROM events e JOIN pools p ON p.pool_contract = e.from_address
-		WHERE e.key0 IN ($1, $2, $3) AND NOT (e.key0 = $2 AND length(e.data[1]) = 0)
+	if err := conn.Get(&member, `SELECT felts_at(e.keys, 2) AS wallet, count(*) AS events FROM events e JOIN pools p ON p.pool_contract = e.from_address
+		WHERE e.key0 IN ($1, $2, $3) AND NOT (e.key0 = $2 AND length(felts_at(e.data, 1)) = 0)
 		GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`, db.FeltOf(starknet.Selector("NewPoolMember")),
 		db.FeltOf(starknet.Selector("PoolMemberBalanceChanged")), db.FeltOf(starknet.Selector("PoolMemberRewardClaimed"))); err != nil {
 		t.Fatal(err)

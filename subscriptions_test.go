@@ -601,7 +601,7 @@ func TestFilteredSubscriptions(t *testing.T) {
 		"tokenTransfers": `SELECT '0x' || encode(transaction_hash, 'hex') FROM token_transfers WHERE block_number > 4 AND token_address = $2
 			ORDER BY block_number, tx_index, event_index`,
 		"events": `SELECT '0x' || encode(t.hash, 'hex') FROM events e JOIN transactions t USING (block_number, tx_index)
-			WHERE e.block_number > 4 AND e.from_address = $2 AND e.keys[1] = $3
+			WHERE e.block_number > 4 AND e.from_address = $2 AND felts_at(e.keys, 1) = $3
 			ORDER BY e.block_number, e.tx_index, e.event_index`,
 	}
 	felt := func(hex string) db.Felt { return db.FeltOf(starknet.MustFelt(hex)) }

@@ -184,16 +184,8 @@ func appendCopyValue(buf []byte, v any) ([]byte, error) {
 		if x == nil {
 			return append(buf, `\N`...), nil
 		}
-		// bytea[]'s literal {"\\x..",...}, as pq.ByteaArray writes it, backslashes escaped.
-		buf = append(buf, '{')
-		for i, f := range x {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = hex.AppendEncode(append(buf, `"\\\\x`...), f)
-			buf = append(buf, '"')
-		}
-		return append(buf, '}'), nil
+		// The packed form (felt.go) in bytea's hex form, its backslash escaped for COPY.
+		return x.appendPackedHex(append(buf, `\\x`...))
 	case int64:
 		return strconv.AppendInt(buf, x, 10), nil
 	case bool:

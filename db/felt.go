@@ -2,11 +2,10 @@ package db
 
 import (
 	"database/sql/driver"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
-
-	"github.com/lib/pq"
 
 	"github.com/starkgraph/starkgraph/starknet"
 )
@@ -142,34 +141,132 @@ func (f *Felt) Scan(src any) error {
 	return nil
 }
 
-// FeltArray is a bytea[] column of felts (calldata, keys, data, signatures).
+// FeltArray is a list of felts (calldata, signatures, event keys and data, message
+// payloads) in its column form: one bytea holding, for each felt in order, one length byte
+// (0 to 32) and then that many bytes of its column form (Felt), and nil for SQL NULL. The
+// empty list is the empty bytea, so NULL and empty stay apart. Packed, a list costs one
+// byte per felt besides its bytes; as a bytea[] it cost a 24-byte array header and 4 to 7
+// bytes per element (migration 00040). SQL reads the form with the functions of that
+// migration: felts_at(packed, i) for the i-th felt (from 1), felts_count, felts_unpack.
 type FeltArray []Felt
 
-// Value stores the array as bytea[].
+// maxPackedFelt is the longest felt a packed list holds: 32 bytes, the length byte's top.
+const maxPackedFelt = 32
+
+// packedFelt is the i-th felt of a list as the packed form holds it: its column form
+// (leading zero bytes stripped), at most 32 bytes.
+func packedFelt(i int, f Felt) (Felt, error) {
+	f = Normalize(f)
+	if len(f) > maxPackedFelt {
+		return nil, fmt.Errorf("felt list: felt %d has %d bytes, more than %d", i, len(f), maxPackedFelt)
+	}
+	return f, nil
+}
+
+// appendPacked appends the packed form of a.
+func (a FeltArray) appendPacked(buf []byte) ([]byte, error) {
+	for i, f := range a {
+		f, err := packedFelt(i, f)
+		if err != nil {
+			return nil, err
+		}
+		buf = append(append(buf, byte(len(f))), f...)
+	}
+	return buf, nil
+}
+
+// appendPackedHex appends the packed form of a in hex digits (for bytea's hex text form,
+// which COPY takes: copy.go).
+func (a FeltArray) appendPackedHex(buf []byte) ([]byte, error) {
+	const digits = "0123456789abcdef"
+	for i, f := range a {
+		f, err := packedFelt(i, f)
+		if err != nil {
+			return nil, err
+		}
+		buf = hex.AppendEncode(append(buf, digits[len(f)>>4], digits[len(f)&15]), f)
+	}
+	return buf, nil
+}
+
+// packedSize is the length of a's packed form (an upper bound when felts have leading zeros).
+func (a FeltArray) packedSize() int {
+	n := len(a)
+	for _, f := range a {
+		n += len(f)
+	}
+	return n
+}
+
+// Packed is the packed column form of a (nil for a nil list).
+func (a FeltArray) Packed() ([]byte, error) {
+	if a == nil {
+		return nil, nil
+	}
+	return a.appendPacked(make([]byte, 0, a.packedSize()))
+}
+
+// UnpackFelts reads a packed list. Column values are lists the store wrote, but the bytes
+// are checked all the same: a length byte above 32 or a felt cut short by the end is an
+// error, never a panic or a read past the end. The felts share one new buffer (src is not
+// kept); a felt with leading zero bytes is read in its column form. nil is NULL.
+func UnpackFelts(src []byte) (FeltArray, error) {
+	if src == nil {
+		return nil, nil
+	}
+	n := 0
+	for i := 0; i < len(src); n++ {
+		l := int(src[i])
+		if l > maxPackedFelt {
+			return nil, fmt.Errorf("felt list: felt %d at byte %d has length %d, more than %d", n, i, l, maxPackedFelt)
+		}
+		if i+1+l > len(src) {
+			return nil, fmt.Errorf("felt list: felt %d at byte %d has length %d, past the end (%d bytes)", n, i, l, len(src))
+		}
+		i += 1 + l
+	}
+	buf := make([]byte, 0, len(src)-n)
+	out := make(FeltArray, n)
+	for i, k := 0, 0; i < len(src); k++ {
+		l := int(src[i])
+		f := Normalize(src[i+1 : i+1+l])
+		i += 1 + l
+		start := len(buf)
+		buf = append(buf, f...)
+		out[k] = Felt(buf[start:len(buf):len(buf)]) // capped: appending to one never writes into the next
+	}
+	return out, nil
+}
+
+// Value stores the list in its packed form; a nil list is SQL NULL, an empty one the
+// empty bytea.
 func (a FeltArray) Value() (driver.Value, error) {
 	if a == nil {
 		return nil, nil
 	}
-	raw := make(pq.ByteaArray, len(a))
-	for i, f := range a {
-		raw[i] = []byte(f)
-	}
-	return raw.Value()
+	return a.Packed()
 }
 
-// Scan reads bytea[]; NULL becomes a nil array.
+// Scan reads the packed form; NULL becomes a nil list, the empty bytea an empty one.
 func (a *FeltArray) Scan(src any) error {
-	if src == nil {
+	var raw []byte
+	switch v := src.(type) {
+	case nil:
 		*a = nil
 		return nil
+	case []byte:
+		raw = v
+		if raw == nil {
+			raw = []byte{}
+		}
+	case string:
+		raw = []byte(v)
+	default:
+		return fmt.Errorf("felt list: cannot scan %T", src)
 	}
-	var raw pq.ByteaArray
-	if err := raw.Scan(src); err != nil {
+	out, err := UnpackFelts(raw)
+	if err != nil {
 		return err
-	}
-	out := make(FeltArray, len(raw))
-	for i, b := range raw {
-		out[i] = append(Felt{}, Normalize(b)...)
 	}
 	*a = out
 	return nil

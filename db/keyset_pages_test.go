@@ -30,7 +30,7 @@ func TestKeysetListPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 			SELECT block_number, tx_index, g, set_byte('\x00'::bytea, 0, (20 + g % 2)::int), set_byte('\x00'::bytea, 0, (30 + (tx_index + g) % 3)::int), set_byte('\x00'::bytea, 0, (30 + (tx_index + g + 1) % 3)::int), 1, hash, timestamp
 			FROM transactions, generate_series(0, 2) g`,
 		`INSERT INTO messages (block_number, tx_index, direction, msg_index, message_hash, from_address, to_address, l2_address, payload, transaction_hash, timestamp)
-			SELECT block_number, tx_index, g % 2, g, int8send(block_number * 1000 + tx_index * 10 + g), '\x01', '\x02', set_byte('\x00'::bytea, 0, (40 + g % 2)::int), '{}', hash, timestamp
+			SELECT block_number, tx_index, g % 2, g, int8send(block_number * 1000 + tx_index * 10 + g), '\x01', '\x02', set_byte('\x00'::bytea, 0, (40 + g % 2)::int), '', hash, timestamp
 			FROM transactions, generate_series(0, 2) g`,
 		`INSERT INTO nft_events (block_number, tx_index, event_index, sub_index, contract_address, token_id, from_address, to_address, type, transaction_hash, timestamp)
 			SELECT block_number, tx_index, g / 2, g % 2, set_byte('\x00'::bytea, 0, (50 + tx_index % 2)::int), g, '\x01', '\x02', 'transfer', hash, timestamp

@@ -113,7 +113,7 @@ func TestFiguresFromTheChain(t *testing.T) {
 		Data   db.FeltArray `db:"data"`
 	}
 	if err := d.Select(&sent, `SELECT v.staker_address, v.self_stake::text, e.data FROM validators v
-		JOIN events e ON e.from_address = $1 AND e.key0 = $2 AND e.data[1] = v.staker_address AND e.data[2] = $3`,
+		JOIN events e ON e.from_address = $1 AND e.key0 = $2 AND felts_at(e.data, 1) = v.staker_address AND felts_at(e.data, 2) = $3`,
 		db.FeltOf(starknet.MustFelt(strk)), db.FeltOf(starknet.Selector("Transfer")), db.FeltOf(starknet.MustFelt(staking))); err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lib/pq"
-
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/loaders"
 )
@@ -23,12 +21,12 @@ func TestListedTransactionsPayload(t *testing.T) {
 			b, db.FeltFromUint64(uint64(0xb0+b)), db.FeltFromUint64(uint64(0xaf+b)))
 		for i := range 4 {
 			n := uint64(10*b + i)
-			calldata := pq.ByteaArray{db.FeltFromUint64(n), db.FeltFromUint64(n + 1), db.FeltFromUint64(0xca11)}
-			signature := pq.ByteaArray{db.FeltFromUint64(0x5160 + n)}
+			calldata := db.FeltArray{db.FeltFromUint64(n), db.FeltFromUint64(n + 1), db.FeltFromUint64(0xca11)}
+			signature := db.FeltArray{db.FeltFromUint64(0x5160 + n)}
 			var ctor any // DEPLOY_ACCOUNT carries constructor calldata, the others none
 			typ := "INVOKE"
 			if i == 3 {
-				typ, ctor = "DEPLOY_ACCOUNT", pq.ByteaArray{db.FeltFromUint64(0xc7 + n)}
+				typ, ctor = "DEPLOY_ACCOUNT", db.FeltArray{db.FeltFromUint64(0xc7 + n)}
 			}
 			s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, actual_fee, actual_fee_unit,
 				execution_status, finality_status, calldata, signature, constructor_calldata, nonce, max_fee,

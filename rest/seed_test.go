@@ -199,7 +199,7 @@ func seed(t testing.TB, conn *sqlx.DB) {
 
 	// An L1 -> L2 message to the ETH contract, carried by block 3's first transaction.
 	exec(`INSERT INTO messages (block_number, tx_index, direction, msg_index, message_hash, from_address, to_address, l2_address,
-		payload, transaction_hash, timestamp) VALUES (3, 0, 0, 0, $1, '\xabc0', $2, $2, '{}', $3, $4)`, messageHash, ethAddr, txHash(3, 0), baseTime+30)
+		payload, transaction_hash, timestamp) VALUES (3, 0, 0, 0, $1, '\xabc0', $2, $2, '', $3, $4)`, messageHash, ethAddr, txHash(3, 0), baseTime+30)
 	exec(`UPDATE list_counts SET count = 1 WHERE name = 'messages'`) // the row comes with the migration
 	exec(`INSERT INTO verification_jobs (id, class_hash, status, name, files) VALUES ($1, $2, 4, 'duck', '{"src/lib.cairo": "mod duck;"}')`, jobID, accountClass)
 	exec(`UPDATE chain_stats SET max_tps = 992, max_tps_block_hash = $1`, blockHash(7))
