@@ -15,7 +15,7 @@ import (
 //
 //	nullempty  the string "" is SQL NULL (nullable text and numeric columns)
 //	zeroempty  the string "" is 0 (NOT NULL numeric columns)
-//	emptyarray a nil FeltArray is the empty array (NOT NULL array columns)
+//	emptyarray a nil FeltArray is the empty list (NOT NULL felt-list columns)
 //	numeric    the column is numeric: read back as text (selectList)
 //	date       the column is a date: read back as YYYY-MM-DD (selectList)
 //	from=EXPR  selectList reads the column from EXPR (a joined table's column) instead

@@ -19,7 +19,8 @@
 //   - Padded is the address form (0x + 64 digits): contract addresses and class hashes.
 //   - Bytes is the bytea form stored in PostgreSQL: big-endian with leading zero bytes
 //     stripped (the empty string for zero, as db.Felt). It is the shortest unique form, which matters for
-//     bytea[] calldata and event data where most words are small. Equality works on it;
+//     calldata and event data where most words are small (a list is one packed bytea of
+//     these, each behind a length byte: db.FeltArray). Equality works on it;
 //     for numeric order use ORDER BY length(col), col. FeltFromBytes also reads 32-byte
 //     padded values.
 //

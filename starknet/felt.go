@@ -314,8 +314,8 @@ func FeltsToHex(fs []Felt) []string {
 	return out
 }
 
-// FeltsToBytes renders a list of felts in the compact bytea form (for bytea[] columns, e.g.
-// with pq.ByteaArray).
+// FeltsToBytes renders a list of felts in the compact bytea form, each on its own (e.g. a
+// bytea[] parameter with pq.ByteaArray).
 func FeltsToBytes(fs []Felt) [][]byte {
 	out := make([][]byte, len(fs))
 	for i, f := range fs {
