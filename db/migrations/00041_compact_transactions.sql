@@ -20,7 +20,7 @@
 
 -- +goose Up
 -- +goose StatementBegin
-CREATE FUNCTION pg_temp.hex_numeric(h text) RETURNS numeric LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+CREATE OR REPLACE FUNCTION pg_temp.hex_numeric(h text) RETURNS numeric LANGUAGE plpgsql IMMUTABLE STRICT AS $$
 DECLARE
     d text := substr(h, 3);
     n numeric := 0;
@@ -36,7 +36,7 @@ END $$;
 
 -- The shapes the indexer writes: canonical hex (0x, lowercase, no leading zeros) under
 -- exactly these keys, l1_data_gas optional; three non-negative integers.
-CREATE FUNCTION pg_temp.bounds_ok(j jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION pg_temp.bounds_ok(j jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
     SELECT j IS NULL OR (jsonb_typeof(j) = 'object'
         AND (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(j) k) IN ('{l1_gas,l2_gas}', '{l1_data_gas,l1_gas,l2_gas}')
         AND NOT EXISTS (SELECT FROM jsonb_each(j) r WHERE jsonb_typeof(r.value) <> 'object'
@@ -45,7 +45,7 @@ CREATE FUNCTION pg_temp.bounds_ok(j jsonb) RETURNS boolean LANGUAGE sql IMMUTABL
             OR r.value->>'max_amount' !~ '^0x(0|[1-9a-f][0-9a-f]{0,63})$'
             OR r.value->>'max_price_per_unit' !~ '^0x(0|[1-9a-f][0-9a-f]{0,63})$'))
 $$;
-CREATE FUNCTION pg_temp.resources_ok(j jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION pg_temp.resources_ok(j jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
     SELECT j IS NULL OR (jsonb_typeof(j) = 'object'
         AND (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(j) k) = '{l1_data_gas,l1_gas,l2_gas}'
         AND NOT EXISTS (SELECT FROM jsonb_each(j) r WHERE jsonb_typeof(r.value) <> 'number'
@@ -93,7 +93,7 @@ ALTER TABLE transactions DROP COLUMN resource_bounds, DROP COLUMN execution_reso
 
 -- +goose Down
 -- +goose StatementBegin
-CREATE FUNCTION pg_temp.numeric_hex(n numeric) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+CREATE OR REPLACE FUNCTION pg_temp.numeric_hex(n numeric) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT AS $$
 DECLARE
     s text := '';
 BEGIN
