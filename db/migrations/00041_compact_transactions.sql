@@ -17,6 +17,7 @@
 -- The new columns are filled by one rewrite of the table (ALTER COLUMN ... TYPE ... USING,
 -- which reads the old row), in which the jsonb columns are set to NULL, so that dropping them
 -- leaves nothing behind in the rows: a maintenance window on a large database, like 00031.
+-- Applied twice, it does nothing the second time.
 
 -- +goose Up
 -- +goose StatementBegin
@@ -57,39 +58,44 @@ DECLARE
     bad bigint;
     example text;
 BEGIN
+    -- Applied already (a migration may run twice: db.Migrate after a bulk load).
+    IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = 'transactions'::regclass
+                   AND attname = 'resource_bounds' AND NOT attisdropped) THEN
+        RETURN;
+    END IF;
     SELECT count(*), min(encode(hash, 'hex')) INTO bad, example FROM transactions
     WHERE NOT pg_temp.bounds_ok(resource_bounds) OR NOT pg_temp.resources_ok(execution_resources);
     IF bad > 0 THEN
         RAISE EXCEPTION '00041: % transactions (e.g. 0x%) have resource_bounds or execution_resources of a shape the typed columns cannot hold; they were not written by this indexer', bad, example;
     END IF;
+
+    ALTER TABLE transactions
+        ADD COLUMN max_l1_gas            numeric(78,0),
+        ADD COLUMN max_l1_gas_price      numeric(78,0),
+        ADD COLUMN max_l2_gas            numeric(78,0),
+        ADD COLUMN max_l2_gas_price      numeric(78,0),
+        ADD COLUMN max_l1_data_gas       numeric(78,0),
+        ADD COLUMN max_l1_data_gas_price numeric(78,0),
+        ADD COLUMN l1_gas_used           numeric(20,0),
+        ADD COLUMN l2_gas_used           numeric(20,0),
+        ADD COLUMN l1_data_gas_used      numeric(20,0);
+
+    ALTER TABLE transactions
+        ALTER COLUMN max_l1_gas            TYPE numeric(78,0) USING pg_temp.hex_numeric(resource_bounds #>> '{l1_gas,max_amount}'),
+        ALTER COLUMN max_l1_gas_price      TYPE numeric(78,0) USING pg_temp.hex_numeric(resource_bounds #>> '{l1_gas,max_price_per_unit}'),
+        ALTER COLUMN max_l2_gas            TYPE numeric(78,0) USING pg_temp.hex_numeric(resource_bounds #>> '{l2_gas,max_amount}'),
+        ALTER COLUMN max_l2_gas_price      TYPE numeric(78,0) USING pg_temp.hex_numeric(resource_bounds #>> '{l2_gas,max_price_per_unit}'),
+        ALTER COLUMN max_l1_data_gas       TYPE numeric(78,0) USING pg_temp.hex_numeric(resource_bounds #>> '{l1_data_gas,max_amount}'),
+        ALTER COLUMN max_l1_data_gas_price TYPE numeric(78,0) USING pg_temp.hex_numeric(resource_bounds #>> '{l1_data_gas,max_price_per_unit}'),
+        ALTER COLUMN l1_gas_used           TYPE numeric(20,0) USING (execution_resources ->> 'l1_gas')::numeric,
+        ALTER COLUMN l2_gas_used           TYPE numeric(20,0) USING (execution_resources ->> 'l2_gas')::numeric,
+        ALTER COLUMN l1_data_gas_used      TYPE numeric(20,0) USING (execution_resources ->> 'l1_data_gas')::numeric,
+        ALTER COLUMN resource_bounds       TYPE jsonb USING NULL,
+        ALTER COLUMN execution_resources   TYPE jsonb USING NULL;
+
+    ALTER TABLE transactions DROP COLUMN resource_bounds, DROP COLUMN execution_resources;
 END $$;
 -- +goose StatementEnd
-
-ALTER TABLE transactions
-    ADD COLUMN max_l1_gas            numeric(78,0),
-    ADD COLUMN max_l1_gas_price      numeric(78,0),
-    ADD COLUMN max_l2_gas            numeric(78,0),
-    ADD COLUMN max_l2_gas_price      numeric(78,0),
-    ADD COLUMN max_l1_data_gas       numeric(78,0),
-    ADD COLUMN max_l1_data_gas_price numeric(78,0),
-    ADD COLUMN l1_gas_used           numeric(20,0),
-    ADD COLUMN l2_gas_used           numeric(20,0),
-    ADD COLUMN l1_data_gas_used      numeric(20,0);
-
-ALTER TABLE transactions
-    ALTER COLUMN max_l1_gas            TYPE numeric(78,0) USING pg_temp.hex_numeric(resource_bounds #>> '{l1_gas,max_amount}'),
-    ALTER COLUMN max_l1_gas_price      TYPE numeric(78,0) USING pg_temp.hex_numeric(resource_bounds #>> '{l1_gas,max_price_per_unit}'),
-    ALTER COLUMN max_l2_gas            TYPE numeric(78,0) USING pg_temp.hex_numeric(resource_bounds #>> '{l2_gas,max_amount}'),
-    ALTER COLUMN max_l2_gas_price      TYPE numeric(78,0) USING pg_temp.hex_numeric(resource_bounds #>> '{l2_gas,max_price_per_unit}'),
-    ALTER COLUMN max_l1_data_gas       TYPE numeric(78,0) USING pg_temp.hex_numeric(resource_bounds #>> '{l1_data_gas,max_amount}'),
-    ALTER COLUMN max_l1_data_gas_price TYPE numeric(78,0) USING pg_temp.hex_numeric(resource_bounds #>> '{l1_data_gas,max_price_per_unit}'),
-    ALTER COLUMN l1_gas_used           TYPE numeric(20,0) USING (execution_resources ->> 'l1_gas')::numeric,
-    ALTER COLUMN l2_gas_used           TYPE numeric(20,0) USING (execution_resources ->> 'l2_gas')::numeric,
-    ALTER COLUMN l1_data_gas_used      TYPE numeric(20,0) USING (execution_resources ->> 'l1_data_gas')::numeric,
-    ALTER COLUMN resource_bounds       TYPE jsonb USING NULL,
-    ALTER COLUMN execution_resources   TYPE jsonb USING NULL;
-
-ALTER TABLE transactions DROP COLUMN resource_bounds, DROP COLUMN execution_resources;
 
 -- +goose Down
 -- +goose StatementBegin
