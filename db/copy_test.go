@@ -26,7 +26,8 @@ func TestCopyWritesWhatInsertsWrite(t *testing.T) {
 				Status: "ACCEPTED_ON_L2", StarknetVersion: awkward, L1GasPriceWei: "123456789012345678901234567890", FeesWei: ""}},
 			Transactions: []db.TransactionRow{
 				{BlockNumber: 1, TxIndex: 0, Hash: db.FeltFromUint64(10), Type: "INVOKE", Version: 3, Timestamp: 1700000000,
-					SenderAddress: felt, Nonce: "7", ResourceBounds: db.JSON(`{"l1_gas": {"max_amount": "0x1", "note": "a\\\\b\u0000"}}`),
+					SenderAddress: felt, Nonce: "7", MaxL1Gas: "1", MaxL1GasPrice: "340282366920938463463374607431768211455",
+					MaxL2Gas: "0", MaxL2GasPrice: "200000000000000", L1GasUsed: "0", L2GasUsed: "4751592", L1DataGasUsed: "409",
 					ActualFee: "1", ActualFeeUnit: "FRI", ExecutionStatus: "REVERTED", FinalityStatus: "ACCEPTED_ON_L2",
 					RevertReason: &revert, Calldata: db.FeltArray{felt, db.FeltFromUint64(0), db.FeltFromUint64(1)},
 					Signature: nil, PaymasterData: db.FeltArray{}, PartialCallsParsing: true, EventCount: 2},

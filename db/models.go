@@ -55,7 +55,6 @@ type Transaction struct {
 	Nonce                 *string   `db:"nonce"`
 	MaxFee                *string   `db:"max_fee"`
 	Tip                   *string   `db:"tip"`
-	ResourceBounds        JSON      `db:"resource_bounds"`
 	ActualFee             string    `db:"actual_fee"`
 	ActualFeeUnit         string    `db:"actual_fee_unit"`
 	RawExecutionStatus    string    `db:"execution_status"`
@@ -72,9 +71,18 @@ type Transaction struct {
 	FeeDaMode             *string   `db:"fee_da_mode"`
 	MessageHash           Felt      `db:"message_hash"`
 	L1TransactionHash     Felt      `db:"l1_transaction_hash"`
-	ExecutionResources    JSON      `db:"execution_resources"`
 	EventCount            int       `db:"event_count"`
 	PartialCallsParsing   bool      `db:"partial_calls_parsing"`
+	// The columns of ResourceBounds and ExecutionResources (tx_resources.go), in decimal.
+	MaxL1Gas          *string `db:"max_l1_gas"`
+	MaxL1GasPrice     *string `db:"max_l1_gas_price"`
+	MaxL2Gas          *string `db:"max_l2_gas"`
+	MaxL2GasPrice     *string `db:"max_l2_gas_price"`
+	MaxL1DataGas      *string `db:"max_l1_data_gas"`
+	MaxL1DataGasPrice *string `db:"max_l1_data_gas_price"`
+	L1GasUsed         *string `db:"l1_gas_used"`
+	L2GasUsed         *string `db:"l2_gas_used"`
+	L1DataGasUsed     *string `db:"l1_data_gas_used"`
 	// DetailsLoaded is false for a row read by a list, which reads only the columns list
 	// items show (see the store's txListCols): the whole row comes by its key.
 	DetailsLoaded bool `db:"details_loaded"`

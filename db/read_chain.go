@@ -71,8 +71,10 @@ const txListCols = `t.block_number, t.tx_index, t.hash, t.type, t.version, t.tim
 
 // txCols are every column of a transaction, for lookups of single transactions.
 const txCols = txListCols + `, t.entry_point_selector, t.nonce::text, t.max_fee::text, t.tip::text,
-	t.resource_bounds, t.compiled_class_hash, t.contract_address_salt, t.nonce_da_mode, t.fee_da_mode,
-	t.message_hash, t.l1_transaction_hash, t.execution_resources, t.partial_calls_parsing,
+	t.compiled_class_hash, t.contract_address_salt, t.nonce_da_mode, t.fee_da_mode,
+	t.message_hash, t.l1_transaction_hash, t.partial_calls_parsing,
+	t.max_l1_gas::text, t.max_l1_gas_price::text, t.max_l2_gas::text, t.max_l2_gas_price::text,
+	t.max_l1_data_gas::text, t.max_l1_data_gas_price::text, t.l1_gas_used::text, t.l2_gas_used::text, t.l1_data_gas_used::text,
 	t.calldata, t.constructor_calldata, t.signature, t.paymaster_data, t.account_deployment_data,
 	true AS details_loaded`
 

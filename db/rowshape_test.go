@@ -56,7 +56,7 @@ func TestRowShapeFromTags(t *testing.T) {
 func BenchmarkTransactionValues(b *testing.B) {
 	revert := "reverted"
 	row := TransactionRow{BlockNumber: 1, TxIndex: 2, Hash: Felt{1}, Type: "INVOKE", Version: 3, Timestamp: 4,
-		SenderAddress: Felt{2}, Nonce: "5", MaxFee: "6", ResourceBounds: JSON(`{}`), ActualFee: "7",
+		SenderAddress: Felt{2}, Nonce: "5", MaxFee: "6", ActualFee: "7",
 		ActualFeeUnit: "FRI", ExecutionStatus: "SUCCEEDED", FinalityStatus: "ACCEPTED_ON_L2", RevertReason: &revert,
 		Calldata: FeltArray{Felt{3}, Felt{4}}, Signature: FeltArray{Felt{5}}, EventCount: 2}
 	handWritten := func(t *TransactionRow) []any {
@@ -73,10 +73,12 @@ func BenchmarkTransactionValues(b *testing.B) {
 		}
 		return []any{t.BlockNumber, int64(t.TxIndex), t.Hash, t.Type, int64(t.Version), t.Timestamp,
 			t.SenderAddress, t.ContractAddress, t.ClassHash, t.EntryPointSelector, text(t.Nonce), text(t.MaxFee), text(t.Tip),
-			jsonText(t.ResourceBounds), t.ActualFee, t.ActualFeeUnit, t.ExecutionStatus, t.FinalityStatus,
+			t.ActualFee, t.ActualFeeUnit, t.ExecutionStatus, t.FinalityStatus,
 			revert, calldata, t.ConstructorCalldata, signature, t.CompiledClassHash,
 			t.ContractAddressSalt, t.PaymasterData, t.AccountDeploymentData, text(t.NonceDAMode), text(t.FeeDAMode),
-			t.MessageHash, t.L1TransactionHash, jsonText(t.ExecutionResources), int64(t.EventCount), t.PartialCallsParsing}
+			t.MessageHash, t.L1TransactionHash, int64(t.EventCount), t.PartialCallsParsing,
+			text(t.MaxL1Gas), text(t.MaxL1GasPrice), text(t.MaxL2Gas), text(t.MaxL2GasPrice), text(t.MaxL1DataGas),
+			text(t.MaxL1DataGasPrice), text(t.L1GasUsed), text(t.L2GasUsed), text(t.L1DataGasUsed)}
 	}
 	if got, want := rowValues([]TransactionRow{row})[0], handWritten(&row); !reflect.DeepEqual(got, want) {
 		b.Fatalf("tag-driven values differ from the hand-written ones:\n%#v\n%#v", got, want)

@@ -56,7 +56,6 @@ type TransactionRow struct {
 	Nonce                 string    `db:"nonce,nullempty"`
 	MaxFee                string    `db:"max_fee,nullempty"`
 	Tip                   string    `db:"tip,nullempty"`
-	ResourceBounds        JSON      `db:"resource_bounds"`
 	ActualFee             string    `db:"actual_fee"`
 	ActualFeeUnit         string    `db:"actual_fee_unit"`
 	ExecutionStatus       string    `db:"execution_status"`
@@ -73,9 +72,19 @@ type TransactionRow struct {
 	FeeDAMode             string    `db:"fee_da_mode,nullempty"`
 	MessageHash           Felt      `db:"message_hash"`
 	L1TransactionHash     Felt      `db:"l1_transaction_hash"`
-	ExecutionResources    JSON      `db:"execution_resources"`
 	EventCount            int       `db:"event_count"`
 	PartialCallsParsing   bool      `db:"partial_calls_parsing"`
+	// The v3 resource bounds in decimal ("" = NULL: before v3), and the gas the receipt
+	// says was used (migration 00041).
+	MaxL1Gas          string `db:"max_l1_gas,nullempty"`
+	MaxL1GasPrice     string `db:"max_l1_gas_price,nullempty"`
+	MaxL2Gas          string `db:"max_l2_gas,nullempty"`
+	MaxL2GasPrice     string `db:"max_l2_gas_price,nullempty"`
+	MaxL1DataGas      string `db:"max_l1_data_gas,nullempty"`
+	MaxL1DataGasPrice string `db:"max_l1_data_gas_price,nullempty"`
+	L1GasUsed         string `db:"l1_gas_used,nullempty"`
+	L2GasUsed         string `db:"l2_gas_used,nullempty"`
+	L1DataGasUsed     string `db:"l1_data_gas_used,nullempty"`
 }
 
 // CallRow is one decoded call of a transaction.

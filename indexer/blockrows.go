@@ -1,7 +1,7 @@
 package indexer
 
 import (
-	json "github.com/goccy/go-json"
+	"strconv"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/starknet/rpc"
@@ -59,10 +59,15 @@ func transactionRow(num, ts int64, i int, t *rpc.Transaction) db.TransactionRow 
 		reason := r.RevertReason
 		row.RevertReason = &reason
 	}
-	if t.ResourceBounds != nil {
-		row.ResourceBounds, _ = json.Marshal(t.ResourceBounds)
+	if rb := t.ResourceBounds; rb != nil {
+		row.MaxL1Gas, row.MaxL1GasPrice = dec(rb.L1Gas.MaxAmount), dec(rb.L1Gas.MaxPricePerUnit)
+		row.MaxL2Gas, row.MaxL2GasPrice = dec(rb.L2Gas.MaxAmount), dec(rb.L2Gas.MaxPricePerUnit)
+		row.MaxL1DataGas, row.MaxL1DataGasPrice = dec(rb.L1DataGas.MaxAmount), dec(rb.L1DataGas.MaxPricePerUnit)
 	}
-	row.ExecutionResources, _ = json.Marshal(r.ExecutionResources)
+	res := &r.ExecutionResources
+	row.L1GasUsed = strconv.FormatUint(res.L1Gas, 10)
+	row.L2GasUsed = strconv.FormatUint(res.L2Gas, 10)
+	row.L1DataGasUsed = strconv.FormatUint(res.L1DataGas, 10)
 	if r.MessageHash != nil {
 		row.MessageHash = db.Normalize(r.MessageHash[:])
 	}

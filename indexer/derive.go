@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -30,7 +31,12 @@ type blockData struct {
 	rows *blockRows
 }
 
-func dec(f starknet.Felt) string { return f.Big().String() }
+func dec(f starknet.Felt) string {
+	if n, ok := f.Uint64(); ok {
+		return strconv.FormatUint(n, 10)
+	}
+	return f.Big().String()
+}
 
 func decp(f *starknet.Felt) string {
 	if f == nil {

@@ -286,7 +286,6 @@ func checkTransaction(t *testing.T, d *sqlx.DB, block int64, i int, tx, r fx) {
 		Nonce         *string      `db:"nonce"`
 		MaxFee        *string      `db:"max_fee"`
 		Tip           *string      `db:"tip"`
-		Bounds        db.JSON      `db:"resource_bounds"`
 		Fee           string       `db:"actual_fee"`
 		Unit          string       `db:"actual_fee_unit"`
 		Exec          string       `db:"execution_status"`
@@ -302,15 +301,19 @@ func checkTransaction(t *testing.T, d *sqlx.DB, block int64, i int, tx, r fx) {
 		NonceDA       *string      `db:"nonce_da_mode"`
 		FeeDA         *string      `db:"fee_da_mode"`
 		MessageHash   db.Felt      `db:"message_hash"`
-		Resources     db.JSON      `db:"execution_resources"`
 		EventCount    int          `db:"event_count"`
 	}
 	if err := d.Get(&row, `SELECT hash, type, version, sender_address, contract_address, class_hash, entry_point_selector,
-		nonce::text, max_fee::text, tip::text, resource_bounds, actual_fee::text, actual_fee_unit, execution_status,
+		nonce::text, max_fee::text, tip::text, actual_fee::text, actual_fee_unit, execution_status,
 		finality_status, revert_reason, calldata, constructor_calldata, signature, compiled_class_hash,
 		contract_address_salt, paymaster_data, account_deployment_data, nonce_da_mode, fee_da_mode, message_hash,
-		execution_resources, event_count FROM transactions WHERE block_number = $1 AND tx_index = $2`, block, i); err != nil {
+		event_count FROM transactions WHERE block_number = $1 AND tx_index = $2`, block, i); err != nil {
 		t.Fatalf("block %d tx %d: %v", block, i, err)
+	}
+	// Resource bounds and execution resources as the APIs render them from their columns.
+	whole, err := db.NewStore(d).TransactionsByKey(context.Background(), []db.TxKey{{Block: block, Index: i}})
+	if err != nil || len(whole) != 1 {
+		t.Fatalf("block %d tx %d: %d rows, %v", block, i, len(whole), err)
 	}
 	check := func(what string, ok bool) {
 		t.Helper()
@@ -336,9 +339,9 @@ func checkTransaction(t *testing.T, d *sqlx.DB, block int64, i int, tx, r fx) {
 	check("max_fee", ptrEq(row.MaxFee, decimalOf(t, tx["max_fee"])))
 	check("tip", ptrEq(row.Tip, decimalOf(t, tx["tip"])))
 	if tx["resource_bounds"] != nil {
-		check("resource_bounds", sameJSON(t, json.RawMessage(row.Bounds), tx["resource_bounds"]))
+		check("resource_bounds", sameJSON(t, json.RawMessage(whole[0].ResourceBounds()), tx["resource_bounds"]))
 	} else {
-		check("resource_bounds", row.Bounds == nil)
+		check("resource_bounds", whole[0].ResourceBounds() == nil)
 	}
 	check("actual_fee", row.Fee == *decimalOf(t, r.obj("actual_fee")["amount"]))
 	check("actual_fee_unit", row.Unit == r.obj("actual_fee").str("unit"))
@@ -359,7 +362,7 @@ func checkTransaction(t *testing.T, d *sqlx.DB, block int64, i int, tx, r fx) {
 	check("nonce_da_mode", ptrEq(row.NonceDA, strOrNil(tx["nonce_data_availability_mode"])))
 	check("fee_da_mode", ptrEq(row.FeeDA, strOrNil(tx["fee_data_availability_mode"])))
 	check("message_hash", row.MessageHash.Equal(feltOrNil(t, r["message_hash"])))
-	check("execution_resources", sameJSON(t, json.RawMessage(row.Resources), r["execution_resources"]))
+	check("execution_resources", sameJSON(t, json.RawMessage(whole[0].ExecutionResources()), r["execution_resources"]))
 	events := r.list("events")
 	check("event_count", row.EventCount == len(events))
 

@@ -242,7 +242,7 @@ func (r *transactionResolver) Tip(ctx context.Context, obj *db.Transaction) (*st
 
 func (r *transactionResolver) ResourceBounds(ctx context.Context, obj *db.Transaction) (db.JSON, error) {
 	w, err := WholeTransaction(ctx, obj)
-	return w.ResourceBounds, err
+	return w.ResourceBounds(), err
 }
 
 func (r *transactionResolver) GasPriceWei(ctx context.Context, obj *db.Transaction) (*string, error) {
@@ -298,7 +298,7 @@ func (r *transactionResolver) L1TransactionHash(ctx context.Context, obj *db.Tra
 
 func (r *transactionResolver) ExecutionResources(ctx context.Context, obj *db.Transaction) (db.JSON, error) {
 	w, err := WholeTransaction(ctx, obj)
-	return w.ExecutionResources, err
+	return w.ExecutionResources(), err
 }
 
 func (r *transactionResolver) Calls(ctx context.Context, obj *db.Transaction) ([]*db.Call, error) {
