@@ -101,21 +101,23 @@ func (c *Call) DecodedInputs() JSON {
 
 // appendNamedValues appends the members of a struct, or a function's inputs, as an object.
 func appendNamedValues(buf []byte, vals []decode.Value) []byte {
+	names := make([]string, len(vals))
 	order := make([]int, 0, len(vals))
 	for i := range vals {
-		if j := slices.IndexFunc(order, func(j int) bool { return vals[j].Name == vals[i].Name }); j >= 0 {
+		names[i] = validUTF8(vals[i].Name)
+		if j := slices.IndexFunc(order, func(j int) bool { return names[j] == names[i] }); j >= 0 {
 			order[j] = i // the last value of a name
 			continue
 		}
 		order = append(order, i)
 	}
-	slices.SortFunc(order, func(a, b int) int { return jsonbKeyOrder(vals[a].Name, vals[b].Name) })
+	slices.SortFunc(order, func(a, b int) int { return jsonbKeyOrder(names[a], names[b]) })
 	buf = append(buf, '{')
 	for k, i := range order {
 		if k > 0 {
 			buf = append(buf, ", "...)
 		}
-		buf = appendJSONString(buf, vals[i].Name)
+		buf = appendJSONString(buf, names[i])
 		buf = append(buf, ": "...)
 		buf = appendExplorerValue(buf, vals[i].Value)
 	}
@@ -185,25 +187,34 @@ func hexToDecimal(s string) string {
 	return f.Decimal()
 }
 
-// appendJSONString appends s as jsonb prints a string: the indexer's JSON encoder made
-// invalid UTF-8 into U+FFFD, and PostgreSQL's escape_json escapes only the quote, the
-// backslash and control characters (\b \f \n \r \t, others as \u00XX); everything else,
-// non-ASCII, <, > and & included, is written as it is.
-func appendJSONString(buf []byte, s string) []byte {
-	buf = append(buf, '"')
+// validUTF8 is s with each byte that is not part of valid UTF-8 made U+FFFD, as the
+// indexer's JSON encoder wrote it.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	out := make([]byte, 0, len(s)+8)
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				buf = utf8.AppendRune(buf, utf8.RuneError)
-			} else {
-				buf = append(buf, s[i:i+size]...)
-			}
-			i += size
-			continue
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, s[i:i+size]...)
 		}
-		switch c {
+		i += size
+	}
+	return string(out)
+}
+
+// appendJSONString appends s as jsonb prints a string (after validUTF8): PostgreSQL's
+// escape_json escapes only the quote, the backslash and control characters (\b \f \n \r
+// \t, others as \u00XX); everything else, non-ASCII, <, > and & included, is written as
+// it is. (A NUL, which jsonb refused, is \u0000.)
+func appendJSONString(buf []byte, s string) []byte {
+	s = validUTF8(s)
+	buf = append(buf, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
 		case '"':
 			buf = append(buf, `\"`...)
 		case '\\':
@@ -226,7 +237,6 @@ func appendJSONString(buf []byte, s string) []byte {
 				buf = append(buf, c)
 			}
 		}
-		i++
 	}
 	return append(buf, '"')
 }
