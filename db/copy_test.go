@@ -19,6 +19,7 @@ func TestMain(m *testing.M) { dbtest.Main(m) }
 func TestCopyWritesWhatInsertsWrite(t *testing.T) {
 	awkward := "back\\slash\ttab\nnewline\rreturn \\N \\. nul\x00 bad\xff end"
 	revert := awkward
+	one := int16(1)
 	felt := db.MustFelt("0x0123456789abcdef")
 	rows := func() *db.ChainRows {
 		return &db.ChainRows{
@@ -36,7 +37,8 @@ func TestCopyWritesWhatInsertsWrite(t *testing.T) {
 					FinalityStatus: "ACCEPTED_ON_L2"},
 			},
 			Calls: []db.CallRow{{BlockNumber: 1, TxIndex: 0, CallIndex: 0, ContractAddress: felt, Selector: felt,
-				Entrypoint: awkward, Calldata: db.FeltArray{felt}, Inputs: db.JSON(`{"name": "tab\there", "s": "q\"uote"}`)}},
+				Entrypoint: awkward, Calldata: db.FeltArray{felt}},
+				{BlockNumber: 1, TxIndex: 0, CallIndex: 1, ContractAddress: felt, Selector: felt, CalldataOffset: &one, CalldataLength: &one}},
 			Events: []db.EventRow{
 				{BlockNumber: 1, TxIndex: 0, EventIndex: 0, FromAddress: felt, Keys: db.FeltArray{felt}, Data: nil},
 				{BlockNumber: 1, TxIndex: 0, EventIndex: 1, FromAddress: felt, Keys: nil, Data: db.FeltArray{felt, felt}},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"github.com/starkgraph/starkgraph/starknet/decode"
 )
 
 // PricesAtSQL is PricesAt's statement, for its plan's test.
@@ -42,3 +44,6 @@ func SetMarks(every int64, from int) func() {
 	MarkEvery, marksFrom = every, from
 	return func() { MarkEvery, marksFrom = oldEvery, oldFrom }
 }
+
+// InputsText is the text DecodedInputs gives for decoded inputs, for its test against jsonb.
+func InputsText(vals []decode.Value) string { return string(appendNamedValues(nil, vals)) }

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"github.com/starkgraph/starkgraph/starknet/class"
 )
 
 // Row types: one struct per table read by the APIs. Field names follow the GraphQL schema
@@ -99,8 +101,10 @@ type Call struct {
 	CallType        string    `db:"call_type"`
 	ClassHash       Felt      `db:"class_hash"`
 	Calldata        FeltArray `db:"calldata"`
-	Inputs          JSON      `db:"inputs"`
+	Inputs          JSON      `db:"inputs"` // stored before migration 00043 only: DecodedInputs
 	Outputs         JSON      `db:"outputs"`
+
+	abi *class.ABI // of ClassHash, for DecodedInputs (call_inputs.go)
 }
 
 type Event struct {

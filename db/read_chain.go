@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/lib/pq"
@@ -200,7 +201,15 @@ func (s *Store) CountTransactions(ctx context.Context, f TxFilter) (int64, error
 	return s.cappedCount(ctx, "transactions t"+and(conds...), args...)
 }
 
-// CallsByTx returns the decoded calls of the given transactions, in call order.
+// CallsByTx returns the decoded calls of the given transactions, in call order, with
+// their calldata, and with what their inputs are decoded with (Call.DecodedInputs).
+//
+// A call written since migration 00043 keeps its calldata as a position in its
+// transaction's: the statement gives the transaction's calldata with the first call of
+// each transaction whose calls keep positions (a subquery run for those rows alone), and
+// each call of the transaction is cut from it here, so that a transaction's calldata is
+// read and sent once however many calls it has. A call written before keeps its own
+// calldata and inputs.
 //
 // Here and in the other reads that join a partitioned table (db/partitions.go) to a list of
 // keys, "block_number BETWEEN lo AND hi" (the keys' lowest and highest block) repeats what
@@ -211,13 +220,56 @@ func (s *Store) CountTransactions(ctx context.Context, f TxFilter) (int64, error
 func (s *Store) CallsByTx(ctx context.Context, keys []TxKey) ([]*Call, error) {
 	blocks, idx := txKeyArrays(keys)
 	lo, hi := blockSpan(blocks)
-	var rows []*Call
-	err := s.selectRows(ctx, &rows, `SELECT c.block_number, c.tx_index, c.call_index, c.contract_address,
-		c.selector, c.entrypoint, c.entrypoint_type, c.call_type, c.class_hash, c.calldata, c.inputs, c.outputs
+	var rows []callRead
+	if err := s.selectRows(ctx, &rows, `SELECT c.block_number, c.tx_index, c.call_index, c.contract_address,
+		c.selector, c.entrypoint, c.entrypoint_type, c.call_type, c.class_hash, c.calldata, c.inputs, c.outputs,
+		c.calldata_offset, c.calldata_length,
+		CASE WHEN c.call_index = 0 AND c.calldata IS NULL THEN (SELECT t.calldata FROM transactions t
+			WHERE t.block_number = c.block_number AND t.tx_index = c.tx_index AND t.block_number BETWEEN $3 AND $4) END AS tx_calldata
 		FROM calls c JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON c.block_number = k.b AND c.tx_index = k.i
 		WHERE c.block_number BETWEEN $3 AND $4
-		ORDER BY c.block_number, c.tx_index, c.call_index`, blocks, idx, lo, hi)
-	return rows, err
+		ORDER BY c.block_number, c.tx_index, c.call_index`, blocks, idx, lo, hi); err != nil {
+		return nil, err
+	}
+	calls := make([]*Call, len(rows))
+	var (
+		txCalldata FeltArray // of the transaction of the calls read last, from its first call
+		tx         TxKey
+	)
+	for i := range rows {
+		r := &rows[i]
+		if k := (TxKey{Block: r.BlockNumber, Index: r.TxIndex}); k != tx || i == 0 {
+			tx, txCalldata = k, nil
+		}
+		if r.Index == 0 {
+			txCalldata = r.TxCalldata
+		}
+		if r.Calldata == nil && r.Offset != nil && r.Length != nil {
+			from, to := int(*r.Offset), int(*r.Offset)+int(*r.Length)
+			if from < 0 || from > to || to > len(txCalldata) {
+				return nil, &StoreError{Query: "CallsByTx", Err: fmt.Errorf("call %d of transaction %d/%d: calldata [%d:%d] is out of its transaction's %d felts",
+					r.Index, r.BlockNumber, r.TxIndex, from, to, len(txCalldata))}
+			}
+			r.Calldata = txCalldata[from:to:to]
+		}
+		if r.Calldata == nil {
+			r.Calldata = FeltArray{}
+		}
+		calls[i] = &r.Call
+	}
+	if err := s.withABIs(ctx, calls); err != nil {
+		return nil, err
+	}
+	return calls, nil
+}
+
+// callRead is a row of CallsByTx: a call, its calldata's position in its transaction's,
+// and, with its first call, the transaction's calldata.
+type callRead struct {
+	Call
+	Offset     *int16    `db:"calldata_offset"`
+	Length     *int16    `db:"calldata_length"`
+	TxCalldata FeltArray `db:"tx_calldata"`
 }
 
 // blockSpan is the lowest and the highest of blocks (0 and -1, which select nothing, when

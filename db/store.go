@@ -15,6 +15,9 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"github.com/starkgraph/starkgraph/starknet"
+	"github.com/starkgraph/starkgraph/starknet/class"
 )
 
 // Store is the read side used by the resolvers. Every statement goes through query/get so
@@ -33,14 +36,15 @@ type Store struct {
 	OnStatementDone func(name string, took time.Duration)
 
 	prepared preparedStatements
-	pageEnds *lru.Cache[pageEndKey, pageEnd] // page_ends.go
-	counts   *countCache                     // counts.go
-	clock    func() time.Time                // nil: time.Now; tests move it
+	pageEnds *lru.Cache[pageEndKey, pageEnd]       // page_ends.go
+	counts   *countCache                           // counts.go
+	abis     *lru.Cache[starknet.Felt, *class.ABI] // call_inputs.go
+	clock    func() time.Time                      // nil: time.Now; tests move it
 }
 
 // NewStore wraps an open database.
 func NewStore(conn *sqlx.DB) *Store {
-	return &Store{db: conn, prepared: newPreparedStatements(), pageEnds: newPageEnds(), counts: newCountCache()}
+	return &Store{db: conn, prepared: newPreparedStatements(), pageEnds: newPageEnds(), counts: newCountCache(), abis: newABICache()}
 }
 
 // DB is the underlying connection pool.

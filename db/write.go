@@ -89,15 +89,20 @@ type TransactionRow struct {
 
 // CallRow is one decoded call of a transaction.
 type CallRow struct {
-	BlockNumber     int64     `db:"block_number"`
-	TxIndex         int       `db:"tx_index"`
-	CallIndex       int       `db:"call_index"`
-	ContractAddress Felt      `db:"contract_address"`
-	Selector        Felt      `db:"selector"`
-	Entrypoint      string    `db:"entrypoint,nullempty"` // "" = unknown
-	ClassHash       Felt      `db:"class_hash"`
-	Calldata        FeltArray `db:"calldata,emptyarray"`
-	Inputs          JSON      `db:"inputs"` // arguments by name, when the callee's ABI explains the calldata
+	BlockNumber     int64  `db:"block_number"`
+	TxIndex         int    `db:"tx_index"`
+	CallIndex       int    `db:"call_index"`
+	ContractAddress Felt   `db:"contract_address"`
+	Selector        Felt   `db:"selector"`
+	Entrypoint      string `db:"entrypoint,nullempty"` // "" = unknown
+	ClassHash       Felt   `db:"class_hash"`
+	// The call's calldata is its transaction's calldata[CalldataOffset : +CalldataLength]
+	// when the offset is set, and Calldata is nil (NULL) then; otherwise Calldata holds it.
+	// Within a transaction, every call has a position or none has (migration 00043). Its
+	// inputs are decoded when read (call_inputs.go), never written.
+	Calldata       FeltArray `db:"calldata"`
+	CalldataOffset *int16    `db:"calldata_offset"`
+	CalldataLength *int16    `db:"calldata_length"`
 }
 
 // EventRow is one event of a receipt.

@@ -186,10 +186,10 @@ type ComplexityRoot struct {
 		ClassHash       func(childComplexity int) int
 		Contract        func(childComplexity int) int
 		ContractAddress func(childComplexity int) int
+		DecodedInputs   func(childComplexity int) int
 		Entrypoint      func(childComplexity int) int
 		EntrypointType  func(childComplexity int) int
 		Index           func(childComplexity int) int
-		Inputs          func(childComplexity int) int
 		Outputs         func(childComplexity int) int
 		Selector        func(childComplexity int) int
 	}
@@ -1747,6 +1747,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Call.ContractAddress(childComplexity), true
+	case "Call.inputs":
+		if e.ComplexityRoot.Call.DecodedInputs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Call.DecodedInputs(childComplexity), true
 	case "Call.entrypoint":
 		if e.ComplexityRoot.Call.Entrypoint == nil {
 			break
@@ -1765,12 +1771,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Call.Index(childComplexity), true
-	case "Call.inputs":
-		if e.ComplexityRoot.Call.Inputs == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Call.Inputs(childComplexity), true
 	case "Call.outputs":
 		if e.ComplexityRoot.Call.Outputs == nil {
 			break
@@ -12345,7 +12345,7 @@ func (ec *executionContext) _Call_inputs(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Call_inputs(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Inputs, nil
+			return obj.DecodedInputs(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.JSON) graphql.Marshaler {
@@ -12356,7 +12356,7 @@ func (ec *executionContext) _Call_inputs(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Call_inputs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Call", field, false, false, "JSON")
+	return graphql.NewScalarFieldContext("Call", field, true, false, "JSON")
 }
 
 func (ec *executionContext) _Call_outputs(ctx context.Context, field graphql.CollectedField, obj *db.Call) (ret graphql.Marshaler) {

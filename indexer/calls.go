@@ -1,11 +1,9 @@
 package indexer
 
 import (
-	json "github.com/goccy/go-json"
+	"math"
 
-	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/starknet"
-	"github.com/starkgraph/starkgraph/starknet/class"
 	"github.com/starkgraph/starkgraph/starknet/decode"
 )
 
@@ -103,60 +101,27 @@ func decodeOutsideExecution(selector starknet.Felt, data []starknet.Felt) (*outs
 		if !ok || pos+3+l > len(rest) {
 			return nil, false
 		}
-		calls = append(calls, decodedCall{To: rest[pos], Selector: rest[pos+1], Calldata: rest[pos+3 : pos+3+l]})
+		calls = append(calls, decodedCall{To: rest[pos], Selector: rest[pos+1], Calldata: rest[pos+3 : pos+3+l], Offset: 4 + pos + 3})
 		pos += 3 + l
 	}
 	return &outsideExecution{Version: version, Caller: data[0], Calls: calls}, true
 }
 
-// decodeInputs names a call's arguments with the callee's ABI, as the explorer shows them:
-// an object keyed by argument name, u256 values as {low, high} decimal strings, structs as
-// objects. It returns nil when the ABI does not explain the calldata completely. (The
-// indexer encodes JSON with goccy/go-json: twice as fast as encoding/json on these values,
-// on the writer's critical path.)
-func decodeInputs(abi *class.ABI, selector starknet.Felt, calldata []starknet.Felt) db.JSON {
-	d := decode.DecodeCall(abi, selector, calldata)
-	if d.Function == "" || d.Partial {
-		return nil
+// slicesOf reports whether every call's calldata is the slice of the transaction's calldata
+// at its Offset, in positions a smallint holds: the calls then store their positions
+// (db.CallRow), and their felts are read from the transaction's. Otherwise (a calldata
+// longer than 32,767 felts, or a call not read from the transaction's calldata) every call
+// of the transaction stores its own felts, so that a reader finds the transaction's
+// calldata with the first call whenever a call needs it.
+func slicesOf(txCalldata []starknet.Felt, calls []decodedCall) bool {
+	if len(txCalldata) > math.MaxInt16 {
+		return false
 	}
-	b, err := json.Marshal(namedValues(d.Inputs))
-	if err != nil {
-		return nil
-	}
-	return db.JSON(b)
-}
-
-func namedValues(vals []decode.Value) map[string]any {
-	out := make(map[string]any, len(vals))
-	for _, v := range vals {
-		out[v.Name] = explorerValue(v.Value)
-	}
-	return out
-}
-
-func explorerValue(v any) any {
-	switch x := v.(type) {
-	case decode.U256:
-		return map[string]string{"low": hexToDecimal(x.Low), "high": hexToDecimal(x.High)}
-	case []decode.Value:
-		return namedValues(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = explorerValue(e)
+	for _, c := range calls {
+		if c.Offset < 0 || c.Offset+len(c.Calldata) > len(txCalldata) ||
+			(len(c.Calldata) > 0 && &txCalldata[c.Offset] != &c.Calldata[0]) {
+			return false
 		}
-		return out
-	case decode.Variant:
-		return map[string]any{x.Name: explorerValue(x.Value)}
 	}
-	return v
-}
-
-// hexToDecimal writes a u256 half, a felt's hex, in decimal as the explorer does.
-func hexToDecimal(s string) string {
-	f, err := starknet.ParseFelt(s)
-	if err != nil {
-		return s
-	}
-	return f.Decimal()
+	return true
 }

@@ -471,14 +471,21 @@ func (w *batchWriter) applyTransaction(t *rpc.Transaction, tx *db.TransactionRow
 		calls = []decodedCall{{To: *t.ContractAddress, Selector: *t.EntryPointSelector, Calldata: t.Calldata}}
 	}
 	w.rows.Transactions = append(w.rows.Transactions, row)
+	sliced := slicesOf(t.Calldata, calls)
 	for ci, c := range calls {
 		call := db.CallRow{BlockNumber: num, TxIndex: i, CallIndex: ci, ContractAddress: db.FeltOf(c.To),
-			Selector: db.FeltOf(c.Selector), Entrypoint: w.entrypointName(c.To, c.Selector), Calldata: db.FeltsOf(c.Calldata)}
-		if h, info, ok := w.classOf(c.To); ok {
-			call.ClassHash = db.FeltOf(h)
-			if info != nil && info.Parsed != nil {
-				call.Inputs = decodeInputs(info.Parsed, c.Selector, c.Calldata)
+			Selector: db.FeltOf(c.Selector), Entrypoint: w.entrypointName(c.To, c.Selector)}
+		if sliced {
+			off, n := int16(c.Offset), int16(len(c.Calldata))
+			call.CalldataOffset, call.CalldataLength = &off, &n
+		} else {
+			call.Calldata = db.FeltsOf(c.Calldata)
+			if call.Calldata == nil {
+				call.Calldata = db.FeltArray{}
 			}
+		}
+		if h, _, ok := w.classOf(c.To); ok {
+			call.ClassHash = db.FeltOf(h)
 		}
 		w.rows.Calls = append(w.rows.Calls, call)
 		if oe, ok := decodeOutsideExecution(c.Selector, c.Calldata); ok {

@@ -39,7 +39,7 @@ func quietLogger() *slog.Logger {
 }
 
 // runIndexer indexes from..stopAt from url into d and fails the test on error or timeout.
-func runIndexer(t *testing.T, d *sqlx.DB, url string, from, stopAt int64, tweak func(*Config)) {
+func runIndexer(t testing.TB, d *sqlx.DB, url string, from, stopAt int64, tweak func(*Config)) {
 	t.Helper()
 	cfg := Config{RPCURL: url, DB: d, FromBlock: from, StopAt: stopAt, Logger: quietLogger(), PollInterval: 50 * time.Millisecond}
 	if tweak != nil {

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"context"
 	"encoding/json"
 	"math/big"
 	"testing"
@@ -16,15 +17,26 @@ func TestCallInputsDecodedWithTheCalleeABI(t *testing.T) {
 	chain, url := simNode(t, sim.Config{Seed: 9, Blocks: 30, TxPerBlock: 20})
 	d := freshIndex(t, url, simHead(chain))
 
-	var calls []struct {
-		Calldata db.FeltArray `db:"calldata"`
-		Inputs   db.JSON      `db:"inputs"`
-	}
-	if err := d.Select(&calls, `SELECT calldata, inputs FROM calls WHERE entrypoint = 'transfer' AND inputs IS NOT NULL LIMIT 50`); err != nil {
+	var keys []db.TxKey
+	if err := d.Select(&keys, `SELECT DISTINCT block_number AS "block", tx_index AS "index" FROM calls
+		WHERE entrypoint = 'transfer' AND class_hash IS NOT NULL ORDER BY 1, 2 LIMIT 50`); err != nil {
 		t.Fatal(err)
 	}
-	if len(calls) == 0 {
-		t.Fatal("no transfer call has decoded inputs")
+	read, err := db.NewStore(d).CallsByTx(context.Background(), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []struct {
+		Calldata db.FeltArray
+		Inputs   db.JSON
+	}
+	for _, c := range read {
+		if in := c.DecodedInputs(); c.Entrypoint != nil && *c.Entrypoint == "transfer" && in != nil {
+			calls = append(calls, struct {
+				Calldata db.FeltArray
+				Inputs   db.JSON
+			}{c.Calldata, in})
+		}
 	}
 	for _, c := range calls {
 		var in map[string]json.RawMessage

@@ -158,7 +158,7 @@ func (s *server) txCalls(ctx context.Context, tx *db.Transaction) ([]txCall, err
 		if c.Entrypoint != nil {
 			entrypoint = *c.Entrypoint
 		}
-		inputs := c.Inputs
+		inputs := c.DecodedInputs()
 		if len(inputs) == 0 || inputs[0] != '{' {
 			inputs = db.JSON("{}")
 		}

@@ -28,6 +28,10 @@ type Call struct {
 	To       Felt
 	Selector Felt
 	Calldata []Felt
+	// Offset is where Calldata starts in the calldata it was read from: Calldata is
+	// calldata[Offset : Offset+len(Calldata)] (the indexer stores that position instead of
+	// the felts).
+	Offset int
 }
 
 // Execute is the decoded __execute__ calldata.
@@ -110,7 +114,7 @@ func cairo1(cd []Felt) ([]Call, bool) {
 		if !ok {
 			return calls, false
 		}
-		calls = append(calls, Call{To: cd[pos], Selector: cd[pos+1], Calldata: cd[pos+3 : pos+3+l]})
+		calls = append(calls, Call{To: cd[pos], Selector: cd[pos+1], Calldata: cd[pos+3 : pos+3+l], Offset: pos + 3})
 		pos += 3 + l
 	}
 	return calls, pos == len(cd)
@@ -140,7 +144,7 @@ func cairo0(cd []Felt) ([]Call, bool) {
 			return nil, false
 		}
 		next = off + l
-		calls[i] = Call{To: e[0], Selector: e[1], Calldata: data[off : off+l]}
+		calls[i] = Call{To: e[0], Selector: e[1], Calldata: data[off : off+l], Offset: dataStart + off}
 	}
 	return calls, next == m
 }

@@ -42,6 +42,11 @@ func FuzzDecoders(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, small bool, k uint8) {
 		fs := feltsFrom(b, small)
 		ex := decode.DecodeExecute(fs)
+		for _, c := range ex.Calls { // partial readings too: the indexer stores these positions
+			if c.Offset < 0 || c.Offset+len(c.Calldata) > len(fs) || (len(c.Calldata) > 0 && &fs[c.Offset] != &c.Calldata[0]) {
+				t.Fatalf("call at offset %d (%d felts) is not that slice of the %d felts read", c.Offset, len(c.Calldata), len(fs))
+			}
+		}
 		if !ex.Partial {
 			n := 0
 			for _, c := range ex.Calls {
