@@ -35,7 +35,9 @@ func packedRows() *db.ChainRows {
 		},
 		Calls: []db.CallRow{
 			{BlockNumber: 1, TxIndex: 0, CallIndex: 0, ContractAddress: full, Selector: full, Calldata: db.FeltArray{db.FeltFromUint64(0x100)}},
-			{BlockNumber: 1, TxIndex: 0, CallIndex: 1, ContractAddress: full, Selector: full},
+			// An empty list of its own, not NULL: NULL is a call stored as a position in its
+			// transaction's calldata (00043), which a down migration turns back into a list.
+			{BlockNumber: 1, TxIndex: 0, CallIndex: 1, ContractAddress: full, Selector: full, Calldata: db.FeltArray{}},
 		},
 		Events: []db.EventRow{
 			{BlockNumber: 1, TxIndex: 0, EventIndex: 0, FromAddress: full, Keys: db.FeltArray{full, db.FeltFromUint64(2)}, Data: long},
@@ -110,7 +112,7 @@ func wantLists() map[string][]string {
 		add("transactions.account_deployment_data", showList(x.AccountDeploymentData))
 	}
 	for _, x := range r.Calls {
-		add("calls.calldata", orEmpty(x.Calldata))
+		add("calls.calldata", showList(x.Calldata)) // nullable: NULL when the call is a position in its transaction's calldata (00043)
 	}
 	for _, x := range r.Events {
 		add("events.keys", orEmpty(x.Keys))
