@@ -15,10 +15,11 @@
 -- database with the chain already indexed that copies both tables once and builds their
 -- indexes again, under a lock that stops the indexer and their readers: apply it in a
 -- maintenance window (like 00031 and 00033). On a new database both are empty.
+--
+-- Idempotent, so that it can be applied twice: what is done already is skipped.
 
 -- +goose Up
-ALTER TABLE token_transfers DROP COLUMN transaction_hash, DROP COLUMN timestamp;
-ALTER TABLE erc20_balance_changes DROP COLUMN timestamp;
+ALTER TABLE token_transfers DROP COLUMN IF EXISTS transaction_hash, DROP COLUMN IF EXISTS timestamp;
 
 -- +goose StatementBegin
 DO $$
@@ -43,8 +44,16 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
--- Rewrites the rows without the dropped column's 8 bytes (and rebuilds the indexes).
-ALTER TABLE erc20_balance_changes ALTER COLUMN balance TYPE numeric(78,0) USING balance + 0;
+-- +goose StatementBegin
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM pg_attribute WHERE attrelid = 'erc20_balance_changes'::regclass AND attname = 'timestamp' AND NOT attisdropped) THEN
+        ALTER TABLE erc20_balance_changes DROP COLUMN timestamp;
+        -- Rewrites the rows without the dropped column's 8 bytes (and rebuilds the indexes).
+        ALTER TABLE erc20_balance_changes ALTER COLUMN balance TYPE numeric(78,0) USING balance + 0;
+    END IF;
+END $$;
+-- +goose StatementEnd
 
 -- Autovacuum analyzes partitions, never their parents (db.AnalyzePartitioned).
 ANALYZE token_transfers, erc20_balance_changes;
