@@ -88,7 +88,7 @@ func copyTables(ctx context.Context, tx *WriteTx, tables []chainTable) error {
 
 // copyTable sends one table's encoded chunks.
 func copyTable(ctx context.Context, prep driver.ConnPrepareContext, t chainTable, parts <-chan copyPart) error {
-	s, err := prep.PrepareContext(ctx, "COPY "+t.name+" ("+strings.Join(t.shape.columns, ", ")+") FROM STDIN")
+	s, err := prep.PrepareContext(ctx, "COPY "+t.name+" ("+strings.Join(t.shape.written, ", ")+") FROM STDIN")
 	if err != nil {
 		return fmt.Errorf("copy %s: %w", t.name, err)
 	}

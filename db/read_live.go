@@ -33,7 +33,8 @@ func (s *Store) EventsInRange(ctx context.Context, from, to int64) ([]*Event, er
 // TransfersInRange lists the token transfers of blocks from..to in chain order.
 func (s *Store) TransfersInRange(ctx context.Context, from, to int64) ([]*TokenTransfer, error) {
 	var rows []*TokenTransfer
-	err := s.selectRows(ctx, &rows, `SELECT `+tokenTransferCols+` FROM token_transfers e
-		WHERE e.block_number BETWEEN $1 AND $2 ORDER BY e.block_number, e.tx_index, e.event_index`, from, to)
+	err := s.selectRows(ctx, &rows, `SELECT `+tokenTransferCols+` FROM token_transfers e`+tokenTransferJoin+`
+		WHERE e.block_number BETWEEN $1 AND $2 AND t.block_number BETWEEN $1 AND $2
+		ORDER BY e.block_number, e.tx_index, e.event_index`, from, to)
 	return rows, err
 }

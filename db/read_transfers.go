@@ -10,7 +10,8 @@ import (
 )
 
 // TokenTransfer is one ERC-20 transfer, a row of token_transfers: the indexer writes it
-// and the APIs read it.
+// and the APIs read it. Its transaction's hash and its block's time are not stored with it
+// (migration 00042): readers join its transaction (t), by transactions_pkey, for both.
 type TokenTransfer struct {
 	BlockNumber     int64  `db:"block_number"`
 	TxIndex         int    `db:"tx_index"`
@@ -19,14 +20,19 @@ type TokenTransfer struct {
 	FromAddress     Felt   `db:"from_address"`
 	ToAddress       Felt   `db:"to_address"`
 	Amount          string `db:"amount,numeric"`
-	TransactionHash Felt   `db:"transaction_hash"`
-	Timestamp       int64  `db:"timestamp"`
+	TransactionHash Felt   `db:"transaction_hash,from=t.hash"`
+	Timestamp       int64  `db:"timestamp,from=t.timestamp"`
 	// IsFee marks the transfer that pays the transaction's fee: from its sender to its
 	// block's sequencer.
 	IsFee bool `db:"is_fee"`
 }
 
+// tokenTransferCols reads a transfer (e) with its transaction (t): tokenTransferJoin.
 var tokenTransferCols = rowShapeOf[TokenTransfer]().selectList("e")
+
+// tokenTransferJoin joins a transfer (e) to its transaction (t), one probe of
+// transactions_pkey, for the columns token_transfers does not store.
+const tokenTransferJoin = ` JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`
 
 // tokenTransferKeyColumns is the sort key of transfer lists, newest first.
 var tokenTransferKeyColumns = []string{"e.block_number", "e.tx_index", "e.event_index"}
@@ -87,7 +93,9 @@ func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Win
 	conds := f.conds(&args)
 	keyOf := func(t *TokenTransfer) []any { return []any{t.BlockNumber, t.TxIndex, t.EventIndex} }
 	if f.Wallet == nil {
-		return keysetList(ctx, s, keysetQuery{name: "token_transfers", from: `SELECT ` + tokenTransferCols + ` FROM token_transfers e`,
+		// keysFrom: the page's keys first, then its rows and their transactions, so that
+		// the join probes the page's rows only.
+		return keysetList(ctx, s, keysetQuery{name: "token_transfers", from: `SELECT ` + tokenTransferCols + ` FROM token_transfers e` + tokenTransferJoin,
 			conds: conds, args: args, keyCols: tokenTransferKeyColumns, desc: !f.Ascending, keysFrom: "token_transfers e", marked: f.marked()}, w, keyOf)
 	}
 	read := func(w Window) ([]*TokenTransfer, error) {
@@ -102,12 +110,15 @@ func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Win
 			dir = "ASC"
 		}
 		side := func(cond string) string {
-			return `(SELECT ` + tokenTransferCols + ` FROM token_transfers e` + and(append(conds, cond)...) +
+			return `(SELECT e.* FROM token_transfers e` + and(append(conds, cond)...) +
 				fmt.Sprintf(` ORDER BY e.block_number %[1]s, e.tx_index %[1]s, e.event_index %[1]s LIMIT $%[2]d::bigint + $%[3]d::bigint)`, dir, limit, offset)
 		}
+		// The page is cut from the two sides (a subquery with a LIMIT) before its rows
+		// are joined to their transactions, then put back in order.
+		order, _, _ := strings.Cut(tail, " LIMIT ")
 		var rows []*TokenTransfer
-		err := s.selectRows(ctx, &rows, `SELECT e.* FROM (`+side("e.from_address = "+wallet)+` UNION ALL `+
-			side("e.to_address = "+wallet+" AND e.from_address <> "+wallet)+`) e`+tail, args...)
+		err := s.selectRows(ctx, &rows, `SELECT `+tokenTransferCols+` FROM (SELECT e.* FROM (`+side("e.from_address = "+wallet)+` UNION ALL `+
+			side("e.to_address = "+wallet+" AND e.from_address <> "+wallet)+`) e`+tail+`) e`+tokenTransferJoin+order, args...)
 		return rows, err
 	}
 	list := listName(fmt.Sprintf("token_transfers of a wallet asc=%v %s", f.Ascending, strings.Join(conds, " AND ")), append(args, f.Wallet))
@@ -141,8 +152,8 @@ func (s *Store) TransfersOfTxs(ctx context.Context, keys []TxKey) ([]*TokenTrans
 	lo, hi := blockSpan(blocks)
 	var rows []*TokenTransfer
 	err := s.selectRows(ctx, &rows, `SELECT `+tokenTransferCols+` FROM unnest($1::bigint[], $2::int[]) AS k(b, i)
-		JOIN token_transfers e ON e.block_number = k.b AND e.tx_index = k.i
-		WHERE e.block_number BETWEEN $3 AND $4 -- prunes partitions (CallsByTx)
+		JOIN token_transfers e ON e.block_number = k.b AND e.tx_index = k.i`+tokenTransferJoin+`
+		WHERE e.block_number BETWEEN $3 AND $4 AND t.block_number BETWEEN $3 AND $4 -- prunes partitions (CallsByTx)
 		ORDER BY e.block_number, e.tx_index, e.event_index`, blocks, idx, lo, hi)
 	return rows, err
 }
@@ -212,15 +223,19 @@ func (s *Store) BalancesAt(ctx context.Context, keys []BalanceKey) ([]*BalanceAt
 	return rows, err
 }
 
+// balancePointCols reads a balance change (c) with its block (b).
 var balancePointCols = rowShapeOf[BalancePoint]().selectList("c")
 
 // BalanceHistory lists a wallet's balances of a token after each block that changed them,
-// newest first; keyset: block_number.
+// newest first; keyset: block_number. The page is cut (a subquery with a LIMIT) before its
+// rows are joined to their blocks for the time: one blocks_pkey probe a row.
 func (s *Store) BalanceHistory(ctx context.Context, token, owner Felt, w Window) ([]*BalancePoint, error) {
 	where, tail, kargs := w.keyset([]string{"c.block_number"}, true, 3)
+	order, _, _ := strings.Cut(tail, " LIMIT ")
 	var rows []*BalancePoint
-	err := s.selectRows(ctx, &rows, `SELECT `+balancePointCols+` FROM erc20_balance_changes c`+
-		and("c.token_address = $1 AND c.owner_address = $2", where)+tail, append([]any{token, owner}, kargs...)...)
+	err := s.selectRows(ctx, &rows, `SELECT `+balancePointCols+` FROM (SELECT c.* FROM erc20_balance_changes c`+
+		and("c.token_address = $1 AND c.owner_address = $2", where)+tail+`) c JOIN blocks b ON b.number = c.block_number`+order,
+		append([]any{token, owner}, kargs...)...)
 	return rows, err
 }
 
@@ -267,7 +282,7 @@ func (s *Store) DailyBalances(ctx context.Context, tokens, owners []Felt, from, 
 // FirstBalanceChange is the time of a wallet's first balance change of a token; ok is
 // false when it has none.
 func (s *Store) FirstBalanceChange(ctx context.Context, token, owner Felt) (ts int64, ok bool, err error) {
-	ok, err = s.getRow(ctx, &ts, `SELECT timestamp FROM erc20_balance_changes WHERE token_address = $1 AND owner_address = $2
-		ORDER BY block_number LIMIT 1`, token, owner)
+	ok, err = s.getRow(ctx, &ts, `SELECT timestamp FROM blocks WHERE number = (SELECT block_number FROM erc20_balance_changes
+		WHERE token_address = $1 AND owner_address = $2 ORDER BY block_number LIMIT 1)`, token, owner)
 	return ts, ok, err
 }

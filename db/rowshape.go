@@ -18,7 +18,8 @@ import (
 //	emptyarray a nil FeltArray is the empty list (NOT NULL felt-list columns)
 //	numeric    the column is numeric: read back as text (selectList)
 //	date       the column is a date: read back as YYYY-MM-DD (selectList)
-//	from=EXPR  selectList reads the column from EXPR (a joined table's column) instead
+//	from=EXPR  selectList reads the column from EXPR (a joined table's column) instead;
+//	           the table has no such column, so it is never written
 //	detail     a read-only row's column that listSelectList leaves out (lists read it
 //	           later, only when a client asks for it)
 //
@@ -29,12 +30,13 @@ import (
 
 // rowShape is what the tags of one row type say.
 type rowShape struct {
-	columns []string
-	reads   []string // how selectList reads each column, %s standing for the column
-	details []bool   // the columns tagged detail
-	sources []string // the from= expression of each column, or ""
-	types   []string // the SQL type of each column, for key arrays (loadAll)
-	fields  []rowField
+	columns []string   // every tagged field's, as selectList reads them
+	written []string   // the columns the table stores (not from=), as the rows are written
+	reads   []string   // how selectList reads each column, %s standing for the column
+	details []bool     // the columns tagged detail
+	sources []string   // the from= expression of each column, or ""
+	types   []string   // the SQL type of each column, for key arrays (loadAll)
+	fields  []rowField // the written columns' fields
 }
 
 type rowField struct {
@@ -70,7 +72,10 @@ func rowShapeOf[T any]() *rowShape {
 		s.sources = append(s.sources, optionValue(opts, "from"))
 		s.details = append(s.details, hasOption(opts, "detail"))
 		s.types = append(s.types, sqlTypeOf(f.Type, opts))
-		s.fields = append(s.fields, rowField{index: i, value: fieldValue(f, opts)})
+		if optionValue(opts, "from") == "" {
+			s.written = append(s.written, name)
+			s.fields = append(s.fields, rowField{index: i, value: fieldValue(f, opts)})
+		}
 	}
 	actual, _ := rowShapes.LoadOrStore(t, s)
 	return actual.(*rowShape)
@@ -141,7 +146,7 @@ func fieldValue(f reflect.StructField, opts string) func(reflect.Value) any {
 	return reflect.Value.Interface
 }
 
-// values are the row's column values, in the order of columns.
+// values are the row's written column values, in the order of written.
 func (s *rowShape) values(row reflect.Value) []any {
 	out := make([]any, len(s.fields))
 	for i, f := range s.fields {
@@ -191,8 +196,8 @@ func rowValues[T any](rows []T) [][]any {
 	return out
 }
 
-// columnsOf are T's columns.
-func columnsOf[T any]() []string { return rowShapeOf[T]().columns }
+// columnsOf are T's written columns.
+func columnsOf[T any]() []string { return rowShapeOf[T]().written }
 
 // loadAll reads the rows of table whose leading columns, as many as there are keys, hold
 // the i-th element of each key array: one array per key column (ByteaKeys for felts,

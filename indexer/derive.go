@@ -440,7 +440,7 @@ func (w *batchWriter) apply(bd *blockData) {
 	// Each balance the block changed, as it stands after the block.
 	for k := range w.blockBalances {
 		w.rows.BalancePoints = append(w.rows.BalancePoints, db.BalancePoint{Token: db.FeltOf(k[0]), Owner: db.FeltOf(k[1]),
-			BlockNumber: num, Balance: w.balances[k].amount.String(), Timestamp: ts})
+			BlockNumber: num, Balance: w.balances[k].amount.String()})
 	}
 	clear(w.blockBalances)
 	w.counts["blocks"]++

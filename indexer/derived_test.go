@@ -78,9 +78,9 @@ func TestDerivedTokenState(t *testing.T) {
 	if err := d.Get(&changes, `WITH backfill AS (`+backfillQuery(t)+`) SELECT
 		(SELECT count(*) FROM erc20_balances b WHERE b.balance IS DISTINCT FROM (SELECT c.balance FROM erc20_balance_changes c
 			WHERE c.token_address = b.token_address AND c.owner_address = b.owner_address ORDER BY c.block_number DESC LIMIT 1)) AS stale,
-		(SELECT count(*) FROM ((SELECT token_address, owner_address, block_number, balance, timestamp FROM erc20_balance_changes
+		(SELECT count(*) FROM ((SELECT token_address, owner_address, block_number, balance, timestamp FROM `+balanceChangesWithTime+`
 			EXCEPT SELECT * FROM backfill) UNION ALL (SELECT * FROM backfill
-			EXCEPT SELECT token_address, owner_address, block_number, balance, timestamp FROM erc20_balance_changes)) x) AS differ,
+			EXCEPT SELECT token_address, owner_address, block_number, balance, timestamp FROM `+balanceChangesWithTime+`)) x) AS differ,
 		(SELECT count(*) FROM erc20_balance_changes) AS rows
 `); err != nil {
 		t.Fatal(err)
@@ -377,5 +377,15 @@ func migrationSelect(t *testing.T, file, insert string) string {
 	if !ok || !ok2 || !ok3 {
 		t.Fatalf("migration %s has no %s ... SELECT", file, insert)
 	}
-	return "SELECT" + query
+	// Migration 00042 took the copies of the transaction's hash and the block's time out of
+	// token_transfers: the older migrations' SELECTs read them back through the join.
+	return "SELECT" + strings.ReplaceAll(query, "FROM token_transfers", "FROM "+transfersWithCopies)
 }
+
+// transfersWithCopies and balanceChangesWithTime are token_transfers and
+// erc20_balance_changes as they were before migration 00042.
+const (
+	transfersWithCopies = `(SELECT e.*, t.hash AS transaction_hash, t.timestamp FROM token_transfers e
+		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index) token_transfers`
+	balanceChangesWithTime = `(SELECT c.*, b.timestamp FROM erc20_balance_changes c JOIN blocks b ON b.number = c.block_number) c`
+)

@@ -47,8 +47,7 @@ func (w *batchWriter) applyMove(num, ts int64, txIndex, eventIndex int, txHash, 
 	if m.Standard == "erc20" {
 		w.rows.TokenTransfers = append(w.rows.TokenTransfers, db.TokenTransfer{
 			BlockNumber: num, TxIndex: txIndex, EventIndex: eventIndex, TokenAddress: db.FeltOf(contract),
-			FromAddress: db.FeltOf(m.From), ToAddress: db.FeltOf(m.To), Amount: m.Amount.String(), TransactionHash: db.FeltOf(txHash), Timestamp: ts,
-			IsFee: m.Fee,
+			FromAddress: db.FeltOf(m.From), ToAddress: db.FeltOf(m.To), Amount: m.Amount.String(), IsFee: m.Fee,
 		})
 		w.counts["token_transfers"]++
 		w.addERC20(tok, contract, m.From, new(big.Int).Neg(m.Amount), num, ts)

@@ -274,9 +274,9 @@ func TestTransactionBlocksLoadedWithThePage(t *testing.T) {
 	// per link, none waiting.
 	s.exec(`INSERT INTO tokens (address, standard, symbol) VALUES ('\x070c', 'erc20', 'STRK')`)
 	for i := range 2 {
-		s.exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_address, from_address, to_address, amount, transaction_hash, timestamp, is_fee)
-			VALUES (1, $1, 0, '\x070c', '\xaa', '\xbb', $2, $3, 100, false), (1, $1, 1, '\x070c', '\xaa', '\x05e9', 1, $3, 100, true)`,
-			i, 5+i, db.FeltFromUint64(uint64(0x7000+10+i)))
+		s.exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_address, from_address, to_address, amount, is_fee)
+			VALUES (1, $1, 0, '\x070c', '\xaa', '\xbb', $2, false), (1, $1, 1, '\x070c', '\xaa', '\x05e9', 1, true)`,
+			i, 5+i)
 	}
 	var nested struct {
 		Transactions connection[struct {
