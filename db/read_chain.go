@@ -122,6 +122,10 @@ type TxFilter struct {
 	FromBlock *int64
 	ToBlock   *int64
 	Block     *int64
+	// Whole reads every column of the rows (txCols, DetailsLoaded), not only the list's:
+	// for a caller that shows each item's details, which would otherwise read the page's
+	// rows a second time by their keys.
+	Whole bool
 }
 
 func (f TxFilter) where(args *[]any) []string {
@@ -152,12 +156,16 @@ func (f TxFilter) where(args *[]any) []string {
 func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Window) ([]*Transaction, error) {
 	var args []any
 	conds := f.where(&args)
-	q := keysetQuery{name: "transactions", from: `SELECT ` + txListCols + ` FROM transactions t`,
+	cols := txListCols
+	if f.Whole {
+		cols = txCols
+	}
+	q := keysetQuery{name: "transactions", from: `SELECT ` + cols + ` FROM transactions t`,
 		conds: conds, args: args, keyCols: []string{"t.block_number", "t.tx_index"}, desc: desc, keysFrom: "transactions t", marked: f.marked()}
 	if len(conds) == 0 {
 		// The whole chain's list seeks to a page by its position (transactionsAt).
 		if w.After == nil && w.Offset > 0 {
-			return s.transactionsAt(ctx, desc, w)
+			return s.transactionsAt(ctx, cols, desc, w)
 		}
 		return readKeyset[*Transaction](ctx, s, q, w)
 	}
@@ -171,13 +179,13 @@ func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Windo
 // transaction k places from the oldest is in the block with the greatest txs_before <= k
 // (of blocks with as many before them, the last: those before it have none), at index
 // k - txs_before. Past either end, the position has no block and the list is empty.
-func (s *Store) transactionsAt(ctx context.Context, desc bool, w Window) ([]*Transaction, error) {
+func (s *Store) transactionsAt(ctx context.Context, cols string, desc bool, w Window) ([]*Transaction, error) {
 	pos, cmp, dir := `$1::bigint`, ">=", "ASC"
 	if desc {
 		pos, cmp, dir = `(SELECT txs_before + tx_count - 1 FROM blocks ORDER BY number DESC LIMIT 1) - $1`, "<=", "DESC"
 	}
 	var rows []*Transaction
-	err := s.selectRows(ctx, &rows, `SELECT `+txListCols+` FROM transactions t
+	err := s.selectRows(ctx, &rows, `SELECT `+cols+` FROM transactions t
 		WHERE (t.block_number, t.tx_index) `+cmp+` (SELECT b.number, p.pos - b.txs_before FROM (SELECT `+pos+` AS pos) p
 			CROSS JOIN LATERAL (SELECT number, txs_before FROM blocks WHERE txs_before <= p.pos
 				ORDER BY txs_before DESC, number DESC LIMIT 1) b)
