@@ -289,12 +289,19 @@ func (s *Store) CountEvents(ctx context.Context, f EventsFilter) (int64, error) 
 
 // TransactionsOfBlocks lists, for each block, limit of its transactions after offset, in
 // block order: the batched form of Block.transactions.
+//
+// The block is named by a range of one block, not "t.block_number = k.b": with the
+// equality, PostgreSQL drops block_number from the order (it is fixed), cannot take the
+// partitions' (block_number, tx_index) index order for "ORDER BY tx_index" through their
+// Append, and reads and sorts every transaction of the block for a page of 25 (301 rows
+// and 42 buffers for a block of 301, against 26 rows and 6 buffers).
 func (s *Store) TransactionsOfBlocks(ctx context.Context, blocks []int64, limit, offset int) ([]*Transaction, error) {
 	lo, hi := blockSpan(blocks)
 	var rows []*Transaction
 	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bigint[]) AS k(b)
-		CROSS JOIN LATERAL (SELECT `+txListCols+` FROM transactions t WHERE t.block_number = k.b AND t.block_number BETWEEN $4 AND $5
-			ORDER BY t.tx_index LIMIT $2 OFFSET $3) x`, pq.Array(blocks), limit, offset, lo, hi)
+		CROSS JOIN LATERAL (SELECT `+txListCols+` FROM transactions t
+			WHERE t.block_number >= k.b AND t.block_number <= k.b AND t.block_number BETWEEN $4 AND $5
+			ORDER BY t.block_number, t.tx_index LIMIT $2 OFFSET $3) x`, pq.Array(blocks), limit, offset, lo, hi)
 	return rows, err
 }
 
