@@ -30,13 +30,6 @@ func ExplainAnalyze(conn *sqlx.DB, text string, args []any) ([]byte, error) {
 	return explain(conn, "ANALYZE, FORMAT JSON", text, args, true, nil)
 }
 
-// ExplainAnalyzeBuffers is ExplainAnalyze with each node's buffers: the pages a statement
-// touched ("Shared Hit Blocks" + "Shared Read Blocks") and an index-only scan's "Heap
-// Fetches", which do not move with the machine's load as times do.
-func ExplainAnalyzeBuffers(conn *sqlx.DB, text string, args []any) ([]byte, error) {
-	return explain(conn, "ANALYZE, BUFFERS, FORMAT JSON", text, args, true, nil)
-}
-
 func explain(conn *sqlx.DB, options, text string, args []any, generic bool, settings []string) ([]byte, error) {
 	ctx := context.Background()
 	tx, err := conn.BeginTxx(ctx, nil)
