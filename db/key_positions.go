@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -232,8 +233,60 @@ func (s *Store) keyCount(ctx context.Context, m markedKey) (n int64, ok bool, er
 	if !m.ok() {
 		return 0, false, nil
 	}
+	memo := keyCountsOf(ctx)
+	if n, ok := memo.get(m); ok {
+		return n, true, nil
+	}
 	ok, err = s.getRow(ctx, &n, `SELECT n FROM key_counts WHERE list = $1 AND key = $2`, int16(m.list), []byte(m.key))
+	if ok && err == nil {
+		memo.put(m, n)
+	}
 	return n, ok, err
+}
+
+// KeyCounts keeps, for one request, the counts of keys with positions that it read: a
+// deep page reads its key's count with its mark (markedWindow), and the list's total is
+// then that count, not a second statement (a page of /beta/txns?to= or ?type= ran 5
+// statements, one of them this count again). The zero value is ready; it is safe for
+// concurrent use (GraphQL resolves fields in parallel).
+type KeyCounts struct {
+	mu sync.Mutex
+	n  map[listKey]int64
+}
+
+type keyCountsKey struct{}
+
+// WithKeyCounts returns ctx carrying c, which the store's reads under it fill and consult.
+func WithKeyCounts(ctx context.Context, c *KeyCounts) context.Context {
+	return context.WithValue(ctx, keyCountsKey{}, c)
+}
+
+// keyCountsOf is ctx's KeyCounts, nil (which keeps nothing) when it has none.
+func keyCountsOf(ctx context.Context) *KeyCounts {
+	c, _ := ctx.Value(keyCountsKey{}).(*KeyCounts)
+	return c
+}
+
+func (c *KeyCounts) get(m markedKey) (int64, bool) {
+	if c == nil {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.n[listKey{m.list, string(m.key)}]
+	return n, ok
+}
+
+func (c *KeyCounts) put(m markedKey, n int64) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[listKey]int64{}
+	}
+	c.n[listKey{m.list, string(m.key)}] = n
 }
 
 // markedWindow turns a window by position over m's list (desc: newest first) into one that
@@ -266,6 +319,7 @@ func (s *Store) markedWindow(ctx context.Context, m markedKey, desc bool, keyCol
 	if err != nil || !found { // no count: rows written around the indexer (tests); skip through the index
 		return w, false, err
 	}
+	keyCountsOf(ctx).put(m, mark.N)
 	if int64(w.Offset) >= mark.N {
 		return w, true, nil
 	}

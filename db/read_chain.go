@@ -125,6 +125,10 @@ type TxFilter struct {
 	FromBlock *int64
 	ToBlock   *int64
 	Block     *int64
+	// Whole reads every column of the rows (txCols, DetailsLoaded), not only the list's:
+	// for a caller that shows each item's details, which would otherwise read the page's
+	// rows a second time by their keys.
+	Whole bool
 }
 
 func (f TxFilter) where(args *[]any) []string {
@@ -155,12 +159,16 @@ func (f TxFilter) where(args *[]any) []string {
 func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Window) ([]*Transaction, error) {
 	var args []any
 	conds := f.where(&args)
-	q := keysetQuery{name: "transactions", from: `SELECT ` + txListCols + ` FROM transactions t`,
+	cols := txListCols
+	if f.Whole {
+		cols = txCols
+	}
+	q := keysetQuery{name: "transactions", from: `SELECT ` + cols + ` FROM transactions t`,
 		conds: conds, args: args, keyCols: []string{"t.block_number", "t.tx_index"}, desc: desc, keysFrom: "transactions t", marked: f.marked()}
 	if len(conds) == 0 {
 		// The whole chain's list seeks to a page by its position (transactionsAt).
 		if w.After == nil && w.Offset > 0 {
-			return s.transactionsAt(ctx, desc, w)
+			return s.transactionsAt(ctx, cols, desc, w)
 		}
 		return readKeyset[*Transaction](ctx, s, q, w)
 	}
@@ -174,13 +182,13 @@ func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Windo
 // transaction k places from the oldest is in the block with the greatest txs_before <= k
 // (of blocks with as many before them, the last: those before it have none), at index
 // k - txs_before. Past either end, the position has no block and the list is empty.
-func (s *Store) transactionsAt(ctx context.Context, desc bool, w Window) ([]*Transaction, error) {
+func (s *Store) transactionsAt(ctx context.Context, cols string, desc bool, w Window) ([]*Transaction, error) {
 	pos, cmp, dir := `$1::bigint`, ">=", "ASC"
 	if desc {
 		pos, cmp, dir = `(SELECT txs_before + tx_count - 1 FROM blocks ORDER BY number DESC LIMIT 1) - $1`, "<=", "DESC"
 	}
 	var rows []*Transaction
-	err := s.selectRows(ctx, &rows, `SELECT `+txListCols+` FROM transactions t
+	err := s.selectRows(ctx, &rows, `SELECT `+cols+` FROM transactions t
 		WHERE (t.block_number, t.tx_index) `+cmp+` (SELECT b.number, p.pos - b.txs_before FROM (SELECT `+pos+` AS pos) p
 			CROSS JOIN LATERAL (SELECT number, txs_before FROM blocks WHERE txs_before <= p.pos
 				ORDER BY txs_before DESC, number DESC LIMIT 1) b)
@@ -335,12 +343,19 @@ func (s *Store) CountEvents(ctx context.Context, f EventsFilter) (int64, error) 
 
 // TransactionsOfBlocks lists, for each block, limit of its transactions after offset, in
 // block order: the batched form of Block.transactions.
+//
+// The block is named by a range of one block, not "t.block_number = k.b": with the
+// equality, PostgreSQL drops block_number from the order (it is fixed), cannot take the
+// partitions' (block_number, tx_index) index order for "ORDER BY tx_index" through their
+// Append, and reads and sorts every transaction of the block for a page of 25 (301 rows
+// and 42 buffers for a block of 301, against 26 rows and 6 buffers).
 func (s *Store) TransactionsOfBlocks(ctx context.Context, blocks []int64, limit, offset int) ([]*Transaction, error) {
 	lo, hi := blockSpan(blocks)
 	var rows []*Transaction
 	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bigint[]) AS k(b)
-		CROSS JOIN LATERAL (SELECT `+txListCols+` FROM transactions t WHERE t.block_number = k.b AND t.block_number BETWEEN $4 AND $5
-			ORDER BY t.tx_index LIMIT $2 OFFSET $3) x`, pq.Array(blocks), limit, offset, lo, hi)
+		CROSS JOIN LATERAL (SELECT `+txListCols+` FROM transactions t
+			WHERE t.block_number >= k.b AND t.block_number <= k.b AND t.block_number BETWEEN $4 AND $5
+			ORDER BY t.block_number, t.tx_index LIMIT $2 OFFSET $3) x`, pq.Array(blocks), limit, offset, lo, hi)
 	return rows, err
 }
 

@@ -177,7 +177,10 @@ func (s *Store) CountTokens(ctx context.Context, standard string) (int64, error)
 // output column and sort "999" above "1000".
 //
 // A page of one token that starts where a page served lately ended continues from its last
-// holder instead of skipping those above (listPage).
+// holder instead of skipping those above (listPage). A deep page reads its keys alone off
+// erc20_balances_holders_order, an index-only scan that skips each holder above it for an
+// index entry (keysFrom), then its 25 rows by their primary key: read in one step, each
+// holder skipped was a row fetched from the table.
 func (s *Store) HoldersOf(ctx context.Context, tokens []Felt, limit, offset int) ([]*TokenBalance, error) {
 	if len(tokens) != 1 {
 		return s.holdersAt(ctx, tokens, limit, offset)
@@ -185,7 +188,7 @@ func (s *Store) HoldersOf(ctx context.Context, tokens []Felt, limit, offset int)
 	return keysetList(ctx, s, keysetQuery{name: "holders",
 		from:  `SELECT ` + balanceCols + ` FROM erc20_balances b`,
 		conds: []string{"b.token_address = $1", "b.balance > 0"}, args: []any{Normalize(tokens[0])},
-		keyCols: []string{"b.balance", "b.owner_address"}, desc: true},
+		keyCols: []string{"b.balance", "b.owner_address"}, desc: true, keysFrom: "erc20_balances b", keysJoin: []string{"b.token_address"}},
 		Window{Limit: limit, Offset: offset}, func(b *TokenBalance) []any { return []any{b.Balance, b.OwnerAddress} })
 }
 

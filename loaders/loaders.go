@@ -328,27 +328,34 @@ type ctxKey struct{}
 
 // With returns ctx carrying l.
 func With(ctx context.Context, l *Loaders) context.Context {
-	return context.WithValue(ctx, ctxKey{}, l)
+	return context.WithValue(db.WithKeyCounts(ctx, new(db.KeyCounts)), ctxKey{}, l)
 }
 
 // WithNew returns ctx carrying loaders over store (New's) that are made when first asked
 // for: a subscription waits for its next message under such a context, and 10,000 idle
 // ones must not hold loaders each.
 func WithNew(ctx context.Context, store *db.Store) context.Context {
-	return context.WithValue(ctx, ctxKey{}, &deferred{store: store, make: New})
+	return withDeferred(ctx, &deferred{store: store, make: New})
 }
 
 // WithSequential returns ctx carrying Sequential loaders over store, made when first asked
 // for: making them was 6% of the CPU of a REST route that loads nothing (/beta/stats).
 func WithSequential(ctx context.Context, store *db.Store) context.Context {
-	return context.WithValue(ctx, ctxKey{}, &deferred{store: store, make: Sequential})
+	return withDeferred(ctx, &deferred{store: store, make: Sequential})
+}
+
+// withDeferred installs d, and the request's kept key counts (db.KeyCounts: a deep page's
+// count, read with its mark, is its list's total too), which live in d.
+func withDeferred(ctx context.Context, d *deferred) context.Context {
+	return context.WithValue(db.WithKeyCounts(ctx, &d.counts), ctxKey{}, d)
 }
 
 type deferred struct {
-	once  sync.Once
-	store *db.Store
-	make  func(*db.Store) *Loaders
-	l     *Loaders
+	once   sync.Once
+	store  *db.Store
+	make   func(*db.Store) *Loaders
+	l      *Loaders
+	counts db.KeyCounts
 }
 
 func (d *deferred) get() *Loaders {

@@ -142,6 +142,7 @@ func (r *queryResolver) Transactions(ctx context.Context, first *int, after *str
 		}
 		f.FromBlock, f.ToBlock = int64Of(filter.FromBlock), int64Of(filter.ToBlock)
 	}
+	f.Whole = wantsWholeTransactions(ctx)
 	desc := order == nil || *order == model.SortDirectionDesc
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.Transaction]{
 		name: transactionListName(desc), keyWidth: 2,

@@ -67,7 +67,9 @@ func txActivityOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	filter := &model.TransactionFilter{SenderAddress: a.felt("sender_address"), FromBlock: a.int("from_block")}
 	order := a.direction("sort")
 	pg := pageOf(a)
-	conn, err := s.res.Query().Transactions(ctx, &pg.first, pg.after, filter, &order)
+	// Its items show every column: the list reads whole rows, not its columns and then the
+	// same rows again by their keys.
+	conn, err := s.res.Query().Transactions(resolvers.WithWholeTransactions(ctx), &pg.first, pg.after, filter, &order)
 	if err != nil {
 		return nil, err
 	}
