@@ -113,7 +113,7 @@ func TestReadPoolSettings(t *testing.T) {
 }
 
 // The read pool's sessions plan each prepared statement once, generically, unless the
-// connection string says otherwise.
+// connection string says otherwise, and without parallel workers.
 func TestReadPoolPlansGenerically(t *testing.T) {
 	ctx := context.Background()
 	url := dbtest.NewURL(t)
@@ -126,11 +126,19 @@ func TestReadPoolPlansGenerically(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var mode string
+		var mode, workers string
 		err = pool.GetContext(ctx, &mode, `SHOW plan_cache_mode`)
+		if err == nil {
+			err = pool.GetContext(ctx, &workers, `SHOW max_parallel_workers_per_gather`)
+		}
 		pool.Close()
 		if err != nil || mode != want {
 			t.Errorf("%s: plan_cache_mode %q (%v), want %q", dsn, mode, err, want)
+		}
+		// Without workers: a generic plan given them sorted a hot key's whole range for a
+		// deep page (openReadPool).
+		if workers != "0" {
+			t.Errorf("%s: max_parallel_workers_per_gather %q, want 0", dsn, workers)
 		}
 	}
 }
