@@ -290,3 +290,32 @@ func TestPackedFeltsSQLFunctionsAgreeWithGo(t *testing.T) {
 		}
 	}
 }
+
+// A call stored as a position in its transaction's calldata (00043) gets its own calldata
+// back when 00043 is undone, cut from the transaction's packed calldata (00043's down runs
+// while 00040's packed form is still there).
+func TestLeanCallsMigrationDownCutsTheirCalldata(t *testing.T) {
+	ctx := context.Background()
+	conn := dbtest.New(t)
+	rows := packedRows()
+	off, n := int16(1), int16(2)
+	rows.Calls = append(rows.Calls, db.CallRow{BlockNumber: 1, TxIndex: 0, CallIndex: 2,
+		ContractAddress: db.FeltFromUint64(0xc), Selector: db.FeltFromUint64(0x5), CalldataOffset: &off, CalldataLength: &n})
+	if err := writeRows(ctx, conn, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.MigrateDownTo(ctx, conn.DB, 42); err != nil {
+		t.Fatal(err)
+	}
+	var got db.FeltArray
+	if err := conn.Get(&got, `SELECT calldata FROM calls WHERE call_index = 2`); err != nil {
+		t.Fatal(err)
+	}
+	want := rows.Transactions[0].Calldata[off : off+n]
+	if showList(got) != showList(want) {
+		t.Errorf("calldata after going down past 00043: %s, want %s", showList(got), showList(want))
+	}
+	if err := db.Migrate(ctx, conn.DB); err != nil {
+		t.Fatal(err)
+	}
+}

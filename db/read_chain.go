@@ -246,7 +246,7 @@ func (s *Store) CallsByTx(ctx context.Context, keys []TxKey) ([]*Call, error) {
 	)
 	for i := range rows {
 		r := &rows[i]
-		if k := (TxKey{Block: r.BlockNumber, Index: r.TxIndex}); k != tx || i == 0 {
+		if k := (TxKey{Block: r.BlockNumber, Index: r.TxIndex}); k != tx {
 			tx, txCalldata = k, nil
 		}
 		if r.Index == 0 {

@@ -22,24 +22,13 @@ ALTER TABLE calls ALTER COLUMN calldata DROP NOT NULL;
 
 -- +goose Down
 -- Rows written since have no calldata of their own: they take it back from their
--- transactions before the columns go (their inputs stay NULL). The slice is taken with
--- array operations, so only while calldata is bytea[] (migration 00040 packs it into one
--- bytea; under that form, go down past 00040's up first, or re-index those blocks).
--- +goose StatementBegin
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM calls WHERE calldata IS NULL AND calldata_offset IS NOT NULL) THEN
-        IF (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
-            WHERE attrelid = 'calls'::regclass AND attname = 'calldata') <> 'bytea[]' THEN
-            RAISE EXCEPTION 'calls written since migration 00043 hold their calldata as a slice of their transaction''s, which only a bytea[] calldata can be cut into: re-index their blocks';
-        END IF;
-        EXECUTE 'UPDATE calls c SET calldata = t.calldata[c.calldata_offset + 1 : c.calldata_offset + c.calldata_length]
-            FROM transactions t
-            WHERE c.calldata IS NULL AND c.calldata_offset IS NOT NULL
-              AND t.block_number = c.block_number AND t.tx_index = c.tx_index';
-    END IF;
-END $$;
--- +goose StatementEnd
+-- transactions before the columns go (their inputs stay NULL). Going down, this runs
+-- before 00040's down, so calldata is still the packed bytea of 00040: the slice is cut
+-- from the unpacked list and packed again (00040's felts_unpack and felts_pack).
+UPDATE calls c SET calldata = felts_pack((felts_unpack(t.calldata))[c.calldata_offset + 1 : c.calldata_offset + c.calldata_length])
+FROM transactions t
+WHERE c.calldata IS NULL AND c.calldata_offset IS NOT NULL
+  AND t.block_number = c.block_number AND t.tx_index = c.tx_index;
 UPDATE calls SET calldata = DEFAULT WHERE calldata IS NULL;
 ALTER TABLE calls ALTER COLUMN calldata SET NOT NULL;
 ALTER TABLE calls DROP COLUMN IF EXISTS calldata_offset, DROP COLUMN IF EXISTS calldata_length;
