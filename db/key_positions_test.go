@@ -288,5 +288,7 @@ func TestKeyMarksGiveThePagesOffsetReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	backfill("after a reorg")
-	checkKeyedPages(t, ctx, conn, "after a reorg")
+	if n := checkKeyedPages(t, ctx, conn, "after a reorg"); n == 0 {
+		t.Fatal("after the reorg no page was sought from a mark")
+	}
 }

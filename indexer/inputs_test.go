@@ -38,6 +38,9 @@ func TestCallInputsDecodedWithTheCalleeABI(t *testing.T) {
 			}{c.Calldata, in})
 		}
 	}
+	if len(calls) == 0 {
+		t.Fatal("no transfer call has decoded inputs")
+	}
 	for _, c := range calls {
 		var in map[string]json.RawMessage
 		if err := json.Unmarshal(c.Inputs, &in); err != nil || len(in) != 2 {
