@@ -66,6 +66,7 @@ func runScenario(t *testing.T, dir, base, key, scenario string) *nodeScript {
 			events <- e
 		}
 	}()
+	script := &nodeScript{events: events, stdin: stdin}
 	t.Cleanup(func() {
 		stdin.Close()
 		select {
@@ -74,8 +75,14 @@ func runScenario(t *testing.T, dir, base, key, scenario string) *nodeScript {
 			_ = cmd.Process.Kill()
 		}
 		_ = cmd.Wait()
+		if t.Failed() { // what the library saw says why a wait on the server failed
+			for e := range events {
+				script.seen = append(script.seen, e)
+			}
+			t.Logf("%s reported:\n%s", scenario, script.log())
+		}
 	})
-	return &nodeScript{events: events, stdin: stdin}
+	return script
 }
 
 // until reads events until want accepts one, and returns it.

@@ -530,7 +530,10 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	// the read pool.
 	hub := live.NewHub(store, live.Options{Buffer: sf.subscriptionBuffer, Logger: log})
 	metrics.SetSubscriptionCount(hub.Count)
-	hubCtx, stopHub := context.WithCancel(ctx)
+	// The hub outlives the signal: were it to stop first, it would end every subscription
+	// with a complete, which tells graphql-ws and graphql-sse not to come back. The server's
+	// streams go away first (api.Config.Stopping), and the hub stops when serving returns.
+	hubCtx, stopHub := context.WithCancel(context.WithoutCancel(ctx))
 	hubDone := make(chan struct{})
 	go func() {
 		defer close(hubDone)

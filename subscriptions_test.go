@@ -210,12 +210,14 @@ func (s liveServer) waitSubscriptions(t *testing.T, n int) {
 func (s liveServer) waitMetric(t *testing.T, name string, ok func(float64) bool) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
+	last := "no value"
 	for time.Now().Before(deadline) {
 		if resp, err := http.Get(s.admin + "/metrics"); err == nil {
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			for _, line := range strings.Split(string(body), "\n") {
 				if rest, found := strings.CutPrefix(line, name+" "); found {
+					last = rest
 					if v, err := strconv.ParseFloat(rest, 64); err == nil && ok(v) {
 						return
 					}
@@ -224,7 +226,7 @@ func (s liveServer) waitMetric(t *testing.T, name string, ok func(float64) bool)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("the server at %s: %s never came as wanted", s.base, name)
+	t.Fatalf("the server at %s: %s never came as wanted in a minute (last: %s)", s.base, name, last)
 }
 
 // followedChain starts the simulated node with cfg in a database of its own, and the
