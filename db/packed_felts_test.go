@@ -174,7 +174,7 @@ func TestFeltListsReadBackFromCopyAndInsert(t *testing.T) {
 			!first.Equal(packedRows().Events[0].Keys[0]) || count != 300 {
 			t.Errorf("%s: felts_at(keys, 1) = %x, felts_count(data) = %d (%v)", name, []byte(first), count, err)
 		}
-		txs, err := db.NewStore(conn).TransactionsByHash(ctx, []db.Felt{db.FeltFromUint64(0x70)})
+		txs, _, err := db.NewStore(conn).TransactionsByHash(ctx, []db.Felt{db.FeltFromUint64(0x70)})
 		if err != nil || len(txs) != 1 || showList(txs[0].Calldata) != showList(packedRows().Transactions[0].Calldata) ||
 			txs[0].ConstructorCalldata != nil || txs[0].PaymasterData == nil || len(txs[0].PaymasterData) != 0 {
 			t.Errorf("%s: the transaction by hash: %+v %v", name, txs, err)

@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -198,8 +199,9 @@ func TestPartitioningKeepsExistingRows(t *testing.T) {
 	store := db.NewStore(conn)
 	for _, n := range []int64{0, 1, 2_500_000} {
 		hash := partitionedRows(n).Transactions[0].Hash
-		if txs, err := store.TransactionsByHash(ctx, []db.Felt{hash}); err != nil || len(txs) != 1 || txs[0].BlockNumber != n {
-			t.Errorf("the transaction of block %d by its hash: %v %v", n, txs, err)
+		if txs, blocks, err := store.TransactionsByHash(ctx, []db.Felt{hash}); err != nil || len(txs) != 1 || txs[0].BlockNumber != n ||
+			len(blocks) != 1 || blocks[0].Number != n || !blocks[0].DetailsLoaded {
+			t.Errorf("the transaction of block %d by its hash: %v %v %v", n, txs, blocks, err)
 		}
 	}
 	p = db.Partitions{}
@@ -253,11 +255,6 @@ func TestKeyedReadsPlanTheirPartitionsOnly(t *testing.T) {
 		},
 		"TransfersOfTxs":    func() (int, error) { r, err := store.TransfersOfTxs(ctx, keys); return len(r), err },
 		"TransactionsByKey": func() (int, error) { r, err := store.TransactionsByKey(ctx, keys); return len(r), err },
-		// Its last statement: the transactions at the positions their hashes gave.
-		"TransactionsByHash": func() (int, error) {
-			r, err := store.TransactionsByHash(ctx, []db.Felt{partitionedRows(33).Transactions[0].Hash})
-			return len(r), err
-		},
 		"TransactionsOfBlocks": func() (int, error) {
 			r, err := store.TransactionsOfBlocks(ctx, []int64{33}, 10, 0)
 			return len(r), err
@@ -288,4 +285,56 @@ func TestKeyedReadsPlanTheirPartitionsOnly(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A transaction looked up by its hash joins transaction_hashes to the partitions of
+// transactions (db.Store.TransactionsByHash): its block is known only as the statement runs,
+// so the plan lists every partition and the executor opens the one of the block alone.
+func TestHashLookupRunsItsPartitionOnly(t *testing.T) {
+	ctx := context.Background()
+	conn := dbtest.New(t)
+	dbtest.ShortPartitions(t, conn, 10)
+	if err := new(db.Partitions).Cover(ctx, conn, 0, 60); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{3, 33} {
+		if err := writeRows(ctx, conn, partitionedRows(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := db.NewStore(conn)
+	var query string
+	var args []any
+	store.OnQuery = func(q string, a []any) { query, args = q, a }
+	if txs, _, err := store.TransactionsByHash(ctx, []db.Felt{partitionedRows(33).Transactions[0].Hash}); err != nil || len(txs) != 1 {
+		t.Fatalf("%d transactions, %v", len(txs), err)
+	}
+	plan, err := dbtest.ExplainAnalyze(conn, query, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root []struct{ Plan explainedNode }
+	if err := json.Unmarshal(plan, &root); err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	var walk func(n explainedNode)
+	walk = func(n explainedNode) {
+		if strings.HasPrefix(n.Relation, "transactions_") && n.Loops > 0 {
+			ran = append(ran, n.Relation)
+		}
+		for _, c := range n.Plans {
+			walk(c)
+		}
+	}
+	walk(root[0].Plan)
+	if len(ran) != 1 || ran[0] != "transactions_30" {
+		t.Errorf("the lookup by hash read partitions %q, want transactions_30 alone:\n%s", ran, plan)
+	}
+}
+
+type explainedNode struct {
+	Relation string          `json:"Relation Name"`
+	Loops    int             `json:"Actual Loops"`
+	Plans    []explainedNode `json:"Plans"`
 }

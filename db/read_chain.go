@@ -85,24 +85,36 @@ type TxKey struct {
 	Index int
 }
 
-// TransactionsByHash returns the transactions that exist among hashes: their positions
-// from transaction_hashes (transactions is partitioned by block, and a hash is unique only
-// there), then their rows from the partitions of their blocks.
-func (s *Store) TransactionsByHash(ctx context.Context, hashes []Felt) ([]*Transaction, error) {
-	var positions []struct {
-		Block int64 `db:"block_number"`
-		Index int   `db:"tx_index"`
+// TransactionsByHash returns the transactions that exist among hashes, each with its
+// block (whole, as BlocksByNumber reads it): a transaction looked up by its hash is shown
+// with its block's hash (REST's details, GraphQL's block), and the two rows cost one
+// statement instead of three. The position comes from transaction_hashes (transactions is
+// partitioned by block, and a hash is unique only there); the plan looks the row up in the
+// transactions' partitions with it, and opens only the block's (pruned as it runs, in the
+// generic plan too: EXPLAIN ANALYZE shows the others "never executed").
+func (s *Store) TransactionsByHash(ctx context.Context, hashes []Felt) ([]*Transaction, []*Block, error) {
+	var rows []struct {
+		Transaction
+		Block Block `db:"b"`
 	}
-	if err := s.selectRows(ctx, &positions, `SELECT block_number, tx_index FROM transaction_hashes WHERE hash = ANY($1)`,
-		feltList(hashes)); err != nil || len(positions) == 0 {
-		return nil, err
+	// LIMIT 1 keeps the subquery a nested loop's inner side, run once per hash with the
+	// hash's position (a join the planner may flatten into a hash join of every partition).
+	if err := s.selectRows(ctx, &rows, `SELECT `+txCols+`, `+txBlockCols+` FROM transaction_hashes h
+		CROSS JOIN LATERAL (SELECT * FROM transactions t
+			WHERE t.block_number = h.block_number AND t.tx_index = h.tx_index LIMIT 1) t
+		JOIN blocks b ON b.number = h.block_number
+		WHERE h.hash = ANY($1)`, feltList(hashes)); err != nil {
+		return nil, nil, err
 	}
-	keys := make([]TxKey, len(positions))
-	for i, p := range positions {
-		keys[i] = TxKey{Block: p.Block, Index: p.Index}
+	txs, blocks := make([]*Transaction, len(rows)), make([]*Block, len(rows))
+	for i := range rows {
+		txs[i], blocks[i] = &rows[i].Transaction, &rows[i].Block
 	}
-	return s.TransactionsByKey(ctx, keys)
+	return txs, blocks, nil
 }
+
+// txBlockCols read a transaction's whole block beside it, as the field tagged `db:"b"`.
+var txBlockCols = rowShapeOf[Block]().nestedSelectList("b", "b")
 
 // TransactionsByKey returns the transactions at the given positions. The blocks' span is
 // given apart too, so that the plan opens only their partitions (CallsByTx).

@@ -186,6 +186,22 @@ func (s *rowShape) selectColumns(alias string, details bool) string {
 	return strings.Join(parts, ", ")
 }
 
+// nestedSelectList is selectList (details too) with each column named "prefix.column", for
+// a row read beside another one in the same statement: sqlx fills the field tagged
+// `db:"prefix"` of the destination from those columns.
+func (s *rowShape) nestedSelectList(alias, prefix string) string {
+	parts := make([]string, 0, len(s.columns))
+	for i, c := range s.columns {
+		expr := alias + "." + c
+		if s.sources[i] != "" {
+			expr = s.sources[i]
+		}
+		read, _, _ := strings.Cut(s.reads[i], " AS ")
+		parts = append(parts, fmt.Sprintf(read, expr)+` AS "`+prefix+"."+c+`"`)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // rowValues are the column values of each row.
 func rowValues[T any](rows []T) [][]any {
 	s := rowShapeOf[T]()

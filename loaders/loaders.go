@@ -263,7 +263,7 @@ func templates(store *db.Store) *Loaders {
 		Transaction: one(d, store.TransactionsByKey, func(t *db.Transaction) db.TxKey {
 			return db.TxKey{Block: t.BlockNumber, Index: t.Index}
 		}),
-		TransactionBy: one(d, byFelt(store.TransactionsByHash), func(t *db.Transaction) string { return string(t.Hash) }),
+		TransactionBy: one(d, byFelt(transactionsWithBlocks(store)), func(t *db.Transaction) string { return string(t.Hash) }),
 		Calls: many(d, store.CallsByTx, func(c *db.Call) db.TxKey {
 			return db.TxKey{Block: c.BlockNumber, Index: c.TxIndex}
 		}),
@@ -324,6 +324,21 @@ func templates(store *db.Store) *Loaders {
 	}
 }
 
+// transactionsWithBlocks reads transactions by hash with their blocks in one statement
+// (db.Store.TransactionsByHash) and puts the blocks in the request's Block loader: what
+// shows a transaction found by its hash shows its block's hash too.
+func transactionsWithBlocks(store *db.Store) func(context.Context, []db.Felt) ([]*db.Transaction, error) {
+	return func(ctx context.Context, hashes []db.Felt) ([]*db.Transaction, error) {
+		txs, blocks, err := store.TransactionsByHash(ctx, hashes)
+		if l, ok := from(ctx); ok {
+			for _, b := range blocks {
+				l.Block.Prime(ctx, b.Number, b)
+			}
+		}
+		return txs, err
+	}
+}
+
 type ctxKey struct{}
 
 // With returns ctx carrying l.
@@ -367,13 +382,21 @@ func (d *deferred) get() *Loaders {
 // (by the GraphQL server per operation, or per subscription message, and by the REST
 // handler per request), so a missing value is a wiring bug.
 func For(ctx context.Context) *Loaders {
-	switch l := ctx.Value(ctxKey{}).(type) {
-	case *Loaders:
+	if l, ok := from(ctx); ok {
 		return l
-	case *deferred:
-		return l.get()
 	}
 	panic("loaders: no loaders in context; install them with loaders.With")
+}
+
+// from returns the request's loaders, if ctx has them.
+func from(ctx context.Context) (*Loaders, bool) {
+	switch l := ctx.Value(ctxKey{}).(type) {
+	case *Loaders:
+		return l, true
+	case *deferred:
+		return l.get(), true
+	}
+	return nil, false
 }
 
 // byFelt adapts a store lookup by felts to string keys (felts are byte slices, which cannot
