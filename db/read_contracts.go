@@ -13,6 +13,58 @@ func (s *Store) ContractsByAddress(ctx context.Context, addrs []Felt) ([]*Contra
 	return rows, err
 }
 
+// ContractLinks are a contract with the rows its details show beside it: its class
+// (without its ABI), the class's verification, the block it was deployed in and the token
+// it is. A missing row is nil.
+type ContractLinks struct {
+	Contract *Contract
+	Class    *Class
+	Verified *VerifiedClass
+	Block    *Block
+	Token    *Token
+}
+
+// ContractWithLinks reads a contract and its ContractLinks in one statement (five by their
+// loaders); nil when no contract is at address.
+func (s *Store) ContractWithLinks(ctx context.Context, address Felt) (*ContractLinks, error) {
+	var row struct {
+		Contract
+		Class    Class         `db:"k"`
+		Verified VerifiedClass `db:"v"`
+		Block    Block         `db:"b"`
+		Token    Token         `db:"tk"`
+	}
+	ok, err := s.getRow(ctx, &row, `SELECT `+contractLinksCols+` FROM contracts c
+		LEFT JOIN classes k ON k.hash = c.class_hash
+		LEFT JOIN verified_classes v ON v.class_hash = c.class_hash
+		LEFT JOIN blocks b ON b.number = c.deployed_block
+		LEFT JOIN tokens tk ON tk.address = c.address
+		WHERE c.address = $1`, address)
+	if !ok {
+		return nil, err
+	}
+	out := &ContractLinks{Contract: &row.Contract}
+	if row.Class.Hash != nil {
+		out.Class = &row.Class
+	}
+	if row.Verified.ClassHash != nil {
+		out.Verified = &row.Verified
+	}
+	if row.Block.Hash != nil {
+		out.Block = &row.Block
+	}
+	if row.Token.Address != nil {
+		out.Token = &row.Token
+	}
+	return out, nil
+}
+
+var contractLinksCols = rowShapeOf[Contract]().selectList("c") + ", " +
+	rowShapeOf[Class]().optionalSelectList("k", "k", "abi") + ", " +
+	rowShapeOf[VerifiedClass]().optionalSelectList("v", "v") + ", " +
+	rowShapeOf[Block]().optionalSelectList("b", "b") + ", " +
+	rowShapeOf[Token]().optionalSelectList("tk", "tk")
+
 // Contracts lists contracts, most recently deployed first, optionally of one type or class;
 // keyset: (deployed_block, address).
 func (s *Store) Contracts(ctx context.Context, typ string, class Felt, w Window) ([]*Contract, error) {

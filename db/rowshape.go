@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -34,6 +35,7 @@ type rowShape struct {
 	written []string   // the columns the table stores (not from=), as the rows are written
 	reads   []string   // how selectList reads each column, %s standing for the column
 	details []bool     // the columns tagged detail
+	zeros   []string   // what a column reads as when its row is missing (optionalSelectList)
 	sources []string   // the from= expression of each column, or ""
 	types   []string   // the SQL type of each column, for key arrays (loadAll)
 	fields  []rowField // the written columns' fields
@@ -71,6 +73,7 @@ func rowShapeOf[T any]() *rowShape {
 		s.reads = append(s.reads, read)
 		s.sources = append(s.sources, optionValue(opts, "from"))
 		s.details = append(s.details, hasOption(opts, "detail"))
+		s.zeros = append(s.zeros, zeroOf(f.Type))
 		s.types = append(s.types, sqlTypeOf(f.Type, opts))
 		if optionValue(opts, "from") == "" {
 			s.written = append(s.written, name)
@@ -200,6 +203,43 @@ func (s *rowShape) nestedSelectList(alias, prefix string) string {
 		parts = append(parts, fmt.Sprintf(read, expr)+` AS "`+prefix+"."+c+`"`)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// optionalSelectList is nestedSelectList for a row of a LEFT JOIN, which may be missing: a
+// column whose field cannot hold NULL reads as its zero then. The caller tells a missing
+// row by its key (a Felt, nil then). Columns named in except are not read.
+func (s *rowShape) optionalSelectList(alias, prefix string, except ...string) string {
+	parts := make([]string, 0, len(s.columns))
+	for i, c := range s.columns {
+		if slices.Contains(except, c) {
+			continue
+		}
+		expr := alias + "." + c
+		if s.sources[i] != "" {
+			expr = s.sources[i]
+		}
+		read, _, _ := strings.Cut(s.reads[i], " AS ")
+		value := fmt.Sprintf(read, expr)
+		if s.zeros[i] != "" {
+			value = "coalesce(" + value + ", " + s.zeros[i] + ")"
+		}
+		parts = append(parts, value+` AS "`+prefix+"."+c+`"`)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// zeroOf is the SQL value a field of type t reads when its row is missing, or "" when the
+// field holds NULL itself (pointers, felts, JSON, arrays).
+func zeroOf(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "''"
+	case reflect.Bool:
+		return "false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Float32, reflect.Float64:
+		return "0"
+	}
+	return ""
 }
 
 // rowValues are the column values of each row.

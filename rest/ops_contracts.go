@@ -10,6 +10,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/loaders"
 	"github.com/starkgraph/starkgraph/resolvers"
 )
 
@@ -103,7 +104,7 @@ func (s *server) requireContract(ctx context.Context, address db.Felt) (*db.Cont
 }
 
 func contractOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	c, err := s.requireContract(ctx, a.felt("contractAddress"))
+	c, err := s.contractWithLinks(ctx, a.felt("contractAddress"))
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +124,26 @@ func contractOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 		out.TokenName, out.TokenSymbol = token.Name, token.Symbol
 	}
 	return out, nil
+}
+
+// contractWithLinks reads the contract at address with its class, verification, deploy
+// block and token in one statement (db.Store.ContractWithLinks) and puts them in the
+// request's loaders, through which the details read them (a 404 when no contract is there).
+// The class is primed without its ABI, which the details do not show.
+func (s *server) contractWithLinks(ctx context.Context, address db.Felt) (*db.Contract, error) {
+	links, err := s.res.Store.ContractWithLinks(ctx, address)
+	if err != nil || links == nil {
+		return found[db.Contract](nil, err, "contractAddress: no contract at %s", addr(address))
+	}
+	c, l := links.Contract, loaders.For(ctx)
+	l.Contract.Prime(ctx, string(c.Address), c)
+	l.Class.Prime(ctx, string(c.ClassHash), links.Class)
+	l.VerifiedClass.Prime(ctx, string(c.ClassHash), links.Verified)
+	l.Token.Prime(ctx, string(c.Address), links.Token)
+	if c.DeployedBlock != nil {
+		l.Block.Prime(ctx, *c.DeployedBlock, links.Block)
+	}
+	return c, nil
 }
 
 // tokenHeld is an element of GET /beta/contracts/{contractAddress}/erc20-tokens-held.
