@@ -93,6 +93,9 @@ func (r *Resolver) LoadTransactionActivity(ctx context.Context, txs []*db.Transa
 		}
 		whole[i] = w
 	}
+	if len(whole) == 0 {
+		return nil
+	}
 	calls, err := r.Store.CallsOfTransactions(ctx, whole)
 	if err != nil {
 		return err
