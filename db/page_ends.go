@@ -118,7 +118,9 @@ func readKeyset[T any](ctx context.Context, s *Store, q keysetQuery, w Window) (
 	where, tail, kargs := w.keysetFlipped(q.keyCols, q.desc, q.flipLead, len(q.args)+1)
 	conds := and(append(slices.Clip(q.conds), where)...)
 	text := q.from + conds + tail
-	if table := " FROM " + q.keysFrom; q.keysFrom != "" && strings.Contains(q.from, table) {
+	if table := " FROM " + q.keysFrom; q.keysFrom != "" && strings.Contains(q.from, table) && len(q.keysJoin) == 0 && !q.flipLead {
+		text = q.seekFromFirstKey(table, conds, tail)
+	} else if q.keysFrom != "" && strings.Contains(q.from, table) {
 		joinCols := slices.Concat(q.keyCols, q.keysJoin)
 		keys, on := make([]string, len(joinCols)), make([]string, len(joinCols))
 		for i, c := range joinCols {
@@ -137,6 +139,31 @@ func readKeyset[T any](ctx context.Context, s *Store, q keysetQuery, w Window) (
 	var rows []T
 	err := s.selectRows(ctx, &rows, text, slices.Concat(q.args, kargs)...)
 	return rows, err
+}
+
+// seekFromFirstKey is the statement of a page of q when its key columns name one row of
+// keysFrom: the key of the page's first row alone, found by skipping the window's offset
+// in an index-only scan of keysFrom's index, and then the page's rows read from there along
+// the same index, in one walk that stops at the page's end. Joined back by their keys
+// instead, each of the page's rows cost an index descent of its own: 4 buffers a row, 116
+// for a page of 26 of the commonest transaction type on the 1M bench, against 15 this way
+// (and 23 instead of 114 for a page 767 rows past a kept position). Past the list's end,
+// the first key is NULL and the page is empty. conds are the statement's conditions
+// (WHERE ...) with the window's keyset position, and tail its ORDER BY, LIMIT and OFFSET.
+func (q keysetQuery) seekFromFirstKey(table, conds, tail string) string {
+	order, page, _ := strings.Cut(tail, " LIMIT ")
+	limit, offset, _ := strings.Cut(page, " OFFSET ")
+	keys := strings.Join(q.keyCols, ", ")
+	cmp := ">="
+	if q.desc {
+		cmp = "<="
+	}
+	first := "(" + keys + ") " + cmp + " (SELECT " + keys + table + conds + order + " LIMIT 1 OFFSET " + offset + ")"
+	alias := q.keysFrom[strings.LastIndexByte(q.keysFrom, ' ')+1:]
+	// A subquery with a LIMIT is planned on its own, before the list's other tables are
+	// joined to its rows (an event's transaction), as the keys alone were.
+	rows := " FROM (SELECT " + alias + ".*" + table + and(append(slices.Clip(q.conds), first)...) + order + " LIMIT " + limit + ") " + alias
+	return strings.Replace(q.from, table, rows, 1) + order
 }
 
 // listName names a list for pageEnd: its name and its conditions' arguments.

@@ -51,7 +51,9 @@ func walkPages(t *testing.T, store *db.Store, all []string, size int, keyset str
 		if want := all[offset:min(offset+size+1, len(all))]; fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("page from %d: %v, want %v", offset, got, want)
 		}
-		if continued := strings.Contains(query, keyset); continued != (offset > 0) {
+		// A list read from its first key (keysetQuery.seekFromFirstKey) bounds its page by
+		// that key, "(cols) <= (SELECT ...)": not a continuation.
+		if continued := strings.Contains(strings.ReplaceAll(query, keyset+"= (SELECT", ""), keyset); continued != (offset > 0) {
 			t.Fatalf("page from %d continued from the page before: %v", offset, continued)
 		}
 	}

@@ -165,7 +165,7 @@ func TestFilteredPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := store2.Transactions(ctx, db.TxFilter{Type: "INVOKE"}, true, db.Window{Limit: 5, Offset: 4}); err != nil ||
-		strings.Contains(query, "(t.block_number, t.tx_index) <") || len(args) == 0 || args[len(args)-1] != 4 {
+		strings.Contains(query, "(t.block_number, t.tx_index) < (") || len(args) == 0 || args[len(args)-1] != 4 {
 		t.Fatalf("a page after a cursor's page was taken for a position: %v\n%s %v", err, query, args)
 	}
 }

@@ -46,6 +46,20 @@ func TestLeanCallsReadAsTheStoredOnes(t *testing.T) {
 	if len(lean) == 0 {
 		t.Fatal("the simulated chain has no calls")
 	}
+	// Cut from the calldata of whole rows in hand (/beta/tx-activity's form), the same.
+	ofWhole := readCallsOfWhole(t, db.NewStore(d), keys)
+	if len(ofWhole) != len(lean) {
+		t.Fatalf("%d calls read from whole rows, %d by their keys", len(ofWhole), len(lean))
+	}
+	for i, w := range ofWhole {
+		l := lean[i]
+		if w.BlockNumber != l.BlockNumber || w.TxIndex != l.TxIndex || w.Index != l.Index ||
+			hexList(w.CalldataList()) != hexList(l.CalldataList()) || string(w.DecodedInputs()) != string(l.DecodedInputs()) {
+			t.Fatalf("call %d/%d/%d from whole rows: calldata %s inputs %s; by keys: call %d/%d/%d calldata %s inputs %s",
+				w.BlockNumber, w.TxIndex, w.Index, hexList(w.CalldataList()), w.DecodedInputs(),
+				l.BlockNumber, l.TxIndex, l.Index, hexList(l.CalldataList()), l.DecodedInputs())
+		}
+	}
 
 	// The old form of every call, as the indexer wrote it before 00043.
 	if named := toStoredForm(t, d, keys); named < len(lean)/2 {
@@ -128,6 +142,26 @@ func readAllCalls(t testing.TB, s *db.Store, keys []db.TxKey) []*db.Call {
 	var out []*db.Call
 	for i := 0; i < len(keys); i += 25 {
 		calls, err := s.CallsByTx(context.Background(), keys[i:min(i+25, len(keys))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, calls...)
+	}
+	return out
+}
+
+// readCallsOfWhole reads the calls of keys as /beta/tx-activity does: a page of 25
+// transactions read whole, then their calls with the calldata of those rows.
+func readCallsOfWhole(t testing.TB, s *db.Store, keys []db.TxKey) []*db.Call {
+	t.Helper()
+	ctx := context.Background()
+	var out []*db.Call
+	for i := 0; i < len(keys); i += 25 {
+		txs, err := s.TransactionsByKey(ctx, keys[i:min(i+25, len(keys))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls, err := s.CallsOfTransactions(ctx, txs)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -72,7 +72,7 @@ func LoadTransactionHeaders(ctx context.Context, txs []*db.Transaction) error {
 // LoadTransactionActivity loads what REST's tx-activity items show of a page of listed
 // transactions: the whole rows of those read without their details (a list reads only what
 // its items show), their blocks and aliases (LoadTransactionHeaders) and their calls.
-func LoadTransactionActivity(ctx context.Context, txs []*db.Transaction) error {
+func (r *Resolver) LoadTransactionActivity(ctx context.Context, txs []*db.Transaction) error {
 	l := loaders.For(ctx)
 	key := func(tx *db.Transaction) db.TxKey { return db.TxKey{Block: tx.BlockNumber, Index: tx.Index} }
 	if _, err := loadLinks(ctx, l.Transaction, txs, func(tx *db.Transaction) (db.TxKey, bool) {
@@ -83,8 +83,32 @@ func LoadTransactionActivity(ctx context.Context, txs []*db.Transaction) error {
 	if err := LoadTransactionHeaders(ctx, txs); err != nil {
 		return err
 	}
-	_, err := loadLinks(ctx, l.Calls, txs, func(tx *db.Transaction) (db.TxKey, bool) { return key(tx), true })
-	return err
+	// Their calls, cut from the calldata of the whole rows in hand rather than from the
+	// transactions read again with them (db.Store.CallsOfTransactions).
+	whole := make([]*db.Transaction, len(txs))
+	for i, tx := range txs {
+		w, err := WholeTransaction(ctx, tx)
+		if err != nil {
+			return err
+		}
+		whole[i] = w
+	}
+	if len(whole) == 0 {
+		return nil
+	}
+	calls, err := r.Store.CallsOfTransactions(ctx, whole)
+	if err != nil {
+		return err
+	}
+	byTx := make(map[db.TxKey][]*db.Call, len(whole))
+	for _, c := range calls {
+		k := db.TxKey{Block: c.BlockNumber, Index: c.TxIndex}
+		byTx[k] = append(byTx[k], c)
+	}
+	for _, tx := range whole {
+		l.Calls.Prime(ctx, key(tx), byTx[key(tx)])
+	}
+	return nil
 }
 
 // LoadContractHeaders loads what REST's items of contracts show beside their rows: their
@@ -257,7 +281,7 @@ func BridgeTransfer(m *db.Message, transfers []*db.TokenTransfer) (t *db.TokenTr
 // transactions that ran them, with what tx-activity items show of those (their blocks,
 // aliases and calls: LoadTransactionActivity), and the accounts that ran the outside
 // execution, with their aliases.
-func LoadMetaTransactionLinks(ctx context.Context, ms []*db.MetaTransaction) error {
+func (r *Resolver) LoadMetaTransactionLinks(ctx context.Context, ms []*db.MetaTransaction) error {
 	l := loaders.For(ctx)
 	txs, err := loadLinks(ctx, l.Transaction, ms, func(m *db.MetaTransaction) (db.TxKey, bool) {
 		return db.TxKey{Block: m.BlockNumber, Index: m.Index}, true
@@ -265,7 +289,7 @@ func LoadMetaTransactionLinks(ctx context.Context, ms []*db.MetaTransaction) err
 	if err != nil {
 		return err
 	}
-	if err := LoadTransactionActivity(ctx, nonNilRows(txs)); err != nil {
+	if err := r.LoadTransactionActivity(ctx, nonNilRows(txs)); err != nil {
 		return err
 	}
 	if _, err := loadLinks(ctx, l.Contract, ms, func(m *db.MetaTransaction) (string, bool) { return string(m.ContractAddress), true }); err != nil {

@@ -74,7 +74,7 @@ func txActivityOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 		return nil, err
 	}
 	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.TransactionEdge) *db.Transaction { return e.Node },
-		resolvers.LoadTransactionActivity, s.txActivity)
+		s.res.LoadTransactionActivity, s.txActivity)
 }
 
 // txHeader holds what every transaction rendering needs from the transaction resolver.
@@ -206,7 +206,7 @@ func metaTxnsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, 
 		return nil, err
 	}
 	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.MetaTransactionEdge) *db.MetaTransaction { return e.Node },
-		resolvers.LoadMetaTransactionLinks, s.metaTxn)
+		s.res.LoadMetaTransactionLinks, s.metaTxn)
 }
 
 func (s *server) metaTxn(ctx context.Context, m *db.MetaTransaction) (metaTxn, error) {
