@@ -233,6 +233,7 @@ type serverFlags struct {
 	inFlightKey   int
 	dbMaxConns    int
 	idleRelease   time.Duration
+	namesTTL      time.Duration
 	// subscriptions
 	subscriptionBuffer int
 	streamWriteTimeout time.Duration
@@ -266,6 +267,7 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.streamWriteTimeout, "stream-write-timeout", api.DefaultStreamWriteTimeout, "longest write to a subscriber's connection; a client that stops reading is disconnected")
 	fs.IntVar(&f.inFlightKey, "max-inflight-per-key", 32, "requests of one API key running at once; 503 with Retry-After above it (0: no cap)")
 	fs.DurationVar(&f.idleRelease, "idle-release", 5*time.Second, "after this long without an API request, give memory back to the system and collect with GOGC=100 until the next one (internal/idlegc; 0: never)")
+	fs.DurationVar(&f.namesTTL, "names-cache-ttl", db.DefaultNamesTTL, "keep the names of addresses and classes, and their absence, this long in memory (docs/names.md; 0: read them at every request)")
 }
 
 // graphQLLimits are the flags' limits.
@@ -498,6 +500,7 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	defer readConn.Close()
 	store := db.NewStore(readConn)
 	instrument(store)
+	store.CacheNames(sf.namesTTL, metrics.CountNames)
 	metrics.RegisterPool("api_reads", readConn.Stats)
 	metrics.RegisterPool("primary", conn.Stats)
 	metrics.SetReplicaLag(func(ctx context.Context) (float64, error) { return db.ReplicaLagSeconds(ctx, readConn) })

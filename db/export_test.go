@@ -47,3 +47,14 @@ func SetMarks(every int64, from int) func() {
 
 // InputsText is the text DecodedInputs gives for decoded inputs, for its test against jsonb.
 func InputsText(vals []decode.Value) string { return string(appendNamedValues(nil, vals)) }
+
+// CacheNamesSized is CacheNames with a size bound of the test's, for the test of the bound.
+func (s *Store) CacheNamesSized(ttl time.Duration, size int, counted func(hits, misses int)) {
+	s.cacheNames(ttl, size, counted)
+}
+
+// NamesCached is how many keys the names cache holds.
+func (s *Store) NamesCached() int { return s.names.kept.Len() }
+
+// NamesOfSQL is the names statement, for the tests that count it.
+const NamesOfSQL = namesOf

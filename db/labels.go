@@ -63,7 +63,7 @@ func ReplaceLabels(ctx context.Context, conn *sqlx.DB, sets ...LabelSet) error {
 	if err := ApplyLabels(ctx, tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	return commitNames(tx)
 }
 
 // ImportLabels adds or replaces labels as `labels import` rows, and applies them.
@@ -79,7 +79,7 @@ func ImportLabels(ctx context.Context, conn *sqlx.DB, rows []Label) error {
 	if err := ApplyLabels(ctx, tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	return commitNames(tx)
 }
 
 func upsertLabels(ctx context.Context, tx *sqlx.Tx, origin string, rows []Label) error {
@@ -155,7 +155,7 @@ func DeleteLabel(ctx context.Context, conn *sqlx.DB, address Felt) (bool, error)
 	if err := ApplyLabels(ctx, tx); err != nil {
 		return false, err
 	}
-	return n > 0, tx.Commit()
+	return n > 0, commitNames(tx)
 }
 
 // ChainID is the chain id the indexer recorded from its node ("" before it has run).

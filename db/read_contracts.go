@@ -290,7 +290,7 @@ const liveDomains = `FROM starknet_id_names n LEFT JOIN starknet_id_domains d ON
 
 // namesOf is the one statement that names addresses and classes: the first source that
 // names a key wins, in the order above. A domain is shown until its root's expiry passes
-// in chain time (the newest block's timestamp).
+// in chain time (the newest block's timestamp). AliasesOf runs it (names_cache.go).
 const namesOf = `SELECT DISTINCT ON (address) address, name, source FROM (
 	SELECT address, name, 1 AS rank, '` + NameSourceCurated + `' AS source FROM aliases WHERE address = ANY($1)
 	UNION ALL
@@ -301,14 +301,6 @@ const namesOf = `SELECT DISTINCT ON (address) address, name, source FROM (
 	UNION ALL
 	SELECT class_hash, name, 4, '` + NameSourceClass + `' FROM verified_classes WHERE class_hash = ANY($1) AND name <> ''
 ) x ORDER BY address, rank`
-
-// AliasesOf returns the names known for addresses (and class hashes), one per key at
-// most: the one lookup both APIs name things through.
-func (s *Store) AliasesOf(ctx context.Context, addrs []Felt) ([]*Alias, error) {
-	var rows []*Alias
-	err := s.selectRows(ctx, &rows, namesOf, feltList(addrs))
-	return rows, err
-}
 
 // IndexerStatus reads where the indexer and the node are.
 // replicaLag is null on a primary; on a streaming replica, 0 when it has replayed all the

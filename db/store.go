@@ -39,6 +39,7 @@ type Store struct {
 	pageEnds *lru.Cache[pageEndKey, pageEnd]       // page_ends.go
 	counts   *countCache                           // counts.go
 	abis     *lru.Cache[starknet.Felt, *class.ABI] // call_inputs.go
+	names    *namesCache                           // names_cache.go; nil: none
 	clock    func() time.Time                      // nil: time.Now; tests move it
 }
 

@@ -172,7 +172,7 @@ func (q VerifyQueue) Succeed(ctx context.Context, job *ClaimedJob, worker string
 			}
 		}
 	}
-	return tx.Commit()
+	return commitNames(tx) // the class's name shows at once in this process
 }
 
 func leaseResult(res sql.Result, err error) error {

@@ -536,6 +536,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit blocks %d-%d: %w", first, last, err)
 	}
+	db.ForgetNames() // names and tokens of the batch show at once where this process serves too (dev)
 	ix.head = int64(last)
 	metrics.SetIndexerHeads(last, max(ix.nodeHeadSeen, last))
 	return nil
@@ -628,6 +629,7 @@ func (ix *Indexer) handleReorg(ctx context.Context, head int64) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	db.ForgetNames()
 	ix.classes.reset()
 	ix.tokenMeta.reset()
 	ix.log.Warn("reorg: undid blocks", "from", ancestor+1, "to", head, "depth", head-ancestor)

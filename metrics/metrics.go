@@ -90,6 +90,11 @@ var (
 	CompressedBodies = counterVec("http_compressed_bodies_total",
 		"REST bodies compressed for the client: reused (an identical body's bytes), compressed, or streamed.", "result")
 
+	// NamesLookups counts the addresses and classes the API named, by where the name (or
+	// its absence) came from: "hit" (the names cache, --names-cache-ttl) or "miss" (SQL).
+	NamesLookups = counterVec("names_cache_lookups_total",
+		"Addresses and classes named by the API: hit (from the names cache) or miss (read by SQL).", "result")
+
 	// SQLStatements counts SQL statements sent to PostgreSQL.
 	SQLStatements = counter("sql_statements_total", "SQL statements sent to PostgreSQL.")
 
@@ -126,6 +131,14 @@ func init() {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+}
+
+var namesHits, namesMisses = NamesLookups.WithLabelValues("hit"), NamesLookups.WithLabelValues("miss")
+
+// CountNames records a names lookup's hits and misses (db.Store.CacheNames).
+func CountNames(hits, misses int) {
+	namesHits.Add(float64(hits))
+	namesMisses.Add(float64(misses))
 }
 
 // RegisterPool exports the gauges of a database/sql pool under a name: open
