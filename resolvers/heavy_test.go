@@ -26,6 +26,7 @@ type heavyDocument struct {
 	name       string
 	doc        string
 	statements int64
+	maxAllocs  float64 // per request, as benchDocuments' bounds
 }
 
 // heavyDocuments builds the documents over s's chain: the block with the most
@@ -47,13 +48,13 @@ func heavyDocuments(t testing.TB, s *gqlServer, h http.Handler) []heavyDocument 
 	return []heavyDocument{
 		// block, its transactions, their transfers, the transfers' tokens, their prices.
 		{"block -> txs -> transfers", fmt.Sprintf(`{ block(number: %d) {
-			transactions(first: 25) { edges { node { hash tokenTransfers { amount usdValue token { symbol } } } } } } }`, pick.Block), 5},
+			transactions(first: 25) { edges { node { hash tokenTransfers { amount usdValue token { symbol } } } } } } }`, pick.Block), 5, 5880},
 		// token, its holders, their contracts, their classes.
 		{"token -> 25 holders -> contract -> class", `{ token(address: "` + simSTRK + `") {
-			symbol holders(first: 25) { edges { node { balance owner { address classHash class { hash isAccount } } } } } } }`, 4},
+			symbol holders(first: 25) { edges { node { balance owner { address classHash class { hash isAccount } } } } } } }`, 4, 5460},
 		// the events with their transactions' hashes (from the same row), and the page's start (db/keypos.go) on a deep page of a large chain.
 		{"events of the busiest emitter, page 3", `{ events(first: 25, after: "` + resolvers.OffsetCursor(50) +
-			`", filter: {fromAddress: "` + emitter + `"}) { edges { node { blockNumber index data transaction { hash } } } } }`, 1},
+			`", filter: {fromAddress: "` + emitter + `"}) { edges { node { blockNumber index data transaction { hash } } } } }`, 1, 3610},
 	}
 }
 
@@ -77,8 +78,10 @@ func heavyChain(t testing.TB) (*gqlServer, http.Handler) {
 	return s, api.NewHandler(api.Config{Store: s.store, Limits: api.DefaultGraphQLLimits})
 }
 
-// The heavy documents run no more statements than their links need: an extra one (a link
-// loaded per item, or one the page already read) fails here.
+// The heavy documents run no more statements than their links need, and take no more
+// allocations than their bounds: an extra statement (a link loaded per item, or one the
+// page already read) fails here, as do the loads a page reads ahead coming back (25 items
+// meeting in a batch instead of reading the request's cache).
 func TestHeavyDocumentsStatements(t *testing.T) {
 	s, h := heavyChain(t)
 	for _, d := range heavyDocuments(t, s, h) {
@@ -91,6 +94,11 @@ func TestHeavyDocumentsStatements(t *testing.T) {
 		s.store.OnQuery = nil
 		if got := s.store.Statements() - before; got != d.statements {
 			t.Errorf("%s: %d statements, want %d:\n%s", d.name, got, d.statements, strings.Join(ran, "\n"))
+		}
+		allocs := testing.AllocsPerRun(20, serve)
+		t.Logf("%s: %.0f allocations per request", d.name, allocs)
+		if d.maxAllocs > 0 && allocs > d.maxAllocs {
+			t.Errorf("%s: %.0f allocations per request, more than %.0f", d.name, allocs, d.maxAllocs)
 		}
 	}
 }
