@@ -137,3 +137,61 @@ func cpuTime() int64 {
 	}
 	return u.Utime.Nano() + u.Stime.Nano()
 }
+
+// An event's and a transfer's transaction made of their rows (asked only for what the rows
+// hold) answer what the transaction read whole answers.
+func TestTransactionOfRowsAnswersAsLoaded(t *testing.T) {
+	s, h := heavyChain(t)
+	const fields = `id __typename hash blockNumber index timestamp block { number } blockHash`
+	for _, list := range []string{
+		`events(first: 40, filter: {fromAddress: "` + simSTRK + `"})`,
+		`tokenTransfers(token: "` + simSTRK + `", first: 40)`,
+	} {
+		doc := func(extra string) string {
+			return `{ ` + list + ` { edges { node { transaction { ` + fields + extra + ` } } } } }`
+		}
+		var fromRows, loaded struct {
+			Data map[string]struct {
+				Edges []struct {
+					Node struct{ Transaction map[string]any }
+				}
+			}
+			Errors []any
+		}
+		before := s.store.Statements()
+		if err := json.Unmarshal(serveDoc(t, h, doc("")), &fromRows); err != nil {
+			t.Fatal(err)
+		}
+		made := s.store.Statements() - before
+		if err := json.Unmarshal(serveDoc(t, h, doc(" type")), &loaded); err != nil {
+			t.Fatal(err)
+		}
+		if len(fromRows.Errors) > 0 || len(loaded.Errors) > 0 {
+			t.Fatalf("%s: errors %v %v", list, fromRows.Errors, loaded.Errors)
+		}
+		var a, b []map[string]any
+		for _, conn := range fromRows.Data {
+			for _, e := range conn.Edges {
+				a = append(a, e.Node.Transaction)
+			}
+		}
+		for _, conn := range loaded.Data {
+			for _, e := range conn.Edges {
+				delete(e.Node.Transaction, "type")
+				b = append(b, e.Node.Transaction)
+			}
+		}
+		if len(a) < 2 {
+			t.Fatalf("%s: %d items", list, len(a))
+		}
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) {
+			t.Errorf("%s: made of the rows\n%s\nloaded\n%s", list, ja, jb)
+		}
+		// the list and the blocks; not the transactions
+		if made != 2 {
+			t.Errorf("%s: %d statements, want 2 (the list and its blocks)", list, made)
+		}
+	}
+}
