@@ -92,7 +92,7 @@ func (r *callResolver) Contract(ctx context.Context, obj *db.Call) (*db.Contract
 }
 
 func (r *eventResolver) Transaction(ctx context.Context, obj *db.Event) (*db.Transaction, error) {
-	return loaders.For(ctx).Transaction.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.TxIndex})()
+	return joinedTransaction(ctx, obj.BlockNumber, obj.TxIndex, obj.TransactionHash, obj.Timestamp, "an event")
 }
 
 func (r *eventResolver) Contract(ctx context.Context, obj *db.Event) (*db.Contract, error) {

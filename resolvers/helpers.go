@@ -45,6 +45,45 @@ func transactionOf(ctx context.Context, block int64, index int, what string) (*d
 	return indexedLink(t, err, "transaction %d/%d of %s", block, index, what)
 }
 
+// rowTxFields are the fields of Transaction that a row read joined to its transaction
+// (events, token transfers: they carry its hash and timestamp) answers without reading it:
+// the key, hash and timestamp, and the links read by the key.
+var rowTxFields = map[string]bool{"__typename": true, "id": true, "hash": true, "blockNumber": true,
+	"index": true, "timestamp": true, "block": true, "blockHash": true}
+
+// txImplementors are the types a Transaction's selection is collected for (as gqlgen does).
+var txImplementors = []string{"Transaction", "Node", "SearchResult"}
+
+// joinedTransaction is the transaction of a row read with its transaction's hash and
+// timestamp: made of the row when the client asks for nothing else of it (as
+// `transaction { hash }` of an event: a statement a page of events need not run), else
+// loaded whole, batched for the page.
+func joinedTransaction(ctx context.Context, block int64, index int, hash db.Felt, timestamp int64, what string) (*db.Transaction, error) {
+	if hash != nil && asksOnly(ctx, txImplementors, rowTxFields) {
+		return &db.Transaction{BlockNumber: block, Index: index, Hash: hash, Timestamp: timestamp}, nil
+	}
+	return transactionOf(ctx, block, index, what)
+}
+
+// asksOnly reports whether the GraphQL client selected, under the field being resolved (of
+// one of the types satisfies), only fields of known (fragments and @skip/@include as gqlgen
+// applies them). Outside a GraphQL operation it is false: the caller wants the whole row.
+func asksOnly(ctx context.Context, satisfies []string, known map[string]bool) bool {
+	if !inGraphQL(ctx) {
+		return false
+	}
+	fc := graphql.GetFieldContext(ctx)
+	if fc.Field.Field == nil {
+		return false
+	}
+	for _, f := range graphql.CollectFields(graphql.GetOperationContext(ctx), fc.Field.Selections, satisfies) {
+		if !known[f.Name] {
+			return false
+		}
+	}
+	return true
+}
+
 // indexedLink returns what a row links to, or an error when it is missing: the foreign keys
 // or the indexer guarantee the link, so a missing row is a store bug, not a null.
 func indexedLink[V any](v *V, err error, format string, args ...any) (*V, error) {
@@ -115,6 +154,32 @@ func loadTxLinksAsked(ctx context.Context, edges []*model.TransactionEdge) error
 		return err
 	}
 	_, err = l.PriceAt.LoadAll(ctx, prices)
+	return err
+}
+
+// loadHolderLinksAsked reads, with a page of holders, their owners' contracts and those
+// contracts' classes when the items were asked for them, one call per link (as
+// loadTxLinksAsked): each item's owner and class then come from the request's cache,
+// instead of 25 loads meeting in a batch that waits BatchWait, twice.
+func loadHolderLinksAsked(ctx context.Context, edges []*model.TokenHolderEdge) error {
+	if len(edges) < 2 || !inGraphQL(ctx) || !outsideLists(ctx) || !graphql.FieldRequested(ctx, "edges.node.owner") {
+		return nil
+	}
+	l := loaders.For(ctx)
+	keys := make([]string, len(edges))
+	for i, e := range edges {
+		keys[i] = string(e.Node.OwnerAddress)
+	}
+	contracts, err := l.Contract.LoadAll(ctx, keys)
+	if err != nil || !graphql.FieldRequested(ctx, "edges.node.owner.class") {
+		return err
+	}
+	_, err = loadLinks(ctx, l.Class, contracts, func(c *db.Contract) (string, bool) {
+		if c == nil {
+			return "", false
+		}
+		return string(c.ClassHash), true
+	})
 	return err
 }
 

@@ -96,6 +96,9 @@ func (r *tokenResolver) Holders(ctx context.Context, obj *db.Token, first *int, 
 	if err != nil {
 		return nil, err
 	}
+	if err := loadHolderLinksAsked(ctx, pg.edges); err != nil {
+		return nil, err
+	}
 	return &model.TokenHolderConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: clampCount(obj.HolderCount)}, nil
 }
 
@@ -138,7 +141,7 @@ func (r *tokenBalanceResolver) UsdValue(ctx context.Context, obj *db.TokenBalanc
 }
 
 func (r *tokenTransferResolver) Transaction(ctx context.Context, obj *db.TokenTransfer) (*db.Transaction, error) {
-	return transactionOf(ctx, obj.BlockNumber, obj.TxIndex, "a token transfer")
+	return joinedTransaction(ctx, obj.BlockNumber, obj.TxIndex, obj.TransactionHash, obj.Timestamp, "a token transfer")
 }
 
 func (r *tokenTransferResolver) Token(ctx context.Context, obj *db.TokenTransfer) (*db.Token, error) {

@@ -1,0 +1,197 @@
+package resolvers_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/starkgraph/starkgraph/api"
+	"github.com/starkgraph/starkgraph/loaders"
+	"github.com/starkgraph/starkgraph/resolvers"
+)
+
+// simSTRK is the simulator's STRK, whose holders the bench's token document reads.
+const simSTRK = "0x04718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d"
+
+// heavyDocument is one of the bench's GraphQL documents with the most work of the
+// service's own (bench.Workloads, bench/hotkeys.go), made for an indexed simulated chain,
+// with the statements it may run.
+type heavyDocument struct {
+	name       string
+	doc        string
+	statements int64
+	maxAllocs  float64 // per request, as benchDocuments' bounds
+}
+
+// heavyDocuments builds the documents over s's chain: the block with the most
+// transactions, STRK's holders, and the busiest emitter's events from 50 down, after a
+// cursor of an offset as the bench's middle, deep and last pages ask for them (and the
+// REST layer turns ?p= into).
+func heavyDocuments(t testing.TB, s *gqlServer, h http.Handler) []heavyDocument {
+	t.Helper()
+	var pick struct {
+		Block   int64  `db:"block"`
+		Emitter []byte `db:"emitter"`
+	}
+	if err := s.db.GetContext(context.Background(), &pick, `SELECT
+		(SELECT block_number FROM transactions GROUP BY 1 ORDER BY count(*) DESC, 1 DESC LIMIT 1) AS block,
+		(SELECT from_address FROM events GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1) AS emitter`); err != nil {
+		t.Fatal(err)
+	}
+	emitter := fmt.Sprintf("0x%064x", pick.Emitter)
+	return []heavyDocument{
+		// block, its transactions, their transfers, the transfers' tokens, their prices.
+		{"block -> txs -> transfers", fmt.Sprintf(`{ block(number: %d) {
+			transactions(first: 25) { edges { node { hash tokenTransfers { amount usdValue token { symbol } } } } } } }`, pick.Block), 5, 5880},
+		// token, its holders, their contracts, their classes.
+		{"token -> 25 holders -> contract -> class", `{ token(address: "` + simSTRK + `") {
+			symbol holders(first: 25) { edges { node { balance owner { address classHash class { hash isAccount } } } } } } }`, 4, 5460},
+		// the events with their transactions' hashes (from the same row), and the page's start (db/keypos.go) on a deep page of a large chain.
+		{"events of the busiest emitter, page 3", `{ events(first: 25, after: "` + resolvers.OffsetCursor(50) +
+			`", filter: {fromAddress: "` + emitter + `"}) { edges { node { blockNumber index data transaction { hash } } } } }`, 1, 3610},
+	}
+}
+
+func serveDoc(t testing.TB, h http.Handler, doc string) []byte {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"query": doc})
+	r := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(string(body)))
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Fatalf("status %d: %.300s", w.Code, w.Body.String())
+	}
+	return w.Body.Bytes()
+}
+
+// heavyChain is a simulated chain with blocks of 30 transactions, so that each heavy
+// document answers 25 items.
+func heavyChain(t testing.TB) (*gqlServer, http.Handler) {
+	s := indexedChain(t, 7, 12, 30)
+	return s, api.NewHandler(api.Config{Store: s.store, Limits: api.DefaultGraphQLLimits})
+}
+
+// The heavy documents run no more statements than their links need, and take no more
+// allocations than their bounds: an extra statement (a link loaded per item, or one the
+// page already read) fails here, as do the loads a page reads ahead coming back (25 items
+// meeting in a batch instead of reading the request's cache).
+func TestHeavyDocumentsStatements(t *testing.T) {
+	s, h := heavyChain(t)
+	for _, d := range heavyDocuments(t, s, h) {
+		serve := serveInProcess(t, h, d.doc)
+		serve()
+		var ran []string
+		s.store.OnQuery = func(q string, _ []any) { ran = append(ran, strings.Join(strings.Fields(q), " ")) }
+		before := s.store.Statements()
+		serve()
+		s.store.OnQuery = nil
+		if got := s.store.Statements() - before; got != d.statements {
+			t.Errorf("%s: %d statements, want %d:\n%s", d.name, got, d.statements, strings.Join(ran, "\n"))
+		}
+		allocs := testing.AllocsPerRun(20, serve)
+		t.Logf("%s: %.0f allocations per request", d.name, allocs)
+		if d.maxAllocs > 0 && allocs > d.maxAllocs {
+			t.Errorf("%s: %.0f allocations per request, more than %.0f", d.name, allocs, d.maxAllocs)
+		}
+	}
+}
+
+// BenchmarkHeavyDocuments serves the heavy documents in process with the loaders' batch
+// window as served (2 ms), for the service's own work per request: cpu-ns/op is the
+// process's CPU time (user and system) per request, which the batch window's waits do not
+// count, next to ns/op (wall time, waits included), allocations and statements.
+//
+//	go test ./resolvers -run '^$' -bench HeavyDocuments -benchtime 200x -count 5
+func BenchmarkHeavyDocuments(b *testing.B) {
+	saved := loaders.BatchWait
+	loaders.BatchWait = 2 * time.Millisecond
+	defer func() { loaders.BatchWait = saved }()
+	s, h := heavyChain(b)
+	for _, d := range heavyDocuments(b, s, h) {
+		b.Run(d.name, func(b *testing.B) {
+			serve := serveInProcess(b, h, d.doc)
+			serve()
+			b.ReportAllocs()
+			statements, cpu := s.store.Statements(), cpuTime()
+			for b.Loop() {
+				serve()
+			}
+			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(s.store.Statements()-statements)/float64(b.N), "statements/op")
+		})
+	}
+}
+
+// cpuTime is the process's CPU time so far, user and system, in nanoseconds.
+func cpuTime() int64 {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return u.Utime.Nano() + u.Stime.Nano()
+}
+
+// An event's and a transfer's transaction made of their rows (asked only for what the rows
+// hold) answer what the transaction read whole answers.
+func TestTransactionOfRowsAnswersAsLoaded(t *testing.T) {
+	s, h := heavyChain(t)
+	const fields = `id __typename hash blockNumber index timestamp block { number } blockHash`
+	for _, list := range []string{
+		`events(first: 40, filter: {fromAddress: "` + simSTRK + `"})`,
+		`tokenTransfers(token: "` + simSTRK + `", first: 40)`,
+	} {
+		doc := func(extra string) string {
+			return `{ ` + list + ` { edges { node { transaction { ` + fields + extra + ` } } } } }`
+		}
+		var fromRows, loaded struct {
+			Data map[string]struct {
+				Edges []struct {
+					Node struct{ Transaction map[string]any }
+				}
+			}
+			Errors []any
+		}
+		before := s.store.Statements()
+		if err := json.Unmarshal(serveDoc(t, h, doc("")), &fromRows); err != nil {
+			t.Fatal(err)
+		}
+		made := s.store.Statements() - before
+		if err := json.Unmarshal(serveDoc(t, h, doc(" type")), &loaded); err != nil {
+			t.Fatal(err)
+		}
+		if len(fromRows.Errors) > 0 || len(loaded.Errors) > 0 {
+			t.Fatalf("%s: errors %v %v", list, fromRows.Errors, loaded.Errors)
+		}
+		var a, b []map[string]any
+		for _, conn := range fromRows.Data {
+			for _, e := range conn.Edges {
+				a = append(a, e.Node.Transaction)
+			}
+		}
+		for _, conn := range loaded.Data {
+			for _, e := range conn.Edges {
+				delete(e.Node.Transaction, "type")
+				b = append(b, e.Node.Transaction)
+			}
+		}
+		if len(a) < 2 {
+			t.Fatalf("%s: %d items", list, len(a))
+		}
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) {
+			t.Errorf("%s: made of the rows\n%s\nloaded\n%s", list, ja, jb)
+		}
+		// the list and the blocks; not the transactions
+		if made != 2 {
+			t.Errorf("%s: %d statements, want 2 (the list and its blocks)", list, made)
+		}
+	}
+}
