@@ -33,9 +33,11 @@ type testAPI struct {
 	// now is the middleware's clock; the real one unless a test sets it
 	// before the first request.
 	now func() time.Time
-	// maxInFlight is Options.MaxInFlightPerKey; slow holds GET /beta/slow until closed.
+	// maxInFlight is Options.MaxInFlightPerKey; slow holds GET /beta/slow until closed,
+	// and heldIn (when set) hears of each request it holds.
 	maxInFlight int
 	slow        chan struct{}
+	heldIn      chan struct{}
 }
 
 func newTestAPI(t *testing.T, limiter Limiter, storeOpts ...StoreOption) *testAPI {
@@ -57,6 +59,9 @@ func (api *testAPI) handler(limiter Limiter) http.Handler {
 		io.WriteString(w, `{"items":[]}`)
 	})
 	mux.HandleFunc("GET /beta/slow", func(w http.ResponseWriter, r *http.Request) {
+		if api.heldIn != nil {
+			api.heldIn <- struct{}{}
+		}
 		<-api.slow
 		io.WriteString(w, `{}`)
 	})

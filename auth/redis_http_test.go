@@ -195,7 +195,7 @@ func waitForPrimary(t *testing.T, limiter *FallbackLimiter) {
 // One key cannot hold more than MaxInFlightPerKey requests at once; others are not held up,
 // and the refused requests spend none of the key's rate.
 func TestInFlightCapPerKey(t *testing.T) {
-	api := &testAPI{t: t, maxInFlight: 2, slow: make(chan struct{})}
+	api := &testAPI{t: t, maxInFlight: 2, slow: make(chan struct{}), heldIn: make(chan struct{}, 2)}
 	api.db = dbtest.New(t)
 	api.store = NewStore(api.db)
 	api.usage = NewUsageRecorder(api.store, time.Hour, nil)
@@ -213,6 +213,17 @@ func TestInFlightCapPerKey(t *testing.T) {
 	done := make(chan int, 2)
 	for range 2 {
 		go func() { done <- api.do("GET", "/beta/slow", busyKey).status }()
+	}
+	// Both held requests are in before any probe: a probe running beside only one of them
+	// would make the second the third in flight, refused, and the cap never met again.
+	for range 2 {
+		select {
+		case <-api.heldIn:
+		case s := <-done:
+			t.Fatalf("a request to hold was answered %d", s)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the two requests to hold never came in")
+		}
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	admitted := 2 // the held ones
