@@ -118,9 +118,11 @@ func readKeyset[T any](ctx context.Context, s *Store, q keysetQuery, w Window) (
 	where, tail, kargs := w.keysetFlipped(q.keyCols, q.desc, q.flipLead, len(q.args)+1)
 	conds := and(append(slices.Clip(q.conds), where)...)
 	text := q.from + conds + tail
-	if table := " FROM " + q.keysFrom; q.keysFrom != "" && strings.Contains(q.from, table) && len(q.keysJoin) == 0 && !q.flipLead {
+	table := " FROM " + q.keysFrom
+	fromKeys := q.keysFrom != "" && strings.Contains(q.from, table)
+	if fromKeys && len(q.keysJoin) == 0 && !q.flipLead {
 		text = q.seekFromFirstKey(table, conds, tail)
-	} else if q.keysFrom != "" && strings.Contains(q.from, table) {
+	} else if fromKeys {
 		joinCols := slices.Concat(q.keyCols, q.keysJoin)
 		keys, on := make([]string, len(joinCols)), make([]string, len(joinCols))
 		for i, c := range joinCols {

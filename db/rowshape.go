@@ -193,22 +193,19 @@ func (s *rowShape) selectColumns(alias string, details bool) string {
 // a row read beside another one in the same statement: sqlx fills the field tagged
 // `db:"prefix"` of the destination from those columns.
 func (s *rowShape) nestedSelectList(alias, prefix string) string {
-	parts := make([]string, 0, len(s.columns))
-	for i, c := range s.columns {
-		expr := alias + "." + c
-		if s.sources[i] != "" {
-			expr = s.sources[i]
-		}
-		read, _, _ := strings.Cut(s.reads[i], " AS ")
-		parts = append(parts, fmt.Sprintf(read, expr)+` AS "`+prefix+"."+c+`"`)
-	}
-	return strings.Join(parts, ", ")
+	return s.prefixedSelectList(alias, prefix, false, nil)
 }
 
 // optionalSelectList is nestedSelectList for a row of a LEFT JOIN, which may be missing: a
 // column whose field cannot hold NULL reads as its zero then. The caller tells a missing
 // row by its key (a Felt, nil then). Columns named in except are not read.
 func (s *rowShape) optionalSelectList(alias, prefix string, except ...string) string {
+	return s.prefixedSelectList(alias, prefix, true, except)
+}
+
+// prefixedSelectList reads the columns (but except) named "prefix.column", each as its
+// zero when orZero and its value is NULL where the field cannot hold NULL.
+func (s *rowShape) prefixedSelectList(alias, prefix string, orZero bool, except []string) string {
 	parts := make([]string, 0, len(s.columns))
 	for i, c := range s.columns {
 		if slices.Contains(except, c) {
@@ -220,7 +217,7 @@ func (s *rowShape) optionalSelectList(alias, prefix string, except ...string) st
 		}
 		read, _, _ := strings.Cut(s.reads[i], " AS ")
 		value := fmt.Sprintf(read, expr)
-		if s.zeros[i] != "" {
+		if orZero && s.zeros[i] != "" {
 			value = "coalesce(" + value + ", " + s.zeros[i] + ")"
 		}
 		parts = append(parts, value+` AS "`+prefix+"."+c+`"`)
