@@ -104,11 +104,15 @@ type keysetQuery struct {
 	// marked, when set, is the list's key with positions (key_positions.go): a deep page
 	// by position starts from the nearest mark instead of skipping every row above it.
 	marked markedKey
+	// ranked, when set, is the list's key with spans (rank_spans.go), for lists whose
+	// order changes: a deep page by position starts from its span.
+	ranked rankedKey
 }
 
 // keysetList reads a page of q through listPage; keyOf gives a row's values of q.keyCols.
 func keysetList[T any](ctx context.Context, s *Store, q keysetQuery, w Window, keyOf func(T) []any) ([]T, error) {
 	read := markedRead(ctx, s, q.marked, q.desc, len(q.keyCols), func(w Window) ([]T, error) { return readKeyset[T](ctx, s, q, w) })
+	read = rankedRead(ctx, s, q.ranked, read)
 	list := listName(fmt.Sprintf("%s desc=%v flip=%v %s", q.name, q.desc, q.flipLead, strings.Join(q.conds, " AND ")), q.args)
 	return listPage(s, list, w, keyOf, read)
 }

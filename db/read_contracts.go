@@ -73,11 +73,16 @@ func (s *Store) Contracts(ctx context.Context, typ string, class Felt, w Window)
 	if typ != "" {
 		conds = append(conds, "type = "+arg(&args, typ))
 	}
+	q := keysetQuery{name: "contracts", from: `SELECT ` + contractCols + ` FROM contracts`,
+		keyCols: []string{"coalesce(deployed_block, -1)", "address"}, desc: true}
 	if class != nil {
 		conds = append(conds, "class_hash = "+arg(&args, class))
+		if typ == "" { // contracts_class_order has the keys, deployed_block included
+			q.keysFrom, q.ranked = "contracts", rankedKey{contractsByClass, Normalize(class)}
+		}
 	}
-	return keysetList(ctx, s, keysetQuery{name: "contracts", from: `SELECT ` + contractCols + ` FROM contracts`,
-		conds: conds, args: args, keyCols: []string{"coalesce(deployed_block, -1)", "address"}, desc: true}, w, ContractSortKey)
+	q.conds, q.args = conds, args
+	return keysetList(ctx, s, q, w, ContractSortKey)
 }
 
 // ContractSortKey is a contract's keyset value in the contract lists: its deployment block
@@ -240,7 +245,8 @@ func (s *Store) HoldersOf(ctx context.Context, tokens []Felt, limit, offset int)
 	return keysetList(ctx, s, keysetQuery{name: "holders",
 		from:  `SELECT ` + balanceCols + ` FROM erc20_balances b`,
 		conds: []string{"b.token_address = $1", "b.balance > 0"}, args: []any{Normalize(tokens[0])},
-		keyCols: []string{"b.balance", "b.owner_address"}, desc: true, keysFrom: "erc20_balances b", keysJoin: []string{"b.token_address"}},
+		keyCols: []string{"b.balance", "b.owner_address"}, desc: true, keysFrom: "erc20_balances b", keysJoin: []string{"b.token_address"},
+		ranked: rankedKey{holdersByToken, Normalize(tokens[0])}},
 		Window{Limit: limit, Offset: offset}, func(b *TokenBalance) []any { return []any{b.Balance, b.OwnerAddress} })
 }
 

@@ -106,7 +106,7 @@ func (s *Store) NftHolders(ctx context.Context, contract Felt, tokenID *string, 
 	return keysetList(ctx, s, keysetQuery{name: "nft holders", from: `SELECT h.contract_address, h.token_id::text AS token_id,
 			h.owner_address, h.held::text AS balance, h.last_transfer_time FROM nft_holders h`,
 		conds: []string{"h.contract_address = $1"}, args: []any{contract},
-		keyCols: []string{"h.held", "h.owner_address"}, desc: true}, w, keyOf)
+		keyCols: []string{"h.held", "h.owner_address"}, desc: true, ranked: rankedKey{nftHoldersByCollection, Normalize(contract)}}, w, keyOf)
 }
 
 // CountNftHolders counts distinct owners (capped).

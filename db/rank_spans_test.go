@@ -1,0 +1,173 @@
+package db_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
+)
+
+// spansWrong is the spans of rank_spans whose count is not the rows they hold, and the keys
+// whose rows are not all counted, as text; empty when the counts are exact.
+func spansWrong(t *testing.T, conn *sqlx.DB) []string {
+	t.Helper()
+	var wrong []string
+	if err := conn.Select(&wrong, `WITH rows (list, key, v1, v2) AS (
+			SELECT 1::smallint, token_address, balance::numeric, owner_address FROM erc20_balances WHERE balance > 0
+			UNION ALL SELECT 2::smallint, contract_address, held::numeric, owner_address FROM nft_holders
+			UNION ALL SELECT 3::smallint, class_hash, coalesce(deployed_block, -1)::numeric, address FROM contracts),
+		spans AS (SELECT list, key, s1, s2, n, lead(s1) OVER w AS e1, lead(s2) OVER w AS e2
+			FROM rank_spans WINDOW w AS (PARTITION BY list, key ORDER BY s1 DESC, s2 DESC)),
+		held AS (SELECT s.*, (SELECT count(*) FROM rows r WHERE r.list = s.list AND r.key = s.key
+				AND (r.v1, r.v2) < (s.s1, s.s2) AND (s.e1 IS NULL OR (r.v1, r.v2) >= (s.e1, s.e2))) AS rows
+			FROM spans s)
+		SELECT format('list %s key %s span (%s, %s) counts %s, holds %s', list, encode(key, 'hex'), s1, encode(s2, 'hex'), n, rows)
+		FROM held WHERE n <> rows
+		UNION ALL
+		SELECT format('list %s key %s has %s rows, no span', r.list, encode(r.key, 'hex'), count(*))
+		FROM rows r WHERE NOT EXISTS (SELECT 1 FROM rank_spans s WHERE s.list = r.list AND s.key = r.key)
+		GROUP BY r.list, r.key`); err != nil {
+		t.Fatal(err)
+	}
+	return wrong
+}
+
+// withSpanRows opens the test's database with spans cut at rows rows, so that a few dozen
+// rows make several spans.
+func withSpanRows(t *testing.T, rows int) *sqlx.DB {
+	t.Helper()
+	url := dbtest.NewURL(t)
+	conn := sqlx.MustOpen("postgres", url)
+	conn.MustExec(fmt.Sprintf(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %%I SET starkgraph.rank_span_rows = %d', current_database()); END $$`, rows))
+	conn.Close()
+	conn = sqlx.MustOpen("postgres", url)
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// The lists whose order changes (a token's holders by balance, a collection's holders, a
+// class's contracts) keep exact span counts through inserts, updates that move rows,
+// upserts, deletes and rows leaving the list, and every page by position is the one OFFSET
+// reads, from the span that holds its first row.
+func TestRankSpansKeepPagesExactWhileRowsMove(t *testing.T) {
+	defer db.SetMarks(db.MarkEvery, 1)()
+	ctx := context.Background()
+	conn := withSpanRows(t, 3)
+	rng := rand.New(rand.NewPCG(38, 44))
+	addr := func(i int) []byte { return db.FeltFromUint64(uint64(1000 + i)) }
+	tokenA, tokenB, classA, classB := addr(1), addr(2), addr(3), addr(4)
+	conn.MustExec(`INSERT INTO classes (hash, kind, cairo_version) VALUES ($1, 'sierra', 1), ($2, 'sierra', 1)`, classA, classB)
+
+	// Balances drawn from few values, so that many holders tie and order by owner.
+	balance := func() int { return rng.IntN(6) * 1000 }
+	write := func(round int) {
+		for i := range 60 {
+			switch rng.IntN(4) {
+			case 0: // an upsert of several rows: some new, some moved, some to 0
+				conn.MustExec(`INSERT INTO erc20_balances (token_address, owner_address, balance, last_transfer_block, last_transfer_time)
+					VALUES ($1, $2, $3, 1, 1), ($1, $4, $5, 1, 1), ($6, $2, $7, 1, 1)
+					ON CONFLICT (token_address, owner_address) DO UPDATE SET balance = excluded.balance`,
+					tokenA, addr(100+rng.IntN(60)), balance(), addr(160+rng.IntN(40)), balance(), tokenB, balance())
+			case 1:
+				conn.MustExec(`DELETE FROM erc20_balances WHERE token_address = $1 AND owner_address = $2`, tokenA, addr(100+rng.IntN(100)))
+			case 2:
+				conn.MustExec(`INSERT INTO nft_holders (contract_address, owner_address, token_id, held, last_transfer_time)
+					VALUES ($1, $2, 1, $3, 1), ($1, $4, 1, $5, 1) ON CONFLICT (contract_address, owner_address) DO UPDATE SET held = excluded.held`,
+					tokenB, addr(200+rng.IntN(40)), 1+rng.IntN(4), addr(240+rng.IntN(40)), 1+rng.IntN(4))
+				if rng.IntN(3) == 0 {
+					conn.MustExec(`DELETE FROM nft_holders WHERE contract_address = $1 AND owner_address = $2`, tokenB, addr(200+rng.IntN(40)))
+				}
+			case 3: // a contract deployed, or its class replaced
+				a := addr(300 + rng.IntN(50))
+				conn.MustExec(`INSERT INTO contracts (address, class_hash) VALUES ($1, $2), ($3, $4)
+					ON CONFLICT (address) DO UPDATE SET class_hash = excluded.class_hash`,
+					a, []any{classA, classB}[i%2], addr(350+rng.IntN(50)), []any{classA, classB}[rng.IntN(2)])
+				conn.MustExec(`UPDATE contracts SET nonce = nonce + 1 WHERE address = $1`, a) // moves nothing
+			}
+		}
+		if wrong := spansWrong(t, conn); len(wrong) > 0 {
+			t.Fatalf("round %d: spans do not count their rows:\n%v", round, wrong)
+		}
+	}
+
+	checkPages := func(round int) {
+		store := db.NewStore(conn) // no page ends remembered from other rounds
+		type list struct {
+			name  string
+			total string
+			want  string
+			got   func(w db.Window) ([][]byte, error)
+		}
+		lists := []list{
+			{"holders", `SELECT count(*) FROM erc20_balances WHERE token_address = $1 AND balance > 0`,
+				`SELECT owner_address FROM erc20_balances WHERE token_address = $1 AND balance > 0 ORDER BY balance DESC, owner_address DESC LIMIT $2 OFFSET $3`,
+				func(w db.Window) ([][]byte, error) {
+					rows, err := store.HoldersOf(ctx, []db.Felt{tokenA}, w.Limit, w.Offset)
+					return addressesOf(rows, func(b *db.TokenBalance) []byte { return b.OwnerAddress }), err
+				}},
+			{"NFT holders", `SELECT count(*) FROM nft_holders WHERE contract_address = $1`,
+				`SELECT owner_address FROM nft_holders WHERE contract_address = $1 ORDER BY held DESC, owner_address DESC LIMIT $2 OFFSET $3`,
+				func(w db.Window) ([][]byte, error) {
+					rows, err := store.NftHolders(ctx, tokenB, nil, w)
+					return addressesOf(rows, func(b *db.NftBalance) []byte { return b.OwnerAddress }), err
+				}},
+			{"contracts of a class", `SELECT count(*) FROM contracts WHERE class_hash = $1`,
+				`SELECT address FROM contracts WHERE class_hash = $1 ORDER BY coalesce(deployed_block, -1) DESC, address DESC LIMIT $2 OFFSET $3`,
+				func(w db.Window) ([][]byte, error) {
+					rows, err := store.Contracts(ctx, "", classA, w)
+					return addressesOf(rows, func(c *db.Contract) []byte { return c.Address }), err
+				}},
+		}
+		for i, l := range lists {
+			key := [][]byte{tokenA, tokenB, classA}[i]
+			var total int
+			if err := conn.Get(&total, l.total, key); err != nil {
+				t.Fatal(err)
+			}
+			if total < 10 {
+				t.Fatalf("round %d: %s has %d rows: the test needs several spans", round, l.name, total)
+			}
+			// Deepest first: a page remembers where it ended, and the next deeper page
+			// would continue from there instead of seeking from its span.
+			for offset := total + 2; offset >= 0; offset-- {
+				var want [][]byte
+				if err := conn.Select(&want, l.want, key, 4, offset); err != nil {
+					t.Fatal(err)
+				}
+				got, err := l.got(db.Window{Limit: 4, Offset: offset})
+				if err != nil {
+					t.Fatalf("round %d: %s at %d: %v", round, l.name, offset, err)
+				}
+				if !slices.EqualFunc(got, want, slices.Equal) {
+					t.Fatalf("round %d: %s at %d of %d: got %x, OFFSET reads %x", round, l.name, offset, total, got, want)
+				}
+			}
+		}
+	}
+
+	for round := range 6 {
+		write(round)
+		checkPages(round)
+	}
+	var spans int
+	if err := conn.Get(&spans, `SELECT count(*) FROM rank_spans WHERE list = 1 AND key = $1`, tokenA); err != nil {
+		t.Fatal(err)
+	}
+	if spans < 4 {
+		t.Fatalf("the holders of the token have %d spans: no span was cut", spans)
+	}
+}
+
+func addressesOf[T any](rows []T, addr func(T) []byte) [][]byte {
+	out := [][]byte{}
+	for _, r := range rows {
+		out = append(out, addr(r))
+	}
+	return out
+}
