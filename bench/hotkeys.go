@@ -90,6 +90,11 @@ var exactCounts = map[string]bool{
 	"transfers by token": true, "transfers by wallet": true,
 }
 
+// rankedLists are the filters whose lists are ordered by something that changes and keep
+// spans of rows with their counts (db/rank_spans.go): a page skips fewer than two spans'
+// rows from the start of its span.
+var rankedLists = map[string]bool{"holders by token": true, "contracts by class": true, "NFT holders by collection": true}
+
 // Depths are the four pages of filter's list of rows rows that a page-number client can ask
 // for: the list reports ceil(rows / PageSize) pages, or ceil(db.CountCap / PageSize) when
 // its counts stop at the cap, so its last page starts there.
@@ -225,6 +230,9 @@ func HotKeyWorkloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 			skip := d.Offset
 			if exactCounts[l.filter] {
 				skip = min(skip, int(db.MarkEvery))
+			}
+			if rankedLists[l.filter] {
+				skip = min(skip, 2*db.RankSpanRows)
 			}
 			if l.rest != nil {
 				out = append(out, Workload{Name: "/beta " + name, Path: l.rest(key, d.Offset), Offset: d.Offset, Limit: PageSize, Skip: skip})

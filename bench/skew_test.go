@@ -189,9 +189,10 @@ func statementList(sts []bench.Statement) string {
 
 // skipsKeysAlone are the lists whose deep pages skip their rows by their keys alone, in an
 // index-only scan (db's keysetQuery.keysFrom): a token's holders are ordered by balance,
-// which changes, so they have no kept positions and skip by offset (up to db.CountCap),
-// and each holder skipped through the table cost a heap fetch (101,746 buffers for the last
-// page of a token of 150,000 holders, against 1,894 by its keys).
+// which changes, so they skip from the start of their span (db/rank_spans.go) up to a
+// thousand holders, and each holder skipped through the table cost a heap fetch (101,746
+// buffers for the last page of a token of 150,000 holders, before spans, against 1,894 by
+// its keys).
 func skipsKeysAlone(workload string) bool {
 	return strings.Contains(workload, "holders of the most held token")
 }

@@ -13,6 +13,10 @@ import (
 // finds the span that holds row N, and reads from that span's start, skipping fewer than
 // 2 * rank_span_rows() rows (500 to 1,000), where it skipped N.
 
+// RankSpanRows is how many rows a span is cut at (migration 00044's rank_span_rows()); a
+// span holds up to twice as many.
+const RankSpanRows = 500
+
 // rankList numbers the lists with spans (rank_spans.list).
 type rankList int16
 

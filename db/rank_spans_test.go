@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -58,7 +59,8 @@ func withSpanRows(t *testing.T, rows int) *sqlx.DB {
 func TestRankSpansKeepPagesExactWhileRowsMove(t *testing.T) {
 	defer db.SetMarks(db.MarkEvery, 1)()
 	ctx := context.Background()
-	conn := withSpanRows(t, 3)
+	const spanRows = 3
+	conn := withSpanRows(t, spanRows)
 	rng := rand.New(rand.NewPCG(38, 44))
 	addr := func(i int) []byte { return db.FeltFromUint64(uint64(1000 + i)) }
 	tokenA, tokenB, classA, classB := addr(1), addr(2), addr(3), addr(4)
@@ -98,6 +100,16 @@ func TestRankSpansKeepPagesExactWhileRowsMove(t *testing.T) {
 
 	checkPages := func(round int) {
 		store := db.NewStore(conn) // no page ends remembered from other rounds
+		// The OFFSET of each statement the store runs: a page skips fewer rows than two
+		// spans hold from the start of its span, however deep.
+		var skipped []int64
+		store.OnQuery = func(query string, args []any) {
+			if strings.Contains(query, " OFFSET $") {
+				if n, ok := args[len(args)-1].(int); ok {
+					skipped = append(skipped, int64(n))
+				}
+			}
+		}
 		type list struct {
 			name  string
 			total string
@@ -140,7 +152,11 @@ func TestRankSpansKeepPagesExactWhileRowsMove(t *testing.T) {
 				if err := conn.Select(&want, l.want, key, 4, offset); err != nil {
 					t.Fatal(err)
 				}
+				skipped = skipped[:0]
 				got, err := l.got(db.Window{Limit: 4, Offset: offset})
+				if most := slices.Max(append(skipped, 0)); most >= 2*spanRows {
+					t.Fatalf("round %d: %s at %d of %d skips %d rows", round, l.name, offset, total, most)
+				}
 				if err != nil {
 					t.Fatalf("round %d: %s at %d: %v", round, l.name, offset, err)
 				}
@@ -155,7 +171,10 @@ func TestRankSpansKeepPagesExactWhileRowsMove(t *testing.T) {
 		write(round)
 		checkPages(round)
 	}
-	var spans int
+	var spans, cutAt int
+	if err := dbtest.New(t).Get(&cutAt, `SELECT rank_span_rows()`); err != nil || cutAt != db.RankSpanRows {
+		t.Fatalf("rank_span_rows() is %d (%v), db.RankSpanRows %d", cutAt, err, db.RankSpanRows)
+	}
 	if err := conn.Get(&spans, `SELECT count(*) FROM rank_spans WHERE list = 1 AND key = $1`, tokenA); err != nil {
 		t.Fatal(err)
 	}
