@@ -2,55 +2,14 @@ package db_test
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
 )
-
-// spansWrong is the spans of rank_spans whose count is not the rows they hold, and the keys
-// whose rows are not all counted, as text; empty when the counts are exact.
-func spansWrong(t *testing.T, conn *sqlx.DB) []string {
-	t.Helper()
-	var wrong []string
-	if err := conn.Select(&wrong, `WITH rows (list, key, v1, v2) AS (
-			SELECT 1::smallint, token_address, balance::numeric, owner_address FROM erc20_balances WHERE balance > 0
-			UNION ALL SELECT 2::smallint, contract_address, held::numeric, owner_address FROM nft_holders
-			UNION ALL SELECT 3::smallint, class_hash, coalesce(deployed_block, -1)::numeric, address FROM contracts),
-		spans AS (SELECT list, key, s1, s2, n, lead(s1) OVER w AS e1, lead(s2) OVER w AS e2
-			FROM rank_spans WINDOW w AS (PARTITION BY list, key ORDER BY s1 DESC, s2 DESC)),
-		held AS (SELECT s.*, (SELECT count(*) FROM rows r WHERE r.list = s.list AND r.key = s.key
-				AND (r.v1, r.v2) < (s.s1, s.s2) AND (s.e1 IS NULL OR (r.v1, r.v2) >= (s.e1, s.e2))) AS rows
-			FROM spans s)
-		SELECT format('list %s key %s span (%s, %s) counts %s, holds %s', list, encode(key, 'hex'), s1, encode(s2, 'hex'), n, rows)
-		FROM held WHERE n <> rows
-		UNION ALL
-		SELECT format('list %s key %s has %s rows, no span', r.list, encode(r.key, 'hex'), count(*))
-		FROM rows r WHERE NOT EXISTS (SELECT 1 FROM rank_spans s WHERE s.list = r.list AND s.key = r.key)
-		GROUP BY r.list, r.key`); err != nil {
-		t.Fatal(err)
-	}
-	return wrong
-}
-
-// withSpanRows opens the test's database with spans cut at rows rows, so that a few dozen
-// rows make several spans.
-func withSpanRows(t *testing.T, rows int) *sqlx.DB {
-	t.Helper()
-	url := dbtest.NewURL(t)
-	conn := sqlx.MustOpen("postgres", url)
-	conn.MustExec(fmt.Sprintf(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %%I SET starkgraph.rank_span_rows = %d', current_database()); END $$`, rows))
-	conn.Close()
-	conn = sqlx.MustOpen("postgres", url)
-	t.Cleanup(func() { conn.Close() })
-	return conn
-}
 
 // The lists whose order changes (a token's holders by balance, a collection's holders, a
 // class's contracts) keep exact span counts through inserts, updates that move rows,
@@ -60,7 +19,7 @@ func TestRankSpansKeepPagesExactWhileRowsMove(t *testing.T) {
 	defer db.SetMarks(db.MarkEvery, 1)()
 	ctx := context.Background()
 	const spanRows = 3
-	conn := withSpanRows(t, spanRows)
+	conn := dbtest.NewWithSpanRows(t, spanRows)
 	rng := rand.New(rand.NewPCG(38, 44))
 	addr := func(i int) []byte { return db.FeltFromUint64(uint64(1000 + i)) }
 	tokenA, tokenB, classA, classB := addr(1), addr(2), addr(3), addr(4)
@@ -93,7 +52,7 @@ func TestRankSpansKeepPagesExactWhileRowsMove(t *testing.T) {
 				conn.MustExec(`UPDATE contracts SET nonce = nonce + 1 WHERE address = $1`, a) // moves nothing
 			}
 		}
-		if wrong := spansWrong(t, conn); len(wrong) > 0 {
+		if wrong := dbtest.RankSpansWrong(t, conn); len(wrong) > 0 {
 			t.Fatalf("round %d: spans do not count their rows:\n%v", round, wrong)
 		}
 	}

@@ -76,6 +76,9 @@ func checkConsistent(t *testing.T, d *sqlx.DB) {
 	checkNFTHolders(t, d)
 	checkStakingFigures(t, d)
 	checkStakingHistory(t, d)
+	if wrong := dbtest.RankSpansWrong(t, d); len(wrong) > 0 {
+		t.Fatalf("the spans of holders and contracts do not count their rows:\n%v", wrong)
+	}
 }
 
 // checkStakingHistory asserts that the staking history ends where the staking state is:
@@ -222,14 +225,18 @@ func TestReorgs(t *testing.T) {
 	for _, depth := range []uint64{1, 5, 50} {
 		t.Run("depth"+itoa(depth), func(t *testing.T) {
 			chain, url := simNode(t, sim.Config{Seed: 11 + depth, Blocks: depth + 12, TxPerBlock: 5})
-			d := dbtest.New(t)
-			dbtest.ShortPartitions(t, d, 4) // a reorg deep enough undoes several partitions' rows
+			d := dbtest.NewWithSpanRows(t, 3) // holders and contracts in several spans each
+			dbtest.ShortPartitions(t, d, 4)   // a reorg deep enough undoes several partitions' rows
 			runIndexer(t, d, url, 0, simHead(chain), nil)
 			chain.Reorg(depth)
 			chain.AddBlocks(3)
 			head := simHead(chain)
 			runIndexer(t, d, url, 0, head, nil)
 			checkConsistent(t, d)
+			var cut int
+			if err := d.Get(&cut, `SELECT count(DISTINCT (list, key)) FROM rank_spans WHERE s1 <> 'Infinity'`); err != nil || cut == 0 {
+				t.Fatalf("no list was cut in spans (%v): the check of their counts checked one span a key", err)
+			}
 			want := snapshot(t, freshIndex(t, url, head))
 			if !equalSnapshots(t, want, snapshot(t, d)) {
 				t.Fatalf("after a reorg of depth %d the state differs from a fresh index of the winning chain", depth)
