@@ -126,10 +126,29 @@ func TestRankSpansKeepPagesExactWhileRowsMove(t *testing.T) {
 		}
 	}
 
+	// Spans that shrink to a quarter of rank_span_rows() (0 rows here) are joined to the
+	// span before.
+	checkNoTinySpans := func(round int) {
+		var tiny []string
+		if err := conn.Select(&tiny, `SELECT format('list %s span (%s, %s) of %s rows', list, s1, encode(s2, 'hex'), n)
+			FROM rank_spans WHERE s1 <> 'Infinity' AND n <= rank_span_rows() / 4`); err != nil {
+			t.Fatal(err)
+		}
+		if len(tiny) > 0 {
+			t.Fatalf("round %d: spans left too small: %v", round, tiny)
+		}
+	}
 	for round := range 6 {
 		write(round)
+		checkNoTinySpans(round)
 		checkPages(round)
 	}
+	// Most holders leave at once: their spans are joined, and pages stay exact.
+	conn.MustExec(`DELETE FROM erc20_balances WHERE token_address = $1 AND get_byte(owner_address, length(owner_address) - 1) % 4 <> 0`, tokenA)
+	if wrong := dbtest.RankSpansWrong(t, conn); len(wrong) > 0 {
+		t.Fatalf("after most holders left, spans do not count their rows:\n%v", wrong)
+	}
+	checkNoTinySpans(6)
 	var spans, cutAt int
 	if err := dbtest.New(t).Get(&cutAt, `SELECT rank_span_rows()`); err != nil || cutAt != db.RankSpanRows {
 		t.Fatalf("rank_span_rows() is %d (%v), db.RankSpanRows %d", cutAt, err, db.RankSpanRows)

@@ -14,9 +14,9 @@
 -- The counts stay exact because triggers keep them: after every statement that inserts,
 -- updates or deletes rows of the three tables (the indexer's upserts, a reorg's undo, a
 -- migration), the rows that left a span are taken off its count and those that came are
--- added, from the statement's transition tables. A span that grows past 2 * rank_span_rows()
--- rows is cut when the transaction commits. Spans that shrink stay as they are: a page then
--- skips fewer rows.
+-- added, from the statement's transition tables. When the transaction commits, a span that
+-- grew past 2 * rank_span_rows() rows is cut, and one that shrank to a quarter of
+-- rank_span_rows() is joined to the span before it.
 -- The three tables have one writer, the indexer, so the counts are not contended.
 --
 -- Lists (rank_spans.list, db.rankList): 1 erc20_balances by token_address, ordered by
@@ -124,22 +124,32 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
--- A span that grew past 2 * rank_span_rows() is cut at commit, when every statement's
--- counts are in: an upsert fires its UPDATE and its INSERT triggers one after the other,
--- and a cut made between them would count rows that are not counted yet.
+-- At commit, when every statement's counts are in, a span that grew past 2 * rank_span_rows()
+-- rows is cut, and one that shrank to rank_span_rows() / 4 or fewer is joined to the span
+-- before it (the first span of a key stays): a cut made between the UPDATE and the INSERT
+-- triggers of one upsert would count rows that are not counted yet, and joins keep the
+-- spans of a key with holders coming and going few.
 -- +goose StatementBegin
-CREATE FUNCTION rank_spans_grown() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE cur bigint;
+CREATE FUNCTION rank_spans_resize() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    m bigint := rank_span_rows();
+    cur bigint;
+    prev record;
 BEGIN
     SELECT n INTO cur FROM rank_spans WHERE list = NEW.list AND key = NEW.key AND s1 = NEW.s1 AND s2 = NEW.s2;
-    IF cur > 2 * rank_span_rows() THEN
+    IF cur > 2 * m THEN
         PERFORM rank_spans_split(NEW.list, NEW.key, NEW.s1, NEW.s2, cur);
+    ELSIF cur <= m / 4 AND NEW.s1 <> 'Infinity' THEN
+        SELECT s1, s2 INTO prev FROM rank_spans WHERE list = NEW.list AND key = NEW.key AND (s1, s2) > (NEW.s1, NEW.s2)
+        ORDER BY s1, s2 LIMIT 1;
+        DELETE FROM rank_spans WHERE list = NEW.list AND key = NEW.key AND s1 = NEW.s1 AND s2 = NEW.s2;
+        UPDATE rank_spans SET n = n + cur WHERE list = NEW.list AND key = NEW.key AND s1 = prev.s1 AND s2 = prev.s2;
     END IF;
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
-CREATE CONSTRAINT TRIGGER rank_spans_grown AFTER UPDATE ON rank_spans DEFERRABLE INITIALLY DEFERRED
-    FOR EACH ROW WHEN (NEW.n > 2 * rank_span_rows()) EXECUTE FUNCTION rank_spans_grown();
+CREATE CONSTRAINT TRIGGER rank_spans_resize AFTER UPDATE ON rank_spans DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW WHEN (NEW.n > 2 * rank_span_rows() OR NEW.n <= rank_span_rows() / 4) EXECUTE FUNCTION rank_spans_resize();
 
 -- The triggers: one function per table reads its statement's transition tables.
 -- +goose StatementBegin
@@ -266,8 +276,8 @@ DROP TRIGGER nft_holders_rank_del ON nft_holders;
 DROP TRIGGER contracts_rank_ins ON contracts;
 DROP TRIGGER contracts_rank_upd ON contracts;
 DROP TRIGGER contracts_rank_del ON contracts;
-DROP TRIGGER rank_spans_grown ON rank_spans;
-DROP FUNCTION rank_spans_grown();
+DROP TRIGGER rank_spans_resize ON rank_spans;
+DROP FUNCTION rank_spans_resize();
 DROP FUNCTION erc20_balances_rank(), nft_holders_rank(), contracts_rank();
 DROP FUNCTION rank_spans_add(smallint, bytea[], numeric[], bytea[], int[]);
 DROP FUNCTION rank_spans_split(smallint, bytea, numeric, bytea, bigint);
