@@ -82,12 +82,13 @@ type Depth struct {
 }
 
 // exactCounts are the filters whose lists report their exact total, however many rows
-// (their keys' counts and positions are kept: db/key_positions.go); the others stop
-// counting at db.CountCap.
+// (their keys' counts and positions are kept: db/key_positions.go, db/rank_spans.go); the
+// others stop counting at db.CountCap.
 var exactCounts = map[string]bool{
 	"events by emitter": true, "events by key": true, "transactions by sender": true,
 	"transactions by called contract": true, "transactions by type": true,
 	"transfers by token": true, "transfers by wallet": true,
+	"contracts by class": true, "NFT holders by collection": true, // the sums of their spans (db/rank_spans.go)
 }
 
 // rankedLists are the filters whose lists are ordered by something that changes and keep

@@ -34,6 +34,28 @@ type rankedKey struct {
 
 func (r rankedKey) ok() bool { return r.list != 0 && r.key != nil }
 
+// counted is r as KeyCounts keeps it: lists with spans are numbered below 0, apart from the
+// lists with positions.
+func (r rankedKey) counted() markedKey { return markedKey{keyList(-r.list), r.key} }
+
+// rankedCount is the exact number of rows of r's key, the sum of its spans' counts (a
+// million holders: 1,000 to 2,000 entries of one index range); ok is false for a list
+// without spans.
+func (s *Store) rankedCount(ctx context.Context, r rankedKey) (n int64, ok bool, err error) {
+	if !r.ok() {
+		return 0, false, nil
+	}
+	memo := keyCountsOf(ctx)
+	if n, ok := memo.get(r.counted()); ok {
+		return n, true, nil
+	}
+	_, err = s.getRow(ctx, &n, `SELECT coalesce(sum(n), 0)::bigint FROM rank_spans WHERE list = $1 AND key = $2`, int16(r.list), r.key)
+	if err == nil {
+		memo.put(r.counted(), n)
+	}
+	return n, err == nil, err
+}
+
 // rankedWindow turns a window by position over r's list into one that starts at the start
 // of the span holding its first row, skipping the rows of that span above it. empty is set
 // when the window starts past the list's end. A window from a cursor, one near the list's
@@ -57,6 +79,7 @@ func (s *Store) rankedWindow(ctx context.Context, r rankedKey, w Window) (out Wi
 	if err != nil || !found { // no spans: the key has no rows
 		return w, false, err
 	}
+	keyCountsOf(ctx).put(r.counted(), span.Total)
 	if int64(w.Offset) >= span.Total {
 		return w, true, nil
 	}

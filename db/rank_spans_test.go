@@ -74,6 +74,7 @@ func TestRankSpansKeepPagesExactWhileRowsMove(t *testing.T) {
 			total string
 			want  string
 			got   func(w db.Window) ([][]byte, error)
+			count func() (int64, error)
 		}
 		lists := []list{
 			{"holders", `SELECT count(*) FROM erc20_balances WHERE token_address = $1 AND balance > 0`,
@@ -81,19 +82,19 @@ func TestRankSpansKeepPagesExactWhileRowsMove(t *testing.T) {
 				func(w db.Window) ([][]byte, error) {
 					rows, err := store.HoldersOf(ctx, []db.Felt{tokenA}, w.Limit, w.Offset)
 					return addressesOf(rows, func(b *db.TokenBalance) []byte { return b.OwnerAddress }), err
-				}},
+				}, nil},
 			{"NFT holders", `SELECT count(*) FROM nft_holders WHERE contract_address = $1`,
 				`SELECT owner_address FROM nft_holders WHERE contract_address = $1 ORDER BY held DESC, owner_address DESC LIMIT $2 OFFSET $3`,
 				func(w db.Window) ([][]byte, error) {
 					rows, err := store.NftHolders(ctx, tokenB, nil, w)
 					return addressesOf(rows, func(b *db.NftBalance) []byte { return b.OwnerAddress }), err
-				}},
+				}, func() (int64, error) { return store.CountNftHolders(ctx, tokenB, nil) }},
 			{"contracts of a class", `SELECT count(*) FROM contracts WHERE class_hash = $1`,
 				`SELECT address FROM contracts WHERE class_hash = $1 ORDER BY coalesce(deployed_block, -1) DESC, address DESC LIMIT $2 OFFSET $3`,
 				func(w db.Window) ([][]byte, error) {
 					rows, err := store.Contracts(ctx, "", classA, w)
 					return addressesOf(rows, func(c *db.Contract) []byte { return c.Address }), err
-				}},
+				}, func() (int64, error) { return store.CountContracts(ctx, "", classA) }},
 		}
 		for i, l := range lists {
 			key := [][]byte{tokenA, tokenB, classA}[i]
@@ -103,6 +104,11 @@ func TestRankSpansKeepPagesExactWhileRowsMove(t *testing.T) {
 			}
 			if total < 10 {
 				t.Fatalf("round %d: %s has %d rows: the test needs several spans", round, l.name, total)
+			}
+			if l.count != nil { // the sum of the key's spans
+				if n, err := l.count(); err != nil || n != int64(total) {
+					t.Fatalf("round %d: %s counts %d (%v), has %d", round, l.name, n, err, total)
+				}
 			}
 			// Deepest first: a page remembers where it ended, and the next deeper page
 			// would continue from there instead of seeking from its span.

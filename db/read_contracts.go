@@ -100,10 +100,15 @@ func blockSortKey(block *int64) int64 {
 	return *block
 }
 
-// CountContracts is exact for all contracts and per type, capped per class.
+// CountContracts is exact for all contracts, per type and per class (its spans' counts),
+// capped per class and type.
 func (s *Store) CountContracts(ctx context.Context, typ string, class Felt) (int64, error) {
+	if class != nil && typ == "" {
+		n, _, err := s.rankedCount(ctx, rankedKey{contractsByClass, Normalize(class)})
+		return n, err
+	}
 	if class != nil {
-		return s.cappedCount(ctx, "contracts WHERE class_hash = $1", class)
+		return s.cappedCount(ctx, "contracts WHERE class_hash = $1 AND type = $2", class, typ)
 	}
 	if typ != "" {
 		return s.ListCount(ctx, "contracts:"+typ)

@@ -109,12 +109,14 @@ func (s *Store) NftHolders(ctx context.Context, contract Felt, tokenID *string, 
 		keyCols: []string{"h.held", "h.owner_address"}, desc: true, ranked: rankedKey{nftHoldersByCollection, Normalize(contract)}}, w, keyOf)
 }
 
-// CountNftHolders counts distinct owners (capped).
+// CountNftHolders counts a collection's holders exactly (its spans' counts), an item's
+// holders capped.
 func (s *Store) CountNftHolders(ctx context.Context, contract Felt, tokenID *string) (int64, error) {
 	if tokenID != nil {
 		return s.cappedCount(ctx, "nft_balances WHERE contract_address = $1 AND token_id = $2::numeric AND balance > 0", contract, *tokenID)
 	}
-	return s.cappedCount(ctx, "nft_holders WHERE contract_address = $1", contract)
+	n, _, err := s.rankedCount(ctx, rankedKey{nftHoldersByCollection, Normalize(contract)})
+	return n, err
 }
 
 // NftBalances lists a collection's balance records (or one item's) with a positive
