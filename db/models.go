@@ -98,6 +98,8 @@ type TxActivity struct {
 	BlockHash   Felt    `db:"block_hash"`
 	GasPriceWei *string `db:"block_gas_price_wei"`
 	GasPriceFri *string `db:"block_gas_price_fri"`
+	// KeyCount is the sender's transactions, when the list read its count with its rows.
+	KeyCount *int64 `db:"key_count"`
 }
 
 type Call struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/lib/pq"
 )
@@ -188,9 +189,38 @@ const txActivityFrom = ` FROM transactions t LEFT JOIN blocks b ON b.number = t.
 
 // TransactionActivity lists transactions as Transactions does, each with what an item of
 // REST's tx-activity shows of it and its block in the same statement (TxActivity).
+//
+// A sender's list is counted (its total, the last page's number) in the same statement
+// too, when the request has not read the count with a mark (markedWindow): the rows
+// carry it (TxActivity.KeyCount), and the request's KeyCounts keep it, so that the
+// list's total is not a statement of its own on its first pages. An empty page carries
+// nothing and is counted as before.
 func (s *Store) TransactionActivity(ctx context.Context, f TxFilter, desc bool, w Window) ([]*TxActivity, error) {
-	return transactionList(ctx, s, `SELECT `+txActivityCols+txActivityFrom, f, desc, w,
-		func(t *TxActivity) []any { return []any{t.BlockNumber, t.Index} })
+	from := `SELECT ` + txActivityCols + txActivityFrom
+	keyOf := func(t *TxActivity) []any { return []any{t.BlockNumber, t.Index} }
+	m, counts := f.marked(), keyCountsOf(ctx)
+	if m.list != txsBySender || counts == nil {
+		return transactionList(ctx, s, from, f, desc, w, keyOf)
+	}
+	var args []any
+	conds := f.where(&args) // the sender alone: its argument is $1
+	q := keysetQuery{name: "transactions", from: from,
+		conds: conds, args: args, keyCols: []string{"t.block_number", "t.tx_index"}, desc: desc, keysFrom: "transactions t", marked: m}
+	counted := strings.Replace(from, txActivityFrom,
+		fmt.Sprintf(`, (SELECT n FROM key_counts WHERE list = %d AND key = $1) AS key_count`, m.list)+txActivityFrom, 1)
+	read := markedRead(ctx, s, m, desc, len(q.keyCols), func(w Window) ([]*TxActivity, error) {
+		q := q
+		if _, known := counts.get(m); !known {
+			q.from = counted
+		}
+		rows, err := readKeyset[*TxActivity](ctx, s, q, w)
+		if err == nil && len(rows) > 0 && rows[0].KeyCount != nil {
+			counts.put(m, *rows[0].KeyCount)
+		}
+		return rows, err
+	})
+	// As keysetList, which reads its pages the same way but for the count.
+	return listPage(s, listName(fmt.Sprintf("%s desc=%v flip=%v %s", q.name, q.desc, q.flipLead, strings.Join(q.conds, " AND ")), q.args), w, keyOf, read)
 }
 
 // transactionList reads a window of the transactions f selects, with from, the statement

@@ -6,31 +6,44 @@ import (
 )
 
 // A page of /beta/tx-activity reads its transactions with their blocks' hash and gas
-// prices in one statement (db.Store.TransactionActivity), then its count and its calls:
-// three statements besides the names, at any page and in either order. The blocks were a
-// statement of their own, and the whole rows' 41 columns were read for the 21 the items show.
+// prices in one statement (db.Store.TransactionActivity), and a sender's first pages their
+// count in it too (key_counts), then its calls: two statements besides the names for a
+// sender's page, three for the whole chain's, which is counted apart. The blocks were a
+// statement of their own, and so was the count; the whole rows' 41 columns were read for
+// the 21 the items show.
 func TestTxActivityReadsItsPageWithItsBlocks(t *testing.T) {
 	e := newEnv(t)
-	for _, path := range []string{
-		"/beta/tx-activity?sender_address=" + account(1).Hex(),
-		"/beta/tx-activity?sort=desc&p=2&ps=10&sender_address=" + account(1).Hex(),
-		"/beta/tx-activity?p=2&ps=10",
+	for _, c := range []struct {
+		path    string
+		counted bool // the count is read with the page
+	}{
+		{"/beta/tx-activity?sender_address=" + account(1).Hex(), true},
+		{"/beta/tx-activity?sort=desc&p=2&ps=10&sender_address=" + account(1).Hex(), true},
+		{"/beta/tx-activity?p=2&ps=10", false},
 	} {
+		path := c.path
 		ran := e.ranFor(path)
-		var list, blocks, calls int
+		var list, blocks, calls, counts int
 		for _, q := range ran {
 			switch {
 			case strings.Contains(q, "LEFT JOIN blocks b ON b.number = t.block_number"):
 				list++
+				if strings.Contains(q, "FROM key_counts") {
+					counts++
+				}
 			case strings.Contains(q, "FROM blocks WHERE number = ANY"):
 				blocks++
 			case strings.Contains(q, "FROM calls c"):
 				calls++
 			}
 		}
-		if len(ran) != 3 || list != 1 || blocks != 0 || calls != 1 {
-			t.Errorf("%s ran %d statements besides names, want 3 (its page with its blocks, its count, its calls):\n%s",
-				path, len(ran), strings.Join(ran, "\n"))
+		want := 3
+		if c.counted {
+			want = 2
+		}
+		if len(ran) != want || list != 1 || blocks != 0 || calls != 1 || (counts == 1) != c.counted {
+			t.Errorf("%s ran %d statements besides names, want %d (its page with its blocks, counted with it: %v; its calls):\n%s",
+				path, len(ran), want, c.counted, strings.Join(ran, "\n"))
 		}
 		// What the items show of their blocks comes from the list's row.
 		for _, it := range list_(t, e.mustGet(path)) {
@@ -42,6 +55,23 @@ func TestTxActivityReadsItsPageWithItsBlocks(t *testing.T) {
 			if m["gas_price_in_wei"] == nil && m["gas_price_in_fri"] == nil {
 				t.Errorf("%s: block %d shows no gas price", path, n)
 			}
+		}
+	}
+}
+
+// The count read with a sender's page is its last page's, and an empty page past the end,
+// which reads no count with its rows, is counted apart.
+func TestTxActivityCountsWithItsPage(t *testing.T) {
+	e := newEnv(t)
+	var n int
+	if err := e.db.Get(&n, `SELECT count(*) FROM transactions WHERE sender_address = $1`, account(1)); err != nil {
+		t.Fatal(err)
+	}
+	want := float64((n + 9) / 10)
+	for _, p := range []string{"1", "2", "1000"} {
+		body := e.mustGet("/beta/tx-activity?ps=10&p=" + p + "&sender_address=" + account(1).Hex()).(map[string]any)
+		if body["lastPage"] != want {
+			t.Errorf("page %s: lastPage %v, want %v (%d transactions)", p, body["lastPage"], want, n)
 		}
 	}
 }
