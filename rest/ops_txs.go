@@ -125,11 +125,14 @@ func (s *server) txActivity(ctx context.Context, a *db.TxActivity) (txActivity, 
 	if tx.ConstructorCalldata != nil {
 		out.ConstructorCalldata = feltList(tx.ConstructorCalldata)
 	}
-	out.Calls, err = s.txCalls(ctx, tx)
+	out.Calls, err = s.txCalls(ctx, tx, out.Calldata)
 	return out, err
 }
 
-func (s *server) txCalls(ctx context.Context, tx *db.Transaction) ([]txCall, error) {
+// txCalls renders tx's calls. calldataHex, when not nil, is tx.Calldata rendered: a call
+// whose calldata was cut from the transaction's (db's lean calls, read with the
+// transaction's calldata in hand) takes its run of it instead of rendering its felts again.
+func (s *server) txCalls(ctx context.Context, tx *db.Transaction, calldataHex []string) ([]txCall, error) {
 	calls, err := s.res.Transaction().Calls(ctx, tx)
 	if err != nil {
 		return nil, err
@@ -147,10 +150,26 @@ func (s *server) txCalls(ctx context.Context, tx *db.Transaction) ([]txCall, err
 		out = append(out, txCall{
 			ContractAddress: addr(c.ContractAddress), ClassHash: addrOrNil(c.ClassHash),
 			EntrypointType: c.EntrypointType, Entrypoint: entrypoint, Selector: c.Selector.Hex(),
-			Calldata: feltList(c.Calldata), CallType: c.CallType, Inputs: inputs, Outputs: c.Outputs,
+			Calldata: runOf(tx.Calldata, calldataHex, c.Calldata), CallType: c.CallType, Inputs: inputs, Outputs: c.Outputs,
 		})
 	}
 	return out, nil
+}
+
+// runOf renders part, reusing whole's rendering (wholeHex) when part is a run of whole's
+// own elements (a slice of it, not a copy).
+func runOf(whole []db.Felt, wholeHex []string, part []db.Felt) []string {
+	if len(part) > 0 && len(wholeHex) == len(whole) {
+		for i := range whole {
+			if &whole[i] == &part[0] {
+				if i+len(part) <= len(whole) {
+					return wholeHex[i : i+len(part) : i+len(part)]
+				}
+				break
+			}
+		}
+	}
+	return feltList(part)
 }
 
 // metaTxn is an item of GET /beta/meta-txns.

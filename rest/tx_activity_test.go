@@ -1,8 +1,11 @@
 package rest
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/starkgraph/starkgraph/db"
 )
 
 // A page of /beta/tx-activity reads its transactions with their blocks' hash and gas
@@ -83,4 +86,23 @@ func list_(t *testing.T, body any) []any {
 		t.Fatalf("no items in %v", body)
 	}
 	return items
+}
+
+// A call cut from its transaction's calldata shows the felts the transaction's calldata
+// showed, without rendering them again; a call with calldata of its own renders it.
+func TestCallCalldataRunOfTheTransactions(t *testing.T) {
+	whole := []db.Felt{db.FeltFromUint64(2), db.FeltFromUint64(0xa), db.FeltFromUint64(0xb), db.FeltFromUint64(0)}
+	hex := feltList(whole)
+	run := whole[1:3:3]
+	got := runOf(whole, hex, run)
+	if !slices.Equal(got, feltList(run)) || &got[0] != &hex[1] {
+		t.Errorf("a run of the transaction's calldata: %v, not its rendering's run %v", got, hex[1:3])
+	}
+	own := slices.Clone(run)
+	if got := runOf(whole, hex, own); !slices.Equal(got, feltList(own)) || &got[0] == &hex[1] {
+		t.Errorf("calldata of its own: %v", got)
+	}
+	if got := runOf(whole, hex, nil); got == nil || len(got) != 0 {
+		t.Errorf("no calldata: %#v, want []", got)
+	}
 }
