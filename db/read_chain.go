@@ -191,10 +191,11 @@ const txActivityFrom = ` FROM transactions t LEFT JOIN blocks b ON b.number = t.
 // REST's tx-activity shows of it and its block in the same statement (TxActivity).
 //
 // A sender's list is counted (its total, the last page's number) in the same statement
-// too, when the request has not read the count with a mark (markedWindow): the rows
-// carry it (TxActivity.KeyCount), and the request's KeyCounts keep it, so that the
-// list's total is not a statement of its own on its first pages. An empty page carries
-// nothing and is counted as before.
+// too: the rows carry it (TxActivity.KeyCount), and the request's KeyCounts keep it, so
+// that the list's total is not a statement of its own. A page deeper than marksFrom finds
+// its mark in that statement as well (activityFromMark), instead of a statement before it
+// (markedWindow): a page of the busiest sender is one statement at any depth. An empty
+// page carries no count and is counted apart.
 func (s *Store) TransactionActivity(ctx context.Context, f TxFilter, desc bool, w Window) ([]*TxActivity, error) {
 	from := `SELECT ` + txActivityCols + txActivityFrom
 	keyOf := func(t *TxActivity) []any { return []any{t.BlockNumber, t.Index} }
@@ -208,19 +209,56 @@ func (s *Store) TransactionActivity(ctx context.Context, f TxFilter, desc bool, 
 		conds: conds, args: args, keyCols: []string{"t.block_number", "t.tx_index"}, desc: desc, keysFrom: "transactions t", marked: m}
 	counted := strings.Replace(from, txActivityFrom,
 		fmt.Sprintf(`, (SELECT n FROM key_counts WHERE list = %d AND key = $1) AS key_count`, m.list)+txActivityFrom, 1)
-	read := markedRead(ctx, s, m, desc, len(q.keyCols), func(w Window) ([]*TxActivity, error) {
-		q := q
-		if _, known := counts.get(m); !known {
-			q.from = counted
+	read := func(w Window) ([]*TxActivity, error) {
+		var rows []*TxActivity
+		var err error
+		if w.After == nil && w.Offset >= marksFrom {
+			err = s.selectRows(ctx, &rows, activityFromMark(m.list, desc), f.Sender, int64(w.Offset), w.Limit)
+		} else {
+			q := q
+			if _, known := counts.get(m); !known {
+				q.from = counted
+			}
+			rows, err = readKeyset[*TxActivity](ctx, s, q, w)
 		}
-		rows, err := readKeyset[*TxActivity](ctx, s, q, w)
 		if err == nil && len(rows) > 0 && rows[0].KeyCount != nil {
 			counts.put(m, *rows[0].KeyCount)
 		}
 		return rows, err
-	})
-	// As keysetList, which reads its pages the same way but for the count.
+	}
+	// As keysetList, which reads its pages the same way but for the count and the mark.
 	return listPage(s, listName(fmt.Sprintf("%s desc=%v flip=%v %s", q.name, q.desc, q.flipLead, strings.Join(q.conds, " AND ")), q.args), w, keyOf, read)
+}
+
+// activityFromMark is the statement of a page of a sender's activity ($1) by its position
+// ($2, at least marksFrom) and length ($3): markedWindow and the page's statement in one.
+// The mark nearest above the page (mk) gives the key the page's walk starts after and the
+// rows it skips from there, fewer than MarkEvery; without a mark (a key without positions,
+// as tests write them), the walk starts at the list's end and skips the offset. Past the
+// list's end, the first key is NULL and the page is empty, as markedWindow's.
+func activityFromMark(list keyList, desc bool) string {
+	// Oldest first: the mark of the greatest ordinal below the page's first, $2; the
+	// rows after it from there.
+	marks := `mk AS MATERIALIZED (SELECT ordinal, block_number, tx_index FROM key_marks
+			WHERE list = %[1]d AND key = $1 AND ordinal < $2 ORDER BY ordinal DESC LIMIT 1)`
+	after, dir, cmp, first := `(coalesce((SELECT block_number FROM mk), -1), coalesce((SELECT tx_index FROM mk), -1))`, "ASC", ">", ">="
+	skip := `$2 - coalesce((SELECT ordinal FROM mk) + 1, 0)`
+	if desc {
+		// Newest first: the page's first row has ordinal n-1-$2; the mark of the least
+		// ordinal above it, and the rows before it from there.
+		marks = `mk AS MATERIALIZED (SELECT ordinal, block_number, tx_index FROM key_marks
+			WHERE list = %[1]d AND key = $1 AND ordinal > (SELECT n FROM key_counts WHERE list = %[1]d AND key = $1) - 1 - $2
+			ORDER BY ordinal ASC LIMIT 1)`
+		after, dir, cmp, first = `(coalesce((SELECT block_number FROM mk), 9223372036854775807), coalesce((SELECT tx_index FROM mk), 2147483647))`, "DESC", "<", "<="
+		skip = `coalesce((SELECT ordinal FROM mk) - (SELECT n FROM key_counts WHERE list = %[1]d AND key = $1), 0) + $2`
+	}
+	order := ` ORDER BY t.block_number ` + dir + `, t.tx_index ` + dir
+	return fmt.Sprintf(`WITH `+marks+`
+		SELECT `+txActivityCols+`, (SELECT n FROM key_counts WHERE list = %[1]d AND key = $1) AS key_count
+		FROM (SELECT t.* FROM transactions t WHERE t.sender_address = $1 AND (t.block_number, t.tx_index) `+first+` (
+			SELECT t.block_number, t.tx_index FROM transactions t WHERE t.sender_address = $1 AND (t.block_number, t.tx_index) `+cmp+` `+after+
+		order+` LIMIT 1 OFFSET `+skip+`)`+order+` LIMIT $3) t
+		LEFT JOIN blocks b ON b.number = t.block_number`+order, list)
 }
 
 // transactionList reads a window of the transactions f selects, with from, the statement

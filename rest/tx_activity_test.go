@@ -9,11 +9,11 @@ import (
 )
 
 // A page of /beta/tx-activity reads its transactions with their blocks' hash and gas
-// prices in one statement (db.Store.TransactionActivity), and a sender's first pages their
-// count in it too (key_counts), then its calls: two statements besides the names for a
-// sender's page, three for the whole chain's, which is counted apart. The blocks were a
-// statement of their own, and so was the count; the whole rows' 41 columns were read for
-// the 21 the items show.
+// prices in one statement (db.Store.TransactionActivity), and a sender's pages its count
+// (and, deeper, its mark: db's TestKeyMarksGiveThePagesOffsetReads) in it too, then its
+// calls: two statements besides the names for a sender's page, three for the whole chain's,
+// which is counted apart. The blocks were a statement of their own, and so were the count
+// and the mark; the whole rows' 41 columns were read for the 21 the items show.
 func TestTxActivityReadsItsPageWithItsBlocks(t *testing.T) {
 	e := newEnv(t)
 	for _, c := range []struct {
