@@ -29,7 +29,7 @@ func TestTxActivityReadsItsPageWithItsBlocks(t *testing.T) {
 		var list, blocks, calls, counts int
 		for _, q := range ran {
 			switch {
-			case strings.Contains(q, "LEFT JOIN blocks b ON b.number = t.block_number"):
+			case strings.Contains(q, "FROM blocks WHERE number = t.block_number"):
 				list++
 				if strings.Contains(q, "FROM key_counts") {
 					counts++
