@@ -121,6 +121,28 @@ func keyedLists(ctx context.Context) []keyedList {
 		{"transactions by sender", txs(db.TxFilter{Sender: hotSender}),
 			func(s *db.Store) (int64, error) { return s.CountTransactions(ctx, db.TxFilter{Sender: hotSender}) },
 			"transactions", "sender_address = $1", hotSender, tx},
+		{"transactions by sender, as tx-activity reads them", func(s *db.Store, desc bool, w db.Window) ([]string, error) {
+			// Counted in the page's statement, from its mark past marksFrom.
+			counts := new(db.KeyCounts)
+			rows, err := s.TransactionActivity(db.WithKeyCounts(ctx, counts), db.TxFilter{Sender: hotSender}, desc, w)
+			var out []string
+			for _, t := range rows {
+				out = append(out, str(t.BlockNumber, " ", t.Index))
+			}
+			if err == nil && len(rows) > 0 {
+				n, cerr := s.CountTransactions(db.WithKeyCounts(ctx, counts), db.TxFilter{Sender: hotSender})
+				var want int64
+				if err = cerr; err == nil {
+					err = s.DB().Get(&want, `SELECT count(*) FROM transactions WHERE sender_address = $1`, hotSender)
+				}
+				if err == nil && (rows[0].KeyCount == nil || n != want) {
+					err = fmt.Errorf("the page's count %v, the list's total %d, want %d", rows[0].KeyCount, n, want)
+				}
+			}
+			return out, err
+		},
+			func(s *db.Store) (int64, error) { return s.CountTransactions(ctx, db.TxFilter{Sender: hotSender}) },
+			"transactions", "sender_address = $1", hotSender, tx},
 		{"transactions by contract", txs(db.TxFilter{Contract: hotContract}),
 			func(s *db.Store) (int64, error) { return s.CountTransactions(ctx, db.TxFilter{Contract: hotContract}) },
 			"transactions", "contract_address = $1", hotContract, tx},

@@ -90,6 +90,18 @@ type Transaction struct {
 	DetailsLoaded bool `db:"details_loaded"`
 }
 
+// TxActivity is a transaction as REST's tx-activity lists it (Store.TransactionActivity):
+// the columns its items show, not the whole row (DetailsLoaded is false), with its
+// block's hash and L1 gas prices.
+type TxActivity struct {
+	Transaction
+	BlockHash   Felt    `db:"block_hash"`
+	GasPriceWei *string `db:"block_gas_price_wei"`
+	GasPriceFri *string `db:"block_gas_price_fri"`
+	// KeyCount is the sender's transactions, when the list read its count with its rows.
+	KeyCount *int64 `db:"key_count"`
+}
+
 type Call struct {
 	BlockNumber     int64     `db:"block_number"`
 	TxIndex         int       `db:"tx_index"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/lib/pq"
 )
@@ -137,10 +138,6 @@ type TxFilter struct {
 	FromBlock *int64
 	ToBlock   *int64
 	Block     *int64
-	// Whole reads every column of the rows (txCols, DetailsLoaded), not only the list's:
-	// for a caller that shows each item's details, which would otherwise read the page's
-	// rows a second time by their keys.
-	Whole bool
 }
 
 func (f TxFilter) where(args *[]any) []string {
@@ -169,41 +166,141 @@ func (f TxFilter) where(args *[]any) []string {
 // Transactions lists transactions in chain order (desc: newest first); keyset:
 // (block_number, tx_index).
 func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Window) ([]*Transaction, error) {
+	return transactionList(ctx, s, `SELECT `+txListCols+` FROM transactions t`, f, desc, w,
+		func(t *Transaction) []any { return []any{t.BlockNumber, t.Index} })
+}
+
+// txActivityCols are what an item of REST's tx-activity shows of its transaction: the
+// list's columns, of its details the entry point, nonce, fee asked for, L1 transaction,
+// whether its calls were parsed in part and its calldata (its calls are cut from it) and
+// constructor calldata, and its block's hash and L1 gas prices (txActivityFrom). Not
+// its signature, paymaster and account deployment data, resource bounds and use, DA modes
+// and hashes of declared classes, which the item does not show: read whole, a page's
+// 26 rows were 41 columns each, which the service scanned for a third of its time.
+const txActivityCols = txListCols + `, t.entry_point_selector, t.nonce::text, t.max_fee::text,
+	t.l1_transaction_hash, t.partial_calls_parsing, t.calldata, t.constructor_calldata,
+	b.hash AS block_hash, b.l1_gas_price_wei::text AS block_gas_price_wei, b.l1_gas_price_fri::text AS block_gas_price_fri`
+
+// txActivityFrom joins each transaction of a page to its block, for the block's hash and
+// gas prices: an index probe per row of the page (3 buffers each, about 0.04 ms of
+// PostgreSQL's time for 26 rows on the 1M bench), where reading the page's blocks by
+// their numbers was a statement of its own, a round trip each way. LIMIT 1 keeps the
+// block a nested loop's inner side, probed once per row: joined plainly, the whole chain's
+// page by position (transactionsAt), whose generic plan expects a tenth of the table
+// under its LIMIT, merged blocks_pkey from the chain's first block with the page (4,626
+// blocks and 200 buffers for a page a million rows down the 10M bench, 0.9 ms).
+const txActivityFrom = ` FROM transactions t LEFT JOIN LATERAL (SELECT hash, l1_gas_price_wei, l1_gas_price_fri FROM blocks
+	WHERE number = t.block_number LIMIT 1) b ON true`
+
+// TransactionActivity lists transactions as Transactions does, each with what an item of
+// REST's tx-activity shows of it and its block in the same statement (TxActivity).
+//
+// A sender's list is counted (its total, the last page's number) in the same statement
+// too: the rows carry it (TxActivity.KeyCount), and the request's KeyCounts keep it, so
+// that the list's total is not a statement of its own. A page deeper than marksFrom finds
+// its mark in that statement as well (activityFromMark), instead of a statement before it
+// (markedWindow): a page of the busiest sender is one statement at any depth. An empty
+// page carries no count and is counted apart.
+func (s *Store) TransactionActivity(ctx context.Context, f TxFilter, desc bool, w Window) ([]*TxActivity, error) {
+	from := `SELECT ` + txActivityCols + txActivityFrom
+	keyOf := func(t *TxActivity) []any { return []any{t.BlockNumber, t.Index} }
+	m, counts := f.marked(), keyCountsOf(ctx)
+	if m.list != txsBySender || counts == nil {
+		return transactionList(ctx, s, from, f, desc, w, keyOf)
+	}
+	var args []any
+	conds := f.where(&args) // the sender alone: its argument is $1
+	q := keysetQuery{name: "transactions", from: from,
+		conds: conds, args: args, keyCols: []string{"t.block_number", "t.tx_index"}, desc: desc, keysFrom: "transactions t", marked: m}
+	counted := strings.Replace(from, txActivityFrom,
+		fmt.Sprintf(`, (SELECT n FROM key_counts WHERE list = %d AND key = $1) AS key_count`, m.list)+txActivityFrom, 1)
+	read := func(w Window) ([]*TxActivity, error) {
+		var rows []*TxActivity
+		var err error
+		if w.After == nil && w.Offset >= marksFrom {
+			err = s.selectRows(ctx, &rows, activityFromMark(m.list, desc), f.Sender, int64(w.Offset), w.Limit)
+		} else {
+			q := q
+			if _, known := counts.get(m); !known {
+				q.from = counted
+			}
+			rows, err = readKeyset[*TxActivity](ctx, s, q, w)
+		}
+		if err == nil && len(rows) > 0 && rows[0].KeyCount != nil {
+			counts.put(m, *rows[0].KeyCount)
+		}
+		return rows, err
+	}
+	// As keysetList, which reads its pages the same way but for the count and the mark.
+	return listPage(s, listName(fmt.Sprintf("%s desc=%v flip=%v %s", q.name, q.desc, q.flipLead, strings.Join(q.conds, " AND ")), q.args), w, keyOf, read)
+}
+
+// activityFromMark is the statement of a page of a sender's activity ($1) by its position
+// ($2, at least marksFrom) and length ($3): markedWindow and the page's statement in one.
+// The mark nearest above the page (mk) gives the key the page's walk starts after and the
+// rows it skips from there, fewer than MarkEvery; without a mark (a key without positions,
+// as tests write them), the walk starts at the list's end and skips the offset. Past the
+// list's end, the first key is NULL and the page is empty, as markedWindow's.
+func activityFromMark(list keyList, desc bool) string {
+	// Oldest first: the mark of the greatest ordinal below the page's first, $2; the
+	// rows after it from there.
+	marks := `mk AS MATERIALIZED (SELECT ordinal, block_number, tx_index FROM key_marks
+			WHERE list = %[1]d AND key = $1 AND ordinal < $2 ORDER BY ordinal DESC LIMIT 1)`
+	after, dir, cmp, first := `(coalesce((SELECT block_number FROM mk), -1), coalesce((SELECT tx_index FROM mk), -1))`, "ASC", ">", ">="
+	skip := `$2 - coalesce((SELECT ordinal FROM mk) + 1, 0)`
+	if desc {
+		// Newest first: the page's first row has ordinal n-1-$2; the mark of the least
+		// ordinal above it, and the rows before it from there.
+		marks = `mk AS MATERIALIZED (SELECT ordinal, block_number, tx_index FROM key_marks
+			WHERE list = %[1]d AND key = $1 AND ordinal > (SELECT n FROM key_counts WHERE list = %[1]d AND key = $1) - 1 - $2
+			ORDER BY ordinal ASC LIMIT 1)`
+		after, dir, cmp, first = `(coalesce((SELECT block_number FROM mk), 9223372036854775807), coalesce((SELECT tx_index FROM mk), 2147483647))`, "DESC", "<", "<="
+		skip = `coalesce((SELECT ordinal FROM mk) - (SELECT n FROM key_counts WHERE list = %[1]d AND key = $1), 0) + $2`
+	}
+	order := ` ORDER BY t.block_number ` + dir + `, t.tx_index ` + dir
+	return fmt.Sprintf(`WITH `+marks+`
+		SELECT `+txActivityCols+`, (SELECT n FROM key_counts WHERE list = %[1]d AND key = $1) AS key_count
+		FROM (SELECT t.* FROM transactions t WHERE t.sender_address = $1 AND (t.block_number, t.tx_index) `+first+` (
+			SELECT t.block_number, t.tx_index FROM transactions t WHERE t.sender_address = $1 AND (t.block_number, t.tx_index) `+cmp+` `+after+
+		order+` LIMIT 1 OFFSET `+skip+`)`+order+` LIMIT $3) t
+		LEFT JOIN blocks b ON b.number = t.block_number`+order, list)
+}
+
+// transactionList reads a window of the transactions f selects, with from, the statement
+// up to its conditions: "SELECT ... FROM transactions t", and tables joined to t after it.
+func transactionList[T any](ctx context.Context, s *Store, from string, f TxFilter, desc bool, w Window, keyOf func(T) []any) ([]T, error) {
 	var args []any
 	conds := f.where(&args)
-	cols := txListCols
-	if f.Whole {
-		cols = txCols
-	}
-	q := keysetQuery{name: "transactions", from: `SELECT ` + cols + ` FROM transactions t`,
+	q := keysetQuery{name: "transactions", from: from,
 		conds: conds, args: args, keyCols: []string{"t.block_number", "t.tx_index"}, desc: desc, keysFrom: "transactions t", marked: f.marked()}
 	if len(conds) == 0 {
 		// The whole chain's list seeks to a page by its position (transactionsAt).
 		if w.After == nil && w.Offset > 0 {
-			return s.transactionsAt(ctx, cols, desc, w)
+			return transactionsAt[T](ctx, s, from, desc, w)
 		}
-		return readKeyset[*Transaction](ctx, s, q, w)
+		return readKeyset[T](ctx, s, q, w)
 	}
 	// A filtered list has no position to seek to: a page that starts where one served
 	// lately ended continues from its last row (page_ends.go).
-	return keysetList(ctx, s, q, w, func(t *Transaction) []any { return []any{t.BlockNumber, t.Index} })
+	return keysetList(ctx, s, q, w, keyOf)
 }
 
 // transactionsAt lists the chain's transactions from position w.Offset on (counted from the
 // newest when desc), seeking to it instead of reading every row before it: the
 // transaction k places from the oldest is in the block with the greatest txs_before <= k
 // (of blocks with as many before them, the last: those before it have none), at index
-// k - txs_before. Past either end, the position has no block and the list is empty.
-func (s *Store) transactionsAt(ctx context.Context, cols string, desc bool, w Window) ([]*Transaction, error) {
+// k - txs_before. Past either end, the position has no block and the list is empty. from
+// is the statement up to its conditions (transactionList).
+func transactionsAt[T any](ctx context.Context, s *Store, from string, desc bool, w Window) ([]T, error) {
 	pos, cmp, dir := `$1::bigint`, ">=", "ASC"
 	if desc {
 		pos, cmp, dir = `(SELECT txs_before + tx_count - 1 FROM blocks ORDER BY number DESC LIMIT 1) - $1`, "<=", "DESC"
 	}
-	var rows []*Transaction
-	err := s.selectRows(ctx, &rows, `SELECT `+cols+` FROM transactions t
-		WHERE (t.block_number, t.tx_index) `+cmp+` (SELECT b.number, p.pos - b.txs_before FROM (SELECT `+pos+` AS pos) p
+	var rows []T
+	err := s.selectRows(ctx, &rows, from+`
+		WHERE (t.block_number, t.tx_index) `+cmp+` (SELECT at.number, p.pos - at.txs_before FROM (SELECT `+pos+` AS pos) p
 			CROSS JOIN LATERAL (SELECT number, txs_before FROM blocks WHERE txs_before <= p.pos
-				ORDER BY txs_before DESC, number DESC LIMIT 1) b)
+				ORDER BY txs_before DESC, number DESC LIMIT 1) at)
 		ORDER BY t.block_number `+dir+`, t.tx_index `+dir+` LIMIT $2`, w.Offset, w.Limit)
 	return rows, err
 }
@@ -246,12 +343,29 @@ func (s *Store) CallsByTx(ctx context.Context, keys []TxKey) ([]*Call, error) {
 // For the 25 transactions of a page of /beta/tx-activity that was half the statement's
 // buffers (100 of 200 on the 1M bench). A transaction not read whole is an error.
 func (s *Store) CallsOfTransactions(ctx context.Context, txs []*Transaction) ([]*Call, error) {
-	keys := make([]TxKey, len(txs))
-	calldata := make(map[TxKey]FeltArray, len(txs))
-	for i, tx := range txs {
+	for _, tx := range txs {
 		if !tx.DetailsLoaded {
 			return nil, &StoreError{Query: "CallsOfTransactions", Err: fmt.Errorf("transaction %d/%d was not read whole", tx.BlockNumber, tx.Index)}
 		}
+	}
+	return s.callsWithCalldata(ctx, txs)
+}
+
+// CallsOfActivity is CallsOfTransactions for the rows of TransactionActivity, which read
+// the transactions' calldata.
+func (s *Store) CallsOfActivity(ctx context.Context, acts []*TxActivity) ([]*Call, error) {
+	txs := make([]*Transaction, len(acts))
+	for i, a := range acts {
+		txs[i] = &a.Transaction
+	}
+	return s.callsWithCalldata(ctx, txs)
+}
+
+// callsWithCalldata reads the calls of txs, whose calldata was read with them.
+func (s *Store) callsWithCalldata(ctx context.Context, txs []*Transaction) ([]*Call, error) {
+	keys := make([]TxKey, len(txs))
+	calldata := make(map[TxKey]FeltArray, len(txs))
+	for i, tx := range txs {
 		keys[i] = TxKey{Block: tx.BlockNumber, Index: tx.Index}
 		calldata[keys[i]] = tx.Calldata
 	}

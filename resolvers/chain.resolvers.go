@@ -134,15 +134,7 @@ func (r *queryResolver) Transaction(ctx context.Context, hash db.Felt) (*db.Tran
 }
 
 func (r *queryResolver) Transactions(ctx context.Context, first *int, after *string, filter *model.TransactionFilter, order *model.SortDirection) (*model.TransactionConnection, error) {
-	f := db.TxFilter{}
-	if filter != nil {
-		f.Sender, f.Contract = filter.SenderAddress, filter.ContractAddress
-		if filter.Type != nil {
-			f.Type = *filter.Type
-		}
-		f.FromBlock, f.ToBlock = int64Of(filter.FromBlock), int64Of(filter.ToBlock)
-	}
-	f.Whole = wantsWholeTransactions(ctx)
+	f := txFilterOf(filter)
 	desc := order == nil || *order == model.SortDirectionDesc
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.Transaction]{
 		name: transactionListName(desc), keyWidth: 2,

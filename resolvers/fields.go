@@ -32,21 +32,6 @@ func wantsEdgeCursors(ctx context.Context) bool {
 	return inGraphQL(ctx) && graphql.FieldRequested(ctx, "edges.cursor")
 }
 
-type wholeTxsKey struct{}
-
-// WithWholeTransactions marks a context whose transaction lists read whole rows (every
-// column: db.TxFilter.Whole) in their one statement: for a caller that shows each item's
-// details (REST's tx-activity), instead of the list's columns and then the same rows again
-// by their keys (WholeTransaction).
-func WithWholeTransactions(ctx context.Context) context.Context {
-	return context.WithValue(ctx, wholeTxsKey{}, true)
-}
-
-func wantsWholeTransactions(ctx context.Context) bool {
-	whole, _ := ctx.Value(wholeTxsKey{}).(bool)
-	return whole
-}
-
 type noTotalKey struct{}
 
 // WithoutTotal marks a context whose lists are not counted: a REST keyset list answers

@@ -133,7 +133,7 @@ func txnOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error
 		return nil, err
 	}
 	out.Signature = feltList(sig)
-	if out.Calls, err = s.txCalls(ctx, tx); err != nil {
+	if out.Calls, err = s.txCalls(ctx, tx, nil); err != nil {
 		return nil, err
 	}
 	nfts, err := s.res.NftTransfersOfTransaction(ctx, tx)

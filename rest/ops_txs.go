@@ -67,14 +67,14 @@ func txActivityOp(ctx context.Context, s *server, a *args, _ *http.Request) (any
 	filter := &model.TransactionFilter{SenderAddress: a.felt("sender_address"), FromBlock: a.int("from_block")}
 	order := a.direction("sort")
 	pg := pageOf(a)
-	// Its items show every column: the list reads whole rows, not its columns and then the
-	// same rows again by their keys.
-	conn, err := s.res.Query().Transactions(resolvers.WithWholeTransactions(ctx), &pg.first, pg.after, filter, &order)
+	// Its rows are read with what the items show of them and of their blocks, in the
+	// list's statement (db.TxActivity); their aliases and calls follow, a statement each.
+	acts, total, err := s.res.TransactionActivities(ctx, pg.first, pg.after, filter, order)
 	if err != nil {
 		return nil, err
 	}
-	return pageLoaded(ctx, pg, conn.Edges, conn.TotalCount, func(e *model.TransactionEdge) *db.Transaction { return e.Node },
-		s.res.LoadTransactionActivity, s.txActivity)
+	return pageLoaded(ctx, pg, acts, total, func(a *db.TxActivity) *db.TxActivity { return a },
+		s.res.LoadTxActivityLinks, s.txActivity)
 }
 
 // txHeader holds what every transaction rendering needs from the transaction resolver.
@@ -95,26 +95,24 @@ func (s *server) txHeader(ctx context.Context, tx *db.Transaction) (h txHeader, 
 	return h, err
 }
 
-func (s *server) txActivity(ctx context.Context, listed *db.Transaction) (txActivity, error) {
-	tx, err := resolvers.WholeTransaction(ctx, listed) // the item shows the nonce, fees and calldata
+func (s *server) txActivity(ctx context.Context, a *db.TxActivity) (txActivity, error) {
+	tx := &a.Transaction
+	names, err := resolvers.TransactionAliases(ctx, tx)
 	if err != nil {
 		return txActivity{}, err
 	}
-	h, err := s.txHeader(ctx, tx)
-	if err != nil {
-		return txActivity{}, err
-	}
-	tr := s.res.Transaction()
 	out := txActivity{
-		BlockHash: hexOrEmpty(h.blockHash), BlockNumber: tx.BlockNumber, Hash: tx.Hash.Hex(), Index: tx.Index,
-		L1TransactionHash: hexOrNil(tx.L1TransactionHash), Type: h.typ, ClassHash: addrOrNil(tx.ClassHash),
+		BlockHash: hexOrEmpty(a.BlockHash), BlockNumber: tx.BlockNumber, Hash: tx.Hash.Hex(), Index: tx.Index,
+		L1TransactionHash: hexOrNil(tx.L1TransactionHash), Type: string(tx.Type), ClassHash: addrOrNil(tx.ClassHash),
 		ContractAddress: addrOrNil(tx.ContractAddress), SenderAddress: addrOrNil(tx.SenderAddress),
-		Timestamp: tx.Timestamp, Status: h.status, ExecutionStatus: h.execution, FinalityStatus: h.finality,
+		Timestamp: tx.Timestamp, Status: tx.Status(), ExecutionStatus: tx.ExecutionStatus(), FinalityStatus: tx.FinalityStatus(),
 		RevertError: tx.RevertError, EntryPointSelector: hexOrNil(tx.EntryPointSelector),
 		MaxFee: decimalToHex(tx.MaxFee), ActualFee: decimalToHex(&tx.ActualFee),
+		GasPriceInWei: decimalToHex(a.GasPriceWei), GasPriceInFri: decimalToHex(a.GasPriceFri),
 		Version: ptr("0x" + strconv.FormatInt(int64(tx.Version), 16)), Nonce: decimalToHex(tx.Nonce),
+		Calldata:            feltList(tx.Calldata),
 		PartialCallsParsing: tx.PartialCallsParsing,
-		SenderAlias:         h.senderAlias, ContractAlias: h.contractAlias, ClassAlias: h.alias,
+		SenderAlias:         names[0], ContractAlias: names[1], ClassAlias: names[2],
 	}
 	if out.ContractAddress == nil {
 		out.ContractAddress = out.SenderAddress // an account's INVOKE calls the account itself
@@ -124,32 +122,17 @@ func (s *server) txActivity(ctx context.Context, listed *db.Transaction) (txActi
 	} else if tx.ActualFeeUnit != "" {
 		out.ActualFeeUnit = ptr(tx.ActualFeeUnit)
 	}
-	wei, err := tr.GasPriceWei(ctx, tx)
-	if err != nil {
-		return out, err
+	if tx.ConstructorCalldata != nil {
+		out.ConstructorCalldata = feltList(tx.ConstructorCalldata)
 	}
-	fri, err := tr.GasPriceFri(ctx, tx)
-	if err != nil {
-		return out, err
-	}
-	out.GasPriceInWei, out.GasPriceInFri = decimalToHex(wei), decimalToHex(fri)
-	calldata, err := tr.Calldata(ctx, tx)
-	if err != nil {
-		return out, err
-	}
-	out.Calldata = feltList(calldata)
-	ctor, err := tr.ConstructorCalldata(ctx, tx)
-	if err != nil {
-		return out, err
-	}
-	if ctor != nil {
-		out.ConstructorCalldata = feltList(ctor)
-	}
-	out.Calls, err = s.txCalls(ctx, tx)
+	out.Calls, err = s.txCalls(ctx, tx, out.Calldata)
 	return out, err
 }
 
-func (s *server) txCalls(ctx context.Context, tx *db.Transaction) ([]txCall, error) {
+// txCalls renders tx's calls. calldataHex, when not nil, is tx.Calldata rendered: a call
+// whose calldata was cut from the transaction's (db's lean calls, read with the
+// transaction's calldata in hand) takes its run of it instead of rendering its felts again.
+func (s *server) txCalls(ctx context.Context, tx *db.Transaction, calldataHex []string) ([]txCall, error) {
 	calls, err := s.res.Transaction().Calls(ctx, tx)
 	if err != nil {
 		return nil, err
@@ -167,10 +150,26 @@ func (s *server) txCalls(ctx context.Context, tx *db.Transaction) ([]txCall, err
 		out = append(out, txCall{
 			ContractAddress: addr(c.ContractAddress), ClassHash: addrOrNil(c.ClassHash),
 			EntrypointType: c.EntrypointType, Entrypoint: entrypoint, Selector: c.Selector.Hex(),
-			Calldata: feltList(c.Calldata), CallType: c.CallType, Inputs: inputs, Outputs: c.Outputs,
+			Calldata: runOf(tx.Calldata, calldataHex, c.Calldata), CallType: c.CallType, Inputs: inputs, Outputs: c.Outputs,
 		})
 	}
 	return out, nil
+}
+
+// runOf renders part, reusing whole's rendering (wholeHex) when part is a run of whole's
+// own elements (a slice of it, not a copy).
+func runOf(whole []db.Felt, wholeHex []string, part []db.Felt) []string {
+	if len(part) > 0 && len(wholeHex) == len(whole) {
+		for i := range whole {
+			if &whole[i] == &part[0] {
+				if i+len(part) <= len(whole) {
+					return wholeHex[i : i+len(part) : i+len(part)]
+				}
+				break
+			}
+		}
+	}
+	return feltList(part)
 }
 
 // metaTxn is an item of GET /beta/meta-txns.
