@@ -102,11 +102,14 @@ func (s *Store) NftHolders(ctx context.Context, contract Felt, tokenID *string, 
 			conds: []string{"b.contract_address = $1", "b.token_id = $2::numeric", "b.balance > 0"}, args: []any{contract, *tokenID},
 			keyCols: []string{"b.balance", "b.owner_address"}, desc: true}, w, keyOf)
 	}
-	// A collection's holders, from the totals the indexer keeps per owner (nft_holders).
+	// A collection's holders, from the totals the indexer keeps per owner (nft_holders). A
+	// page skips from its span's start by nft_holders_order's entries alone (keysFrom):
+	// an owner is one row of a collection.
 	return keysetList(ctx, s, keysetQuery{name: "nft holders", from: `SELECT h.contract_address, h.token_id::text AS token_id,
 			h.owner_address, h.held::text AS balance, h.last_transfer_time FROM nft_holders h`,
 		conds: []string{"h.contract_address = $1"}, args: []any{contract},
-		keyCols: []string{"h.held", "h.owner_address"}, desc: true, ranked: rankedKey{nftHoldersByCollection, Normalize(contract)}}, w, keyOf)
+		keyCols: []string{"h.held", "h.owner_address"}, desc: true, keysFrom: "nft_holders h",
+		ranked: rankedKey{nftHoldersByCollection, Normalize(contract)}}, w, keyOf)
 }
 
 // CountNftHolders counts a collection's holders exactly (its spans' counts), an item's
