@@ -39,21 +39,18 @@ func (r rankedKey) ok() bool { return r.list != 0 && r.key != nil }
 func (r rankedKey) counted() markedKey { return markedKey{keyList(-r.list), r.key} }
 
 // rankedCount is the exact number of rows of r's key, the sum of its spans' counts (a
-// million holders: 1,000 to 2,000 entries of one index range); ok is false for a list
-// without spans.
-func (s *Store) rankedCount(ctx context.Context, r rankedKey) (n int64, ok bool, err error) {
-	if !r.ok() {
-		return 0, false, nil
-	}
+// million holders: 1,000 to 2,000 entries of one index range).
+func (s *Store) rankedCount(ctx context.Context, r rankedKey) (int64, error) {
 	memo := keyCountsOf(ctx)
 	if n, ok := memo.get(r.counted()); ok {
-		return n, true, nil
+		return n, nil
 	}
-	_, err = s.getRow(ctx, &n, `SELECT coalesce(sum(n), 0)::bigint FROM rank_spans WHERE list = $1 AND key = $2`, int16(r.list), r.key)
+	var n int64
+	_, err := s.getRow(ctx, &n, `SELECT coalesce(sum(n), 0)::bigint FROM rank_spans WHERE list = $1 AND key = $2`, int16(r.list), r.key)
 	if err == nil {
 		memo.put(r.counted(), n)
 	}
-	return n, err == nil, err
+	return n, err
 }
 
 // rankedWindow turns a window by position over r's list into one that starts at the start

@@ -104,8 +104,7 @@ func blockSortKey(block *int64) int64 {
 // capped per class and type.
 func (s *Store) CountContracts(ctx context.Context, typ string, class Felt) (int64, error) {
 	if class != nil && typ == "" {
-		n, _, err := s.rankedCount(ctx, rankedKey{contractsByClass, Normalize(class)})
-		return n, err
+		return s.rankedCount(ctx, rankedKey{contractsByClass, Normalize(class)})
 	}
 	if class != nil {
 		return s.cappedCount(ctx, "contracts WHERE class_hash = $1 AND type = $2", class, typ)

@@ -118,8 +118,7 @@ func (s *Store) CountNftHolders(ctx context.Context, contract Felt, tokenID *str
 	if tokenID != nil {
 		return s.cappedCount(ctx, "nft_balances WHERE contract_address = $1 AND token_id = $2::numeric AND balance > 0", contract, *tokenID)
 	}
-	n, _, err := s.rankedCount(ctx, rankedKey{nftHoldersByCollection, Normalize(contract)})
-	return n, err
+	return s.rankedCount(ctx, rankedKey{nftHoldersByCollection, Normalize(contract)})
 }
 
 // NftBalances lists a collection's balance records (or one item's) with a positive
