@@ -19,12 +19,14 @@
 -- rank_span_rows() is joined to the span before it.
 -- The three tables have one writer, the indexer, so the counts are not contended.
 --
+-- Idempotent, so that it can be applied twice (the spans already there are kept).
+--
 -- Lists (rank_spans.list, db.rankList): 1 erc20_balances by token_address, ordered by
 -- (balance, owner_address), rows with balance > 0; 2 nft_holders by contract_address,
 -- (held, owner_address); 3 contracts by class_hash, (coalesce(deployed_block, -1), address).
 
 -- +goose Up
-CREATE TABLE rank_spans (
+CREATE TABLE IF NOT EXISTS rank_spans (
     list smallint NOT NULL,
     key  bytea    NOT NULL,
     s1   numeric  NOT NULL,
@@ -37,7 +39,7 @@ COMMENT ON TABLE rank_spans IS 'row counts of consecutive spans of the lists who
 -- How many rows a span is cut at (a span holds up to twice as many); tests lower it with the
 -- setting starkgraph.rank_span_rows.
 -- +goose StatementBegin
-CREATE FUNCTION rank_span_rows() RETURNS bigint LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION rank_span_rows() RETURNS bigint LANGUAGE sql STABLE AS $$
     SELECT coalesce(nullif(current_setting('starkgraph.rank_span_rows', true), '')::bigint, 500)
 $$;
 -- +goose StatementEnd
@@ -45,7 +47,7 @@ $$;
 -- rank_spans_cut is the sort key of the row at position m (from 1) after (s1, s2) in list's
 -- key, NULL when there are fewer rows.
 -- +goose StatementBegin
-CREATE FUNCTION rank_spans_cut(p_list smallint, p_key bytea, p_s1 numeric, p_s2 bytea, m bigint,
+CREATE OR REPLACE FUNCTION rank_spans_cut(p_list smallint, p_key bytea, p_s1 numeric, p_s2 bytea, m bigint,
     OUT c1 numeric, OUT c2 bytea) LANGUAGE plpgsql AS $$
 BEGIN
     IF p_list = 1 AND p_s1 = 'Infinity' THEN
@@ -81,7 +83,7 @@ END $$;
 -- rank_spans_split cuts the span of list's key that starts at (s1, s2) and holds n rows
 -- into spans of rank_span_rows() rows, the last one holding the rest.
 -- +goose StatementBegin
-CREATE FUNCTION rank_spans_split(p_list smallint, p_key bytea, p_s1 numeric, p_s2 bytea, p_n bigint)
+CREATE OR REPLACE FUNCTION rank_spans_split(p_list smallint, p_key bytea, p_s1 numeric, p_s2 bytea, p_n bigint)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     m bigint := rank_span_rows();
@@ -105,7 +107,7 @@ END $$;
 -- rank_spans_add counts rows into (d = 1) or out of (d = -1) the spans of list that hold
 -- their sort keys (v1, v2).
 -- +goose StatementBegin
-CREATE FUNCTION rank_spans_add(p_list smallint, p_keys bytea[], p_v1 numeric[], p_v2 bytea[], p_d int[])
+CREATE OR REPLACE FUNCTION rank_spans_add(p_list smallint, p_keys bytea[], p_v1 numeric[], p_v2 bytea[], p_d int[])
 RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO rank_spans (list, key, s1, s2, n)
@@ -130,7 +132,7 @@ END $$;
 -- triggers of one upsert would count rows that are not counted yet, and joins keep the
 -- spans of a key with holders coming and going few.
 -- +goose StatementBegin
-CREATE FUNCTION rank_spans_resize() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION rank_spans_resize() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     m bigint := rank_span_rows();
     cur bigint;
@@ -148,12 +150,13 @@ BEGIN
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
+DROP TRIGGER IF EXISTS rank_spans_resize ON rank_spans;
 CREATE CONSTRAINT TRIGGER rank_spans_resize AFTER UPDATE ON rank_spans DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW WHEN (NEW.n > 2 * rank_span_rows() OR NEW.n <= rank_span_rows() / 4) EXECUTE FUNCTION rank_spans_resize();
 
 -- The triggers: one function per table reads its statement's transition tables.
 -- +goose StatementBegin
-CREATE FUNCTION erc20_balances_rank() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION erc20_balances_rank() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE k bytea[]; v1 numeric[]; v2 bytea[]; d int[];
 BEGIN
     IF TG_OP = 'INSERT' THEN
@@ -176,7 +179,7 @@ END $$;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE FUNCTION nft_holders_rank() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION nft_holders_rank() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE k bytea[]; v1 numeric[]; v2 bytea[]; d int[];
 BEGIN
     IF TG_OP = 'INSERT' THEN
@@ -199,7 +202,7 @@ END $$;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE FUNCTION contracts_rank() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION contracts_rank() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE k bytea[]; v1 numeric[]; v2 bytea[]; d int[];
 BEGIN
     IF TG_OP = 'INSERT' THEN
@@ -227,22 +230,31 @@ END $$;
 -- +goose StatementEnd
 
 -- Transition tables take one event per trigger: three triggers per table.
+DROP TRIGGER IF EXISTS erc20_balances_rank_ins ON erc20_balances;
 CREATE TRIGGER erc20_balances_rank_ins AFTER INSERT ON erc20_balances REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION erc20_balances_rank();
+DROP TRIGGER IF EXISTS erc20_balances_rank_upd ON erc20_balances;
 CREATE TRIGGER erc20_balances_rank_upd AFTER UPDATE ON erc20_balances REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION erc20_balances_rank();
+DROP TRIGGER IF EXISTS erc20_balances_rank_del ON erc20_balances;
 CREATE TRIGGER erc20_balances_rank_del AFTER DELETE ON erc20_balances REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION erc20_balances_rank();
+DROP TRIGGER IF EXISTS nft_holders_rank_ins ON nft_holders;
 CREATE TRIGGER nft_holders_rank_ins AFTER INSERT ON nft_holders REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION nft_holders_rank();
+DROP TRIGGER IF EXISTS nft_holders_rank_upd ON nft_holders;
 CREATE TRIGGER nft_holders_rank_upd AFTER UPDATE ON nft_holders REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION nft_holders_rank();
+DROP TRIGGER IF EXISTS nft_holders_rank_del ON nft_holders;
 CREATE TRIGGER nft_holders_rank_del AFTER DELETE ON nft_holders REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION nft_holders_rank();
+DROP TRIGGER IF EXISTS contracts_rank_ins ON contracts;
 CREATE TRIGGER contracts_rank_ins AFTER INSERT ON contracts REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION contracts_rank();
+DROP TRIGGER IF EXISTS contracts_rank_upd ON contracts;
 CREATE TRIGGER contracts_rank_upd AFTER UPDATE ON contracts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION contracts_rank();
+DROP TRIGGER IF EXISTS contracts_rank_del ON contracts;
 CREATE TRIGGER contracts_rank_del AFTER DELETE ON contracts REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION contracts_rank();
 
@@ -252,13 +264,14 @@ SELECT 1::smallint, token_address, 'Infinity'::numeric, '\x'::bytea, count(*) FR
 UNION ALL
 SELECT 2::smallint, contract_address, 'Infinity'::numeric, '\x'::bytea, count(*) FROM nft_holders GROUP BY contract_address
 UNION ALL
-SELECT 3::smallint, class_hash, 'Infinity'::numeric, '\x'::bytea, count(*) FROM contracts WHERE class_hash IS NOT NULL GROUP BY class_hash;
+SELECT 3::smallint, class_hash, 'Infinity'::numeric, '\x'::bytea, count(*) FROM contracts WHERE class_hash IS NOT NULL GROUP BY class_hash
+ON CONFLICT DO NOTHING;
 SELECT rank_spans_split(list, key, s1, s2, n) FROM rank_spans WHERE n > 2 * rank_span_rows();
 
 -- A class's contracts: the index carries deployed_block, so that a page's keys are read from
 -- it alone (an index-only scan cannot rebuild a column from an expression).
-CREATE INDEX contracts_class_order_keys ON contracts (class_hash, (coalesce(deployed_block, -1)) DESC, address DESC) INCLUDE (deployed_block);
-DROP INDEX contracts_class_order;
+CREATE INDEX IF NOT EXISTS contracts_class_order_keys ON contracts (class_hash, (coalesce(deployed_block, -1)) DESC, address DESC) INCLUDE (deployed_block);
+DROP INDEX IF EXISTS contracts_class_order;
 ALTER INDEX contracts_class_order_keys RENAME TO contracts_class_order;
 COMMENT ON INDEX contracts_class_order IS 'contracts of a class, newest deployed first (its keys alone, index-only)';
 
