@@ -113,8 +113,13 @@ type keysetQuery struct {
 func keysetList[T any](ctx context.Context, s *Store, q keysetQuery, w Window, keyOf func(T) []any) ([]T, error) {
 	read := markedRead(ctx, s, q.marked, q.desc, len(q.keyCols), func(w Window) ([]T, error) { return readKeyset[T](ctx, s, q, w) })
 	read = rankedRead(ctx, s, q.ranked, read)
-	list := listName(fmt.Sprintf("%s desc=%v flip=%v %s", q.name, q.desc, q.flipLead, strings.Join(q.conds, " AND ")), q.args)
-	return listPage(s, list, w, keyOf, read)
+	return listPage(s, q.listName(), w, keyOf, read)
+}
+
+// listName names q's list among page ends: its name, order and conditions with their
+// arguments.
+func (q keysetQuery) listName() string {
+	return listName(fmt.Sprintf("%s desc=%v flip=%v %s", q.name, q.desc, q.flipLead, strings.Join(q.conds, " AND ")), q.args)
 }
 
 // readKeyset runs q's statement for one window, as it is given.

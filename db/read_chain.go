@@ -232,7 +232,7 @@ func (s *Store) TransactionActivity(ctx context.Context, f TxFilter, desc bool, 
 		return rows, err
 	}
 	// As keysetList, which reads its pages the same way but for the count and the mark.
-	return listPage(s, listName(fmt.Sprintf("%s desc=%v flip=%v %s", q.name, q.desc, q.flipLead, strings.Join(q.conds, " AND ")), q.args), w, keyOf, read)
+	return listPage(s, q.listName(), w, keyOf, read)
 }
 
 // activityFromMark is the statement of a page of a sender's activity ($1) by its position

@@ -59,14 +59,10 @@ func (r *Resolver) LoadTxActivityLinks(ctx context.Context, acts []*db.TxActivit
 	if err != nil {
 		return err
 	}
-	byTx := make(map[db.TxKey][]*db.Call, len(acts))
-	for _, c := range calls {
-		k := db.TxKey{Block: c.BlockNumber, Index: c.TxIndex}
-		byTx[k] = append(byTx[k], c)
+	txs := make([]*db.Transaction, len(acts))
+	for i, a := range acts {
+		txs[i] = &a.Transaction
 	}
-	for _, a := range acts {
-		k := db.TxKey{Block: a.BlockNumber, Index: a.Index}
-		l.Calls.Prime(ctx, k, byTx[k])
-	}
+	primeCalls(ctx, l, txs, calls)
 	return nil
 }

@@ -100,15 +100,22 @@ func (r *Resolver) LoadTransactionActivity(ctx context.Context, txs []*db.Transa
 	if err != nil {
 		return err
 	}
-	byTx := make(map[db.TxKey][]*db.Call, len(whole))
+	primeCalls(ctx, l, whole, calls)
+	return nil
+}
+
+// primeCalls gives the request's Calls loader the calls of txs, read together: each
+// transaction's, none for one without calls.
+func primeCalls(ctx context.Context, l *loaders.Loaders, txs []*db.Transaction, calls []*db.Call) {
+	byTx := make(map[db.TxKey][]*db.Call, len(txs))
 	for _, c := range calls {
 		k := db.TxKey{Block: c.BlockNumber, Index: c.TxIndex}
 		byTx[k] = append(byTx[k], c)
 	}
-	for _, tx := range whole {
-		l.Calls.Prime(ctx, key(tx), byTx[key(tx)])
+	for _, tx := range txs {
+		k := db.TxKey{Block: tx.BlockNumber, Index: tx.Index}
+		l.Calls.Prime(ctx, k, byTx[k])
 	}
-	return nil
 }
 
 // LoadContractHeaders loads what REST's items of contracts show beside their rows: their
