@@ -62,7 +62,8 @@ func (s *Store) rankedWindow(ctx context.Context, r rankedKey, w Window) (out Wi
 		return w, false, nil
 	}
 	// The spans of one key are few (a million holders: 1,000 to 2,000), and summing them
-	// reads their primary key's entries in order.
+	// reads their primary key's entries in order. Spans with as many rows above them
+	// (an empty one and the next) start the same rows: either will do.
 	var span struct {
 		S1     string `db:"s1"`
 		S2     []byte `db:"s2"`
@@ -72,7 +73,7 @@ func (s *Store) rankedWindow(ctx context.Context, r rankedKey, w Window) (out Wi
 	found, err := s.getRow(ctx, &span, `SELECT s1::text AS s1, s2, before, total FROM (
 			SELECT s1, s2, sum(n) OVER (ORDER BY s1 DESC, s2 DESC) - n AS before, sum(n) OVER () AS total
 			FROM rank_spans WHERE list = $1 AND key = $2) s
-		WHERE before <= $3 ORDER BY before DESC, s1, s2 LIMIT 1`, int16(r.list), r.key, int64(w.Offset))
+		WHERE before <= $3 ORDER BY before DESC LIMIT 1`, int16(r.list), r.key, int64(w.Offset))
 	if err != nil || !found { // no spans: the key has no rows
 		return w, false, err
 	}
