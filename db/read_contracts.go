@@ -65,6 +65,30 @@ var contractLinksCols = rowShapeOf[Contract]().selectList("c") + ", " +
 	rowShapeOf[Block]().optionalSelectList("b", "b") + ", " +
 	rowShapeOf[Token]().optionalSelectList("tk", "tk")
 
+// ClassWithVerification reads a class without its ABI and its verification record (nil
+// when not verified) in one statement, for the routes that show a class's header but not
+// its ABI (two statements by their loaders, one of them the ABI's kilobytes); nil when no
+// class has hash.
+func (s *Store) ClassWithVerification(ctx context.Context, hash Felt) (*Class, *VerifiedClass, error) {
+	var row struct {
+		Class    Class         `db:"k"`
+		Verified VerifiedClass `db:"v"`
+	}
+	ok, err := s.getRow(ctx, &row, `SELECT `+classWithVerificationCols+` FROM classes k
+		LEFT JOIN verified_classes v ON v.class_hash = k.hash
+		WHERE k.hash = $1`, hash)
+	if !ok {
+		return nil, nil, err
+	}
+	if row.Verified.ClassHash == nil {
+		return &row.Class, nil, nil
+	}
+	return &row.Class, &row.Verified, nil
+}
+
+var classWithVerificationCols = rowShapeOf[Class]().optionalSelectList("k", "k", "abi") + ", " +
+	rowShapeOf[VerifiedClass]().optionalSelectList("v", "v")
+
 // Contracts lists contracts, most recently deployed first, optionally of one type or class;
 // keyset: (deployed_block, address).
 func (s *Store) Contracts(ctx context.Context, typ string, class Felt, w Window) ([]*Contract, error) {

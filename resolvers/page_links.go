@@ -119,7 +119,7 @@ func primeCalls(ctx context.Context, l *loaders.Loaders, txs []*db.Transaction, 
 }
 
 // LoadContractHeaders loads what REST's items of contracts show beside their rows: their
-// classes, the classes' verifications, their deploy blocks, and the aliases of both
+// classes, the classes' verifications, their deploy blocks' hashes, and the aliases of both
 // addresses and classes (one statement for the two).
 func LoadContractHeaders(ctx context.Context, contracts []*db.Contract) error {
 	l := loaders.For(ctx)
@@ -133,7 +133,7 @@ func LoadContractHeaders(ctx context.Context, contracts []*db.Contract) error {
 	if err := loadAliases(ctx, contracts, func(c *db.Contract) []db.Felt { return []db.Felt{c.Address, c.ClassHash} }); err != nil {
 		return err
 	}
-	_, err := loadLinks(ctx, l.Block, contracts, func(c *db.Contract) (int64, bool) {
+	_, err := loadLinks(ctx, l.BlockRef, contracts, func(c *db.Contract) (int64, bool) {
 		if c.DeployedBlock == nil {
 			return 0, false
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/loaders"
 )
 
 // blockItem is an item of GET /beta/blocks.
@@ -203,8 +204,21 @@ func classOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, err
 	return out, nil
 }
 
+// requireClassHeader is requireClass for a route that does not show the class's ABI: the
+// class without it and its verification in one statement, put in the request's loaders.
+func (s *server) requireClassHeader(ctx context.Context, hash db.Felt) (*db.Class, error) {
+	c, verified, err := s.res.Store.ClassWithVerification(ctx, hash)
+	if err != nil || c == nil {
+		return found[db.Class](nil, err, "classHash: no class %s", addr(hash))
+	}
+	l := loaders.For(ctx)
+	l.Class.Prime(ctx, string(c.Hash), c)
+	l.VerifiedClass.Prime(ctx, string(c.Hash), verified)
+	return c, nil
+}
+
 func classContractsOp(ctx context.Context, s *server, a *args, _ *http.Request) (any, error) {
-	c, err := s.requireClass(ctx, a.felt("classHash"))
+	c, err := s.requireClassHeader(ctx, a.felt("classHash"))
 	if err != nil {
 		return nil, err
 	}

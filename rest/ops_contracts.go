@@ -142,6 +142,11 @@ func (s *server) contractWithLinks(ctx context.Context, address db.Felt) (*db.Co
 	l.Token.Prime(ctx, string(c.Address), links.Token)
 	if c.DeployedBlock != nil {
 		l.Block.Prime(ctx, *c.DeployedBlock, links.Block)
+		var ref *db.BlockRef
+		if links.Block != nil {
+			ref = &db.BlockRef{Number: links.Block.Number, Hash: links.Block.Hash}
+		}
+		l.BlockRef.Prime(ctx, *c.DeployedBlock, ref)
 	}
 	return c, nil
 }

@@ -63,3 +63,36 @@ func TestSingleObjectsReadTheirRowsTogether(t *testing.T) {
 		t.Errorf("a contract nowhere: %d %s", r.status, r.raw)
 	}
 }
+
+// A class's contracts read the class without its ABI, together with its verification
+// (db.Store.ClassWithVerification), and of the contracts' deploy blocks their hashes alone
+// (db.Store.BlockRefsByNumber): the class and its verification were two statements, one of
+// them reading the ABI the route does not show, and the blocks were read whole.
+func TestClassContractsReadTheClassHeaderAndBlockHashes(t *testing.T) {
+	e := newEnv(t)
+	path := "/beta/classes/" + accountClass.Hex() + "/contracts"
+	ran := e.ranFor(path)
+	want := []string{"FROM classes k LEFT JOIN verified_classes v", "FROM contracts", "FROM rank_spans", "SELECT number, hash FROM blocks"}
+	ok := len(ran) == len(want)
+	for i := 0; ok && i < len(ran); i++ {
+		ok = strings.Contains(ran[i], want[i])
+	}
+	if !ok || strings.Contains(ran[0], "abi") {
+		t.Errorf("%s ran %d statements besides names, want %d reading %q, the first without the ABI:\n%s", path, len(ran), len(want), want, strings.Join(ran, "\n"))
+	}
+	page := obj(t, e.mustGet(path))
+	items := page["items"].([]any)
+	if len(items) == 0 {
+		t.Fatalf("no contracts of the account class: %v", page)
+	}
+	for _, it := range items {
+		c := it.(map[string]any)
+		n := int(c["blockNumber"].(float64))
+		if c["blockHash"] != blockHash(n).Hex() || c["isAccount"] != true || c["classHash"] != accountClass.Padded() {
+			t.Errorf("contract item: %v", c)
+		}
+	}
+	if r := e.get("/beta/classes/0x123456/contracts"); r.status != 404 {
+		t.Errorf("the contracts of a class nowhere: %d %s", r.status, r.raw)
+	}
+}
