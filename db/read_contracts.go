@@ -13,6 +13,39 @@ func (s *Store) ContractsByAddress(ctx context.Context, addrs []Felt) ([]*Contra
 	return rows, err
 }
 
+// ContractsWithClasses returns the contracts that exist among addrs, each with its class
+// (nil when the class is not indexed), in one statement: what a page of holders asked
+// for their owners' classes read in two. The classes are read without their ABIs unless
+// withABI.
+func (s *Store) ContractsWithClasses(ctx context.Context, addrs []Felt, withABI bool) ([]*Contract, []*Class, error) {
+	cols := contractClassCols
+	if withABI {
+		cols = contractClassABICols
+	}
+	var rows []struct {
+		Contract
+		Class Class `db:"k"`
+	}
+	if err := s.selectRows(ctx, &rows, `SELECT `+cols+` FROM contracts c
+		LEFT JOIN classes k ON k.hash = c.class_hash
+		WHERE c.address = ANY($1)`, feltList(addrs)); err != nil {
+		return nil, nil, err
+	}
+	contracts, classes := make([]*Contract, len(rows)), make([]*Class, len(rows))
+	for i := range rows {
+		contracts[i] = &rows[i].Contract
+		if rows[i].Class.Hash != nil {
+			classes[i] = &rows[i].Class
+		}
+	}
+	return contracts, classes, nil
+}
+
+var (
+	contractClassCols    = rowShapeOf[Contract]().selectList("c") + ", " + rowShapeOf[Class]().optionalSelectList("k", "k", "abi")
+	contractClassABICols = rowShapeOf[Contract]().selectList("c") + ", " + rowShapeOf[Class]().optionalSelectList("k", "k")
+)
+
 // ContractLinks are a contract with the rows its details show beside it: its class
 // (without its ABI), the class's verification, the block it was deployed in and the token
 // it is. A missing row is nil.

@@ -193,6 +193,49 @@ const pricesAtSQL = `SELECT k.t AS token_address, k.b AS block_number, p.price::
 		ORDER BY token_address DESC, block_number DESC LIMIT 1) p
 	WHERE p.token_address = k.t`
 
+// TokensWithPricesAt reads, for each key, its token (nil when no token is indexed at the
+// address) and the token's price at the key's block (nil without a reading), in one
+// statement: what a page of transfers with their USD values reads, which was two (the
+// tokens, then their prices). Both slices are in the keys' order.
+func (s *Store) TokensWithPricesAt(ctx context.Context, keys []PriceKey) ([]*Token, []*PriceAt, error) {
+	addrs, blocks := make(pq.ByteaArray, len(keys)), make(pq.Int64Array, len(keys))
+	for i, k := range keys {
+		addrs[i], blocks[i] = []byte(Normalize(Felt(k.Token))), k.Block
+	}
+	var rows []struct {
+		Ord      int64   `db:"ord"`
+		Token    Token   `db:"tk"`
+		Price    *string `db:"price"`
+		Decimals *int    `db:"decimals"`
+	}
+	err := s.selectRows(ctx, &rows, `SELECT k.ord, `+optionalTokenCols+`, p.price::text AS price, p.decimals
+		FROM unnest($1::bytea[], $2::bigint[]) WITH ORDINALITY AS k(t, b, ord)
+		LEFT JOIN tokens tk ON tk.address = k.t
+		LEFT JOIN LATERAL (SELECT token_address, price, decimals FROM token_prices
+			WHERE (token_address, block_number) <= (k.t, k.b)
+			ORDER BY token_address DESC, block_number DESC LIMIT 1) p ON p.token_address = k.t
+		ORDER BY k.ord`, addrs, blocks)
+	if err != nil {
+		return nil, nil, err
+	}
+	tokens, prices := make([]*Token, len(keys)), make([]*PriceAt, len(keys))
+	for _, r := range rows {
+		i := int(r.Ord) - 1
+		if i < 0 || i >= len(keys) {
+			continue
+		}
+		if r.Token.Address != nil {
+			tokens[i] = &r.Token
+		}
+		if r.Price != nil && r.Decimals != nil {
+			prices[i] = &PriceAt{Token: Felt(addrs[i]), Block: keys[i].Block, Price: *r.Price, Decimals: *r.Decimals}
+		}
+	}
+	return tokens, prices, nil
+}
+
+var optionalTokenCols = rowShapeOf[Token]().optionalSelectList("tk", "tk")
+
 // BalanceKey asks for a wallet's balance of a token as of a block.
 type BalanceKey struct {
 	Token, Owner string // Felt bytes

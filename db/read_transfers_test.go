@@ -81,3 +81,68 @@ func (n planStats) removed() float64 {
 	}
 	return sum
 }
+
+// TokensWithPricesAt answers, key by key, what TokensByAddress and PricesAt answer apart:
+// a token with readings, a token without, readings of an address with no token row, and
+// an address with neither.
+func TestTokensWithPricesAtAnswersAsTheTwoReads(t *testing.T) {
+	conn := dbtest.New(t)
+	ctx := context.Background()
+	dbtest.Exec(t, conn, `INSERT INTO blocks (number, hash, parent_hash, timestamp, status)
+		SELECT n, int8send(n), int8send(n - 1), 1700000000 + n, 'ACCEPTED_ON_L2' FROM generate_series(0, 100) AS n`)
+	dbtest.Exec(t, conn, `INSERT INTO token_prices (token_address, block_number, pair, price, decimals)
+		SELECT t, n, 'X/USD', n * 10 + get_byte(t, 0), 8 FROM generate_series(0, 100, 10) AS n, (VALUES ('\x0a'::bytea), ('\x0c')) AS k(t)`)
+	dbtest.Exec(t, conn, `INSERT INTO tokens (address, standard, name, symbol, decimals, total_supply)
+		VALUES ('\x0a', 'erc20', 'Ten', 'TEN', 18, 1000), ('\x0b', 'erc20', 'Eleven', NULL, NULL, NULL)`)
+	store := db.NewStore(conn)
+	a, b, c, f := db.FeltFromUint64(0xa), db.FeltFromUint64(0xb), db.FeltFromUint64(0xc), db.FeltFromUint64(0xf)
+	keys := []db.PriceKey{{Token: string(a), Block: 57}, {Token: string(b), Block: 99}, {Token: string(c), Block: 0},
+		{Token: string(f), Block: 10}, {Token: string(a), Block: 5}}
+	tokens, prices, err := store.TokensWithPricesAt(ctx, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tokens) != len(keys) || len(prices) != len(keys) {
+		t.Fatalf("%d tokens and %d prices for %d keys", len(tokens), len(prices), len(keys))
+	}
+	wantTokens, err := store.TokensByAddress(ctx, []db.Felt{a, b, c, f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPrices, err := store.PricesAt(ctx, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range keys {
+		var wantToken *db.Token
+		for _, tk := range wantTokens {
+			if string(tk.Address) == k.Token {
+				wantToken = tk
+			}
+		}
+		if gotJSON, wantJSON := mustJSON(t, tokens[i]), mustJSON(t, wantToken); gotJSON != wantJSON {
+			t.Errorf("key %d: token %s, want %s", i, gotJSON, wantJSON)
+		}
+		var wantPrice *db.PriceAt
+		for _, p := range wantPrices {
+			if string(p.Token) == k.Token && p.Block == k.Block {
+				wantPrice = p
+			}
+		}
+		if gotJSON, wantJSON := mustJSON(t, prices[i]), mustJSON(t, wantPrice); gotJSON != wantJSON {
+			t.Errorf("key %d: price %s, want %s", i, gotJSON, wantJSON)
+		}
+	}
+	if tokens[0] == nil || tokens[2] != nil || prices[1] != nil || prices[0] == nil || prices[0].Price != "510" {
+		t.Errorf("tokens %v, prices %v: want TEN's token and its reading of block 50, none for 0xb's price or 0xc's token", tokens, prices)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

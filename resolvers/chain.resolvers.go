@@ -81,7 +81,7 @@ func (r *blockResolver) Transactions(ctx context.Context, obj *db.Block, first *
 	if err != nil {
 		return nil, err
 	}
-	if err := loadTxLinksAsked(ctx, pg.edges); err != nil {
+	if err := loadTxLinksAsked(ctx, r.Store, pg.edges); err != nil {
 		return nil, err
 	}
 	return &model.TransactionConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: obj.TxnCount}, nil
@@ -145,7 +145,7 @@ func (r *queryResolver) Transactions(ctx context.Context, first *int, after *str
 	if err != nil {
 		return nil, err
 	}
-	if err := loadTxLinksAsked(ctx, pg.edges); err != nil {
+	if err := loadTxLinksAsked(ctx, r.Store, pg.edges); err != nil {
 		return nil, err
 	}
 	return &model.TransactionConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: pg.total}, nil

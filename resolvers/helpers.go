@@ -113,7 +113,7 @@ func txAliasKeys(tx *db.Transaction) loaders.AliasKeys {
 // link: the items' fields then read the request's cache, instead of each joining a batch
 // that waits BatchWait for the others. Only for a page reached through no list, so that it
 // can never be a statement per item of an outer one.
-func loadTxLinksAsked(ctx context.Context, edges []*model.TransactionEdge) error {
+func loadTxLinksAsked(ctx context.Context, store *db.Store, edges []*model.TransactionEdge) error {
 	if len(edges) < 2 || !inGraphQL(ctx) || !outsideLists(ctx) {
 		return nil
 	}
@@ -140,28 +140,47 @@ func loadTxLinksAsked(ctx context.Context, edges []*model.TransactionEdge) error
 	if !value && !graphql.FieldRequested(ctx, "edges.node.tokenTransfers.token") {
 		return nil
 	}
-	var tokens []string
+	if !value {
+		var tokens []string
+		for _, transfers := range lists {
+			for _, t := range transfers {
+				tokens = append(tokens, string(t.TokenAddress))
+			}
+		}
+		_, err := l.Token.LoadAll(ctx, tokens)
+		return err
+	}
+	// The tokens and their prices at the transfers' blocks, in one statement for the page.
 	var prices []db.PriceKey
+	seen := map[db.PriceKey]bool{}
 	for _, transfers := range lists {
 		for _, t := range transfers {
-			tokens = append(tokens, string(t.TokenAddress))
-			if value {
-				prices = append(prices, db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber})
+			k := db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber}
+			if !seen[k] {
+				seen[k] = true
+				prices = append(prices, k)
 			}
 		}
 	}
-	if _, err := l.Token.LoadAll(ctx, tokens); err != nil || !value {
+	if len(prices) == 0 {
+		return nil
+	}
+	tokens, at, err := store.TokensWithPricesAt(ctx, prices)
+	if err != nil {
 		return err
 	}
-	_, err = l.PriceAt.LoadAll(ctx, prices)
-	return err
+	for i, k := range prices {
+		l.Token.Prime(ctx, k.Token, tokens[i])
+		l.PriceAt.Prime(ctx, k, at[i])
+	}
+	return nil
 }
 
 // loadHolderLinksAsked reads, with a page of holders, their owners' contracts and those
 // contracts' classes when the items were asked for them, one call per link (as
 // loadTxLinksAsked): each item's owner and class then come from the request's cache,
 // instead of 25 loads meeting in a batch that waits BatchWait, twice.
-func loadHolderLinksAsked(ctx context.Context, edges []*model.TokenHolderEdge) error {
+func loadHolderLinksAsked(ctx context.Context, store *db.Store, edges []*model.TokenHolderEdge) error {
 	if len(edges) < 2 || !inGraphQL(ctx) || !outsideLists(ctx) || !graphql.FieldRequested(ctx, "edges.node.owner") {
 		return nil
 	}
@@ -170,17 +189,34 @@ func loadHolderLinksAsked(ctx context.Context, edges []*model.TokenHolderEdge) e
 	for i, e := range edges {
 		keys[i] = string(e.Node.OwnerAddress)
 	}
-	contracts, err := l.Contract.LoadAll(ctx, keys)
-	if err != nil || !graphql.FieldRequested(ctx, "edges.node.owner.class") {
+	if !graphql.FieldRequested(ctx, "edges.node.owner.class") {
+		_, err := l.Contract.LoadAll(ctx, keys)
 		return err
 	}
-	_, err = loadLinks(ctx, l.Class, contracts, func(c *db.Contract) (string, bool) {
-		if c == nil {
-			return "", false
+	// The owners' contracts with their classes, in one statement; the classes' ABIs only
+	// when the document asks for them, as the Class loader would then answer them.
+	owners := make([]db.Felt, len(edges))
+	for i, e := range edges {
+		owners[i] = e.Node.OwnerAddress
+	}
+	contracts, classes, err := store.ContractsWithClasses(ctx, owners, graphql.FieldRequested(ctx, "edges.node.owner.class.abi"))
+	if err != nil {
+		return err
+	}
+	found := make(map[string]bool, len(contracts))
+	for i, c := range contracts {
+		found[string(c.Address)] = true
+		l.Contract.Prime(ctx, string(c.Address), c)
+		if classes[i] != nil {
+			l.Class.Prime(ctx, string(c.ClassHash), classes[i])
 		}
-		return string(c.ClassHash), true
-	})
-	return err
+	}
+	for _, k := range keys { // no contract at the address: null, without another read
+		if !found[k] {
+			l.Contract.Prime(ctx, k, nil)
+		}
+	}
+	return nil
 }
 
 // outsideLists reports whether the field being resolved is reached through no list.

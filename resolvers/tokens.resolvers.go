@@ -96,7 +96,7 @@ func (r *tokenResolver) Holders(ctx context.Context, obj *db.Token, first *int, 
 	if err != nil {
 		return nil, err
 	}
-	if err := loadHolderLinksAsked(ctx, pg.edges); err != nil {
+	if err := loadHolderLinksAsked(ctx, r.Store, pg.edges); err != nil {
 		return nil, err
 	}
 	return &model.TokenHolderConnection{Edges: pg.edges, PageInfo: pg.info, TotalCount: clampCount(obj.HolderCount)}, nil
