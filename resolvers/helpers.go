@@ -176,9 +176,9 @@ func loadTxLinksAsked(ctx context.Context, store *db.Store, edges []*model.Trans
 	return nil
 }
 
-// loadHolderLinksAsked reads, with a page of holders, their owners' contracts and those
-// contracts' classes when the items were asked for them, one call per link (as
-// loadTxLinksAsked): each item's owner and class then come from the request's cache,
+// loadHolderLinksAsked reads, with a page of holders, their owners' contracts, and those
+// contracts' classes with them in the same statement, when the items were asked for them
+// (as loadTxLinksAsked): each item's owner and class then come from the request's cache,
 // instead of 25 loads meeting in a batch that waits BatchWait, twice.
 func loadHolderLinksAsked(ctx context.Context, store *db.Store, edges []*model.TokenHolderEdge) error {
 	if len(edges) < 2 || !inGraphQL(ctx) || !outsideLists(ctx) || !graphql.FieldRequested(ctx, "edges.node.owner") {
