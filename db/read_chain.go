@@ -44,18 +44,19 @@ func (s *Store) BlocksByNumber(ctx context.Context, numbers []int64) ([]*Block, 
 	return rows, err
 }
 
-// BlockRef is a block's number and hash: what a row that names its block by number (a
-// contract's deploy block) shows of it.
-type BlockRef struct {
+// BlockHash is a block's number and hash: what a row that names its block by number (a
+// contract's deploy block) shows of it. (Not BlockRef: gqlgen binds the schema's input of
+// that name to this package's type.)
+type BlockHash struct {
 	Number int64 `db:"number"`
 	Hash   Felt  `db:"hash"`
 }
 
-// BlockRefsByNumber returns the hashes of the blocks among numbers. A page of 25 contracts
+// BlockHashesByNumber returns the hashes of the blocks among numbers. A page of 25 contracts
 // showing their deploy blocks' hashes read the whole rows (BlocksByNumber) for them, and
 // scanning those wide rows was a fifth of the page's CPU.
-func (s *Store) BlockRefsByNumber(ctx context.Context, numbers []int64) ([]*BlockRef, error) {
-	var rows []*BlockRef
+func (s *Store) BlockHashesByNumber(ctx context.Context, numbers []int64) ([]*BlockHash, error) {
+	var rows []*BlockHash
 	err := s.selectRows(ctx, &rows, `SELECT number, hash FROM blocks WHERE number = ANY($1)`, pq.Array(numbers))
 	return rows, err
 }

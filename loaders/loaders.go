@@ -24,7 +24,7 @@ var BatchWait = 2 * time.Millisecond
 // Loaders are the dataloaders of one request.
 type Loaders struct {
 	Block           *Lazy[int64, *db.Block]
-	BlockRef        *Lazy[int64, *db.BlockRef] // a block's hash alone, for rows that name it
+	BlockHash       *Lazy[int64, *db.BlockHash] // a block's hash alone, for rows that name it
 	Transaction     *Lazy[db.TxKey, *db.Transaction]
 	TransactionBy   *Lazy[string, *db.Transaction] // by hash
 	Calls           *Lazy[db.TxKey, []*db.Call]
@@ -223,7 +223,7 @@ func (z *Lazy[K, V]) fresh(d dispatch) *Lazy[K, V] { return &Lazy[K, V]{batch: z
 func (t *Loaders) fresh(d dispatch) *Loaders {
 	return &Loaders{
 		Block:              t.Block.fresh(d),
-		BlockRef:           t.BlockRef.fresh(d),
+		BlockHash:          t.BlockHash.fresh(d),
 		Transaction:        t.Transaction.fresh(d),
 		TransactionBy:      t.TransactionBy.fresh(d),
 		Calls:              t.Calls.fresh(d),
@@ -270,8 +270,8 @@ func (t *Loaders) fresh(d dispatch) *Loaders {
 func templates(store *db.Store) *Loaders {
 	var d dispatch // each copy has its own
 	return &Loaders{
-		Block:    one(d, store.BlocksByNumber, func(b *db.Block) int64 { return b.Number }),
-		BlockRef: one(d, store.BlockRefsByNumber, func(b *db.BlockRef) int64 { return b.Number }),
+		Block:     one(d, store.BlocksByNumber, func(b *db.Block) int64 { return b.Number }),
+		BlockHash: one(d, store.BlockHashesByNumber, func(b *db.BlockHash) int64 { return b.Number }),
 		Transaction: one(d, store.TransactionsByKey, func(t *db.Transaction) db.TxKey {
 			return db.TxKey{Block: t.BlockNumber, Index: t.Index}
 		}),

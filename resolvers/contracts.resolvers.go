@@ -57,7 +57,7 @@ func (r *contractResolver) BlockHash(ctx context.Context, obj *db.Contract) (db.
 	if obj.DeployedBlock == nil {
 		return nil, nil
 	}
-	b, err := loaders.For(ctx).BlockRef.Load(ctx, *obj.DeployedBlock)()
+	b, err := loaders.For(ctx).BlockHash.Load(ctx, *obj.DeployedBlock)()
 	if err != nil || b == nil {
 		return nil, err
 	}

@@ -133,7 +133,7 @@ func LoadContractHeaders(ctx context.Context, contracts []*db.Contract) error {
 	if err := loadAliases(ctx, contracts, func(c *db.Contract) []db.Felt { return []db.Felt{c.Address, c.ClassHash} }); err != nil {
 		return err
 	}
-	_, err := loadLinks(ctx, l.BlockRef, contracts, func(c *db.Contract) (int64, bool) {
+	_, err := loadLinks(ctx, l.BlockHash, contracts, func(c *db.Contract) (int64, bool) {
 		if c.DeployedBlock == nil {
 			return 0, false
 		}

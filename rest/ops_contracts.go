@@ -142,11 +142,11 @@ func (s *server) contractWithLinks(ctx context.Context, address db.Felt) (*db.Co
 	l.Token.Prime(ctx, string(c.Address), links.Token)
 	if c.DeployedBlock != nil {
 		l.Block.Prime(ctx, *c.DeployedBlock, links.Block)
-		var ref *db.BlockRef
+		var ref *db.BlockHash
 		if links.Block != nil {
-			ref = &db.BlockRef{Number: links.Block.Number, Hash: links.Block.Hash}
+			ref = &db.BlockHash{Number: links.Block.Number, Hash: links.Block.Hash}
 		}
-		l.BlockRef.Prime(ctx, *c.DeployedBlock, ref)
+		l.BlockHash.Prime(ctx, *c.DeployedBlock, ref)
 	}
 	return c, nil
 }

@@ -66,7 +66,7 @@ func TestSingleObjectsReadTheirRowsTogether(t *testing.T) {
 
 // A class's contracts read the class without its ABI, together with its verification
 // (db.Store.ClassWithVerification), and of the contracts' deploy blocks their hashes alone
-// (db.Store.BlockRefsByNumber): the class and its verification were two statements, one of
+// (db.Store.BlockHashesByNumber): the class and its verification were two statements, one of
 // them reading the ABI the route does not show, and the blocks were read whole.
 func TestClassContractsReadTheClassHeaderAndBlockHashes(t *testing.T) {
 	e := newEnv(t)
