@@ -301,10 +301,11 @@ type Measure struct {
 
 // Load calls do from concurrency goroutines, each starting its next call when the last
 // one ends, until d has passed; calls under way then are waited for and counted, so every
-// goroutine completes at least one. A warm-up of a tenth of d (at most a second) runs first
-// at the same concurrency and is not counted: it opens the pools' connections and prepares
-// each statement on each of them, which otherwise fell in the first workload's p99
-// (105 ms against 40-50 for the same workload later in a run).
+// goroutine completes at least one. A warm-up of a tenth of d (at most a second, at least
+// a call per goroutine) runs first at the same concurrency and is not counted: it opens
+// the pools' connections and prepares each statement on each of them, which otherwise
+// fell in the first workload's p99 (106-122 ms where the same list's middle page had
+// 37-47 ms later in the run).
 func Load(ctx context.Context, concurrency int, d time.Duration, do func(context.Context) error) Measure {
 	warmUp(ctx, concurrency, min(d/10, time.Second), do)
 	var (
@@ -350,7 +351,8 @@ func Load(ctx context.Context, concurrency int, d time.Duration, do func(context
 	return m
 }
 
-// warmUp calls do from concurrency goroutines until d has passed, and forgets how they went.
+// warmUp calls do from concurrency goroutines, each at least once, until d has passed,
+// and forgets how they went.
 func warmUp(ctx context.Context, concurrency int, d time.Duration, do func(context.Context) error) {
 	var wg sync.WaitGroup
 	started := time.Now()
@@ -358,7 +360,7 @@ func warmUp(ctx context.Context, concurrency int, d time.Duration, do func(conte
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil && time.Since(started) < d {
+			for first := true; ctx.Err() == nil && (first || time.Since(started) < d); first = false {
 				_ = do(ctx)
 			}
 		}()

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,5 +139,27 @@ func TestMeasureIndexing(t *testing.T) {
 	}
 	if table := bench.IndexingMarkdown(runs); strings.Count(table, "\n") != 4 || !strings.Contains(table, "| bulk load |") {
 		t.Errorf("indexing table:\n%s", table)
+	}
+}
+
+// Load warms a workload up before it counts: the first calls (which open connections and
+// prepare statements) are made but not measured, so the slow first call of each client is
+// not in the p99.
+func TestLoadDoesNotCountItsWarmUp(t *testing.T) {
+	var calls, slow atomic.Int64
+	m := bench.Load(context.Background(), 2, 200*time.Millisecond, func(context.Context) error {
+		if calls.Add(1) <= 2 { // each client's first call, as on a fresh connection
+			slow.Add(1)
+			time.Sleep(30 * time.Millisecond)
+			return nil
+		}
+		time.Sleep(time.Millisecond)
+		return nil
+	})
+	if slow.Load() != 2 || int64(m.Requests) >= calls.Load() {
+		t.Fatalf("%d calls, %d counted, %d slow first calls: the warm-up was counted or skipped", calls.Load(), m.Requests, slow.Load())
+	}
+	if m.P99 >= 30*time.Millisecond {
+		t.Errorf("p99 %v includes the slow first calls the warm-up should have taken", m.P99)
 	}
 }
