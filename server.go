@@ -291,7 +291,7 @@ func envOr(name, fallback string) string {
 // core of this process, at least 8. More sessions than the cores can serve only queue in
 // PostgreSQL's scheduler instead of the pool: on the 2-core bench machine, 20 clients
 // through 20 connections answered the busiest sender's transactions at p99 44-48 ms, through
-// 8 at 34-44 ms with as many requests a second (docs/performance.md, "The read pool").
+// 8 at 34-45 ms with as many requests a second or more (docs/performance.md, "The read pool").
 func defaultDBConns() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
 
 // openDB connects to url and checks that the server answers.
