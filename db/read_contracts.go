@@ -42,18 +42,21 @@ func (s *Store) ContractsWithClasses(ctx context.Context, addrs []Felt, withABI 
 }
 
 var (
-	contractClassCols    = rowShapeOf[Contract]().selectList("c") + ", " + rowShapeOf[Class]().optionalSelectList("k", "k", "abi")
+	// classHeaderCols read a class aliased k beside another row, without its ABI: what
+	// every route but a class's own details shows of it.
+	classHeaderCols      = rowShapeOf[Class]().optionalSelectList("k", "k", "abi")
+	contractClassCols    = rowShapeOf[Contract]().selectList("c") + ", " + classHeaderCols
 	contractClassABICols = rowShapeOf[Contract]().selectList("c") + ", " + rowShapeOf[Class]().optionalSelectList("k", "k")
 )
 
 // ContractLinks are a contract with the rows its details show beside it: its class
-// (without its ABI), the class's verification, the block it was deployed in and the token
-// it is. A missing row is nil.
+// (without its ABI), the class's verification, the hash of the block it was deployed in and
+// the token it is. A missing row is nil.
 type ContractLinks struct {
 	Contract *Contract
 	Class    *Class
 	Verified *VerifiedClass
-	Block    *Block
+	Block    *BlockHash
 	Token    *Token
 }
 
@@ -64,7 +67,7 @@ func (s *Store) ContractWithLinks(ctx context.Context, address Felt) (*ContractL
 		Contract
 		Class    Class         `db:"k"`
 		Verified VerifiedClass `db:"v"`
-		Block    Block         `db:"b"`
+		Block    BlockHash     `db:"b"`
 		Token    Token         `db:"tk"`
 	}
 	ok, err := s.getRow(ctx, &row, `SELECT `+contractLinksCols+` FROM contracts c
@@ -93,10 +96,10 @@ func (s *Store) ContractWithLinks(ctx context.Context, address Felt) (*ContractL
 }
 
 var contractLinksCols = rowShapeOf[Contract]().selectList("c") + ", " +
-	rowShapeOf[Class]().optionalSelectList("k", "k", "abi") + ", " +
+	classHeaderCols + ", " +
 	rowShapeOf[VerifiedClass]().optionalSelectList("v", "v") + ", " +
-	rowShapeOf[Block]().optionalSelectList("b", "b") + ", " +
-	rowShapeOf[Token]().optionalSelectList("tk", "tk")
+	rowShapeOf[BlockHash]().optionalSelectList("b", "b") + ", " +
+	optionalTokenCols
 
 // ClassWithVerification reads a class without its ABI and its verification record (nil
 // when not verified) in one statement, for the routes that show a class's header but not
@@ -119,8 +122,7 @@ func (s *Store) ClassWithVerification(ctx context.Context, hash Felt) (*Class, *
 	return &row.Class, &row.Verified, nil
 }
 
-var classWithVerificationCols = rowShapeOf[Class]().optionalSelectList("k", "k", "abi") + ", " +
-	rowShapeOf[VerifiedClass]().optionalSelectList("v", "v")
+var classWithVerificationCols = classHeaderCols + ", " + rowShapeOf[VerifiedClass]().optionalSelectList("v", "v")
 
 // Contracts lists contracts, most recently deployed first, optionally of one type or class;
 // keyset: (deployed_block, address).

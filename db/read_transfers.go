@@ -202,13 +202,13 @@ func (s *Store) TokensWithPricesAt(ctx context.Context, keys []PriceKey) ([]*Tok
 	for i, k := range keys {
 		addrs[i], blocks[i] = []byte(Normalize(Felt(k.Token))), k.Block
 	}
+	// One row per key, in the keys' order: tokens by their primary key, a price LIMIT 1.
 	var rows []struct {
-		Ord      int64   `db:"ord"`
 		Token    Token   `db:"tk"`
 		Price    *string `db:"price"`
 		Decimals *int    `db:"decimals"`
 	}
-	err := s.selectRows(ctx, &rows, `SELECT k.ord, `+optionalTokenCols+`, p.price::text AS price, p.decimals
+	err := s.selectRows(ctx, &rows, `SELECT `+optionalTokenCols+`, p.price::text AS price, p.decimals
 		FROM unnest($1::bytea[], $2::bigint[]) WITH ORDINALITY AS k(t, b, ord)
 		LEFT JOIN tokens tk ON tk.address = k.t
 		LEFT JOIN LATERAL (SELECT token_address, price, decimals FROM token_prices
@@ -218,12 +218,11 @@ func (s *Store) TokensWithPricesAt(ctx context.Context, keys []PriceKey) ([]*Tok
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(rows) != len(keys) {
+		return nil, nil, fmt.Errorf("tokens with prices: %d rows for %d keys", len(rows), len(keys))
+	}
 	tokens, prices := make([]*Token, len(keys)), make([]*PriceAt, len(keys))
-	for _, r := range rows {
-		i := int(r.Ord) - 1
-		if i < 0 || i >= len(keys) {
-			continue
-		}
+	for i, r := range rows {
 		if r.Token.Address != nil {
 			tokens[i] = &r.Token
 		}
@@ -234,6 +233,7 @@ func (s *Store) TokensWithPricesAt(ctx context.Context, keys []PriceKey) ([]*Tok
 	return tokens, prices, nil
 }
 
+// optionalTokenCols read a token aliased tk beside another row (a LEFT JOIN's).
 var optionalTokenCols = rowShapeOf[Token]().optionalSelectList("tk", "tk")
 
 // BalanceKey asks for a wallet's balance of a token as of a block.

@@ -141,12 +141,7 @@ func (s *server) contractWithLinks(ctx context.Context, address db.Felt) (*db.Co
 	l.VerifiedClass.Prime(ctx, string(c.ClassHash), links.Verified)
 	l.Token.Prime(ctx, string(c.Address), links.Token)
 	if c.DeployedBlock != nil {
-		l.Block.Prime(ctx, *c.DeployedBlock, links.Block)
-		var ref *db.BlockHash
-		if links.Block != nil {
-			ref = &db.BlockHash{Number: links.Block.Number, Hash: links.Block.Hash}
-		}
-		l.BlockHash.Prime(ctx, *c.DeployedBlock, ref)
+		l.BlockHash.Prime(ctx, *c.DeployedBlock, links.Block)
 	}
 	return c, nil
 }
