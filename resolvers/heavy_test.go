@@ -202,7 +202,7 @@ func TestTransactionOfRowsAnswersAsLoaded(t *testing.T) {
 // the ABI the class itself answers, and without abi asked, what it answers besides is the
 // same.
 func TestHolderOwnersClassesAnswerAsTheClass(t *testing.T) {
-	s, h := heavyChain(t)
+	_, h := heavyChain(t)
 	type class struct {
 		Hash      string          `json:"hash"`
 		IsAccount bool            `json:"isAccount"`
@@ -256,5 +256,4 @@ func TestHolderOwnersClassesAnswerAsTheClass(t *testing.T) {
 			t.Errorf("owner %d's class without abi asked: %+v, with: %s %v", i, without[i], c.Hash, c.IsAccount)
 		}
 	}
-	_ = s
 }

@@ -185,9 +185,9 @@ func loadHolderLinksAsked(ctx context.Context, store *db.Store, edges []*model.T
 		return nil
 	}
 	l := loaders.For(ctx)
-	keys := make([]string, len(edges))
+	owners, keys := make([]db.Felt, len(edges)), make([]string, len(edges))
 	for i, e := range edges {
-		keys[i] = string(e.Node.OwnerAddress)
+		owners[i], keys[i] = e.Node.OwnerAddress, string(e.Node.OwnerAddress)
 	}
 	if !graphql.FieldRequested(ctx, "edges.node.owner.class") {
 		_, err := l.Contract.LoadAll(ctx, keys)
@@ -195,26 +195,20 @@ func loadHolderLinksAsked(ctx context.Context, store *db.Store, edges []*model.T
 	}
 	// The owners' contracts with their classes, in one statement; the classes' ABIs only
 	// when the document asks for them, as the Class loader would then answer them.
-	owners := make([]db.Felt, len(edges))
-	for i, e := range edges {
-		owners[i] = e.Node.OwnerAddress
-	}
 	contracts, classes, err := store.ContractsWithClasses(ctx, owners, graphql.FieldRequested(ctx, "edges.node.owner.class.abi"))
 	if err != nil {
 		return err
 	}
-	found := make(map[string]bool, len(contracts))
 	for i, c := range contracts {
-		found[string(c.Address)] = true
 		l.Contract.Prime(ctx, string(c.Address), c)
 		if classes[i] != nil {
 			l.Class.Prime(ctx, string(c.ClassHash), classes[i])
 		}
 	}
-	for _, k := range keys { // no contract at the address: null, without another read
-		if !found[k] {
-			l.Contract.Prime(ctx, k, nil)
-		}
+	// An address without a contract answers null without another read (Prime keeps the
+	// contracts primed above).
+	for _, k := range keys {
+		l.Contract.Prime(ctx, k, nil)
 	}
 	return nil
 }
