@@ -589,7 +589,7 @@ func TestFilteredSubscriptions(t *testing.T) {
 	transfer := starknet.Selector("Transfer").Hex()
 	streams := map[string]<-chan graphQLMessage{
 		"transactions":   subscribeWS(t, ctx, base, key, `subscription { transactions(filter: {senderAddress: "`+sender+`"}) { hash senderAddress } }`),
-		"tokenTransfers": subscribeSSE(t, ctx, base, key, `subscription { tokenTransfers(token: "`+strk+`") { transactionHash amount } }`),
+		"tokenTransfers": subscribeSSE(t, ctx, base, key, `subscription { tokenTransfers(token: "`+strk+`") { transactionHash amount token { symbol } usdValue } }`),
 		"events":         subscribeWS(t, ctx, base, key, `subscription { events(contract: "`+strk+`", keys: ["`+transfer+`"]) { transactionHash keys } }`),
 	}
 	srv.waitSubscriptions(t, 3)
@@ -633,6 +633,15 @@ func TestFilteredSubscriptions(t *testing.T) {
 					Data *map[string]map[string]any `json:"data"`
 				}{&data})
 				item := data[name]
+				// A transfer's token and USD value are read for its message (resolvers.linkLiveTransfer).
+				if name == "tokenTransfers" {
+					if symbol := at(item, "token.symbol"); symbol != "STRK" {
+						t.Errorf("tokenTransfers: a message's token is %v: %s", symbol, m.Raw)
+					}
+					if v, ok := item["usdValue"].(float64); !ok || v <= 0 {
+						t.Errorf("tokenTransfers: a message's USD value is %v: %s", item["usdValue"], m.Raw)
+					}
+				}
 				hash, _ := item["hash"].(string)
 				if hash == "" {
 					hash, _ = item["transactionHash"].(string)

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +26,52 @@ type TokenTransfer struct {
 	// IsFee marks the transfer that pays the transaction's fee: from its sender to its
 	// block's sequencer.
 	IsFee bool `db:"is_fee"`
+	// Links are the transfer's token and USD value, filled in by the GraphQL list the
+	// transfer is in when its document asks for them (resolvers.linkTransfers). GraphQL
+	// reads them from here: as resolvers of their own, gqlgen would resolve each
+	// transfer's two fields in a goroutine and a deferred group of their own.
+	Links TransferLinks `db:"-"`
+}
+
+// TransferLinks is what a transfer's list read with it.
+type TransferLinks struct {
+	Read     bool // whether the list read them; GraphQL refuses to answer unread links
+	Token    *Token
+	UsdValue *float64
+	Err      error // why they could not be read
+	// Later, when set, reads them when first asked instead: a live message's are read
+	// when it is answered, not by the hub that delivers it. It must be safe to call
+	// more than once (sync.OnceValue).
+	Later func() TransferLinks
+}
+
+func (t *TokenTransfer) links() TransferLinks {
+	if t.Links.Later != nil {
+		return t.Links.Later()
+	}
+	return t.Links
+}
+
+// errLinksUnread is a transfer's token or USD value asked of a list that did not read
+// them: a list of transfers that does not call resolvers.linkTransfers.
+var errLinksUnread = errors.New("the transfer's token and USD value were not read with its list")
+
+// LinkedToken is the transfer's token, as its list read it (nil: not a known token).
+func (t *TokenTransfer) LinkedToken() (*Token, error) {
+	l := t.links()
+	if !l.Read {
+		return nil, errLinksUnread
+	}
+	return l.Token, l.Err
+}
+
+// LinkedUsdValue is the transfer's USD value, as its list read it (nil: no price).
+func (t *TokenTransfer) LinkedUsdValue() (*float64, error) {
+	l := t.links()
+	if !l.Read {
+		return nil, errLinksUnread
+	}
+	return l.UsdValue, l.Err
 }
 
 // tokenTransferCols reads a transfer (e) with its transaction (t): tokenTransferJoin.

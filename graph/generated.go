@@ -779,13 +779,13 @@ type ComplexityRoot struct {
 		EventIndex      func(childComplexity int) int
 		FromAddress     func(childComplexity int) int
 		IsFee           func(childComplexity int) int
+		LinkedToken     func(childComplexity int) int
+		LinkedUsdValue  func(childComplexity int) int
 		Timestamp       func(childComplexity int) int
 		ToAddress       func(childComplexity int) int
-		Token           func(childComplexity int) int
 		TokenAddress    func(childComplexity int) int
 		Transaction     func(childComplexity int) int
 		TransactionHash func(childComplexity int) int
-		UsdValue        func(childComplexity int) int
 	}
 
 	TokenTransferConnection struct {
@@ -1175,10 +1175,6 @@ type TokenBalanceResolver interface {
 }
 type TokenTransferResolver interface {
 	Transaction(ctx context.Context, obj *db.TokenTransfer) (*db.Transaction, error)
-
-	Token(ctx context.Context, obj *db.TokenTransfer) (*db.Token, error)
-
-	UsdValue(ctx context.Context, obj *db.TokenTransfer) (*float64, error)
 }
 type TransactionResolver interface {
 	BlockHash(ctx context.Context, obj *db.Transaction) (db.Felt, error)
@@ -4533,6 +4529,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TokenTransfer.IsFee(childComplexity), true
+	case "TokenTransfer.token":
+		if e.ComplexityRoot.TokenTransfer.LinkedToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.LinkedToken(childComplexity), true
+	case "TokenTransfer.usdValue":
+		if e.ComplexityRoot.TokenTransfer.LinkedUsdValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransfer.LinkedUsdValue(childComplexity), true
 	case "TokenTransfer.timestamp":
 		if e.ComplexityRoot.TokenTransfer.Timestamp == nil {
 			break
@@ -4545,12 +4553,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TokenTransfer.ToAddress(childComplexity), true
-	case "TokenTransfer.token":
-		if e.ComplexityRoot.TokenTransfer.Token == nil {
-			break
-		}
-
-		return e.ComplexityRoot.TokenTransfer.Token(childComplexity), true
 	case "TokenTransfer.tokenAddress":
 		if e.ComplexityRoot.TokenTransfer.TokenAddress == nil {
 			break
@@ -4569,12 +4571,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TokenTransfer.TransactionHash(childComplexity), true
-	case "TokenTransfer.usdValue":
-		if e.ComplexityRoot.TokenTransfer.UsdValue == nil {
-			break
-		}
-
-		return e.ComplexityRoot.TokenTransfer.UsdValue(childComplexity), true
 
 	case "TokenTransferConnection.edges":
 		if e.ComplexityRoot.TokenTransferConnection.Edges == nil {
@@ -23624,7 +23620,7 @@ func (ec *executionContext) _TokenTransfer_token(ctx context.Context, field grap
 			return ec.fieldContext_TokenTransfer_token(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.TokenTransfer().Token(ctx, obj)
+			return obj.LinkedToken()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *db.Token) graphql.Marshaler {
@@ -23639,7 +23635,7 @@ func (ec *executionContext) fieldContext_TokenTransfer_token(_ context.Context, 
 		Object:     "TokenTransfer",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Token(ctx, field)
 		},
@@ -23725,7 +23721,7 @@ func (ec *executionContext) _TokenTransfer_usdValue(ctx context.Context, field g
 			return ec.fieldContext_TokenTransfer_usdValue(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.TokenTransfer().UsdValue(ctx, obj)
+			return obj.LinkedUsdValue()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
@@ -23736,7 +23732,7 @@ func (ec *executionContext) _TokenTransfer_usdValue(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_TokenTransfer_usdValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TokenTransfer", field, true, true, "Float")
+	return graphql.NewScalarFieldContext("TokenTransfer", field, true, false, "Float")
 }
 
 func (ec *executionContext) _TokenTransfer_isFee(ctx context.Context, field graphql.CollectedField, obj *db.TokenTransfer) (ret graphql.Marshaler) {
@@ -33811,11 +33807,10 @@ func (ec *executionContext) _TokenTransfer(ctx context.Context, sel ast.Selectio
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "token":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._TokenTransfer_token(ctx, field, obj)
-				})
+			out.Values[i] = ec._TokenTransfer_token(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "fromAddress":
 			out.Values[i] = ec._TokenTransfer_fromAddress(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33832,11 +33827,10 @@ func (ec *executionContext) _TokenTransfer(ctx context.Context, sel ast.Selectio
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "usdValue":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._TokenTransfer_usdValue(ctx, field, obj)
-				})
+			out.Values[i] = ec._TokenTransfer_usdValue(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "isFee":
 			out.Values[i] = ec._TokenTransfer_isFee(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

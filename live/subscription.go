@@ -16,17 +16,23 @@ import (
 type subscription[T any] struct {
 	ch    chan T
 	match func(T) bool
-	quit  chan struct{} // closed when the subscription ends: a send waiting for room stops
-	quits sync.Once
-	mu    sync.Mutex // held while sending, and to end
-	ended bool       // guarded by mu
-	err   error      // why it ended; guarded by mu
+	// prepare, when set, makes the subscriber's own copy of a matching row (the hub's rows
+	// are shared by all its subscribers).
+	prepare func(T) T
+	quit    chan struct{} // closed when the subscription ends: a send waiting for room stops
+	quits   sync.Once
+	mu      sync.Mutex // held while sending, and to end
+	ended   bool       // guarded by mu
+	err     error      // why it ended; guarded by mu
 }
 
 func (s *subscription[T]) offer(m any, patience time.Time) bool {
 	v, ok := m.(T)
 	if !ok || (s.match != nil && !s.match(v)) {
 		return true
+	}
+	if s.prepare != nil {
+		v = s.prepare(v)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -74,10 +80,16 @@ var ErrClosed = errors.New("the server is shutting down; subscribe again")
 var ErrNotServed = errors.New("subscriptions are not served here")
 
 func subscribe[T any](ctx context.Context, h *Hub, f feed, match func(T) bool) (<-chan T, error) {
+	return subscribeWith(ctx, h, f, match, nil)
+}
+
+// subscribeWith is subscribe with each matching row made the subscriber's own by prepare
+// (nil: the shared row).
+func subscribeWith[T any](ctx context.Context, h *Hub, f feed, match func(T) bool, prepare func(T) T) (<-chan T, error) {
 	if h == nil {
 		return nil, ErrNotServed
 	}
-	s := &subscription[T]{ch: make(chan T, h.opts.Buffer), match: match, quit: make(chan struct{})}
+	s := &subscription[T]{ch: make(chan T, h.opts.Buffer), match: match, prepare: prepare, quit: make(chan struct{})}
 	if !h.add(f, s) {
 		return nil, ErrClosed
 	}
@@ -117,11 +129,13 @@ func (h *Hub) Transactions(ctx context.Context, m TxMatch) (<-chan *db.Transacti
 
 // Transfers subscribes to the token transfers of token (nil: any) to or from wallet (nil:
 // anyone).
-func (h *Hub) Transfers(ctx context.Context, token, wallet db.Felt) (<-chan *db.TokenTransfer, error) {
-	return subscribe(ctx, h, feedTransfers, func(t *db.TokenTransfer) bool {
+// prepare, when not nil, makes each matching transfer the subscriber's own copy (it runs
+// on the hub's delivery, so it must not wait on anything).
+func (h *Hub) Transfers(ctx context.Context, token, wallet db.Felt, prepare func(*db.TokenTransfer) *db.TokenTransfer) (<-chan *db.TokenTransfer, error) {
+	return subscribeWith(ctx, h, feedTransfers, func(t *db.TokenTransfer) bool {
 		return (token == nil || token.Equal(t.TokenAddress)) &&
 			(wallet == nil || wallet.Equal(t.FromAddress) || wallet.Equal(t.ToAddress))
-	})
+	}, prepare)
 }
 
 // Events subscribes to the events emitted by contract (nil: any) whose keys begin with

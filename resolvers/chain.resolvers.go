@@ -337,7 +337,11 @@ func (r *transactionResolver) MetaTransaction(ctx context.Context, obj *db.Trans
 }
 
 func (r *transactionResolver) TokenTransfers(ctx context.Context, obj *db.Transaction) ([]*db.TokenTransfer, error) {
-	return loaders.For(ctx).TxTransfers.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.Index})()
+	transfers, err := loaders.For(ctx).TxTransfers.Load(ctx, db.TxKey{Block: obj.BlockNumber, Index: obj.Index})()
+	if err != nil {
+		return nil, err
+	}
+	return linkTransfers(ctx, transfers, askedTransferLinks(ctx, ""))
 }
 
 func (r *Resolver) Block() graph.BlockResolver { return &blockResolver{r} }

@@ -96,18 +96,10 @@ func BTCPoolAPR(yearlyMint, totalStakeBtc string, btcShare float64, commissionBp
 }
 
 // transferUsdValue is amount / 10^token decimals * price / 10^feed decimals, at the newest
-// price reading at or before the transfer's block.
-func transferUsdValue(ctx context.Context, t *db.TokenTransfer) (*float64, error) {
-	l := loaders.For(ctx)
-	tokenThunk := l.Token.Load(ctx, string(t.TokenAddress))
-	priceThunk := l.PriceAt.Load(ctx, db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber})
-	token, err := tokenThunk()
-	if err != nil {
-		return nil, err
-	}
-	price, err := priceThunk()
-	if err != nil || price == nil || token == nil || token.Decimals == nil {
-		return nil, err
+// price reading at or before the transfer's block (nil: no reading, or no decimals).
+func transferUsdValue(t *db.TokenTransfer, token *db.Token, price *db.PriceAt) (*float64, error) {
+	if price == nil || token == nil || token.Decimals == nil {
+		return nil, nil
 	}
 	amount, ok1 := new(big.Float).SetString(t.Amount)
 	p, ok2 := new(big.Float).SetString(price.Price)

@@ -135,45 +135,15 @@ func loadTxLinksAsked(ctx context.Context, store *db.Store, edges []*model.Trans
 	if err != nil {
 		return err
 	}
-	// A transfer's USD value reads its token and the token's price at its block.
-	value := graphql.FieldRequested(ctx, "edges.node.tokenTransfers.usdValue")
-	if !value && !graphql.FieldRequested(ctx, "edges.node.tokenTransfers.token") {
+	asked := askedTransferLinks(ctx, "edges.node.tokenTransfers.")
+	if !asked.any() {
 		return nil
 	}
-	if !value {
-		var tokens []string
-		for _, transfers := range lists {
-			for _, t := range transfers {
-				tokens = append(tokens, string(t.TokenAddress))
-			}
-		}
-		_, err := l.Token.LoadAll(ctx, tokens)
-		return err
+	var transfers []*db.TokenTransfer
+	for _, list := range lists {
+		transfers = append(transfers, list...)
 	}
-	// The tokens and their prices at the transfers' blocks, in one statement for the page.
-	var prices []db.PriceKey
-	seen := map[db.PriceKey]bool{}
-	for _, transfers := range lists {
-		for _, t := range transfers {
-			k := db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber}
-			if !seen[k] {
-				seen[k] = true
-				prices = append(prices, k)
-			}
-		}
-	}
-	if len(prices) == 0 {
-		return nil
-	}
-	tokens, at, err := store.TokensWithPricesAt(ctx, prices)
-	if err != nil {
-		return err
-	}
-	for i, k := range prices {
-		l.Token.Prime(ctx, k.Token, tokens[i])
-		l.PriceAt.Prime(ctx, k, at[i])
-	}
-	return nil
+	return primeTransferTokens(ctx, store, transfers, asked)
 }
 
 // loadHolderLinksAsked reads, with a page of holders, their owners' contracts, and those

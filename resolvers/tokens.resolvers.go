@@ -62,10 +62,20 @@ func (r *queryResolver) TokenTransfers(ctx context.Context, first *int, after *s
 	if none {
 		return &model.TokenTransferConnection{Edges: []*model.TokenTransferEdge{}, PageInfo: &model.PageInfo{}}, nil
 	}
+	asked := askedTransferLinks(ctx, "edges.node.")
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.TokenTransfer]{
 		name: TokenTransfersList(f.Ascending), keyWidth: 3,
 		keyOf: func(t *db.TokenTransfer) []any { return []any{t.BlockNumber, t.TxIndex, t.EventIndex} },
-		fetch: func(w db.Window) ([]*db.TokenTransfer, error) { return r.Store.TokenTransfers(ctx, f, w) },
+		fetch: func(w db.Window) ([]*db.TokenTransfer, error) {
+			page, err := r.Store.TokenTransfers(ctx, f, w)
+			if err != nil || !asked.any() {
+				return page, err
+			}
+			if err := primeTransferTokens(ctx, r.Store, page, asked); err != nil {
+				return nil, err
+			}
+			return linkTransfers(ctx, page, asked)
+		},
 		count: func() (int64, error) { return r.Store.CountTokenTransfers(ctx, f) },
 	}, func(c string, t *db.TokenTransfer) *model.TokenTransferEdge {
 		return &model.TokenTransferEdge{Cursor: c, Node: t}
@@ -142,14 +152,6 @@ func (r *tokenBalanceResolver) UsdValue(ctx context.Context, obj *db.TokenBalanc
 
 func (r *tokenTransferResolver) Transaction(ctx context.Context, obj *db.TokenTransfer) (*db.Transaction, error) {
 	return joinedTransaction(ctx, obj.BlockNumber, obj.TxIndex, obj.TransactionHash, obj.Timestamp, "a token transfer")
-}
-
-func (r *tokenTransferResolver) Token(ctx context.Context, obj *db.TokenTransfer) (*db.Token, error) {
-	return loaders.For(ctx).Token.Load(ctx, string(obj.TokenAddress))()
-}
-
-func (r *tokenTransferResolver) UsdValue(ctx context.Context, obj *db.TokenTransfer) (*float64, error) {
-	return transferUsdValue(ctx, obj)
 }
 
 func (r *Resolver) HoldersOverview() graph.HoldersOverviewResolver {

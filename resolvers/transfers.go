@@ -1,7 +1,12 @@
 package resolvers
 
 import (
+	"context"
 	"fmt"
+	"sync"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/starkgraph/starkgraph/loaders"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
@@ -72,4 +77,132 @@ func transferFilter(token, wallet db.Felt, in *model.TransferFilter, order *mode
 		}
 	}
 	return f, false, nil
+}
+
+// transferLinksAsked is which of a transfer's links (token, usdValue) a document selects.
+type transferLinksAsked struct{ token, usd bool }
+
+func (a transferLinksAsked) any() bool { return a.token || a.usd }
+
+// askedTransferLinks reads which links the current field's transfers are asked for, at
+// path under it ("" when the field's value is the transfers, "edges.node." for a
+// connection). Outside GraphQL (REST) none are.
+func askedTransferLinks(ctx context.Context, path string) transferLinksAsked {
+	if !inGraphQL(ctx) {
+		return transferLinksAsked{}
+	}
+	return transferLinksAsked{
+		token: graphql.FieldRequested(ctx, path+"token"),
+		usd:   graphql.FieldRequested(ctx, path+"usdValue"),
+	}
+}
+
+// linkTransfers returns copies of transfers with the links asked for read, through the
+// request's Token and PriceAt loaders (a page primes them in one statement:
+// primeTransferTokens). They are copies because a list may come from a loader's cache,
+// which other fields of the request read at the same time.
+func linkTransfers(ctx context.Context, transfers []*db.TokenTransfer, asked transferLinksAsked) ([]*db.TokenTransfer, error) {
+	if !asked.any() || len(transfers) == 0 {
+		return transfers, nil
+	}
+	l := loaders.For(ctx)
+	tokens := make([]func() (*db.Token, error), len(transfers))
+	prices := make([]func() (*db.PriceAt, error), len(transfers))
+	for i, t := range transfers {
+		tokens[i] = l.Token.Load(ctx, string(t.TokenAddress))
+		if asked.usd {
+			prices[i] = l.PriceAt.Load(ctx, db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber})
+		}
+	}
+	linked := make([]db.TokenTransfer, len(transfers))
+	out := make([]*db.TokenTransfer, len(transfers))
+	for i, t := range transfers {
+		linked[i], out[i] = *t, &linked[i]
+		token, err := tokens[i]()
+		if err != nil {
+			return nil, err
+		}
+		links := db.TransferLinks{Read: true, Token: token}
+		if asked.usd {
+			price, err := prices[i]()
+			if err != nil {
+				return nil, err
+			}
+			if links.UsdValue, err = transferUsdValue(t, token, price); err != nil {
+				return nil, err
+			}
+		}
+		linked[i].Links = links
+	}
+	return out, nil
+}
+
+// primeTransferTokens reads the tokens of a page's transfers, and their prices at the
+// transfers' blocks when usdValue is asked, into the request's loaders: one statement
+// for the page, where linkTransfers would load tokens and prices in a statement each.
+func primeTransferTokens(ctx context.Context, store *db.Store, transfers []*db.TokenTransfer, asked transferLinksAsked) error {
+	l := loaders.For(ctx)
+	if !asked.usd {
+		tokens := make([]string, len(transfers))
+		for i, t := range transfers {
+			tokens[i] = string(t.TokenAddress)
+		}
+		_, err := l.Token.LoadAll(ctx, tokens)
+		return err
+	}
+	var keys []db.PriceKey
+	seen := map[db.PriceKey]bool{}
+	for _, t := range transfers {
+		k := db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber}
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	tokens, at, err := store.TokensWithPricesAt(ctx, keys)
+	if err != nil {
+		return err
+	}
+	for i, k := range keys {
+		l.Token.Prime(ctx, k.Token, tokens[i])
+		l.PriceAt.Prime(ctx, k, at[i])
+	}
+	return nil
+}
+
+// TransferToken is a transfer's token: as its list read it, else through the request's
+// Token loader (REST reads it so).
+func TransferToken(ctx context.Context, t *db.TokenTransfer) (*db.Token, error) {
+	if t.Links.Read {
+		return t.LinkedToken()
+	}
+	return loaders.For(ctx).Token.Load(ctx, string(t.TokenAddress))()
+}
+
+// linkLiveTransfer is the hub's prepare for a subscription asked for links: the
+// subscriber's copy of a transfer, whose links are read when its message is answered
+// (a message's loaders are made only then, so this reads the store directly).
+func linkLiveTransfer(ctx context.Context, store *db.Store, asked transferLinksAsked) func(*db.TokenTransfer) *db.TokenTransfer {
+	if !asked.any() {
+		return nil
+	}
+	return func(t *db.TokenTransfer) *db.TokenTransfer {
+		linked := *t
+		linked.Links.Later = sync.OnceValue(func() db.TransferLinks { return readTransferLinks(ctx, store, t) })
+		return &linked
+	}
+}
+
+// readTransferLinks reads one transfer's token and its USD value in one statement.
+func readTransferLinks(ctx context.Context, store *db.Store, t *db.TokenTransfer) db.TransferLinks {
+	tokens, prices, err := store.TokensWithPricesAt(ctx, []db.PriceKey{{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber}})
+	if err != nil {
+		return db.TransferLinks{Read: true, Err: err}
+	}
+	links := db.TransferLinks{Read: true, Token: tokens[0]}
+	links.UsdValue, links.Err = transferUsdValue(t, tokens[0], prices[0])
+	return links
 }

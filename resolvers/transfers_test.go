@@ -1,6 +1,8 @@
 package resolvers_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,5 +80,80 @@ func TestTokenTransferFilterAndOrder(t *testing.T) {
 		if len(resp.Errors) == 0 || resp.Errors[0].Extensions["code"] != "BAD_USER_INPUT" || !strings.Contains(resp.Errors[0].Message, "filter.") {
 			t.Errorf("filter %v: %+v, want BAD_USER_INPUT naming the bound", f, resp.Errors)
 		}
+	}
+}
+
+// A transfer's token and USD value are read with its list (they are not resolvers of
+// their own), so every list of transfers must read them: a block's page of transactions
+// (primed in one statement), one transaction's (through the loaders, asked in fragments)
+// and the tokenTransfers connection all answer them, and alike. A list that did not read
+// them would answer an error here.
+func TestTransferLinksAnswerAlikeOnEveryList(t *testing.T) {
+	s, _ := heavyChain(t)
+	var block int64
+	if err := s.db.Get(&block, `SELECT block_number FROM token_transfers GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	type transfer struct {
+		TransactionHash string
+		EventIndex      int
+		Token           *struct{ Symbol string }
+		UsdValue        *float64
+	}
+	show := func(hash string, tr transfer) string {
+		symbol, usd := "no token", "no value"
+		if tr.Token != nil {
+			symbol = tr.Token.Symbol
+		}
+		if tr.UsdValue != nil {
+			usd = fmt.Sprintf("%.6g", *tr.UsdValue)
+		}
+		return fmt.Sprintf("%s/%d %s %s", hash, tr.EventIndex, symbol, usd)
+	}
+
+	var page struct {
+		Block struct {
+			Transactions connection[struct {
+				Hash           string
+				TokenTransfers []transfer
+			}]
+		}
+	}
+	s.mustQuery(`query($b: Int!) { block(number: $b) { transactions(first: 100) { edges { node {
+		hash tokenTransfers { eventIndex token { symbol } usdValue } } } } } }`, map[string]any{"b": block}, &page)
+	var fromPage, fromTx []string
+	values := 0
+	for _, e := range page.Block.Transactions.Edges {
+		for _, tr := range e.Node.TokenTransfers {
+			fromPage = append(fromPage, show(e.Node.Hash, tr))
+			if tr.UsdValue != nil {
+				values++
+			}
+		}
+		var one struct {
+			Transaction struct{ TokenTransfers []transfer }
+		}
+		s.mustQuery(`query($h: Felt!) { transaction(hash: $h) { tokenTransfers {
+			eventIndex ... on TokenTransfer { token { symbol } } ...value } } }
+			fragment value on TokenTransfer { usdValue }`, map[string]any{"h": e.Node.Hash}, &one)
+		for _, tr := range one.Transaction.TokenTransfers {
+			fromTx = append(fromTx, show(e.Node.Hash, tr))
+		}
+	}
+	var list struct{ TokenTransfers connection[transfer] }
+	s.mustQuery(`query($b: Int!) { tokenTransfers(first: 100, order: ASC, filter: {fromBlock: $b, toBlock: $b}) {
+		edges { node { transactionHash eventIndex token { symbol } usdValue } } } }`, map[string]any{"b": block}, &list)
+	var fromList []string
+	for _, e := range list.TokenTransfers.Edges {
+		fromList = append(fromList, show(e.Node.TransactionHash, e.Node))
+	}
+	slices.Sort(fromPage)
+	slices.Sort(fromTx)
+	slices.Sort(fromList)
+	if len(fromPage) < 2 || values == 0 || strings.Contains(strings.Join(fromPage, ","), "no token") {
+		t.Fatalf("block %d's transfers show too little to compare: %v", block, fromPage)
+	}
+	if !slices.Equal(fromTx, fromPage) || !slices.Equal(fromList, fromPage) {
+		t.Errorf("the block's page gives\n%v\none transaction at a time\n%v\nthe connection\n%v", fromPage, fromTx, fromList)
 	}
 }

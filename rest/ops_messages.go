@@ -133,7 +133,7 @@ func (s *server) bridgeTransaction(ctx context.Context, m *db.Message) (bridgeTr
 	}
 	if t, account := resolvers.BridgeTransfer(m, transfers); t != nil {
 		out.TokenAddress, out.Amount, out.Account = ptr(addr(t.TokenAddress)), ptr(t.Amount), ptr(addr(account))
-		token, err := s.res.TokenTransfer().Token(ctx, t)
+		token, err := resolvers.TransferToken(ctx, t)
 		if err != nil {
 			return out, err
 		}

@@ -146,7 +146,7 @@ func (s *server) transferItem(ctx context.Context, t *db.TokenTransfer) (transfe
 	if t.IsFee {
 		out.InvocationType = "FEE_TRANSFER"
 	}
-	token, err := s.res.TokenTransfer().Token(ctx, t)
+	token, err := resolvers.TransferToken(ctx, t)
 	if err != nil {
 		return out, err
 	}
