@@ -307,7 +307,13 @@ type Measure struct {
 // fell in the first workload's p99 (106-122 ms where the same list's middle page had
 // 37-47 ms later in the run).
 func Load(ctx context.Context, concurrency int, d time.Duration, do func(context.Context) error) Measure {
-	warmUp(ctx, concurrency, min(d/10, time.Second), do)
+	drive(ctx, concurrency, min(d/10, time.Second), do) // the warm-up, forgotten
+	return drive(ctx, concurrency, d, do)
+}
+
+// drive calls do from concurrency goroutines, each starting its next call when the last
+// one ends, until d has passed and each has completed a call (or failed one after d).
+func drive(ctx context.Context, concurrency int, d time.Duration, do func(context.Context) error) Measure {
 	var (
 		mu      sync.Mutex
 		lat     []time.Duration
@@ -349,23 +355,6 @@ func Load(ctx context.Context, concurrency int, d time.Duration, do func(context
 		m.P50, m.P99 = lat[len(lat)*50/100], lat[min(len(lat)*99/100, len(lat)-1)]
 	}
 	return m
-}
-
-// warmUp calls do from concurrency goroutines, each at least once, until d has passed,
-// and forgets how they went.
-func warmUp(ctx context.Context, concurrency int, d time.Duration, do func(context.Context) error) {
-	var wg sync.WaitGroup
-	started := time.Now()
-	for i := 0; i < concurrency; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for first := true; ctx.Err() == nil && (first || time.Since(started) < d); first = false {
-				_ = do(ctx)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // HTTPLoad measures a workload against a running server.
