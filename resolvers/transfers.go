@@ -6,10 +6,10 @@ import (
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/starkgraph/starkgraph/loaders"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/loaders"
 )
 
 // TokenTransfersList names the transfer list in one order, so that a cursor of one order is
