@@ -341,7 +341,7 @@ func (r *transactionResolver) TokenTransfers(ctx context.Context, obj *db.Transa
 	if err != nil {
 		return nil, err
 	}
-	return linkTransfers(ctx, transfers, askedTransferLinks(ctx, ""))
+	return linkTransfers(ctx, transfers, askedTransferLinks(ctx))
 }
 
 func (r *Resolver) Block() graph.BlockResolver { return &blockResolver{r} }

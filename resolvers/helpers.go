@@ -135,7 +135,7 @@ func loadTxLinksAsked(ctx context.Context, store *db.Store, edges []*model.Trans
 	if err != nil {
 		return err
 	}
-	asked := askedTransferLinks(ctx, "edges.node.tokenTransfers.")
+	asked := askedTransferLinks(ctx, "edges", "node", "tokenTransfers")
 	if !asked.any() {
 		return nil
 	}

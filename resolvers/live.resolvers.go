@@ -31,7 +31,7 @@ func (r *subscriptionResolver) Transactions(ctx context.Context, filter *model.L
 }
 
 func (r *subscriptionResolver) TokenTransfers(ctx context.Context, token db.Felt, wallet db.Felt) (<-chan *db.TokenTransfer, error) {
-	return r.Live.Transfers(ctx, token, wallet, linkLiveTransfer(ctx, r.Store, askedTransferLinks(ctx, "")))
+	return r.Live.Transfers(ctx, token, wallet, linkLiveTransfer(ctx, r.Store, askedTransferLinks(ctx)))
 }
 
 func (r *subscriptionResolver) Events(ctx context.Context, contract db.Felt, keys []db.Felt) (<-chan *db.Event, error) {

@@ -62,7 +62,7 @@ func (r *queryResolver) TokenTransfers(ctx context.Context, first *int, after *s
 	if none {
 		return &model.TokenTransferConnection{Edges: []*model.TokenTransferEdge{}, PageInfo: &model.PageInfo{}}, nil
 	}
-	asked := askedTransferLinks(ctx, "edges.node.")
+	asked := askedTransferLinks(ctx, "edges", "node")
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.TokenTransfer]{
 		name: TokenTransfersList(f.Ascending), keyWidth: 3,
 		keyOf: func(t *db.TokenTransfer) []any { return []any{t.BlockNumber, t.TxIndex, t.EventIndex} },

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
@@ -84,17 +85,35 @@ type transferLinksAsked struct{ token, usd bool }
 
 func (a transferLinksAsked) any() bool { return a.token || a.usd }
 
-// askedTransferLinks reads which links the current field's transfers are asked for, at
-// path under it ("" when the field's value is the transfers, "edges.node." for a
-// connection). Outside GraphQL (REST) none are.
-func askedTransferLinks(ctx context.Context, path string) transferLinksAsked {
+// askedTransferLinks reads which links the current field's transfers are asked for, under
+// the fields of path (none when the field's value is the transfers; "edges", "node" for a
+// connection), in one walk of the document's selections. Outside GraphQL (REST) none are.
+func askedTransferLinks(ctx context.Context, path ...string) transferLinksAsked {
 	if !inGraphQL(ctx) {
 		return transferLinksAsked{}
 	}
-	return transferLinksAsked{
-		token: graphql.FieldRequested(ctx, path+"token"),
-		usd:   graphql.FieldRequested(ctx, path+"usdValue"),
+	oc := graphql.GetOperationContext(ctx)
+	sel := graphql.GetFieldContext(ctx).Field.Selections
+	for _, name := range path {
+		var under ast.SelectionSet
+		for _, f := range graphql.CollectFields(oc, sel, nil) {
+			if f.Name == name {
+				under = append(under, f.Selections...)
+			}
+		}
+		sel = under
 	}
+	var asked transferLinksAsked
+	for _, f := range graphql.CollectFields(oc, sel, nil) {
+		asked.token = asked.token || f.Name == "token"
+		asked.usd = asked.usd || f.Name == "usdValue"
+	}
+	return asked
+}
+
+// priceKeyOf is the key of a transfer's token's price at its block.
+func priceKeyOf(t *db.TokenTransfer) db.PriceKey {
+	return db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber}
 }
 
 // linkTransfers returns copies of transfers with the links asked for read, through the
@@ -111,7 +130,7 @@ func linkTransfers(ctx context.Context, transfers []*db.TokenTransfer, asked tra
 	for i, t := range transfers {
 		tokens[i] = l.Token.Load(ctx, string(t.TokenAddress))
 		if asked.usd {
-			prices[i] = l.PriceAt.Load(ctx, db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber})
+			prices[i] = l.PriceAt.Load(ctx, priceKeyOf(t))
 		}
 	}
 	linked := make([]db.TokenTransfer, len(transfers))
@@ -141,19 +160,13 @@ func linkTransfers(ctx context.Context, transfers []*db.TokenTransfer, asked tra
 // transfers' blocks when usdValue is asked, into the request's loaders: one statement
 // for the page, where linkTransfers would load tokens and prices in a statement each.
 func primeTransferTokens(ctx context.Context, store *db.Store, transfers []*db.TokenTransfer, asked transferLinksAsked) error {
-	l := loaders.For(ctx)
 	if !asked.usd {
-		tokens := make([]string, len(transfers))
-		for i, t := range transfers {
-			tokens[i] = string(t.TokenAddress)
-		}
-		_, err := l.Token.LoadAll(ctx, tokens)
-		return err
+		return LoadTransferTokens(ctx, transfers)
 	}
 	var keys []db.PriceKey
 	seen := map[db.PriceKey]bool{}
 	for _, t := range transfers {
-		k := db.PriceKey{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber}
+		k := priceKeyOf(t)
 		if !seen[k] {
 			seen[k] = true
 			keys = append(keys, k)
@@ -166,20 +179,12 @@ func primeTransferTokens(ctx context.Context, store *db.Store, transfers []*db.T
 	if err != nil {
 		return err
 	}
+	l := loaders.For(ctx)
 	for i, k := range keys {
 		l.Token.Prime(ctx, k.Token, tokens[i])
 		l.PriceAt.Prime(ctx, k, at[i])
 	}
 	return nil
-}
-
-// TransferToken is a transfer's token: as its list read it, else through the request's
-// Token loader (REST reads it so).
-func TransferToken(ctx context.Context, t *db.TokenTransfer) (*db.Token, error) {
-	if t.Links.Read {
-		return t.LinkedToken()
-	}
-	return loaders.For(ctx).Token.Load(ctx, string(t.TokenAddress))()
 }
 
 // linkLiveTransfer is the hub's prepare for a subscription asked for links: the
@@ -198,7 +203,7 @@ func linkLiveTransfer(ctx context.Context, store *db.Store, asked transferLinksA
 
 // readTransferLinks reads one transfer's token and its USD value in one statement.
 func readTransferLinks(ctx context.Context, store *db.Store, t *db.TokenTransfer) db.TransferLinks {
-	tokens, prices, err := store.TokensWithPricesAt(ctx, []db.PriceKey{{Token: string(db.Normalize(t.TokenAddress)), Block: t.BlockNumber}})
+	tokens, prices, err := store.TokensWithPricesAt(ctx, []db.PriceKey{priceKeyOf(t)})
 	if err != nil {
 		return db.TransferLinks{Read: true, Err: err}
 	}

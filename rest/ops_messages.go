@@ -6,6 +6,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/loaders"
 	"github.com/starkgraph/starkgraph/resolvers"
 )
 
@@ -133,7 +134,7 @@ func (s *server) bridgeTransaction(ctx context.Context, m *db.Message) (bridgeTr
 	}
 	if t, account := resolvers.BridgeTransfer(m, transfers); t != nil {
 		out.TokenAddress, out.Amount, out.Account = ptr(addr(t.TokenAddress)), ptr(t.Amount), ptr(addr(account))
-		token, err := resolvers.TransferToken(ctx, t)
+		token, err := loaders.For(ctx).Token.Load(ctx, string(t.TokenAddress))()
 		if err != nil {
 			return out, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/loaders"
 	"github.com/starkgraph/starkgraph/resolvers"
 	"github.com/starkgraph/starkgraph/starknet"
 )
@@ -146,7 +147,7 @@ func (s *server) transferItem(ctx context.Context, t *db.TokenTransfer) (transfe
 	if t.IsFee {
 		out.InvocationType = "FEE_TRANSFER"
 	}
-	token, err := resolvers.TransferToken(ctx, t)
+	token, err := loaders.For(ctx).Token.Load(ctx, string(t.TokenAddress))()
 	if err != nil {
 		return out, err
 	}
