@@ -289,6 +289,7 @@ var chainTables = map[string]bool{
 	"erc20_balances": true, "erc20_balance_changes": true, "contracts": true, "classes": true,
 	"nft_items": true, "nft_events": true, "nft_balances": true, "nft_holders": true, "meta_transactions": true,
 	"delegations": true, "staking_activity": true, "attestations": true, "messages": true,
+	"felt_ids": true,
 }
 
 // smallTable is the size under which a sequential scan of a whole table (the test chain's

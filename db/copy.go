@@ -20,6 +20,9 @@ import (
 type WriteTx struct {
 	*sqlx.Tx
 	conn *sql.Conn
+	pool *sqlx.DB // for the felt ids, assigned outside the transaction (felt_ids.go)
+	// Felts caches the felt ids across batches; nil looks every felt up.
+	Felts *FeltIDs
 }
 
 // BeginWrite starts a write transaction on a connection of pool's.
@@ -33,7 +36,15 @@ func BeginWrite(ctx context.Context, pool *sqlx.DB) (*WriteTx, error) {
 		conn.Close()
 		return nil, err
 	}
-	return &WriteTx{Tx: tx, conn: conn.Conn}, nil
+	return &WriteTx{Tx: tx, conn: conn.Conn, pool: pool}, nil
+}
+
+// feltIDs is the cache of the felt ids, one for this transaction when none was given.
+func (t *WriteTx) feltIDs() *FeltIDs {
+	if t.Felts == nil {
+		t.Felts = NewFeltIDs()
+	}
+	return t.Felts
 }
 
 // Commit commits and gives the connection back to the pool.

@@ -308,7 +308,7 @@ func (s *Store) BalancesAt(ctx context.Context, keys []BalanceKey) ([]*BalanceAt
 	err := s.selectRows(ctx, &rows, `SELECT k.t AS token_address, k.o AS owner_address, k.b AS block_number, c.balance::text AS balance
 		FROM unnest($1::bytea[], $2::bytea[], $3::bigint[]) AS k(t, o, b)
 		CROSS JOIN LATERAL (SELECT balance FROM erc20_balance_changes
-			WHERE token_address = k.t AND owner_address = k.o AND block_number <= k.b
+			WHERE token_id = `+feltID("k.t")+` AND owner_id = `+feltID("k.o")+` AND block_number <= k.b
 			ORDER BY block_number DESC LIMIT 1) c`, tokens, owners, blocks)
 	return rows, err
 }
@@ -324,14 +324,14 @@ func (s *Store) BalanceHistory(ctx context.Context, token, owner Felt, w Window)
 	order, _, _ := strings.Cut(tail, " LIMIT ")
 	var rows []*BalancePoint
 	err := s.selectRows(ctx, &rows, `SELECT `+balancePointCols+` FROM (SELECT c.* FROM erc20_balance_changes c`+
-		and("c.token_address = $1 AND c.owner_address = $2", where)+tail+`) c JOIN blocks b ON b.number = c.block_number`+order,
+		and("c.token_id = "+feltID("$1")+" AND c.owner_id = "+feltID("$2"), where)+tail+`) c JOIN blocks b ON b.number = c.block_number`+order,
 		append([]any{token, owner}, kargs...)...)
 	return rows, err
 }
 
 // CountBalanceHistory counts the changes of a wallet's balance of a token (capped).
 func (s *Store) CountBalanceHistory(ctx context.Context, token, owner Felt) (int64, error) {
-	return s.cappedCount(ctx, "erc20_balance_changes WHERE token_address = $1 AND owner_address = $2", token, owner)
+	return s.cappedCount(ctx, "erc20_balance_changes WHERE token_id = "+feltID("$1")+" AND owner_id = "+feltID("$2"), token, owner)
 }
 
 // DailyKey asks for a wallet's balance of a token at the end of each UTC day From..To
@@ -359,7 +359,7 @@ func (s *Store) DailyBalances(ctx context.Context, tokens, owners []Felt, from, 
 	err := s.selectRows(ctx, &rows, `SELECT k.t AS token_address, k.o AS owner_address, to_char(d.day, 'YYYY-MM-DD') AS date,
 			d.last AS timestamp,
 			coalesce((SELECT c.balance FROM erc20_balance_changes c
-				WHERE c.token_address = k.t AND c.owner_address = k.o AND c.block_number <= (
+				WHERE c.token_id = `+feltID("k.t")+` AND c.owner_id = `+feltID("k.o")+` AND c.block_number <= (
 					SELECT b.number FROM blocks b WHERE b.timestamp <= d.last ORDER BY b.timestamp DESC, b.number DESC LIMIT 1)
 				ORDER BY c.block_number DESC LIMIT 1), 0)::text AS balance
 		FROM unnest($1::bytea[], $2::bytea[]) AS k(t, o)
@@ -373,6 +373,6 @@ func (s *Store) DailyBalances(ctx context.Context, tokens, owners []Felt, from, 
 // false when it has none.
 func (s *Store) FirstBalanceChange(ctx context.Context, token, owner Felt) (ts int64, ok bool, err error) {
 	ok, err = s.getRow(ctx, &ts, `SELECT timestamp FROM blocks WHERE number = (SELECT block_number FROM erc20_balance_changes
-		WHERE token_address = $1 AND owner_address = $2 ORDER BY block_number LIMIT 1)`, token, owner)
+		WHERE token_id = `+feltID("$1")+` AND owner_id = `+feltID("$2")+` ORDER BY block_number LIMIT 1)`, token, owner)
 	return ts, ok, err
 }

@@ -155,8 +155,13 @@ type MetaTransactionRow struct {
 // erc20_balance_changes). The block's time is not stored with it (migration 00042):
 // readers join the block (b) for it.
 type BalancePoint struct {
-	Token       Felt   `db:"token_address"`
-	Owner       Felt   `db:"owner_address"`
+	// The token and the owner, as the indexer derives them. The row names them by their
+	// felt ids (felt_ids.go), filled in when the row is written: a row read back has the
+	// ids alone.
+	Token       Felt   `db:"-"`
+	Owner       Felt   `db:"-"`
+	TokenID     int32  `db:"token_id"`
+	OwnerID     int32  `db:"owner_id"`
 	BlockNumber int64  `db:"block_number"`
 	Balance     string `db:"balance,numeric"`
 	Timestamp   int64  `db:"timestamp,from=b.timestamp"`
@@ -248,6 +253,9 @@ func (r *ChainRows) besideTables() []chainTable {
 // InsertChainRows bulk-loads the rows with COPY, parents first, and counts them under their
 // keys (key_positions.go).
 func InsertChainRows(ctx context.Context, tx *WriteTx, r *ChainRows) error {
+	if err := r.assignIDs(ctx, tx); err != nil {
+		return err
+	}
 	if err := copyTables(ctx, tx, r.tables()); err != nil {
 		return err
 	}
@@ -281,6 +289,9 @@ func jsonText(j JSON) any {
 // InsertChainRowsOneByOne writes the same rows as InsertChainRows with one INSERT per row.
 // It exists as the baseline of the indexer benchmark, to measure what COPY buys.
 func InsertChainRowsOneByOne(ctx context.Context, tx *WriteTx, r *ChainRows) error {
+	if err := r.assignIDs(ctx, tx); err != nil {
+		return err
+	}
 	for _, t := range r.tables() {
 		marks := make([]string, len(t.shape.written))
 		for i := range marks {

@@ -76,7 +76,7 @@ func TestDerivedTokenState(t *testing.T) {
 		Stale, Differ, Rows int64
 	}
 	if err := d.Get(&changes, `WITH backfill AS (`+backfillQuery(t)+`) SELECT
-		(SELECT count(*) FROM erc20_balances b WHERE b.balance IS DISTINCT FROM (SELECT c.balance FROM erc20_balance_changes c
+		(SELECT count(*) FROM erc20_balances b WHERE b.balance IS DISTINCT FROM (SELECT c.balance FROM `+balanceChangesWithTime+`
 			WHERE c.token_address = b.token_address AND c.owner_address = b.owner_address ORDER BY c.block_number DESC LIMIT 1)) AS stale,
 		(SELECT count(*) FROM ((SELECT token_address, owner_address, block_number, balance, timestamp FROM `+balanceChangesWithTime+`
 			EXCEPT SELECT * FROM backfill) UNION ALL (SELECT * FROM backfill
@@ -383,9 +383,12 @@ func migrationSelect(t *testing.T, file, insert string) string {
 }
 
 // transfersWithCopies and balanceChangesWithTime are token_transfers and
-// erc20_balance_changes as they were before migration 00042.
+// erc20_balance_changes as they were before migration 00042 (and, for the second, 00045,
+// which names the token and the owner by felt id).
 const (
 	transfersWithCopies = `(SELECT e.*, t.hash AS transaction_hash, t.timestamp FROM token_transfers e
 		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index) token_transfers`
-	balanceChangesWithTime = `(SELECT c.*, b.timestamp FROM erc20_balance_changes c JOIN blocks b ON b.number = c.block_number) c`
+	balanceChangesWithTime = `(SELECT tk.felt AS token_address, o.felt AS owner_address, c.block_number, c.balance, b.timestamp
+		FROM erc20_balance_changes c JOIN blocks b ON b.number = c.block_number
+		JOIN felt_ids tk ON tk.id = c.token_id JOIN felt_ids o ON o.id = c.owner_id) c`
 )

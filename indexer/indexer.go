@@ -88,6 +88,8 @@ type Indexer struct {
 	writeTxTarget       int // defaultWriteTxTarget; tests lower it
 	// partitions makes the block partitions (db.PartitionedTables) ahead of the writes.
 	partitions db.Partitions
+	// felts caches the felt ids the rows are written with (db/felt_ids.go).
+	felts *db.FeltIDs
 }
 
 // New checks the configuration; Run does the work.
@@ -132,7 +134,7 @@ func New(cfg Config) (*Indexer, error) {
 	log := cfg.Logger.With("component", "indexer")
 	return &Indexer{cfg: cfg, db: cfg.DB, node: node, log: log,
 		classes: newClassCache(), lookup: newContractLookup(node, log), tokenMeta: newTokenMetaCache(), head: -1,
-		writeTxTarget: defaultWriteTxTarget, partitions: db.Partitions{Log: log}}, nil
+		writeTxTarget: defaultWriteTxTarget, partitions: db.Partitions{Log: log}, felts: db.NewFeltIDs()}, nil
 }
 
 // Run indexes until ctx ends (nil), or, with StopAt set, until that block is written (nil).
@@ -502,6 +504,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
+	tx.Felts = ix.felts
 	w := newBatchWriter(tx, ix.classes)
 	w.tokenMeta = ix.tokenMeta
 	w.lookup = ix.lookup

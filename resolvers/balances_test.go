@@ -19,8 +19,9 @@ func TestBalancesAtAnyBlock(t *testing.T) {
 		Token db.Felt `db:"token_address"`
 		Owner db.Felt `db:"owner_address"`
 	}
-	if err := s.db.Select(&pairs, `SELECT token_address, owner_address FROM erc20_balance_changes
-		GROUP BY 1, 2 HAVING count(*) >= 3 ORDER BY md5(token_address || owner_address) LIMIT 20`); err != nil {
+	if err := s.db.Select(&pairs, `SELECT t.felt AS token_address, o.felt AS owner_address FROM erc20_balance_changes c
+		JOIN felt_ids t ON t.id = c.token_id JOIN felt_ids o ON o.id = c.owner_id
+		GROUP BY 1, 2 HAVING count(*) >= 3 ORDER BY md5(t.felt || o.felt) LIMIT 20`); err != nil {
 		t.Fatal(err)
 	}
 	if len(pairs) < 20 {
@@ -188,8 +189,8 @@ func TestDailyBalancesAcrossDays(t *testing.T) {
 		n := i + 1
 		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES ($1, $2, $3, $4, 'ACCEPTED_ON_L2')`,
 			n, []byte{byte(n)}, []byte{byte(n - 1)}, start+c.at)
-		s.exec(`INSERT INTO erc20_balance_changes (token_address, owner_address, block_number, balance)
-			VALUES ('\x070c', '\x0aa0', $1, $2)`, n, c.balance)
+		s.exec(`INSERT INTO erc20_balance_changes (token_id, owner_id, block_number, balance)
+			VALUES (felt_id('\x070c'), felt_id('\x0aa0'), $1, $2)`, n, c.balance)
 	}
 	var out struct {
 		Wallet struct {

@@ -58,8 +58,8 @@ func TestContractBalanceHistory(t *testing.T) {
 		block   int
 		balance string
 	}{{3, "1500000000000000000"}, {12, "1273198304298242227"}} {
-		if _, err := e.db.Exec(`INSERT INTO erc20_balance_changes (token_address, owner_address, block_number, balance)
-			VALUES ($1, $2, $3, $4)`, ethAddr, account(0), c.block, c.balance); err != nil {
+		if _, err := e.db.Exec(`INSERT INTO erc20_balance_changes (token_id, owner_id, block_number, balance)
+			VALUES (felt_id($1), felt_id($2), $3, $4)`, ethAddr, account(0), c.block, c.balance); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -25,7 +25,7 @@ var bigTables = map[string]bool{
 	"blocks": true, "transactions": true, "events": true, "calls": true, "contracts": true, "classes": true,
 	"erc20_balances": true, "nft_items": true, "nft_events": true, "nft_balances": true, "meta_transactions": true,
 	"delegations": true, "staking_activity": true, "attestations": true,
-	"token_transfers": true, "erc20_balance_changes": true, "messages": true,
+	"token_transfers": true, "erc20_balance_changes": true, "messages": true, "felt_ids": true,
 }
 
 // statements records the distinct SQL statements a store runs, each with the first
