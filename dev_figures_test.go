@@ -112,7 +112,7 @@ func stakingHistory(t *testing.T, conn *sqlx.DB) {
 
 	attested := starknet.Selector("StakerAttestationSuccessful")
 	var events int
-	if err := conn.Get(&events, `SELECT count(*) FROM events WHERE key0 = $1`, db.FeltOf(attested)); err != nil {
+	if err := conn.Get(&events, `SELECT count(*) FROM events_named WHERE key0 = $1`, db.FeltOf(attested)); err != nil {
 		t.Fatal(err)
 	}
 	if got := get("/beta/staking/attestations?ps=10").(map[string]any); events == 0 || at(got, "lastPage") != float64((events+9)/10) {
@@ -124,7 +124,7 @@ func stakingHistory(t *testing.T, conn *sqlx.DB) {
 		Events int     `db:"events"`
 	}
 	// The pool member with the most events of its pool (joins, top-ups and claims).
-	if err := conn.Get(&member, `SELECT felts_at(e.keys, 2) AS wallet, count(*) AS events FROM events e JOIN pools p ON p.pool_contract = e.from_address
+	if err := conn.Get(&member, `SELECT felts_at(e.keys, 2) AS wallet, count(*) AS events FROM events_named e JOIN pools p ON p.pool_contract = e.from_address
 		WHERE e.key0 IN ($1, $2, $3) AND NOT (e.key0 = $2 AND length(felts_at(e.data, 1)) = 0)
 		GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`, db.FeltOf(starknet.Selector("NewPoolMember")),
 		db.FeltOf(starknet.Selector("PoolMemberBalanceChanged")), db.FeltOf(starknet.Selector("PoolMemberRewardClaimed"))); err != nil {
@@ -171,7 +171,7 @@ func stakingHistory(t *testing.T, conn *sqlx.DB) {
 		Address db.Felt `db:"address"`
 		Sales   int     `db:"sales"`
 	}
-	if err := conn.Get(&market, `SELECT contract_address AS address, count(*) AS sales FROM calls c
+	if err := conn.Get(&market, `SELECT contract_address AS address, count(*) AS sales FROM calls_named c
 		WHERE c.call_index = 0 AND c.entrypoint = 'fulfill_order' GROUP BY 1`); err != nil {
 		t.Fatal(err)
 	}
@@ -339,13 +339,13 @@ func transferUsdValues(t *testing.T, conn *sqlx.DB, cfg sim.Config) {
 // sent or received, newest first, and totalCount counts them.
 func walletTransfers(t *testing.T, conn *sqlx.DB) {
 	var wallet db.Felt
-	if err := conn.Get(&wallet, `SELECT a FROM (SELECT from_address AS a, 1 AS sent FROM token_transfers
-		UNION ALL SELECT to_address, 0 FROM token_transfers) x GROUP BY a
+	if err := conn.Get(&wallet, `SELECT a FROM (SELECT from_address AS a, 1 AS sent FROM token_transfers_named
+		UNION ALL SELECT to_address, 0 FROM token_transfers_named) x GROUP BY a
 		HAVING count(*) BETWEEN 10 AND 80 AND sum(sent) > 0 AND sum(1 - sent) > 0 ORDER BY count(*) DESC, a LIMIT 1`); err != nil {
 		t.Fatal(err)
 	}
 	var want []string
-	if err := conn.Select(&want, `SELECT block_number || '/' || tx_index || '/' || event_index FROM token_transfers
+	if err := conn.Select(&want, `SELECT block_number || '/' || tx_index || '/' || event_index FROM token_transfers_named
 		WHERE from_address = $1 OR to_address = $1 ORDER BY block_number DESC, tx_index DESC, event_index DESC`, wallet); err != nil {
 		t.Fatal(err)
 	}

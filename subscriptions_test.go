@@ -600,9 +600,9 @@ func TestFilteredSubscriptions(t *testing.T) {
 	queries := map[string]string{
 		"transactions": `SELECT '0x' || encode(hash, 'hex') FROM transactions WHERE block_number > 4 AND sender_address = $1
 			ORDER BY block_number, tx_index`,
-		"tokenTransfers": `SELECT '0x' || encode(t.hash, 'hex') FROM token_transfers e JOIN transactions t USING (block_number, tx_index)
+		"tokenTransfers": `SELECT '0x' || encode(t.hash, 'hex') FROM token_transfers_named e JOIN transactions t USING (block_number, tx_index)
 			WHERE e.block_number > 4 AND e.token_address = $2 ORDER BY e.block_number, e.tx_index, e.event_index`,
-		"events": `SELECT '0x' || encode(t.hash, 'hex') FROM events e JOIN transactions t USING (block_number, tx_index)
+		"events": `SELECT '0x' || encode(t.hash, 'hex') FROM events_named e JOIN transactions t USING (block_number, tx_index)
 			WHERE e.block_number > 4 AND e.from_address = $2 AND felts_at(e.keys, 1) = $3
 			ORDER BY e.block_number, e.tx_index, e.event_index`,
 	}

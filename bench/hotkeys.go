@@ -30,15 +30,18 @@ var txTypeCodes = map[string]string{"INVOKE": "0", "DECLARE": "1", "DEPLOY": "2"
 
 // hotKeyQueries pick, for each filter, the key with the most rows.
 var hotKeyQueries = []struct{ filter, query string }{
-	{"events by emitter", `SELECT from_address, count(*) FROM events GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
+	{"events by emitter", `SELECT f.felt, n FROM (SELECT from_id, count(*) AS n FROM events GROUP BY 1) x
+		JOIN felt_ids f ON f.id = x.from_id ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"transactions by sender", `SELECT sender_address, count(*) FROM transactions WHERE sender_address IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"transactions by called contract", `SELECT contract_address, count(*) FROM transactions WHERE contract_address IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
-	{"events by key", `SELECT key0, count(*) FROM events WHERE key0 IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
+	{"events by key", `SELECT f.felt, n FROM (SELECT key0_id, count(*) AS n FROM events WHERE key0_id IS NOT NULL GROUP BY 1) x
+		JOIN felt_ids f ON f.id = x.key0_id ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"transactions by type", `SELECT convert_to(type, 'UTF8'), count(*) FROM transactions GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"holders by token", `SELECT token_address, count(*) FROM erc20_balances WHERE balance > 0 GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
-	{"transfers by token", `SELECT token_address, count(*) FROM token_transfers GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
-	{"transfers by wallet", `SELECT w, count(*) FROM (SELECT from_address AS w FROM token_transfers UNION ALL
-		SELECT to_address FROM token_transfers WHERE to_address <> from_address) x GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
+	{"transfers by token", `SELECT f.felt, n FROM (SELECT token_id, count(*) AS n FROM token_transfers GROUP BY 1) x
+		JOIN felt_ids f ON f.id = x.token_id ORDER BY 2 DESC, 1 LIMIT 1`},
+	{"transfers by wallet", `SELECT f.felt, n FROM (SELECT w, count(*) AS n FROM (SELECT from_id AS w FROM token_transfers UNION ALL
+		SELECT to_id FROM token_transfers WHERE to_id <> from_id) x GROUP BY 1) x JOIN felt_ids f ON f.id = x.w ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"contracts by class", `SELECT class_hash, count(*) FROM contracts WHERE class_hash IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"NFT holders by collection", `SELECT contract_address, count(*) FROM nft_holders GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"delegations by validator", `SELECT p.staker_address, count(*) FROM delegations d JOIN pools p USING (pool_contract)
@@ -144,7 +147,7 @@ func HotKeyWorkloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 			}
 			var id string
 			if err := conn.GetContext(ctx, &id, `SELECT block_number || '_' || tx_index || '_' || event_index FROM token_transfers
-				WHERE token_address = $1 ORDER BY block_number DESC, tx_index DESC, event_index DESC OFFSET $2 LIMIT 1`, k.Key, d.Offset-1); err != nil {
+				WHERE token_id = (SELECT id FROM felt_ids WHERE felt = $1) ORDER BY block_number DESC, tx_index DESC, event_index DESC OFFSET $2 LIMIT 1`, k.Key, d.Offset-1); err != nil {
 				return nil, fmt.Errorf("bench: a transfer %d rows down: %w", d.Offset, err)
 			}
 			transferIDs[d.Offset] = id

@@ -31,14 +31,14 @@ import (
 type keyList int16
 
 const (
-	eventsByEmitter   keyList = 1 // events e WHERE e.from_address = key
-	eventsByKey0      keyList = 2 // events e WHERE e.key0 = key
+	eventsByEmitter   keyList = 1 // events e WHERE e.from_id = the key's felt id
+	eventsByKey0      keyList = 2 // events e WHERE e.key0_id = the key's felt id
 	txsBySender       keyList = 3 // transactions t WHERE t.sender_address = key
 	txsByContract     keyList = 4 // transactions t WHERE t.contract_address = key
 	txsByType         keyList = 5 // transactions t WHERE t.type = key (its name's bytes)
-	transfersByToken  keyList = 6 // token_transfers e WHERE e.token_address = key
-	transfersByFrom   keyList = 7 // token_transfers e WHERE e.from_address = key
-	transfersByTo     keyList = 8 // token_transfers e WHERE e.to_address = key
+	transfersByToken  keyList = 6 // token_transfers e WHERE e.token_id = the key's felt id
+	transfersByFrom   keyList = 7 // token_transfers e WHERE e.from_id = the key's felt id
+	transfersByTo     keyList = 8 // token_transfers e WHERE e.to_id = the key's felt id
 	transfersByWallet keyList = 9 // a wallet's transfers: from it, or to it from another
 )
 
@@ -172,16 +172,16 @@ func recordKeyPositions(ctx context.Context, tx sqlx.ExtContext, r *ChainRows) e
 // counts and marks; UndoAbove runs it before it deletes those blocks.
 func undoKeyPositions(ctx context.Context, tx *sqlx.Tx, ancestor int64) error {
 	rows, err := tx.QueryContext(ctx, `WITH gone (list, key) AS (
-			SELECT 1, from_address FROM events WHERE block_number > $1
-			UNION ALL SELECT 2, key0 FROM events WHERE block_number > $1
+			SELECT 1, f.felt FROM events e JOIN felt_ids f ON f.id = e.from_id WHERE e.block_number > $1
+			UNION ALL SELECT 2, f.felt FROM events e JOIN felt_ids f ON f.id = e.key0_id WHERE e.block_number > $1
 			UNION ALL SELECT 3, sender_address FROM transactions WHERE block_number > $1
 			UNION ALL SELECT 4, contract_address FROM transactions WHERE block_number > $1
 			UNION ALL SELECT 5, convert_to(type::text, 'UTF8') FROM transactions WHERE block_number > $1
-			UNION ALL SELECT 6, token_address FROM token_transfers WHERE block_number > $1
-			UNION ALL SELECT 7, from_address FROM token_transfers WHERE block_number > $1
-			UNION ALL SELECT 8, to_address FROM token_transfers WHERE block_number > $1
-			UNION ALL SELECT 9, from_address FROM token_transfers WHERE block_number > $1
-			UNION ALL SELECT 9, to_address FROM token_transfers WHERE block_number > $1 AND to_address <> from_address),
+			UNION ALL SELECT 6, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.token_id WHERE e.block_number > $1
+			UNION ALL SELECT 7, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.from_id WHERE e.block_number > $1
+			UNION ALL SELECT 8, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.to_id WHERE e.block_number > $1
+			UNION ALL SELECT 9, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.from_id WHERE e.block_number > $1
+			UNION ALL SELECT 9, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.to_id WHERE e.block_number > $1 AND e.to_id <> e.from_id),
 		less AS (SELECT list, key, count(*) AS n FROM gone WHERE key IS NOT NULL GROUP BY list, key),
 		cut AS (UPDATE key_counts c SET n = c.n - less.n FROM less WHERE c.list = less.list AND c.key = less.key
 			RETURNING c.list, c.key, c.n)

@@ -114,10 +114,10 @@ func keyedLists(ctx context.Context) []keyedList {
 	return []keyedList{
 		{"events by emitter", events(db.EventsFilter{From: hotEmitter}),
 			func(s *db.Store) (int64, error) { return s.CountEvents(ctx, db.EventsFilter{From: hotEmitter}) },
-			"events", "from_address = $1", hotEmitter, ev},
+			"events_named", "from_address = $1", hotEmitter, ev},
 		{"events by key", events(db.EventsFilter{Key: hotKey0}),
 			func(s *db.Store) (int64, error) { return s.CountEvents(ctx, db.EventsFilter{Key: hotKey0}) },
-			"events", "key0 = $1", hotKey0, ev},
+			"events_named", "key0 = $1", hotKey0, ev},
 		{"transactions by sender", txs(db.TxFilter{Sender: hotSender}),
 			func(s *db.Store) (int64, error) { return s.CountTransactions(ctx, db.TxFilter{Sender: hotSender}) },
 			"transactions", "sender_address = $1", hotSender, tx},
@@ -153,22 +153,22 @@ func keyedLists(ctx context.Context) []keyedList {
 			func(s *db.Store) (int64, error) {
 				return s.CountTokenTransfers(ctx, db.TokenTransferFilter{Token: hotToken})
 			},
-			"token_transfers", "token_address = $1", hotToken, ev},
+			"token_transfers_named", "token_address = $1", hotToken, ev},
 		{"transfers from 0x0", transfers(db.TokenTransferFilter{From: zero}),
 			func(s *db.Store) (int64, error) {
 				return s.CountTokenTransfers(ctx, db.TokenTransferFilter{From: zero})
 			},
-			"token_transfers", "from_address = $1", zero, ev},
+			"token_transfers_named", "from_address = $1", zero, ev},
 		{"transfers to a wallet", transfers(db.TokenTransferFilter{To: otherWallet}),
 			func(s *db.Store) (int64, error) {
 				return s.CountTokenTransfers(ctx, db.TokenTransferFilter{To: otherWallet})
 			},
-			"token_transfers", "to_address = $1", otherWallet, ev},
+			"token_transfers_named", "to_address = $1", otherWallet, ev},
 		{"transfers of a wallet", transfers(db.TokenTransferFilter{Wallet: wallet}),
 			func(s *db.Store) (int64, error) {
 				return s.CountTokenTransfers(ctx, db.TokenTransferFilter{Wallet: wallet})
 			},
-			"token_transfers", "(from_address = $1 OR (to_address = $1 AND from_address <> $1))", wallet, ev},
+			"token_transfers_named", "(from_address = $1 OR (to_address = $1 AND from_address <> $1))", wallet, ev},
 	}
 }
 

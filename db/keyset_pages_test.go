@@ -24,10 +24,10 @@ func TestKeysetListPagesContinueWhereThePageBeforeEnded(t *testing.T) {
 	// Three rows of each table per transaction, their addresses taking two or three values so
 	// that a filter keeps some of them.
 	for _, stmt := range []string{
-		`INSERT INTO events (block_number, tx_index, event_index, from_address)
-			SELECT block_number, tx_index, g, set_byte('\x00'::bytea, 0, (10 + (tx_index + g) % 2)::int) FROM transactions, generate_series(0, 2) g`,
-		`INSERT INTO token_transfers (block_number, tx_index, event_index, token_address, from_address, to_address, amount)
-			SELECT block_number, tx_index, g, set_byte('\x00'::bytea, 0, (20 + g % 2)::int), set_byte('\x00'::bytea, 0, (30 + (tx_index + g) % 3)::int), set_byte('\x00'::bytea, 0, (30 + (tx_index + g + 1) % 3)::int), 1
+		`INSERT INTO events (block_number, tx_index, event_index, from_id)
+			SELECT block_number, tx_index, g, felt_id(set_byte('\x00'::bytea, 0, (10 + (tx_index + g) % 2)::int)) FROM transactions, generate_series(0, 2) g`,
+		`INSERT INTO token_transfers (block_number, tx_index, event_index, token_id, from_id, to_id, amount)
+			SELECT block_number, tx_index, g, felt_id(set_byte('\x00'::bytea, 0, (20 + g % 2)::int)), felt_id(set_byte('\x00'::bytea, 0, (30 + (tx_index + g) % 3)::int)), felt_id(set_byte('\x00'::bytea, 0, (30 + (tx_index + g + 1) % 3)::int)), 1
 			FROM transactions, generate_series(0, 2) g`,
 		`INSERT INTO messages (block_number, tx_index, direction, msg_index, message_hash, from_address, to_address, l2_address, payload, transaction_hash, timestamp)
 			SELECT block_number, tx_index, g % 2, g, int8send(block_number * 1000 + tx_index * 10 + g), '\x01', '\x02', set_byte('\x00'::bytea, 0, (40 + g % 2)::int), '', hash, timestamp

@@ -103,31 +103,39 @@ type TxActivity struct {
 }
 
 type Call struct {
-	BlockNumber     int64     `db:"block_number"`
-	TxIndex         int       `db:"tx_index"`
-	Index           int       `db:"call_index"`
-	ContractAddress Felt      `db:"contract_address"`
-	Selector        Felt      `db:"selector"`
-	Entrypoint      *string   `db:"entrypoint"`
-	EntrypointType  string    `db:"entrypoint_type"`
-	CallType        string    `db:"call_type"`
-	ClassHash       Felt      `db:"class_hash"`
-	Calldata        FeltArray `db:"calldata"`
-	Inputs          JSON      `db:"inputs"` // stored before migration 00043 only: DecodedInputs
-	Outputs         JSON      `db:"outputs"`
+	BlockNumber     int64   `db:"block_number"`
+	TxIndex         int     `db:"tx_index"`
+	Index           int     `db:"call_index"`
+	ContractAddress Felt    `db:"-"`
+	Selector        Felt    `db:"-"`
+	Entrypoint      *string `db:"entrypoint"`
+	EntrypointType  string  `db:"entrypoint_type"`
+	CallType        string  `db:"call_type"`
+	ClassHash       Felt    `db:"-"`
+	// The three felts above as stored, by felt id (migration 00048): the Store fills
+	// them in from its cache of felt_ids (nameCalls).
+	ContractID int32     `db:"contract_id"`
+	SelectorID int32     `db:"selector_id"`
+	ClassID    *int32    `db:"class_id"`
+	Calldata   FeltArray `db:"calldata"`
+	Inputs     JSON      `db:"inputs"` // stored before migration 00043 only: DecodedInputs
+	Outputs    JSON      `db:"outputs"`
 
 	abi *class.ABI // of ClassHash, for DecodedInputs (call_inputs.go)
 }
 
 type Event struct {
-	BlockNumber     int64     `db:"block_number"`
-	TxIndex         int       `db:"tx_index"`
-	Index           int       `db:"event_index"`
-	TransactionHash Felt      `db:"transaction_hash,from=t.hash"`
-	Timestamp       int64     `db:"timestamp,from=t.timestamp"`
-	FromAddress     Felt      `db:"from_address"`
-	Keys            FeltArray `db:"keys"`
-	Data            FeltArray `db:"data"`
+	BlockNumber     int64 `db:"block_number"`
+	TxIndex         int   `db:"tx_index"`
+	Index           int   `db:"event_index"`
+	TransactionHash Felt  `db:"transaction_hash,from=t.hash"`
+	Timestamp       int64 `db:"timestamp,from=t.timestamp"`
+	// The emitter, stored as a felt id (migration 00047): the Store fills in FromAddress
+	// from its cache of felt_ids (nameEvents).
+	FromAddress Felt      `db:"-"`
+	FromID      int32     `db:"from_id"`
+	Keys        FeltArray `db:"keys"`
+	Data        FeltArray `db:"data"`
 }
 
 // Contract is a row of contracts. The indexer writes it whole (UpsertContracts).

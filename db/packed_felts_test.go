@@ -236,7 +236,7 @@ func TestPackedFeltsMigrationKeepsLists(t *testing.T) {
 		t.Errorf("defaults: %s", got)
 	}
 	// A row written with the defaults has empty lists, which read as such.
-	if _, err := conn.Exec(`INSERT INTO events (block_number, tx_index, event_index, from_address) VALUES (1, 1, 0, '\x05')`); err != nil {
+	if _, err := conn.Exec(`INSERT INTO events (block_number, tx_index, event_index, from_id) VALUES (1, 1, 0, felt_id('\x05'))`); err != nil {
 		t.Fatal(err)
 	}
 	var keys db.FeltArray

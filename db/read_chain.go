@@ -400,8 +400,8 @@ func (s *Store) callsByTx(ctx context.Context, keys []TxKey, given map[TxKey]Fel
 		ofTx = `NULL::bytea`
 	}
 	var rows []callRead
-	if err := s.selectRows(ctx, &rows, `SELECT c.block_number, c.tx_index, c.call_index, c.contract_address,
-		c.selector, c.entrypoint, c.entrypoint_type, c.call_type, c.class_hash, c.calldata, c.inputs, c.outputs,
+	if err := s.selectRows(ctx, &rows, `SELECT c.block_number, c.tx_index, c.call_index, c.contract_id,
+		c.selector_id, c.entrypoint, c.entrypoint_type, c.call_type, c.class_id, c.calldata, c.inputs, c.outputs,
 		c.calldata_offset, c.calldata_length,
 		`+ofTx+` AS tx_calldata
 		FROM calls c JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON c.block_number = k.b AND c.tx_index = k.i
@@ -442,6 +442,9 @@ func (s *Store) callsByTx(ctx context.Context, keys []TxKey, given map[TxKey]Fel
 		}
 		calls[i] = &r.Call
 	}
+	if err := s.nameCalls(ctx, calls); err != nil {
+		return nil, err
+	}
 	if err := s.withABIs(ctx, calls); err != nil {
 		return nil, err
 	}
@@ -480,10 +483,10 @@ var eventCols = rowShapeOf[Event]().selectList("e")
 func (f EventsFilter) where(args *[]any) []string {
 	var conds []string
 	if f.From != nil {
-		conds = append(conds, "e.from_address = "+arg(args, f.From))
+		conds = append(conds, "e.from_id = "+feltID(arg(args, f.From)))
 	}
 	if f.Key != nil {
-		conds = append(conds, "e.key0 = "+arg(args, f.Key))
+		conds = append(conds, "e.key0_id = "+feltID(arg(args, f.Key)))
 	}
 	if f.FromBlock != nil {
 		conds = append(conds, "e.block_number >= "+arg(args, *f.FromBlock))
@@ -501,11 +504,15 @@ func (f EventsFilter) where(args *[]any) []string {
 func (s *Store) Events(ctx context.Context, f EventsFilter, desc bool, w Window) ([]*Event, error) {
 	var args []any
 	conds := f.where(&args)
-	return keysetList(ctx, s, keysetQuery{name: "events", from: `SELECT ` + eventCols + ` FROM events e
+	rows, err := keysetList(ctx, s, keysetQuery{name: "events", from: `SELECT ` + eventCols + ` FROM events e
 		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`,
 		conds: conds, args: args, keyCols: []string{"e.block_number", "e.tx_index", "e.event_index"}, desc: desc, keysFrom: "events e",
 		marked: f.marked()},
 		w, func(e *Event) []any { return []any{e.BlockNumber, e.TxIndex, e.Index} })
+	if err != nil {
+		return nil, err
+	}
+	return rows, s.nameEvents(ctx, rows)
 }
 
 // CountEvents is exact for the whole chain and capped for filters.
@@ -547,7 +554,10 @@ func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, limit, offset int
 			JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index
 			WHERE e.block_number = k.b AND e.tx_index = k.i AND e.block_number BETWEEN $5 AND $6 AND t.block_number BETWEEN $5 AND $6
 			ORDER BY e.event_index LIMIT $3 OFFSET $4) x`, blocks, idx, limit, offset, lo, hi)
-	return rows, err
+	if err != nil {
+		return nil, err
+	}
+	return rows, s.nameEvents(ctx, rows)
 }
 
 // txKeyArrays passes transaction keys as two array parameters (blocks, indexes).
@@ -577,7 +587,10 @@ func (s *Store) EventsByKey(ctx context.Context, keys []EventKey) ([]*Event, err
 		JOIN events e ON e.block_number = k.b AND e.tx_index = k.i AND e.event_index = k.x
 		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index
 		WHERE e.block_number BETWEEN $4 AND $5 AND t.block_number BETWEEN $4 AND $5`, blocks, txs, events, lo, hi)
-	return rows, err
+	if err != nil {
+		return nil, err
+	}
+	return rows, s.nameEvents(ctx, rows)
 }
 
 // BlocksByHash returns the blocks that exist among hashes.

@@ -27,7 +27,10 @@ func (s *Store) EventsInRange(ctx context.Context, from, to int64) ([]*Event, er
 		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index
 		WHERE e.block_number BETWEEN $1 AND $2 AND t.block_number BETWEEN $1 AND $2
 		ORDER BY e.block_number, e.tx_index, e.event_index`, from, to)
-	return rows, err
+	if err != nil {
+		return nil, err
+	}
+	return rows, s.nameEvents(ctx, rows)
 }
 
 // TransfersInRange lists the token transfers of blocks from..to in chain order.
@@ -36,5 +39,8 @@ func (s *Store) TransfersInRange(ctx context.Context, from, to int64) ([]*TokenT
 	err := s.selectRows(ctx, &rows, `SELECT `+tokenTransferCols+` FROM token_transfers e`+tokenTransferJoin+`
 		WHERE e.block_number BETWEEN $1 AND $2 AND t.block_number BETWEEN $1 AND $2
 		ORDER BY e.block_number, e.tx_index, e.event_index`, from, to)
-	return rows, err
+	if err != nil {
+		return nil, err
+	}
+	return rows, s.nameTransfers(ctx, rows)
 }

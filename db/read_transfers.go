@@ -12,14 +12,20 @@ import (
 
 // TokenTransfer is one ERC-20 transfer, a row of token_transfers: the indexer writes it
 // and the APIs read it. Its transaction's hash and its block's time are not stored with it
-// (migration 00042): readers join its transaction (t), by transactions_pkey, for both.
+// (migration 00042): readers join its transaction (t), by transactions_pkey, for both. Its
+// token and its two sides are stored as felt ids (00046, felt_ids.go): the indexer gives
+// the addresses and the writer fills in the ids; a reader gets the ids from the row and
+// the addresses from the Store's cache of felt_ids (nameTransfers).
 type TokenTransfer struct {
 	BlockNumber     int64  `db:"block_number"`
 	TxIndex         int    `db:"tx_index"`
 	EventIndex      int    `db:"event_index"`
-	TokenAddress    Felt   `db:"token_address"`
-	FromAddress     Felt   `db:"from_address"`
-	ToAddress       Felt   `db:"to_address"`
+	TokenAddress    Felt   `db:"-"`
+	FromAddress     Felt   `db:"-"`
+	ToAddress       Felt   `db:"-"`
+	TokenID         int32  `db:"token_id"`
+	FromID          int32  `db:"from_id"`
+	ToID            int32  `db:"to_id"`
 	Amount          string `db:"amount,numeric"`
 	TransactionHash Felt   `db:"transaction_hash,from=t.hash"`
 	Timestamp       int64  `db:"timestamp,from=t.timestamp"`
@@ -99,16 +105,16 @@ type TokenTransferFilter struct {
 func (f TokenTransferFilter) conds(args *[]any) []string {
 	var conds []string
 	if f.Token != nil {
-		conds = append(conds, "e.token_address = "+arg(args, f.Token))
+		conds = append(conds, "e.token_id = "+feltID(arg(args, f.Token)))
 	}
 	if f.Tokens != nil {
-		conds = append(conds, "e.token_address = ANY("+arg(args, feltList(f.Tokens))+")")
+		conds = append(conds, "e.token_id = ANY(ARRAY(SELECT id FROM felt_ids WHERE felt = ANY("+arg(args, feltList(f.Tokens))+")))")
 	}
 	if f.From != nil {
-		conds = append(conds, "e.from_address = "+arg(args, f.From))
+		conds = append(conds, "e.from_id = "+feltID(arg(args, f.From)))
 	}
 	if f.To != nil {
-		conds = append(conds, "e.to_address = "+arg(args, f.To))
+		conds = append(conds, "e.to_id = "+feltID(arg(args, f.To)))
 	}
 	if f.FromBlock != nil {
 		conds = append(conds, "e.block_number >= "+arg(args, *f.FromBlock))
@@ -142,15 +148,19 @@ func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Win
 	if f.Wallet == nil {
 		// keysFrom: the page's keys first, then its rows and their transactions, so that
 		// the join probes the page's rows only.
-		return keysetList(ctx, s, keysetQuery{name: "token_transfers", from: `SELECT ` + tokenTransferCols + ` FROM token_transfers e` + tokenTransferJoin,
+		rows, err := keysetList(ctx, s, keysetQuery{name: "token_transfers", from: `SELECT ` + tokenTransferCols + ` FROM token_transfers e` + tokenTransferJoin,
 			conds: conds, args: args, keyCols: tokenTransferKeyColumns, desc: !f.Ascending, keysFrom: "token_transfers e", marked: f.marked()}, w, keyOf)
+		if err != nil {
+			return nil, err
+		}
+		return rows, s.nameTransfers(ctx, rows)
 	}
 	read := func(w Window) ([]*TokenTransfer, error) {
 		where, tail, kargs := w.keyset(tokenTransferKeyColumns, !f.Ascending, len(args)+1)
 		// kargs ends with the window's limit and offset: each side reads up to their sum.
 		args := append(slices.Concat(args, kargs), f.Wallet)
 		conds := append(slices.Clip(conds), where)
-		wallet := fmt.Sprintf("$%d", len(args))
+		wallet := feltID(fmt.Sprintf("$%d", len(args)))
 		limit, offset := len(args)-2, len(args)-1
 		dir := "DESC"
 		if f.Ascending {
@@ -164,9 +174,12 @@ func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Win
 		// are joined to their transactions, then put back in order.
 		order, _, _ := strings.Cut(tail, " LIMIT ")
 		var rows []*TokenTransfer
-		err := s.selectRows(ctx, &rows, `SELECT `+tokenTransferCols+` FROM (SELECT e.* FROM (`+side("e.from_address = "+wallet)+` UNION ALL `+
-			side("e.to_address = "+wallet+" AND e.from_address <> "+wallet)+`) e`+tail+`) e`+tokenTransferJoin+order, args...)
-		return rows, err
+		err := s.selectRows(ctx, &rows, `SELECT `+tokenTransferCols+` FROM (SELECT e.* FROM (`+side("e.from_id = "+wallet)+` UNION ALL `+
+			side("e.to_id = "+wallet+" AND e.from_id <> "+wallet)+`) e`+tail+`) e`+tokenTransferJoin+order, args...)
+		if err != nil {
+			return nil, err
+		}
+		return rows, s.nameTransfers(ctx, rows)
 	}
 	list := listName(fmt.Sprintf("token_transfers of a wallet asc=%v %s", f.Ascending, strings.Join(conds, " AND ")), append(args, f.Wallet))
 	return listPage(s, list, w, keyOf, markedRead(ctx, s, f.marked(), !f.Ascending, len(tokenTransferKeyColumns), read))
@@ -182,10 +195,10 @@ func (s *Store) CountTokenTransfers(ctx context.Context, f TokenTransferFilter) 
 	switch {
 	case f.Wallet != nil:
 		args = append(args, f.Wallet)
-		n := len(args)
+		wallet := feltID(fmt.Sprintf("$%d", len(args)))
 		from := fmt.Sprintf(`(SELECT 1 FROM token_transfers e%s UNION ALL SELECT 1 FROM token_transfers e%s) t`,
-			and(append(conds, fmt.Sprintf("e.from_address = $%d", n))...),
-			and(append(conds, fmt.Sprintf("e.to_address = $%d AND e.from_address <> $%d", n, n))...))
+			and(append(conds, "e.from_id = "+wallet)...),
+			and(append(conds, "e.to_id = "+wallet+" AND e.from_id <> "+wallet)...))
 		return s.cappedCount(ctx, from, args...)
 	case len(conds) == 0:
 		return s.ListCount(ctx, "token_transfers")
@@ -202,7 +215,10 @@ func (s *Store) TransfersOfTxs(ctx context.Context, keys []TxKey) ([]*TokenTrans
 		JOIN token_transfers e ON e.block_number = k.b AND e.tx_index = k.i`+tokenTransferJoin+`
 		WHERE e.block_number BETWEEN $3 AND $4 AND t.block_number BETWEEN $3 AND $4 -- prunes partitions (CallsByTx)
 		ORDER BY e.block_number, e.tx_index, e.event_index`, blocks, idx, lo, hi)
-	return rows, err
+	if err != nil {
+		return nil, err
+	}
+	return rows, s.nameTransfers(ctx, rows)
 }
 
 // PriceKey asks for a token's USD price as of a block.

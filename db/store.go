@@ -39,13 +39,16 @@ type Store struct {
 	pageEnds *lru.Cache[pageEndKey, pageEnd]       // page_ends.go
 	counts   *countCache                           // counts.go
 	abis     *lru.Cache[starknet.Felt, *class.ABI] // call_inputs.go
-	names    *namesCache                           // names_cache.go; nil: none
-	clock    func() time.Time                      // nil: time.Now; tests move it
+	// feltsByID caches felt_ids for the rows that name felts by id (felt_ids.go).
+	feltsByID *feltsByID
+	names     *namesCache      // names_cache.go; nil: none
+	clock     func() time.Time // nil: time.Now; tests move it
 }
 
 // NewStore wraps an open database.
 func NewStore(conn *sqlx.DB) *Store {
-	return &Store{db: conn, prepared: newPreparedStatements(), pageEnds: newPageEnds(), counts: newCountCache(), abis: newABICache()}
+	return &Store{db: conn, prepared: newPreparedStatements(), pageEnds: newPageEnds(), counts: newCountCache(), abis: newABICache(),
+		feltsByID: newFeltsByID()}
 }
 
 // DB is the underlying connection pool.

@@ -92,10 +92,15 @@ type CallRow struct {
 	BlockNumber     int64  `db:"block_number"`
 	TxIndex         int    `db:"tx_index"`
 	CallIndex       int    `db:"call_index"`
-	ContractAddress Felt   `db:"contract_address"`
-	Selector        Felt   `db:"selector"`
+	ContractAddress Felt   `db:"-"`
+	Selector        Felt   `db:"-"`
 	Entrypoint      string `db:"entrypoint,nullempty"` // "" = unknown
-	ClassHash       Felt   `db:"class_hash"`
+	ClassHash       Felt   `db:"-"`                    // nil: unknown
+	// The three felts above by felt id (migration 00048), filled in when written
+	// (felt_ids.go); ClassID is nil when ClassHash is.
+	ContractID int32  `db:"contract_id"`
+	SelectorID int32  `db:"selector_id"`
+	ClassID    *int32 `db:"class_id"`
 	// The call's calldata is its transaction's calldata[CalldataOffset : +CalldataLength]
 	// when the offset is set, and Calldata is nil (NULL) then; otherwise Calldata holds it.
 	// Within a transaction, every call has a position or none has (migration 00043). Its
@@ -110,11 +115,14 @@ type EventRow struct {
 	BlockNumber int64     `db:"block_number"`
 	TxIndex     int       `db:"tx_index"`
 	EventIndex  int       `db:"event_index"`
-	FromAddress Felt      `db:"from_address"`
+	FromAddress Felt      `db:"-"`
+	FromID      int32     `db:"from_id"` // FromAddress's felt id, filled in when written (felt_ids.go)
 	Keys        FeltArray `db:"keys,emptyarray"`
 	Data        FeltArray `db:"data,emptyarray"`
-	// Key0 is the first key, in a column of its own for its index; InsertChainRows sets it.
-	Key0 Felt `db:"key0"`
+	// Key0 is the first key, whose felt id (nil: no keys) is in a column of its own for its
+	// index; InsertChainRows sets both.
+	Key0   Felt   `db:"-"`
+	Key0ID *int32 `db:"key0_id"`
 }
 
 // NFTEventRow is one row of nft_events.
@@ -233,11 +241,6 @@ func (r *ChainRows) ownTables() []chainTable {
 // reads, each keyed by block first: a bulk load may write them beside the batch's own
 // transaction (beside.go).
 func (r *ChainRows) besideTables() []chainTable {
-	for i := range r.Events {
-		if len(r.Events[i].Keys) > 0 {
-			r.Events[i].Key0 = r.Events[i].Keys[0]
-		}
-	}
 	return []chainTable{
 		chainTableOf("calls", r.Calls),
 		chainTableOf("events", r.Events),

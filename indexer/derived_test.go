@@ -59,7 +59,7 @@ func TestDerivedTokenState(t *testing.T) {
 	if err := d.Get(&moved, `SELECT count(*) FILTER (WHERE b.balance <> (
 			SELECT coalesce(sum(CASE WHEN x.to_address = b.owner_address THEN x.amount ELSE 0 END), 0)
 			     - coalesce(sum(CASE WHEN x.from_address = b.owner_address THEN x.amount ELSE 0 END), 0)
-			FROM token_transfers x WHERE x.token_address = b.token_address
+			FROM token_transfers_named x WHERE x.token_address = b.token_address
 			  AND (x.to_address = b.owner_address OR x.from_address = b.owner_address))) AS balances,
 		count(*) AS checked, (SELECT sum(transfer_count) FROM tokens WHERE standard = 'erc20')
 		  - (SELECT count(*) FROM token_transfers) AS transfers
@@ -236,7 +236,7 @@ func TestDerivedTokenState(t *testing.T) {
 	}
 	if err := d.Select(&bad, `SELECT t.address::text FROM tokens t
 		WHERE t.standard = 'erc20' AND t.transfer_count <>
-		  (SELECT count(*) FROM events e WHERE e.from_address = t.address AND e.key0 = $1)`, db.FeltOf(selTransfer)); err != nil {
+		  (SELECT count(*) FROM events_named e WHERE e.from_address = t.address AND e.key0 = $1)`, db.FeltOf(selTransfer)); err != nil {
 		t.Fatal(err)
 	}
 	if len(bad) > 0 {
@@ -383,12 +383,10 @@ func migrationSelect(t *testing.T, file, insert string) string {
 }
 
 // transfersWithCopies and balanceChangesWithTime are token_transfers and
-// erc20_balance_changes as they were before migration 00042 (and, for the second, 00045,
-// which names the token and the owner by felt id).
+// erc20_balance_changes as they were before migration 00042 (and before 00045-00046, which
+// name their addresses by felt id).
 const (
-	transfersWithCopies = `(SELECT e.*, t.hash AS transaction_hash, t.timestamp FROM token_transfers e
+	transfersWithCopies = `(SELECT e.*, t.hash AS transaction_hash, t.timestamp FROM token_transfers_named e
 		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index) token_transfers`
-	balanceChangesWithTime = `(SELECT tk.felt AS token_address, o.felt AS owner_address, c.block_number, c.balance, b.timestamp
-		FROM erc20_balance_changes c JOIN blocks b ON b.number = c.block_number
-		JOIN felt_ids tk ON tk.id = c.token_id JOIN felt_ids o ON o.id = c.owner_id) c`
+	balanceChangesWithTime = `(SELECT c.*, b.timestamp FROM erc20_balance_changes_named c JOIN blocks b ON b.number = c.block_number) c`
 )

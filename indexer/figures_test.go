@@ -104,7 +104,7 @@ func TestFiguresFromTheChain(t *testing.T) {
 	// Own stake, whether v1's StakeBalanceChanged or v2's StakeOwnBalanceChanged reported
 	// it: the STRK each staker has sent the staking contract, read from the Transfer events.
 	var v2Events int64
-	if err := d.Get(&v2Events, `SELECT count(*) FROM events WHERE key0 = $1`, db.FeltOf(starknet.Selector("StakeOwnBalanceChanged"))); err != nil || v2Events == 0 {
+	if err := d.Get(&v2Events, `SELECT count(*) FROM events_named WHERE key0 = $1`, db.FeltOf(starknet.Selector("StakeOwnBalanceChanged"))); err != nil || v2Events == 0 {
 		t.Fatalf("%d StakeOwnBalanceChanged events indexed (%v): the v2 path is not exercised", v2Events, err)
 	}
 	var sent []struct {
@@ -113,7 +113,7 @@ func TestFiguresFromTheChain(t *testing.T) {
 		Data   db.FeltArray `db:"data"`
 	}
 	if err := d.Select(&sent, `SELECT v.staker_address, v.self_stake::text, e.data FROM validators v
-		JOIN events e ON e.from_address = $1 AND e.key0 = $2 AND felts_at(e.data, 1) = v.staker_address AND felts_at(e.data, 2) = $3`,
+		JOIN events_named e ON e.from_address = $1 AND e.key0 = $2 AND felts_at(e.data, 1) = v.staker_address AND felts_at(e.data, 2) = $3`,
 		db.FeltOf(starknet.MustFelt(strk)), db.FeltOf(starknet.Selector("Transfer")), db.FeltOf(starknet.MustFelt(staking))); err != nil {
 		t.Fatal(err)
 	}

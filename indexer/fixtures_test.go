@@ -373,7 +373,7 @@ func checkTransaction(t *testing.T, d *sqlx.DB, block int64, i int, tx, r fx) {
 		Keys  db.FeltArray `db:"keys"`
 		Data  db.FeltArray `db:"data"`
 	}
-	if err := d.Select(&got, `SELECT event_index, from_address, key0, keys, data FROM events
+	if err := d.Select(&got, `SELECT event_index, from_address, key0, keys, data FROM events_named
 		WHERE block_number = $1 AND tx_index = $2 ORDER BY event_index`, block, i); err != nil {
 		t.Fatal(err)
 	}
@@ -484,8 +484,10 @@ var snapshotTables = []string{"blocks", "transactions", "calls", "events", "clas
 // snapshotRows read a table whose rows name felts by id (db/felt_ids.go) with the felts:
 // ids depend on the order in which a run met the felts, which two runs need not share.
 var snapshotRows = map[string]string{
-	"erc20_balance_changes": `(SELECT tk.felt AS token, o.felt AS owner, c.block_number, c.balance FROM erc20_balance_changes c
-		JOIN felt_ids tk ON tk.id = c.token_id JOIN felt_ids o ON o.id = c.owner_id)`,
+	"erc20_balance_changes": "erc20_balance_changes_named",
+	"token_transfers":       "token_transfers_named",
+	"events":                "events_named",
+	"calls":                 "calls_named",
 }
 
 // snapshot returns every row of the derived tables as text, table by table, sorted.

@@ -19,7 +19,7 @@ func TestCallInputsDecodedWithTheCalleeABI(t *testing.T) {
 
 	var keys []db.TxKey
 	if err := d.Select(&keys, `SELECT DISTINCT block_number AS "block", tx_index AS "index" FROM calls
-		WHERE entrypoint = 'transfer' AND class_hash IS NOT NULL ORDER BY 1, 2 LIMIT 50`); err != nil {
+		WHERE entrypoint = 'transfer' AND class_id IS NOT NULL ORDER BY 1, 2 LIMIT 50`); err != nil {
 		t.Fatal(err)
 	}
 	read, err := db.NewStore(d).CallsByTx(context.Background(), keys)

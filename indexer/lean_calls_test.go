@@ -276,7 +276,7 @@ func BenchmarkCallsPage(b *testing.B) {
 	b.Run("decode-named", func(b *testing.B) {
 		var named []db.TxKey
 		if err := lean.Select(&named, `SELECT block_number AS "block", tx_index AS "index" FROM calls
-			WHERE entrypoint = 'transfer' AND class_hash IS NOT NULL GROUP BY 1, 2 HAVING count(*) = 1 ORDER BY 1 DESC, 2 DESC LIMIT 25`); err != nil {
+			WHERE entrypoint = 'transfer' AND class_id IS NOT NULL GROUP BY 1, 2 HAVING count(*) = 1 ORDER BY 1 DESC, 2 DESC LIMIT 25`); err != nil {
 			b.Fatal(err)
 		}
 		calls, err := db.NewStore(lean).CallsByTx(ctx, named)

@@ -93,7 +93,7 @@ func TestFromBlockLooksUpContracts(t *testing.T) {
 	// Transactions and calls of the range are derived as in the full index.
 	for _, q := range []string{
 		`SELECT (block_number, tx_index, class_hash, partial_calls_parsing)::text FROM transactions WHERE block_number >= 40 ORDER BY block_number, tx_index`,
-		`SELECT (block_number, tx_index, call_index, entrypoint, class_hash, calldata_offset, calldata_length)::text FROM calls WHERE block_number >= 40 ORDER BY block_number, tx_index, call_index`,
+		`SELECT (block_number, tx_index, call_index, entrypoint, class_hash, calldata_offset, calldata_length)::text FROM calls_named WHERE block_number >= 40 ORDER BY block_number, tx_index, call_index`,
 	} {
 		var a, b []string
 		if err := full.Select(&a, q); err != nil {
@@ -115,7 +115,7 @@ func TestFromBlockLooksUpContracts(t *testing.T) {
 		}
 	}
 	var named int
-	if err := mid.Get(&named, `SELECT count(*) FROM calls k JOIN contracts c ON c.address = k.contract_address
+	if err := mid.Get(&named, `SELECT count(*) FROM calls_named k JOIN contracts c ON c.address = k.contract_address
 		WHERE c.deployed_block IS NULL AND c.type = 'erc20' AND k.entrypoint IS NOT NULL`); err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,8 @@ func TestBalancesAtAnyBlock(t *testing.T) {
 		Token db.Felt `db:"token_address"`
 		Owner db.Felt `db:"owner_address"`
 	}
-	if err := s.db.Select(&pairs, `SELECT t.felt AS token_address, o.felt AS owner_address FROM erc20_balance_changes c
-		JOIN felt_ids t ON t.id = c.token_id JOIN felt_ids o ON o.id = c.owner_id
-		GROUP BY 1, 2 HAVING count(*) >= 3 ORDER BY md5(t.felt || o.felt) LIMIT 20`); err != nil {
+	if err := s.db.Select(&pairs, `SELECT token_address, owner_address FROM erc20_balance_changes_named
+		GROUP BY 1, 2 HAVING count(*) >= 3 ORDER BY md5(token_address || owner_address) LIMIT 20`); err != nil {
 		t.Fatal(err)
 	}
 	if len(pairs) < 20 {
@@ -32,7 +31,7 @@ func TestBalancesAtAnyBlock(t *testing.T) {
 		var sum string
 		if err := s.db.Get(&sum, `SELECT coalesce(sum(CASE WHEN to_address = $2 THEN amount ELSE 0 END)
 			- sum(CASE WHEN from_address = $2 THEN amount ELSE 0 END), 0)::text
-			FROM token_transfers WHERE token_address = $1 AND (to_address = $2 OR from_address = $2) AND block_number <= $3`,
+			FROM token_transfers_named WHERE token_address = $1 AND (to_address = $2 OR from_address = $2) AND block_number <= $3`,
 			token, owner, block); err != nil {
 			t.Fatal(err)
 		}

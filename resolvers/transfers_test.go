@@ -16,8 +16,9 @@ func TestTokenTransferFilterAndOrder(t *testing.T) {
 	for b := 1; b <= 3; b++ {
 		s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_address, execution_status, finality_status)
 			VALUES ($1, 0, $2, 'INVOKE', 3, $3, '\xaa', 'SUCCEEDED', 'ACCEPTED_ON_L2')`, b, []byte{0x70, byte(b)}, b*100)
-		s.exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_address, from_address, to_address, amount, is_fee)
-			VALUES ($1, 0, 0, '\x070c', '\xaa', '\xbb', 5, false), ($1, 0, 1, '\x070c', '\xaa', '\x05e9', 1, true)`, b)
+		s.exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_id, from_id, to_id, amount, is_fee)
+			VALUES ($1, 0, 0, felt_id('\x070c'), felt_id('\xaa'), felt_id('\xbb'), 5, false),
+			($1, 0, 1, felt_id('\x070c'), felt_id('\xaa'), felt_id('\x05e9'), 1, true)`, b)
 	}
 	s.exec(`INSERT INTO list_counts (name, count) VALUES ('token_transfers', 6)`) // kept by the indexer
 	type page = connection[struct {

@@ -26,12 +26,12 @@ func TestMessages(t *testing.T) {
 	}
 	insert(5, 0, 0, 0, deposit, l1Sender, bridge)
 	exec(`UPDATE transactions SET l1_transaction_hash = '\x1111' WHERE block_number = 5 AND tx_index = 0`)
-	exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_address, from_address, to_address, amount)
-		VALUES (5, 0, 2, $1, '\x', $2, 1000)`, ethAddr, account(1))
+	exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_id, from_id, to_id, amount)
+		VALUES (5, 0, 2, felt_id($1), felt_id('\x'), felt_id($2), 1000)`, ethAddr, account(1))
 	for _, b := range []int{7, 9} {
 		insert(b, 1, 1, 0, withdrawal, bridge, l1Recipient)
-		exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_address, from_address, to_address, amount)
-			VALUES ($1, 1, 2, $2, $3, '\x', 300)`, b, ethAddr, account(2))
+		exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_id, from_id, to_id, amount)
+			VALUES ($1, 1, 2, felt_id($2), felt_id($3), felt_id('\x'), 300)`, b, ethAddr, account(2))
 	}
 	for b := 10; b < 32; b++ {
 		insert(b/2+5, b%2, 0, 0, db.FeltFromUint64(uint64(0x5000+b)), l1Sender, bridge)

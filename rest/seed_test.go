@@ -113,16 +113,16 @@ func seed(t testing.TB, conn *sqlx.DB) {
 				$10, $11, 1)`,
 				n, i, txHash(n, i), baseTime+int64(n)*10, sender, accountClass, executeSel, n, finality,
 				db.FeltArray{db.FeltFromUint64(1), ethAddr, transferSel}, db.FeltArray{db.FeltFromUint64(0x51)})
-			exec(`INSERT INTO calls (block_number, tx_index, call_index, contract_address, selector, entrypoint, class_hash, calldata, inputs, outputs)
-				VALUES ($1, $2, 0, $3, $4, 'transfer', $5, $6, $7, '{"0": true}')`,
+			exec(`INSERT INTO calls (block_number, tx_index, call_index, contract_id, selector_id, entrypoint, class_id, calldata, inputs, outputs)
+				VALUES ($1, $2, 0, felt_id($3), felt_id($4), 'transfer', felt_id($5), $6, $7, '{"0": true}')`,
 				n, i, ethAddr, transferSel, erc20Class, db.FeltArray{recipient, db.FeltFromUint64(48912831549305), db.FeltFromUint64(0)},
 				fmt.Sprintf(`{"recipient": "%s", "amount": {"low": "48912831549305", "high": "0"}}`, recipient.Hex()))
-			exec(`INSERT INTO events (block_number, tx_index, event_index, from_address, key0, keys, data) VALUES ($1, $2, 0, $3, $4, $5, $6)`,
+			exec(`INSERT INTO events (block_number, tx_index, event_index, from_id, key0_id, keys, data) VALUES ($1, $2, 0, felt_id($3), felt_id($4), $5, $6)`,
 				n, i, ethAddr, transferKey, db.FeltArray{transferKey}, db.FeltArray{sender, recipient, db.FeltFromUint64(7), db.FeltFromUint64(0)})
 			// The event's transfer, and the fee transfer to the sequencer (not an event here).
-			exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_address, from_address, to_address,
-				amount, is_fee) VALUES ($1, $2, 0, $3, $4, $5, 7, false),
-				($1, $2, 1, $3, $4, $6, 48912831549305, true)`,
+			exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_id, from_id, to_id,
+				amount, is_fee) VALUES ($1, $2, 0, felt_id($3), felt_id($4), felt_id($5), 7, false),
+				($1, $2, 1, felt_id($3), felt_id($4), felt_id($6), 48912831549305, true)`,
 				n, i, ethAddr, sender, recipient, db.MustFelt("0x5e9"))
 		}
 	}
@@ -158,7 +158,7 @@ func seed(t testing.TB, conn *sqlx.DB) {
 			VALUES ($1, 1, 0, $2, $3, 'claim_reward_token')`, n, account(0), db.MustFelt("0x414e595f43414c4c4552"))
 	}
 	// The outside execution is the call of the meta-transactions.
-	exec(`UPDATE calls SET selector = $1, entrypoint = 'execute_from_outside_v3' WHERE block_number BETWEEN 5 AND 7 AND tx_index = 1`, outsideSel)
+	exec(`UPDATE calls SET selector_id = felt_id($1), entrypoint = 'execute_from_outside_v3' WHERE block_number BETWEEN 5 AND 7 AND tx_index = 1`, outsideSel)
 
 	exec(`INSERT INTO validators (staker_address, reward_address, name, is_verified, self_stake, delegated_stake_strk, revenue_share_bps,
 		state, start_time, total_delegators, liveness_attested_epochs, liveness_total_epochs, liveness_last_epoch)

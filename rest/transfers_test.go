@@ -58,7 +58,7 @@ func (e *env) sqlIDs(where, order string, args ...any) []string {
 	var ids []string
 	// timestamp: the transfer's block's (token_transfers keeps no copy of it, migration 00042).
 	q := `SELECT block_number || '_' || tx_index || '_' || event_index
-		FROM (SELECT e.*, b.timestamp FROM token_transfers e JOIN blocks b ON b.number = e.block_number) e WHERE ` + where +
+		FROM (SELECT e.*, b.timestamp FROM token_transfers_named e JOIN blocks b ON b.number = e.block_number) e WHERE ` + where +
 		fmt.Sprintf(` ORDER BY block_number %[1]s, tx_index %[1]s, event_index %[1]s`, order)
 	if err := e.db.Select(&ids, q, args...); err != nil {
 		e.t.Fatal(err)

@@ -23,11 +23,13 @@ CREATE TABLE IF NOT EXISTS felt_ids (
 COMMENT ON INDEX felt_ids_pkey IS 'a felt by its id, for the rows that name it by id';
 COMMENT ON INDEX felt_ids_felt IS 'a felt''s id, in every statement that filters by a felt stored as an id (db/felt_ids.go feltID), and its assignment';
 
--- felt_id is the id of a felt, assigned when it has none: for SQL that writes rows by hand
--- (tests, an operator's repair). The indexer assigns ids in batches (db/felt_ids.go).
+-- felt_id is the id of a felt (leading zero bytes stripped, as the indexer stores felts),
+-- assigned when it has none: for SQL that writes rows by hand (tests, an operator's
+-- repair). The indexer assigns ids in batches (db/felt_ids.go).
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION felt_id(f bytea) RETURNS integer LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION felt_id(raw bytea) RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
+    f     bytea := ltrim(raw, '\x00'::bytea);
     found integer;
 BEGIN
     SELECT id INTO found FROM felt_ids WHERE felt = f;
