@@ -9,12 +9,13 @@ import (
 	"github.com/lib/pq"
 )
 
-// The felt dictionary (migration 00045). A few thousand addresses (tokens, busy accounts,
-// the sequencer) fill most rows of the derived tables. Stored as bytea an address costs 33
-// bytes in every row and every index entry that names it; as an id into felt_ids, 4. The
-// tables that use it keep a *_id column where they held the felt, and their statements
-// find the id with `(SELECT id FROM felt_ids WHERE felt = $1)`: one probe of felt_ids_felt
-// per statement, none per row.
+// The felt dictionary (migrations 00045-00048). A few thousand addresses (tokens, busy
+// accounts, the sequencer) and a few dozen selectors fill most rows of the per-block
+// tables. Stored as bytea a felt costs 33 bytes in every row and every index entry that
+// names it; as an id into felt_ids, 4. erc20_balance_changes, token_transfers, events and
+// calls keep a *_id column where they held the felt. Their statements find an id with
+// feltID (one probe of felt_ids_felt per statement, none per row), and the Store fills in
+// the felts of the rows it read from its own cache of felt_ids (feltsOf).
 //
 // Ids are assigned in statements of their own, committed at once, before a batch writes
 // its rows: a batch that is rolled back leaves ids nothing uses, which costs nothing,
