@@ -110,60 +110,48 @@ func assignFeltIDs(ctx context.Context, pool sqlx.QueryerContext, felts pq.Bytea
 
 // assignIDs fills the *_id columns of the rows that name felts by id.
 func (r *ChainRows) assignIDs(ctx context.Context, tx *WriteTx) error {
-	if len(r.BalancePoints) == 0 && len(r.TokenTransfers) == 0 && len(r.Events) == 0 && len(r.Calls) == 0 {
-		return nil
+	var felts []Felt
+	var dst []*int32
+	named := func(f Felt, id *int32) { felts, dst = append(felts, f), append(dst, id) }
+	for i := range r.BalancePoints {
+		p := &r.BalancePoints[i]
+		named(p.Token, &p.TokenID)
+		named(p.Owner, &p.OwnerID)
 	}
-	felts := make([]Felt, 0, 2*len(r.BalancePoints)+3*len(r.TokenTransfers)+2*len(r.Events)+3*len(r.Calls))
-	for _, p := range r.BalancePoints {
-		felts = append(felts, p.Token, p.Owner)
-	}
-	for _, t := range r.TokenTransfers {
-		felts = append(felts, t.TokenAddress, t.FromAddress, t.ToAddress)
+	for i := range r.TokenTransfers {
+		t := &r.TokenTransfers[i]
+		named(t.TokenAddress, &t.TokenID)
+		named(t.FromAddress, &t.FromID)
+		named(t.ToAddress, &t.ToID)
 	}
 	for i := range r.Events {
 		e := &r.Events[i]
+		named(e.FromAddress, &e.FromID)
+		e.Key0ID = nil
 		if len(e.Keys) > 0 {
-			e.Key0 = e.Keys[0]
-		}
-		felts = append(felts, e.FromAddress)
-		if e.Key0 != nil {
-			felts = append(felts, e.Key0)
+			e.Key0ID = new(int32)
+			named(e.Keys[0], e.Key0ID)
 		}
 	}
-	for _, c := range r.Calls {
-		felts = append(felts, c.ContractAddress, c.Selector)
+	for i := range r.Calls {
+		c := &r.Calls[i]
+		named(c.ContractAddress, &c.ContractID)
+		named(c.Selector, &c.SelectorID)
+		c.ClassID = nil
 		if c.ClassHash != nil {
-			felts = append(felts, c.ClassHash)
+			c.ClassID = new(int32)
+			named(c.ClassHash, c.ClassID)
 		}
+	}
+	if len(felts) == 0 {
+		return nil
 	}
 	ids, err := tx.feltIDs().IDs(ctx, tx.pool, felts)
 	if err != nil {
 		return err
 	}
-	id := func(f Felt) int32 { return ids[string(Normalize(f))] }
-	for i := range r.BalancePoints {
-		p := &r.BalancePoints[i]
-		p.TokenID, p.OwnerID = id(p.Token), id(p.Owner)
-	}
-	for i := range r.TokenTransfers {
-		t := &r.TokenTransfers[i]
-		t.TokenID, t.FromID, t.ToID = id(t.TokenAddress), id(t.FromAddress), id(t.ToAddress)
-	}
-	for i := range r.Events {
-		e := &r.Events[i]
-		e.FromID, e.Key0ID = id(e.FromAddress), nil
-		if e.Key0 != nil {
-			k := id(e.Key0)
-			e.Key0ID = &k
-		}
-	}
-	for i := range r.Calls {
-		c := &r.Calls[i]
-		c.ContractID, c.SelectorID, c.ClassID = id(c.ContractAddress), id(c.Selector), nil
-		if c.ClassHash != nil {
-			k := id(c.ClassHash)
-			c.ClassID = &k
-		}
+	for i, f := range felts {
+		*dst[i] = ids[string(Normalize(f))]
 	}
 	return nil
 }
@@ -220,66 +208,60 @@ func (s *Store) feltsOf(ctx context.Context, ids []int32) (map[int32]Felt, error
 	return out, nil
 }
 
-// nameTransfers fills in the addresses of transfers read with their ids alone.
-func (s *Store) nameTransfers(ctx context.Context, rows []*TokenTransfer) error {
-	if len(rows) == 0 {
+// feltRefs pairs the felt ids a page's rows hold with the fields their felts go to.
+type feltRefs struct {
+	ids []int32
+	dst []*Felt
+}
+
+func (r *feltRefs) add(id int32, dst *Felt) { r.ids, r.dst = append(r.ids, id), append(r.dst, dst) }
+
+// fillFelts sets each field of refs to the felt of its id.
+func (s *Store) fillFelts(ctx context.Context, refs feltRefs) error {
+	if len(refs.ids) == 0 {
 		return nil
 	}
-	ids := make([]int32, 0, 3*len(rows))
-	for _, r := range rows {
-		ids = append(ids, r.TokenID, r.FromID, r.ToID)
-	}
-	felts, err := s.feltsOf(ctx, ids)
+	felts, err := s.feltsOf(ctx, refs.ids)
 	if err != nil {
 		return err
 	}
-	for _, r := range rows {
-		r.TokenAddress, r.FromAddress, r.ToAddress = felts[r.TokenID], felts[r.FromID], felts[r.ToID]
+	for i, d := range refs.dst {
+		*d = felts[refs.ids[i]]
 	}
 	return nil
 }
 
+// nameTransfers fills in the addresses of transfers read with their ids alone.
+func (s *Store) nameTransfers(ctx context.Context, rows []*TokenTransfer) error {
+	var refs feltRefs
+	for _, r := range rows {
+		refs.add(r.TokenID, &r.TokenAddress)
+		refs.add(r.FromID, &r.FromAddress)
+		refs.add(r.ToID, &r.ToAddress)
+	}
+	return s.fillFelts(ctx, refs)
+}
+
 // nameEvents fills in the emitters of events read with their ids alone.
 func (s *Store) nameEvents(ctx context.Context, rows []*Event) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	ids := make([]int32, len(rows))
-	for i, r := range rows {
-		ids[i] = r.FromID
-	}
-	felts, err := s.feltsOf(ctx, ids)
-	if err != nil {
-		return err
-	}
+	var refs feltRefs
 	for _, r := range rows {
-		r.FromAddress = felts[r.FromID]
+		refs.add(r.FromID, &r.FromAddress)
 	}
-	return nil
+	return s.fillFelts(ctx, refs)
 }
 
 // nameCalls fills in the contracts, selectors and classes of calls read with their ids
 // alone.
 func (s *Store) nameCalls(ctx context.Context, rows []*Call) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	ids := make([]int32, 0, 3*len(rows))
+	var refs feltRefs
 	for _, r := range rows {
-		ids = append(ids, r.ContractID, r.SelectorID)
+		refs.add(r.ContractID, &r.ContractAddress)
+		refs.add(r.SelectorID, &r.Selector)
+		r.ClassHash = nil
 		if r.ClassID != nil {
-			ids = append(ids, *r.ClassID)
+			refs.add(*r.ClassID, &r.ClassHash)
 		}
 	}
-	felts, err := s.feltsOf(ctx, ids)
-	if err != nil {
-		return err
-	}
-	for _, r := range rows {
-		r.ContractAddress, r.Selector, r.ClassHash = felts[r.ContractID], felts[r.SelectorID], nil
-		if r.ClassID != nil {
-			r.ClassHash = felts[*r.ClassID]
-		}
-	}
-	return nil
+	return s.fillFelts(ctx, refs)
 }

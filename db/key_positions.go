@@ -80,11 +80,9 @@ func positionsOf(r *ChainRows) map[listKey][]keyPosition {
 		e := &r.Events[i]
 		p := keyPosition{e.BlockNumber, e.TxIndex, e.EventIndex}
 		add(eventsByEmitter, e.FromAddress, p)
-		key0 := e.Key0
-		if key0 == nil && len(e.Keys) > 0 {
-			key0 = e.Keys[0]
+		if len(e.Keys) > 0 {
+			add(eventsByKey0, e.Keys[0], p)
 		}
-		add(eventsByKey0, key0, p)
 	}
 	for i := range r.Transactions {
 		t := &r.Transactions[i]

@@ -119,9 +119,8 @@ type EventRow struct {
 	FromID      int32     `db:"from_id"` // FromAddress's felt id, filled in when written (felt_ids.go)
 	Keys        FeltArray `db:"keys,emptyarray"`
 	Data        FeltArray `db:"data,emptyarray"`
-	// Key0 is the first key, whose felt id (nil: no keys) is in a column of its own for its
-	// index; InsertChainRows sets both.
-	Key0   Felt   `db:"-"`
+	// Key0ID is the felt id of the first key (nil: no keys), in a column of its own for its
+	// index; InsertChainRows sets it.
 	Key0ID *int32 `db:"key0_id"`
 }
 
