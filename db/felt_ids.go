@@ -3,8 +3,8 @@ package db
 import (
 	"context"
 	"fmt"
-	"sync"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
@@ -28,36 +28,36 @@ func feltID(expr string) string { return "(SELECT id FROM felt_ids WHERE felt = 
 // FeltIDs is the indexer's cache of felt_ids: felt (its column form) -> id. Ids are never
 // changed nor removed, so an entry never goes stale.
 type FeltIDs struct {
-	mu  sync.Mutex
-	ids map[string]int32
+	ids *lru.Cache[string, int32]
 }
 
-// maxCachedFeltIDs bounds the cache (about 100 bytes an entry). On mainnet the hot
-// addresses come back batch after batch; the long tail is looked up when it does.
+// maxCachedFeltIDs bounds each cache of felt_ids (about 100 bytes an entry). On mainnet
+// the hot addresses come back batch after batch and page after page; the long tail is
+// looked up when it does.
 const maxCachedFeltIDs = 1 << 18
 
 // NewFeltIDs is an empty cache.
-func NewFeltIDs() *FeltIDs { return &FeltIDs{ids: map[string]int32{}} }
+func NewFeltIDs() *FeltIDs {
+	ids, _ := lru.New[string, int32](maxCachedFeltIDs) // errors only for a size below 1
+	return &FeltIDs{ids: ids}
+}
 
 // IDs gives each felt's id, assigning the new ones. The result is keyed by the felts'
 // column form (Normalize).
 func (c *FeltIDs) IDs(ctx context.Context, pool sqlx.QueryerContext, felts []Felt) (map[string]int32, error) {
 	out := make(map[string]int32, len(felts))
 	var missing pq.ByteaArray
-	c.mu.Lock()
 	for _, f := range felts {
 		k := string(Normalize(f))
 		if _, done := out[k]; done {
 			continue
 		}
-		if id, ok := c.ids[k]; ok {
-			out[k] = id
-			continue
+		id, ok := c.ids.Get(k)
+		out[k] = id
+		if !ok {
+			missing = append(missing, []byte(k))
 		}
-		out[k] = 0
-		missing = append(missing, []byte(k))
 	}
-	c.mu.Unlock()
 	if len(missing) == 0 {
 		return out, nil
 	}
@@ -65,14 +65,9 @@ func (c *FeltIDs) IDs(ctx context.Context, pool sqlx.QueryerContext, felts []Fel
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.ids)+len(found) > maxCachedFeltIDs {
-		c.ids = map[string]int32{}
-	}
 	for k, id := range found {
 		out[k] = id
-		c.ids[k] = id
+		c.ids.Add(k, id)
 	}
 	return out, nil
 }
@@ -156,34 +151,29 @@ func (r *ChainRows) assignIDs(ctx context.Context, tx *WriteTx) error {
 	return nil
 }
 
-// feltsByID is the reading side's cache of felt_ids: id -> felt. A page's rows read their
-// ids and get the felts from here, so that no statement joins felt_ids row by row: the few
-// thousand addresses of the busy rows stay cached, and the others cost one statement for
-// a page's misses.
-type feltsByID struct {
-	mu    sync.RWMutex
-	felts map[int32]Felt
+// newFeltsByID is the reading side's cache of felt_ids: id -> felt. A page's rows read
+// their ids and get the felts from here, so that no statement joins felt_ids row by row:
+// the few thousand addresses of the busy rows stay cached, and the others cost one
+// statement for a page's misses.
+func newFeltsByID() *lru.Cache[int32, Felt] {
+	c, _ := lru.New[int32, Felt](maxCachedFeltIDs) // errors only for a size below 1
+	return c
 }
-
-func newFeltsByID() *feltsByID { return &feltsByID{felts: map[int32]Felt{}} }
 
 // feltsOf gives the felt of each id, reading those not cached in one statement.
 func (s *Store) feltsOf(ctx context.Context, ids []int32) (map[int32]Felt, error) {
-	c := s.feltsByID
 	out := make(map[int32]Felt, len(ids))
 	var missing pq.Int32Array
-	c.mu.RLock()
 	for _, id := range ids {
 		if _, done := out[id]; done {
 			continue
 		}
-		f, ok := c.felts[id]
+		f, ok := s.feltsByID.Get(id)
 		out[id] = f
 		if !ok {
 			missing = append(missing, id)
 		}
 	}
-	c.mu.RUnlock()
 	if len(missing) == 0 {
 		return out, nil
 	}
@@ -197,13 +187,9 @@ func (s *Store) feltsOf(ctx context.Context, ids []int32) (map[int32]Felt, error
 	if len(rows) < len(missing) {
 		return nil, &StoreError{Query: "felt ids", Err: fmt.Errorf("%d of %d felt ids are not in felt_ids", len(missing)-len(rows), len(missing))}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.felts)+len(rows) > maxCachedFeltIDs {
-		c.felts = map[int32]Felt{}
-	}
 	for _, r := range rows {
-		c.felts[r.ID], out[r.ID] = r.Felt, r.Felt
+		s.feltsByID.Add(r.ID, r.Felt)
+		out[r.ID] = r.Felt
 	}
 	return out, nil
 }

@@ -40,7 +40,7 @@ type Store struct {
 	counts   *countCache                           // counts.go
 	abis     *lru.Cache[starknet.Felt, *class.ABI] // call_inputs.go
 	// feltsByID caches felt_ids for the rows that name felts by id (felt_ids.go).
-	feltsByID *feltsByID
+	feltsByID *lru.Cache[int32, Felt]
 	names     *namesCache      // names_cache.go; nil: none
 	clock     func() time.Time // nil: time.Now; tests move it
 }
