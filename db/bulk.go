@@ -20,12 +20,13 @@ import (
 
 // bulkTables are the tables that grow with every block: each one left out keeps a
 // B-tree insert per secondary index and a foreign-key check per row on the load's path.
-var bulkTables = []string{"transactions", "transaction_hashes", "calls", "events", "token_transfers", "erc20_balance_changes", "nft_events",
+var bulkTables = []string{"transactions", "calls", "events", "token_transfers", "erc20_balance_changes", "nft_events",
 	"meta_transactions", "messages", "staking_activity", "attestations"}
 
 // KeptWhileBulkLoading are the secondary indexes of bulkTables that stay through a bulk load.
 // The L1 follower finds L1_HANDLER transactions by message hash while the indexer catches
-// up. The others lead with the block, or with a column that takes few values among a
+// up, and the API transactions by hash (transactions_hash, rebuilt once the load has
+// ended: rebuiltAfterBulkLoad). The others lead with the block, or with a column that takes few values among a
 // batch's rows (a contract, a validator): each batch's rows land at the edge of a few key
 // ranges, on a few pages, and kept up as they arrive these indexes cost less than a
 // rebuild. Those that lead with an account (a sender, a transfer's two sides, a delegator)
@@ -37,19 +38,20 @@ var bulkTables = []string{"transactions", "transaction_hashes", "calls", "events
 // transaction: events_from 326 against 182, events_key0 290 against 162;
 // docs/performance.md "Storage").
 var KeptWhileBulkLoading = []string{
-	"transactions_message_hash",
+	"transactions_message_hash", "transactions_hash",
 	"transactions_contract", // most transactions have no contract_address
 	"erc20_balance_changes_block", "meta_transactions_recent", "nft_events_sales", "nft_events_contract",
 	"messages_direction", "messages_contract", "staking_activity_staker", "attestations_staker",
 }
 
-// rebuiltAfterBulkLoad are unique indexes of bulkTables that a bulk load keeps (they guard
-// what is written) although its rows land all over them: a balance change by token and
-// owner, a transaction by its hash (335 and 74 bytes per transaction against 207 and 58
-// rebuilt, at 260,000 transactions). Kept up through the load their pages are half to two
+// rebuiltAfterBulkLoad are indexes of bulkTables that a bulk load keeps, although its rows
+// land all over them: a unique index that guards what is written (a balance change by
+// token and owner), and the index of transactions by hash that the API reads (335 and 74
+// bytes per transaction against 207 and 58 rebuilt, at 260,000 transactions, when the
+// hashes had a table of their own). Kept up through the load their pages are half to two
 // thirds full; RestoreConstraints rebuilds them once the load has ended (REINDEX
 // CONCURRENTLY: readers and the indexer's writes go on meanwhile).
-var rebuiltAfterBulkLoad = []string{"erc20_balance_changes_pkey", "transaction_hashes_pkey"}
+var rebuiltAfterBulkLoad = []string{"erc20_balance_changes_pkey", "transactions_hash"}
 
 // DeferConstraints drops the secondary indexes and foreign keys of the per-block tables,
 // keeping their definitions for RestoreConstraints. Unique indexes and primary keys stay:
@@ -172,13 +174,13 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 // rebuildAfterBulkLoad rebuilds rebuiltAfterBulkLoad compactly, without locking out readers
 // or writers. REINDEX CONCURRENTLY cannot run in a transaction, so it follows the restore;
 // one interrupted leaves an invalid copy named <index>_ccnew... (or, in its last phases,
-// <index>_ccold...), dropped here first.
+// <index>_ccold...), of the index or of a partition's, dropped here first.
 func rebuildAfterBulkLoad(ctx context.Context, conn *sqlx.DB) error {
 	var leftovers []string
 	if err := conn.SelectContext(ctx, &leftovers, `SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
 		WHERE NOT x.indisvalid AND i.relnamespace = 'public'::regnamespace
-		  AND (i.relname LIKE ANY (SELECT n || '\_ccnew%' FROM unnest($1::text[]) n)
-		    OR i.relname LIKE ANY (SELECT n || '\_ccold%' FROM unnest($1::text[]) n))`, pq.StringArray(rebuiltAfterBulkLoad)); err != nil {
+		  AND i.relname ~ '_cc(new|old)[0-9]*$'
+		  AND x.indrelid IN (SELECT relid FROM unnest($1::text[]) n, pg_partition_tree(n::regclass))`, pq.StringArray(bulkTables)); err != nil {
 		return err
 	}
 	for _, name := range leftovers {

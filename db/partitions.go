@@ -17,8 +17,8 @@ import (
 // block range (migrations 00028 and 00030): a partition per blocks_per_partition blocks,
 // named after its first block. A row whose block has no partition cannot be written, so
 // the indexer makes them ahead of the blocks it writes, one partition ahead, through
-// Partitions.Cover. A transaction's hash, unique across partitions, is kept in
-// transaction_hashes (migration 00030).
+// Partitions.Cover. A transaction is found by its hash through each partition's index of
+// the hash's first bytes (transactions_hash, migration 00049).
 
 // PartitionedTables are the tables partitioned by block range.
 var PartitionedTables = []string{"transactions", "calls", "events", "token_transfers"}

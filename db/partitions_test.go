@@ -152,8 +152,9 @@ func TestPartitionsAreMadeAhead(t *testing.T) {
 }
 
 // Migrations 00028 and 00030 make the existing tables partitions, rows and all, and adopt
-// their indexes and foreign keys (00030 also moves the transactions' hashes to
-// transaction_hashes); their down migrations give the plain tables back with their rows.
+// their indexes and foreign keys (00030 also moved the transactions' hashes to
+// transaction_hashes, which 00049 drops again); their down migrations give the plain
+// tables back with their rows.
 func TestPartitioningKeepsExistingRows(t *testing.T) {
 	ctx := context.Background()
 	conn := dbtest.New(t)
@@ -215,7 +216,7 @@ func TestPartitioningKeepsExistingRows(t *testing.T) {
 	if _, err := conn.Exec(`DELETE FROM blocks WHERE number >= 1`); err != nil {
 		t.Fatal(err)
 	}
-	for _, table := range append(db.PartitionedTables, "transaction_hashes") {
+	for _, table := range db.PartitionedTables {
 		var blocks []int64
 		if err := conn.Select(&blocks, `SELECT block_number FROM `+table); err != nil || !slices.Equal(blocks, []int64{0}) {
 			t.Errorf("%s after deleting blocks from 1 on: %v %v", table, blocks, err)
@@ -294,27 +295,39 @@ func TestKeyedReadsPlanTheirPartitionsOnly(t *testing.T) {
 	}
 }
 
-// A transaction looked up by its hash joins transaction_hashes to the partitions of
-// transactions (db.Store.TransactionsByHash): its block is known only as the statement runs,
-// so the plan lists every partition and the executor opens the one of the block alone.
-func TestHashLookupRunsItsPartitionOnly(t *testing.T) {
+// A transaction looked up by its hash (db.Store.TransactionsByHash) probes each partition's
+// index of hash prefixes, transactions_hash (migration 00049), and reads its one row: no
+// other row is fetched, as reading a partition whole would.
+func TestHashLookupProbesEachPartitionsIndex(t *testing.T) {
 	ctx := context.Background()
 	conn := dbtest.New(t)
 	dbtest.ShortPartitions(t, conn, 10)
 	if err := new(db.Partitions).Cover(ctx, conn, 0, 60); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int64{3, 33} {
-		if err := writeRows(ctx, conn, partitionedRows(n)); err != nil {
-			t.Fatal(err)
+	// Enough transactions that reading a partition whole costs more than a probe, as it
+	// does on any real chain: 200 in each of blocks 0 to 59.
+	rows := &db.ChainRows{}
+	for n := int64(0); n < 60; n++ {
+		rows.Blocks = append(rows.Blocks, partitionedRows(n).Blocks...)
+		for i := 0; i < 200; i++ {
+			tx := partitionedRows(n).Transactions[0]
+			tx.TxIndex, tx.Hash = i, db.FeltFromUint64(uint64(n<<32|int64(i)))
+			rows.Transactions = append(rows.Transactions, tx)
 		}
+	}
+	if err := writeRows(ctx, conn, rows); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(`ANALYZE transactions`); err != nil {
+		t.Fatal(err)
 	}
 	store := db.NewStore(conn)
 	var query string
 	var args []any
 	store.OnQuery = func(q string, a []any) { query, args = q, a }
-	if txs, _, err := store.TransactionsByHash(ctx, []db.Felt{partitionedRows(33).Transactions[0].Hash}); err != nil || len(txs) != 1 {
-		t.Fatalf("%d transactions, %v", len(txs), err)
+	if txs, _, err := store.TransactionsByHash(ctx, []db.Felt{db.FeltFromUint64(33<<32 | 7)}); err != nil || len(txs) != 1 || txs[0].BlockNumber != 33 || txs[0].Index != 7 {
+		t.Fatalf("%v, %v", txs, err)
 	}
 	plan, err := dbtest.ExplainAnalyze(conn, query, args)
 	if err != nil {
@@ -324,24 +337,32 @@ func TestHashLookupRunsItsPartitionOnly(t *testing.T) {
 	if err := json.Unmarshal(plan, &root); err != nil {
 		t.Fatal(err)
 	}
-	var ran []string
+	fetched, probed := 0, 0
 	var walk func(n explainedNode)
 	walk = func(n explainedNode) {
 		if strings.HasPrefix(n.Relation, "transactions_") && n.Loops > 0 {
-			ran = append(ran, n.Relation)
+			fetched += n.Rows + n.RemovedByFilter + n.RemovedByRecheck // an empty partition is read whole: 0
+		}
+		if strings.HasPrefix(n.Index, "transactions_") && strings.HasSuffix(n.Index, "_substring_idx") && n.Loops > 0 {
+			probed++
 		}
 		for _, c := range n.Plans {
 			walk(c)
 		}
 	}
 	walk(root[0].Plan)
-	if len(ran) != 1 || ran[0] != "transactions_30" {
-		t.Errorf("the lookup by hash read partitions %q, want transactions_30 alone:\n%s", ran, plan)
+	if fetched != 1 || probed == 0 {
+		t.Errorf("the lookup by hash fetched %d rows of transactions through %d probes of transactions_hash, want 1 row:\n%s", fetched, probed, plan)
 	}
 }
 
 type explainedNode struct {
-	Relation string          `json:"Relation Name"`
-	Loops    int             `json:"Actual Loops"`
-	Plans    []explainedNode `json:"Plans"`
+	NodeType         string          `json:"Node Type"`
+	Relation         string          `json:"Relation Name"`
+	Index            string          `json:"Index Name"`
+	Loops            int             `json:"Actual Loops"`
+	Rows             int             `json:"Actual Rows"`
+	RemovedByFilter  int             `json:"Rows Removed by Filter"`
+	RemovedByRecheck int             `json:"Rows Removed by Index Recheck"`
+	Plans            []explainedNode `json:"Plans"`
 }

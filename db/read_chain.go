@@ -106,22 +106,17 @@ type TxKey struct {
 // TransactionsByHash returns the transactions that exist among hashes, each with its
 // block (whole, as BlocksByNumber reads it): a transaction looked up by its hash is shown
 // with its block's hash (REST's details, GraphQL's block), and the two rows cost one
-// statement instead of three. The position comes from transaction_hashes (transactions is
-// partitioned by block, and a hash is unique only there); the plan looks the row up in the
-// transactions' partitions with it, and opens only the block's (pruned as it runs, in the
-// generic plan too: EXPLAIN ANALYZE shows the others "never executed").
+// statement instead of three. Each hash is looked up in transactions_hash, the index of the
+// hashes' first six bytes (migration 00049): one probe in each partition, then the whole
+// hash compared in the row.
 func (s *Store) TransactionsByHash(ctx context.Context, hashes []Felt) ([]*Transaction, []*Block, error) {
 	var rows []struct {
 		Transaction
 		Block Block `db:"b"`
 	}
-	// LIMIT 1 keeps the subquery a nested loop's inner side, run once per hash with the
-	// hash's position (a join the planner may flatten into a hash join of every partition).
-	if err := s.selectRows(ctx, &rows, `SELECT `+txCols+`, `+txBlockCols+` FROM transaction_hashes h
-		CROSS JOIN LATERAL (SELECT * FROM transactions t
-			WHERE t.block_number = h.block_number AND t.tx_index = h.tx_index LIMIT 1) t
-		JOIN blocks b ON b.number = h.block_number
-		WHERE h.hash = ANY($1)`, feltList(hashes)); err != nil {
+	if err := s.selectRows(ctx, &rows, `SELECT `+txCols+`, `+txBlockCols+` FROM unnest($1::bytea[]) AS h(hash)
+		JOIN transactions t ON `+txHashMatches("h.hash")+`
+		JOIN blocks b ON b.number = t.block_number`, feltList(hashes)); err != nil {
 		return nil, nil, err
 	}
 	txs, blocks := make([]*Transaction, len(rows)), make([]*Block, len(rows))
@@ -129,6 +124,12 @@ func (s *Store) TransactionsByHash(ctx context.Context, hashes []Felt) ([]*Trans
 		txs[i], blocks[i] = &rows[i].Transaction, &rows[i].Block
 	}
 	return txs, blocks, nil
+}
+
+// txHashMatches is the condition that transactions t has the hash of expr, written so that
+// it is looked up in transactions_hash.
+func txHashMatches(expr string) string {
+	return "substring(t.hash, 1, 6) = substring(" + expr + ", 1, 6) AND t.hash = " + expr
 }
 
 // txBlockCols read a transaction's whole block beside it, as the field tagged `db:"b"`.

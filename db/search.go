@@ -11,10 +11,15 @@ type SearchHit struct {
 	Key  Felt   `db:"key"`  // the hash or address
 }
 
-// searchedKeys are the columns a hex prefix is looked up in, each with a unique index.
-var searchedKeys = []struct{ kind, table, column string }{
-	{"Block", "blocks", "hash"}, {"Transaction", "transaction_hashes", "hash"}, {"Contract", "contracts", "address"},
-	{"Class", "classes", "hash"}, {"Token", "tokens", "address"}, {"Validator", "validators", "staker_address"},
+// searchedKeys are the columns a hex prefix is looked up in, each the head of an index:
+// a unique index of the column, or (prefix) transactions_hash, of the hash's first six
+// bytes, which keeps the hashes' order (migration 00049).
+var searchedKeys = []struct {
+	kind, table, column string
+	prefix              bool
+}{
+	{"Block", "blocks", "hash", false}, {"Transaction", "transactions", "hash", true}, {"Contract", "contracts", "address", false},
+	{"Class", "classes", "hash", false}, {"Token", "tokens", "address", false}, {"Validator", "validators", "staker_address", false},
 }
 
 // SearchKeyRange finds up to limit hashes and addresses of each kind between lo and hi
@@ -22,8 +27,14 @@ var searchedKeys = []struct{ kind, table, column string }{
 func (s *Store) SearchKeyRange(ctx context.Context, lo, hi Felt, limit int) ([]*SearchHit, error) {
 	parts := make([]string, len(searchedKeys))
 	for i, k := range searchedKeys {
+		where, order := k.column+` BETWEEN $1 AND $2`, k.column
+		if k.prefix {
+			head := `substring(` + k.column + `, 1, 6)`
+			where = head + ` BETWEEN substring($1, 1, 6) AND substring($2, 1, 6) AND ` + where
+			order = head + `, ` + order
+		}
 		parts[i] = `(SELECT '` + k.kind + `' AS kind, ` + k.column + ` AS key FROM ` + k.table +
-			` WHERE ` + k.column + ` BETWEEN $1 AND $2 ORDER BY ` + k.column + ` LIMIT $3)`
+			` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT $3)`
 	}
 	var rows []*SearchHit
 	err := s.selectRows(ctx, &rows, strings.Join(parts, " UNION ALL "), lo, hi, limit)

@@ -117,11 +117,13 @@ type EventRow struct {
 	EventIndex  int       `db:"event_index"`
 	FromAddress Felt      `db:"-"`
 	FromID      int32     `db:"from_id"` // FromAddress's felt id, filled in when written (felt_ids.go)
-	Keys        FeltArray `db:"keys,emptyarray"`
+	Keys        FeltArray `db:"-"`
 	Data        FeltArray `db:"data,emptyarray"`
-	// Key0ID is the felt id of the first key (nil: no keys), in a column of its own for its
-	// index; InsertChainRows sets it.
-	Key0ID *int32 `db:"key0_id"`
+	// The keys are stored as Key0ID, the felt id of the first key (nil: no keys), in a
+	// column of its own for its index, and KeysTail, the others (migration 00050);
+	// InsertChainRows sets both from Keys.
+	Key0ID   *int32    `db:"key0_id"`
+	KeysTail FeltArray `db:"keys_tail,emptyarray"`
 }
 
 // NFTEventRow is one row of nft_events.
@@ -190,22 +192,6 @@ type ChainRows struct {
 	Attestations     []Attestation
 }
 
-// transactionHash is a row of transaction_hashes, where a transaction is found by its hash
-// (migration 00030).
-type transactionHash struct {
-	Hash        Felt  `db:"hash"`
-	BlockNumber int64 `db:"block_number"`
-	TxIndex     int   `db:"tx_index"`
-}
-
-func hashesOf(txs []TransactionRow) []transactionHash {
-	out := make([]transactionHash, len(txs))
-	for i, t := range txs {
-		out[i] = transactionHash{Hash: t.Hash, BlockNumber: t.BlockNumber, TxIndex: t.TxIndex}
-	}
-	return out
-}
-
 // chainTable is one table of ChainRows: its name, its rows' shape, and the rows.
 type chainTable struct {
 	name  string
@@ -231,7 +217,6 @@ func (r *ChainRows) ownTables() []chainTable {
 	return []chainTable{
 		chainTableOf("blocks", r.Blocks),
 		chainTableOf("transactions", r.Transactions),
-		chainTableOf("transaction_hashes", hashesOf(r.Transactions)),
 		chainTableOf("erc20_balance_changes", r.BalancePoints),
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 // TestBulkLoadLeavesIndexesCompact: after a bulk load, the indexes whose rows land in the
 // middle of a key's range (an emitter's events, a selector's, a token's transfers, a type's
-// transactions, the unique indexes keyed by token and owner, by hash, by address) are
+// transactions, the unique index keyed by token and owner, the transactions by hash, by address) are
 // about as small as the same index built again at once. Kept up row by row through the
 // load, page splits left them 1.6-1.8 times that size (docs/performance.md "Storage").
 func TestBulkLoadLeavesIndexesCompact(t *testing.T) {
@@ -25,7 +25,7 @@ func TestBulkLoadLeavesIndexesCompact(t *testing.T) {
 		WHERE c.oid = $1::regclass AND c.relkind = 'i'
 		   OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = $1::regclass)`
 	for _, name := range []string{"events_from", "events_key0", "token_transfers_token", "transactions_type",
-		"erc20_balance_changes_pkey", "transaction_hashes_pkey", "token_transfers_from", "transactions_sender"} {
+		"erc20_balance_changes_pkey", "transactions_hash", "token_transfers_from", "transactions_sender"} {
 		var loaded, rebuilt int64
 		if err := d.Get(&loaded, size, name); err != nil {
 			t.Fatal(err)

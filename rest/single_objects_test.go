@@ -41,7 +41,7 @@ func TestSingleObjectsReadTheirRowsTogether(t *testing.T) {
 		path string
 		want []string // what each statement reads, in order
 	}{
-		{"/beta/txns/" + txHash(3, 0).Hex(), []string{"FROM transaction_hashes h", "FROM calls c", "FROM nft_events e", "FROM nft_items i"}},
+		{"/beta/txns/" + txHash(3, 0).Hex(), []string{"JOIN transactions t ON substring(t.hash, 1, 6)", "FROM calls c", "FROM nft_events e", "FROM nft_items i"}},
 		{"/beta/contracts/" + ethAddr.Hex(), []string{"FROM contracts c LEFT JOIN classes k"}},
 		{"/beta/contracts/" + account(0).Hex(), []string{"FROM contracts c LEFT JOIN classes k"}},
 	} {

@@ -1,7 +1,6 @@
 package dbtest
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -53,18 +52,9 @@ func Schema(t testing.TB, conn *sqlx.DB) []string {
 }
 
 // Exec runs a statement that writes a test's own rows, and fails the test if it fails.
-// Transactions it inserts get their rows of transaction_hashes too, as the indexer writes
-// them: a transaction is found by its hash there (migration 00030).
 func Exec(t testing.TB, conn sqlx.Execer, query string, args ...any) {
 	t.Helper()
 	if _, err := conn.Exec(query, args...); err != nil {
 		t.Fatalf("%v\n%s", err, query)
-	}
-	if !strings.HasPrefix(strings.TrimSpace(query), "INSERT INTO transactions ") {
-		return
-	}
-	if _, err := conn.Exec(`INSERT INTO transaction_hashes (hash, block_number, tx_index)
-		SELECT hash, block_number, tx_index FROM transactions ON CONFLICT DO NOTHING`); err != nil {
-		t.Fatal(err)
 	}
 }
