@@ -122,9 +122,9 @@ func (r *ChainRows) assignIDs(ctx context.Context, tx *WriteTx) error {
 	for i := range r.Events {
 		e := &r.Events[i]
 		named(e.FromAddress, &e.FromID)
-		e.Key0ID = nil
+		e.Key0ID, e.KeysTail = nil, nil
 		if len(e.Keys) > 0 {
-			e.Key0ID = new(int32)
+			e.Key0ID, e.KeysTail = new(int32), e.Keys[1:]
 			named(e.Keys[0], e.Key0ID)
 		}
 	}
@@ -228,13 +228,26 @@ func (s *Store) nameTransfers(ctx context.Context, rows []*TokenTransfer) error 
 	return s.fillFelts(ctx, refs)
 }
 
-// nameEvents fills in the emitters of events read with their ids alone.
+// nameEvents fills in the emitters and the keys of events read with their ids alone.
 func (s *Store) nameEvents(ctx context.Context, rows []*Event) error {
 	var refs feltRefs
-	for _, r := range rows {
+	key0 := make([]Felt, len(rows))
+	for i, r := range rows {
 		refs.add(r.FromID, &r.FromAddress)
+		if r.Key0ID != nil {
+			refs.add(*r.Key0ID, &key0[i])
+		}
 	}
-	return s.fillFelts(ctx, refs)
+	if err := s.fillFelts(ctx, refs); err != nil {
+		return err
+	}
+	for i, r := range rows {
+		r.Keys = r.KeysTail
+		if r.Key0ID != nil {
+			r.Keys = append(FeltArray{key0[i]}, r.KeysTail...)
+		}
+	}
+	return nil
 }
 
 // nameCalls fills in the contracts, selectors and classes of calls read with their ids

@@ -145,3 +145,74 @@ func TestFeltIDsAreOnePerFelt(t *testing.T) {
 		}
 	}
 }
+
+// An event's first key is stored once, as its felt id, and its other keys beside it
+// (migration 00050): the store reads back each list whole (none, one, several keys; zero
+// felts among them), events_named shows the packed list whole, and the migration's down
+// and up keep every key.
+func TestEventKeysStoreTheFirstKeyOnce(t *testing.T) {
+	ctx := context.Background()
+	conn := dbtest.New(t)
+	rows := partitionedRows(1)
+	keyLists := []db.FeltArray{
+		{},
+		{db.FeltFromUint64(0x5e1)},
+		{db.FeltFromUint64(0x5e1), db.FeltFromUint64(0), db.FeltFromUint64(0xabcdef)},
+		{db.FeltFromUint64(0), db.FeltFromUint64(0x5e1)},
+	}
+	rows.Events = nil
+	for i, keys := range keyLists {
+		rows.Events = append(rows.Events, db.EventRow{BlockNumber: 1, EventIndex: i, FromAddress: db.FeltFromUint64(5),
+			Keys: keys, Data: db.FeltArray{db.FeltFromUint64(uint64(i))}})
+	}
+	if err := writeRows(ctx, conn, rows); err != nil {
+		t.Fatal(err)
+	}
+	store := db.NewStore(conn)
+	seen := func(when string) {
+		t.Helper()
+		events, err := store.Events(ctx, db.EventsFilter{Tx: &db.TxKey{Block: 1}}, false, db.Window{Limit: 10})
+		if err != nil || len(events) != len(keyLists) {
+			t.Fatalf("%s: %d events, %v", when, len(events), err)
+		}
+		for i, e := range events {
+			if fmt.Sprint(e.Keys) != fmt.Sprint(keyLists[i]) || len(e.Keys) != len(keyLists[i]) {
+				t.Errorf("%s: event %d has keys %x, want %x", when, i, e.Keys, keyLists[i])
+			}
+		}
+		var named [][]byte
+		if err := conn.Select(&named, `SELECT keys FROM events_named ORDER BY event_index`); err != nil {
+			t.Fatal(err)
+		}
+		for i, keys := range keyLists {
+			if want, _ := keys.Packed(); string(named[i]) != string(want) {
+				t.Errorf("%s: events_named.keys of event %d is %x, want %x", when, i, named[i], want)
+			}
+		}
+	}
+	seen("written")
+	var tail []int
+	if err := conn.Select(&tail, `SELECT length(keys_tail) FROM events ORDER BY event_index`); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(tail) != "[0 0 5 3]" {
+		t.Errorf("keys_tail holds %v bytes, want the packed keys after the first: [0 0 5 3]", tail)
+	}
+
+	if err := db.MigrateDownTo(ctx, conn.DB, 49); err != nil {
+		t.Fatal(err)
+	}
+	var packed [][]byte
+	if err := conn.Select(&packed, `SELECT keys FROM events ORDER BY event_index`); err != nil {
+		t.Fatal(err)
+	}
+	for i, keys := range keyLists {
+		if want, _ := keys.Packed(); string(packed[i]) != string(want) {
+			t.Errorf("after the down migration: keys of event %d are %x, want %x", i, packed[i], want)
+		}
+	}
+	if err := db.Migrate(ctx, conn.DB); err != nil {
+		t.Fatal(err)
+	}
+	seen("after down and up")
+}

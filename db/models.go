@@ -132,10 +132,14 @@ type Event struct {
 	Timestamp       int64 `db:"timestamp,from=t.timestamp"`
 	// The emitter, stored as a felt id (migration 00047): the Store fills in FromAddress
 	// from its cache of felt_ids (nameEvents).
-	FromAddress Felt      `db:"-"`
-	FromID      int32     `db:"from_id"`
-	Keys        FeltArray `db:"keys"`
-	Data        FeltArray `db:"data"`
+	FromAddress Felt  `db:"-"`
+	FromID      int32 `db:"from_id"`
+	// The keys, stored as the first key's felt id and the others (migration 00050):
+	// nameEvents fills in Keys from Key0ID and KeysTail.
+	Keys     FeltArray `db:"-"`
+	Key0ID   *int32    `db:"key0_id"`
+	KeysTail FeltArray `db:"keys_tail"`
+	Data     FeltArray `db:"data"`
 }
 
 // Contract is a row of contracts. The indexer writes it whole (UpsertContracts).

@@ -61,7 +61,7 @@ var feltListColumns = []struct{ table, order, column string }{
 	{"transactions", "block_number, tx_index", "paymaster_data"},
 	{"transactions", "block_number, tx_index", "account_deployment_data"},
 	{"calls", "block_number, tx_index, call_index", "calldata"},
-	{"events", "block_number, tx_index, event_index", "keys"},
+	{"events_named", "block_number, tx_index, event_index", "keys"}, // the first key and keys_tail (00050)
 	{"events", "block_number, tx_index, event_index", "data"},
 	{"messages", "block_number, tx_index, direction, msg_index", "payload"},
 }
@@ -115,7 +115,7 @@ func wantLists() map[string][]string {
 		add("calls.calldata", showList(x.Calldata)) // nullable: NULL when the call is a position in its transaction's calldata (00043)
 	}
 	for _, x := range r.Events {
-		add("events.keys", orEmpty(x.Keys))
+		add("events_named.keys", orEmpty(x.Keys))
 		add("events.data", orEmpty(x.Data))
 	}
 	for _, x := range r.Messages {
@@ -170,7 +170,7 @@ func TestFeltListsReadBackFromCopyAndInsert(t *testing.T) {
 		// SQL reads the same felts.
 		var first db.Felt
 		var count int
-		if err := conn.QueryRow(`SELECT felts_at(keys, 1), felts_count(data) FROM events WHERE event_index = 0`).Scan(&first, &count); err != nil ||
+		if err := conn.QueryRow(`SELECT felts_at(keys, 1), felts_count(data) FROM events_named WHERE event_index = 0`).Scan(&first, &count); err != nil ||
 			!first.Equal(packedRows().Events[0].Keys[0]) || count != 300 {
 			t.Errorf("%s: felts_at(keys, 1) = %x, felts_count(data) = %d (%v)", name, []byte(first), count, err)
 		}
@@ -231,7 +231,7 @@ func TestPackedFeltsMigrationKeepsLists(t *testing.T) {
 		WHERE c.relname IN ('transactions', 'calls', 'events', 'messages') AND a.atttypid = 'bytea'::regtype ORDER BY 1`); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(defaults, ", "); got != `calls.calldata '\x'::bytea, events.data '\x'::bytea, events.keys '\x'::bytea, `+
+	if got := strings.Join(defaults, ", "); got != `calls.calldata '\x'::bytea, events.data '\x'::bytea, events.keys_tail '\x'::bytea, `+
 		`transactions.calldata '\x'::bytea, transactions.signature '\x'::bytea` {
 		t.Errorf("defaults: %s", got)
 	}
@@ -240,7 +240,7 @@ func TestPackedFeltsMigrationKeepsLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	var keys db.FeltArray
-	if err := conn.Get(&keys, `SELECT keys FROM events WHERE tx_index = 1`); err != nil || keys == nil || len(keys) != 0 {
+	if err := conn.Get(&keys, `SELECT keys FROM events_named WHERE tx_index = 1`); err != nil || keys == nil || len(keys) != 0 {
 		t.Errorf("a defaulted keys column reads %v (%v), want the empty list", showList(keys), err)
 	}
 }

@@ -117,8 +117,8 @@ func seed(t testing.TB, conn *sqlx.DB) {
 				VALUES ($1, $2, 0, felt_id($3), felt_id($4), 'transfer', felt_id($5), $6, $7, '{"0": true}')`,
 				n, i, ethAddr, transferSel, erc20Class, db.FeltArray{recipient, db.FeltFromUint64(48912831549305), db.FeltFromUint64(0)},
 				fmt.Sprintf(`{"recipient": "%s", "amount": {"low": "48912831549305", "high": "0"}}`, recipient.Hex()))
-			exec(`INSERT INTO events (block_number, tx_index, event_index, from_id, key0_id, keys, data) VALUES ($1, $2, 0, felt_id($3), felt_id($4), $5, $6)`,
-				n, i, ethAddr, transferKey, db.FeltArray{transferKey}, db.FeltArray{sender, recipient, db.FeltFromUint64(7), db.FeltFromUint64(0)})
+			exec(`INSERT INTO events (block_number, tx_index, event_index, from_id, key0_id, data) VALUES ($1, $2, 0, felt_id($3), felt_id($4), $5)`,
+				n, i, ethAddr, transferKey, db.FeltArray{sender, recipient, db.FeltFromUint64(7), db.FeltFromUint64(0)})
 			// The event's transfer, and the fee transfer to the sequencer (not an event here).
 			exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_id, from_id, to_id,
 				amount, is_fee) VALUES ($1, $2, 0, felt_id($3), felt_id($4), felt_id($5), 7, false),
