@@ -50,7 +50,7 @@ func InsertChainRowsBeside(ctx context.Context, tx *WriteTx, b *Beside, r *Chain
 	if len(r.Blocks) == 0 { // no block to clear from: all of it through tx
 		return InsertChainRows(ctx, tx, r)
 	}
-	if err := r.assignIDs(ctx, tx); err != nil {
+	if err := r.storedForms(ctx, tx); err != nil {
 		return err
 	}
 	from := r.Blocks[0].Number

@@ -103,6 +103,13 @@ func assignFeltIDs(ctx context.Context, pool sqlx.QueryerContext, felts pq.Bytea
 	return found, nil
 }
 
+// storedForms sets the columns that store the rows' values in another form than they
+// hold them: the events' lists (foldTransferEvents), and the felt ids.
+func (r *ChainRows) storedForms(ctx context.Context, tx *WriteTx) error {
+	r.foldTransferEvents()
+	return r.assignIDs(ctx, tx)
+}
+
 // assignIDs fills the *_id columns of the rows that name felts by id.
 func (r *ChainRows) assignIDs(ctx context.Context, tx *WriteTx) error {
 	var felts []Felt
@@ -122,9 +129,9 @@ func (r *ChainRows) assignIDs(ctx context.Context, tx *WriteTx) error {
 	for i := range r.Events {
 		e := &r.Events[i]
 		named(e.FromAddress, &e.FromID)
-		e.Key0ID, e.KeysTail = nil, nil
+		e.Key0ID = nil
 		if len(e.Keys) > 0 {
-			e.Key0ID, e.KeysTail = new(int32), e.Keys[1:]
+			e.Key0ID = new(int32)
 			named(e.Keys[0], e.Key0ID)
 		}
 	}
@@ -228,23 +235,38 @@ func (s *Store) nameTransfers(ctx context.Context, rows []*TokenTransfer) error 
 	return s.fillFelts(ctx, refs)
 }
 
-// nameEvents fills in the emitters and the keys of events read with their ids alone.
+// nameEvents fills in the emitters, the keys and the data of events read with their ids
+// alone, a folded transfer's from its transfer (transfer_events.go).
 func (s *Store) nameEvents(ctx context.Context, rows []*Event) error {
 	var refs feltRefs
-	key0 := make([]Felt, len(rows))
+	type felts struct{ key0, from, to Felt }
+	named := make([]felts, len(rows))
 	for i, r := range rows {
 		refs.add(r.FromID, &r.FromAddress)
-		if r.Key0ID != nil {
-			refs.add(*r.Key0ID, &key0[i])
+		if r.Key0ID.Valid {
+			refs.add(r.Key0ID.Int32, &named[i].key0)
+		}
+		if r.TransferLayout.Valid {
+			if !r.FoldedFromID.Valid || !r.FoldedToID.Valid || !r.FoldedAmount.Valid {
+				return fmt.Errorf("event %d/%d/%d is a folded transfer without its row of token_transfers", r.BlockNumber, r.TxIndex, r.Index)
+			}
+			refs.add(r.FoldedFromID.Int32, &named[i].from)
+			refs.add(r.FoldedToID.Int32, &named[i].to)
 		}
 	}
 	if err := s.fillFelts(ctx, refs); err != nil {
 		return err
 	}
 	for i, r := range rows {
+		if layout := r.TransferLayout; layout.Valid {
+			var ok bool
+			if r.KeysTail, r.Data, ok = transferEventLists(layout.Int16, named[i].from, named[i].to, r.FoldedAmount.String); !ok {
+				return fmt.Errorf("event %d/%d/%d: transfer layout %d of amount %q", r.BlockNumber, r.TxIndex, r.Index, layout.Int16, r.FoldedAmount.String)
+			}
+		}
 		r.Keys = r.KeysTail
-		if r.Key0ID != nil {
-			r.Keys = append(FeltArray{key0[i]}, r.KeysTail...)
+		if r.Key0ID.Valid {
+			r.Keys = append(append(make(FeltArray, 0, 1+len(r.KeysTail)), named[i].key0), r.KeysTail...)
 		}
 	}
 	return nil

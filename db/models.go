@@ -1,6 +1,7 @@
 package db
 
 import (
+	"database/sql"
 	"time"
 
 	"github.com/lib/pq"
@@ -134,12 +135,20 @@ type Event struct {
 	// from its cache of felt_ids (nameEvents).
 	FromAddress Felt  `db:"-"`
 	FromID      int32 `db:"from_id"`
-	// The keys, stored as the first key's felt id and the others (migration 00050):
-	// nameEvents fills in Keys from Key0ID and KeysTail.
-	Keys     FeltArray `db:"-"`
-	Key0ID   *int32    `db:"key0_id"`
-	KeysTail FeltArray `db:"keys_tail"`
-	Data     FeltArray `db:"data"`
+	// The keys and the data, stored as the first key's felt id, the other keys and the data
+	// (migration 00050), or, for a folded transfer (TransferLayout set, migration 00051),
+	// made from its transfer's columns, read beside it (eventTransferJoin): nameEvents
+	// fills in Keys and Data.
+	// (sql.Null* rather than pointers: a page scans these for each of its rows, and a
+	// pointer is an allocation each.)
+	Keys           FeltArray      `db:"-"`
+	Key0ID         sql.NullInt32  `db:"key0_id"`
+	KeysTail       FeltArray      `db:"keys_tail"`
+	Data           FeltArray      `db:"data"`
+	TransferLayout sql.NullInt16  `db:"transfer_layout"`
+	FoldedFromID   sql.NullInt32  `db:"folded_from_id,from=x.from_id"`
+	FoldedToID     sql.NullInt32  `db:"folded_to_id,from=x.to_id"`
+	FoldedAmount   sql.NullString `db:"folded_amount,numeric,from=x.amount"`
 }
 
 // Contract is a row of contracts. The indexer writes it whole (UpsertContracts).

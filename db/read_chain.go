@@ -506,7 +506,7 @@ func (s *Store) Events(ctx context.Context, f EventsFilter, desc bool, w Window)
 	var args []any
 	conds := f.where(&args)
 	rows, err := keysetList(ctx, s, keysetQuery{name: "events", from: `SELECT ` + eventCols + ` FROM events e
-		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`,
+		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index` + eventTransferJoin(""),
 		conds: conds, args: args, keyCols: []string{"e.block_number", "e.tx_index", "e.event_index"}, desc: desc, keysFrom: "events e",
 		marked: f.marked()},
 		w, func(e *Event) []any { return []any{e.BlockNumber, e.TxIndex, e.Index} })
@@ -552,7 +552,7 @@ func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, limit, offset int
 	var rows []*Event
 	err := s.selectRows(ctx, &rows, `SELECT x.* FROM unnest($1::bigint[], $2::int[]) AS k(b, i)
 		CROSS JOIN LATERAL (SELECT `+eventCols+` FROM events e
-			JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index
+			JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`+eventTransferJoin("BETWEEN $5 AND $6")+`
 			WHERE e.block_number = k.b AND e.tx_index = k.i AND e.block_number BETWEEN $5 AND $6 AND t.block_number BETWEEN $5 AND $6
 			ORDER BY e.event_index LIMIT $3 OFFSET $4) x`, blocks, idx, limit, offset, lo, hi)
 	if err != nil {
@@ -586,7 +586,7 @@ func (s *Store) EventsByKey(ctx context.Context, keys []EventKey) ([]*Event, err
 	var rows []*Event
 	err := s.selectRows(ctx, &rows, `SELECT `+eventCols+` FROM unnest($1::bigint[], $2::int[], $3::int[]) AS k(b, i, x)
 		JOIN events e ON e.block_number = k.b AND e.tx_index = k.i AND e.event_index = k.x
-		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index
+		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`+eventTransferJoin("BETWEEN $4 AND $5")+`
 		WHERE e.block_number BETWEEN $4 AND $5 AND t.block_number BETWEEN $4 AND $5`, blocks, txs, events, lo, hi)
 	if err != nil {
 		return nil, err

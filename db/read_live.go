@@ -24,7 +24,7 @@ func (s *Store) TransactionsInRange(ctx context.Context, from, to int64) ([]*Tra
 func (s *Store) EventsInRange(ctx context.Context, from, to int64) ([]*Event, error) {
 	var rows []*Event
 	err := s.selectRows(ctx, &rows, `SELECT `+eventCols+` FROM events e
-		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index
+		JOIN transactions t ON t.block_number = e.block_number AND t.tx_index = e.tx_index`+eventTransferJoin("BETWEEN $1 AND $2")+`
 		WHERE e.block_number BETWEEN $1 AND $2 AND t.block_number BETWEEN $1 AND $2
 		ORDER BY e.block_number, e.tx_index, e.event_index`, from, to)
 	if err != nil {

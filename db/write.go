@@ -118,12 +118,16 @@ type EventRow struct {
 	FromAddress Felt      `db:"-"`
 	FromID      int32     `db:"from_id"` // FromAddress's felt id, filled in when written (felt_ids.go)
 	Keys        FeltArray `db:"-"`
-	Data        FeltArray `db:"data,emptyarray"`
-	// The keys are stored as Key0ID, the felt id of the first key (nil: no keys), in a
-	// column of its own for its index, and KeysTail, the others (migration 00050);
-	// InsertChainRows sets both from Keys.
-	Key0ID   *int32    `db:"key0_id"`
-	KeysTail FeltArray `db:"keys_tail,emptyarray"`
+	Data        FeltArray `db:"-"`
+	// How the row stores Keys and Data, set by InsertChainRows: the first key as Key0ID,
+	// its felt id (nil: no keys), in a column of its own for its index (migration 00050);
+	// the other keys and the data as they are, or, for an ERC-20 Transfer event, empty,
+	// TransferLayout naming how its transfer makes them (migration 00051,
+	// transfer_events.go).
+	Key0ID         *int32    `db:"key0_id"`
+	KeysTail       FeltArray `db:"keys_tail,emptyarray"`
+	DataStored     FeltArray `db:"data,emptyarray"`
+	TransferLayout *int16    `db:"transfer_layout"`
 }
 
 // NFTEventRow is one row of nft_events.
@@ -240,7 +244,7 @@ func (r *ChainRows) besideTables() []chainTable {
 // InsertChainRows bulk-loads the rows with COPY, parents first, and counts them under their
 // keys (key_positions.go).
 func InsertChainRows(ctx context.Context, tx *WriteTx, r *ChainRows) error {
-	if err := r.assignIDs(ctx, tx); err != nil {
+	if err := r.storedForms(ctx, tx); err != nil {
 		return err
 	}
 	if err := copyTables(ctx, tx, r.tables()); err != nil {
@@ -276,7 +280,7 @@ func jsonText(j JSON) any {
 // InsertChainRowsOneByOne writes the same rows as InsertChainRows with one INSERT per row.
 // It exists as the baseline of the indexer benchmark, to measure what COPY buys.
 func InsertChainRowsOneByOne(ctx context.Context, tx *WriteTx, r *ChainRows) error {
-	if err := r.assignIDs(ctx, tx); err != nil {
+	if err := r.storedForms(ctx, tx); err != nil {
 		return err
 	}
 	for _, t := range r.tables() {
