@@ -581,7 +581,7 @@ func TestFilteredSubscriptions(t *testing.T) {
 
 	// The busiest sender so far is likely to send again.
 	var sender string
-	if err := conn.Get(&sender, `SELECT '0x' || encode(sender_address, 'hex') FROM transactions
+	if err := conn.Get(&sender, `SELECT '0x' || encode(sender_address, 'hex') FROM transactions_named
 		WHERE sender_address IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`); err != nil {
 		t.Fatal(err)
 	}
@@ -598,7 +598,7 @@ func TestFilteredSubscriptions(t *testing.T) {
 
 	want := map[string][]string{}
 	queries := map[string]string{
-		"transactions": `SELECT '0x' || encode(hash, 'hex') FROM transactions WHERE block_number > 4 AND sender_address = $1
+		"transactions": `SELECT '0x' || encode(hash, 'hex') FROM transactions_named WHERE block_number > 4 AND sender_address = $1
 			ORDER BY block_number, tx_index`,
 		"tokenTransfers": `SELECT '0x' || encode(t.hash, 'hex') FROM token_transfers_named e JOIN transactions t USING (block_number, tx_index)
 			WHERE e.block_number > 4 AND e.token_address = $2 ORDER BY e.block_number, e.tx_index, e.event_index`,

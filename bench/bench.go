@@ -159,7 +159,7 @@ func Workloads(ctx context.Context, conn *sqlx.DB) ([]Workload, error) {
 	if err := conn.GetContext(ctx, &pick, `SELECT
 		(SELECT hash FROM transactions ORDER BY block_number DESC, tx_index DESC LIMIT 1 OFFSET 50) AS tx,
 		(SELECT max(number) - 5 FROM blocks) AS block,
-		(SELECT sender_address FROM transactions WHERE sender_address IS NOT NULL ORDER BY block_number DESC LIMIT 1) AS contract,
+		(SELECT f.felt FROM transactions t JOIN felt_ids f ON f.id = t.sender_id ORDER BY t.block_number DESC LIMIT 1) AS contract,
 		(SELECT count(*) / 50 + 1 FROM transactions) AS mid_page`); err != nil {
 		return nil, fmt.Errorf("bench: pick values (is the database indexed?): %w", err)
 	}

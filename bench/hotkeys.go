@@ -32,8 +32,10 @@ var txTypeCodes = map[string]string{"INVOKE": "0", "DECLARE": "1", "DEPLOY": "2"
 var hotKeyQueries = []struct{ filter, query string }{
 	{"events by emitter", `SELECT f.felt, n FROM (SELECT from_id, count(*) AS n FROM events GROUP BY 1) x
 		JOIN felt_ids f ON f.id = x.from_id ORDER BY 2 DESC, 1 LIMIT 1`},
-	{"transactions by sender", `SELECT sender_address, count(*) FROM transactions WHERE sender_address IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
-	{"transactions by called contract", `SELECT contract_address, count(*) FROM transactions WHERE contract_address IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},
+	{"transactions by sender", `SELECT f.felt, n FROM (SELECT sender_id, count(*) AS n FROM transactions WHERE sender_id IS NOT NULL GROUP BY 1) x
+		JOIN felt_ids f ON f.id = x.sender_id ORDER BY 2 DESC, 1 LIMIT 1`},
+	{"transactions by called contract", `SELECT f.felt, n FROM (SELECT contract_id, count(*) AS n FROM transactions WHERE contract_id IS NOT NULL GROUP BY 1) x
+		JOIN felt_ids f ON f.id = x.contract_id ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"events by key", `SELECT f.felt, n FROM (SELECT key0_id, count(*) AS n FROM events WHERE key0_id IS NOT NULL GROUP BY 1) x
 		JOIN felt_ids f ON f.id = x.key0_id ORDER BY 2 DESC, 1 LIMIT 1`},
 	{"transactions by type", `SELECT convert_to(type, 'UTF8'), count(*) FROM transactions GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`},

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -115,6 +116,19 @@ func (r *ChainRows) assignIDs(ctx context.Context, tx *WriteTx) error {
 	var felts []Felt
 	var dst []*int32
 	named := func(f Felt, id *int32) { felts, dst = append(felts, f), append(dst, id) }
+	optional := func(f Felt, id **int32) {
+		*id = nil
+		if f != nil {
+			*id = new(int32)
+			named(f, *id)
+		}
+	}
+	for i := range r.Transactions {
+		t := &r.Transactions[i]
+		optional(t.SenderAddress, &t.SenderID)
+		optional(t.ContractAddress, &t.ContractID)
+		optional(t.ClassHash, &t.ClassID)
+	}
 	for i := range r.BalancePoints {
 		p := &r.BalancePoints[i]
 		named(p.Token, &p.TokenID)
@@ -139,11 +153,7 @@ func (r *ChainRows) assignIDs(ctx context.Context, tx *WriteTx) error {
 		c := &r.Calls[i]
 		named(c.ContractAddress, &c.ContractID)
 		named(c.Selector, &c.SelectorID)
-		c.ClassID = nil
-		if c.ClassHash != nil {
-			c.ClassID = new(int32)
-			named(c.ClassHash, c.ClassID)
-		}
+		optional(c.ClassHash, &c.ClassID)
 	}
 	if len(felts) == 0 {
 		return nil
@@ -231,6 +241,24 @@ func (s *Store) nameTransfers(ctx context.Context, rows []*TokenTransfer) error 
 		refs.add(r.TokenID, &r.TokenAddress)
 		refs.add(r.FromID, &r.FromAddress)
 		refs.add(r.ToID, &r.ToAddress)
+	}
+	return s.fillFelts(ctx, refs)
+}
+
+// nameTransactions fills in the senders, contracts and classes of transactions read with
+// their ids alone.
+func (s *Store) nameTransactions(ctx context.Context, rows []*Transaction) error {
+	var refs feltRefs
+	for _, r := range rows {
+		for _, f := range []struct {
+			id  sql.NullInt32
+			dst *Felt
+		}{{r.SenderID, &r.SenderAddress}, {r.ContractID, &r.ContractAddress}, {r.ClassID, &r.ClassHash}} {
+			*f.dst = nil
+			if f.id.Valid {
+				refs.add(f.id.Int32, f.dst)
+			}
+		}
 	}
 	return s.fillFelts(ctx, refs)
 }

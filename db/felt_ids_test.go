@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -210,6 +211,70 @@ func TestEventKeysStoreTheFirstKeyOnce(t *testing.T) {
 		if want, _ := keys.Packed(); string(packed[i]) != string(want) {
 			t.Errorf("after the down migration: keys of event %d are %x, want %x", i, packed[i], want)
 		}
+	}
+	if err := db.Migrate(ctx, conn.DB); err != nil {
+		t.Fatal(err)
+	}
+	seen("after down and up")
+}
+
+// A transaction names its sender, contract and class by felt id (migration 00052): the
+// store reads back the felts (none where the transaction has none), filters by them, and
+// the migration's down and up keep every one.
+func TestTransactionsNameTheirAccountsByFeltID(t *testing.T) {
+	ctx := context.Background()
+	conn := dbtest.New(t)
+	rows := partitionedRows(1)
+	sender, deployed, class := db.FeltFromUint64(0x5e), db.FeltFromUint64(0xc0), db.FeltFromUint64(0xc1)
+	invoke := rows.Transactions[0]
+	invoke.SenderAddress, invoke.ClassHash = sender, class
+	deploy := rows.Transactions[0]
+	deploy.TxIndex, deploy.Hash, deploy.Type, deploy.ContractAddress, deploy.ClassHash = 1, db.FeltFromUint64(0x7101), "DEPLOY_ACCOUNT", deployed, class
+	bare := rows.Transactions[0]
+	bare.TxIndex, bare.Hash, bare.Type = 2, db.FeltFromUint64(0x7102), "L1_HANDLER"
+	rows.Transactions = []db.TransactionRow{invoke, deploy, bare}
+	if err := writeRows(ctx, conn, rows); err != nil {
+		t.Fatal(err)
+	}
+	store := db.NewStore(conn)
+	want := "0 5e - c1|1 - c0 c1|2 - - -"
+	seen := func(when string) {
+		t.Helper()
+		txs, _, err := store.TransactionsByHash(ctx, []db.Felt{invoke.Hash, deploy.Hash, bare.Hash})
+		if err != nil {
+			t.Fatal(err)
+		}
+		show := func(f db.Felt) string {
+			if f == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%x", []byte(f))
+		}
+		got := make([]string, 3)
+		for _, tx := range txs {
+			got[tx.Index] = fmt.Sprintf("%d %s %s %s", tx.Index, show(tx.SenderAddress), show(tx.ContractAddress), show(tx.ClassHash))
+		}
+		if s := strings.Join(got, "|"); s != want {
+			t.Errorf("%s: read back %s, want %s", when, s, want)
+		}
+		for _, f := range []db.TxFilter{{Sender: sender}, {Contract: deployed}} {
+			list, err := store.Transactions(ctx, f, true, db.Window{Limit: 10})
+			if err != nil || len(list) != 1 {
+				t.Errorf("%s: the list of %+v has %d transactions (%v), want 1", when, f, len(list), err)
+			}
+		}
+	}
+	seen("written")
+	if err := db.MigrateDownTo(ctx, conn.DB, 51); err != nil {
+		t.Fatal(err)
+	}
+	var stored []string
+	if err := conn.Select(&stored, `SELECT tx_index || ' ' || coalesce(encode(sender_address, 'hex'), '-') || ' ' ||
+		coalesce(encode(contract_address, 'hex'), '-') || ' ' || coalesce(encode(class_hash, 'hex'), '-') FROM transactions ORDER BY tx_index`); err != nil {
+		t.Fatal(err)
+	}
+	if s := strings.Join(stored, "|"); s != want {
+		t.Errorf("after the down migration: %s, want %s", s, want)
 	}
 	if err := db.Migrate(ctx, conn.DB); err != nil {
 		t.Fatal(err)

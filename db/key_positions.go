@@ -33,8 +33,8 @@ type keyList int16
 const (
 	eventsByEmitter   keyList = 1 // events e WHERE e.from_id = the key's felt id
 	eventsByKey0      keyList = 2 // events e WHERE e.key0_id = the key's felt id
-	txsBySender       keyList = 3 // transactions t WHERE t.sender_address = key
-	txsByContract     keyList = 4 // transactions t WHERE t.contract_address = key
+	txsBySender       keyList = 3 // transactions t WHERE t.sender_id = the key's felt id
+	txsByContract     keyList = 4 // transactions t WHERE t.contract_id = the key's felt id
 	txsByType         keyList = 5 // transactions t WHERE t.type = key (its name's bytes)
 	transfersByToken  keyList = 6 // token_transfers e WHERE e.token_id = the key's felt id
 	transfersByFrom   keyList = 7 // token_transfers e WHERE e.from_id = the key's felt id
@@ -172,8 +172,8 @@ func undoKeyPositions(ctx context.Context, tx *sqlx.Tx, ancestor int64) error {
 	rows, err := tx.QueryContext(ctx, `WITH gone (list, key) AS (
 			SELECT 1, f.felt FROM events e JOIN felt_ids f ON f.id = e.from_id WHERE e.block_number > $1
 			UNION ALL SELECT 2, f.felt FROM events e JOIN felt_ids f ON f.id = e.key0_id WHERE e.block_number > $1
-			UNION ALL SELECT 3, sender_address FROM transactions WHERE block_number > $1
-			UNION ALL SELECT 4, contract_address FROM transactions WHERE block_number > $1
+			UNION ALL SELECT 3, f.felt FROM transactions t JOIN felt_ids f ON f.id = t.sender_id WHERE t.block_number > $1
+			UNION ALL SELECT 4, f.felt FROM transactions t JOIN felt_ids f ON f.id = t.contract_id WHERE t.block_number > $1
 			UNION ALL SELECT 5, convert_to(type::text, 'UTF8') FROM transactions WHERE block_number > $1
 			UNION ALL SELECT 6, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.token_id WHERE e.block_number > $1
 			UNION ALL SELECT 7, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.from_id WHERE e.block_number > $1

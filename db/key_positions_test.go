@@ -120,7 +120,7 @@ func keyedLists(ctx context.Context) []keyedList {
 			"events_named", "key0 = $1", hotKey0, ev},
 		{"transactions by sender", txs(db.TxFilter{Sender: hotSender}),
 			func(s *db.Store) (int64, error) { return s.CountTransactions(ctx, db.TxFilter{Sender: hotSender}) },
-			"transactions", "sender_address = $1", hotSender, tx},
+			"transactions_named", "sender_address = $1", hotSender, tx},
 		{"transactions by sender, as tx-activity reads them", func(s *db.Store, desc bool, w db.Window) ([]string, error) {
 			// Counted in the page's statement, from its mark past marksFrom.
 			counts := new(db.KeyCounts)
@@ -133,7 +133,7 @@ func keyedLists(ctx context.Context) []keyedList {
 				n, cerr := s.CountTransactions(db.WithKeyCounts(ctx, counts), db.TxFilter{Sender: hotSender})
 				var want int64
 				if err = cerr; err == nil {
-					err = s.DB().Get(&want, `SELECT count(*) FROM transactions WHERE sender_address = $1`, hotSender)
+					err = s.DB().Get(&want, `SELECT count(*) FROM transactions_named WHERE sender_address = $1`, hotSender)
 				}
 				if err == nil && (rows[0].KeyCount == nil || n != want) {
 					err = fmt.Errorf("the page's count %v, the list's total %d, want %d", rows[0].KeyCount, n, want)
@@ -142,10 +142,10 @@ func keyedLists(ctx context.Context) []keyedList {
 			return out, err
 		},
 			func(s *db.Store) (int64, error) { return s.CountTransactions(ctx, db.TxFilter{Sender: hotSender}) },
-			"transactions", "sender_address = $1", hotSender, tx},
+			"transactions_named", "sender_address = $1", hotSender, tx},
 		{"transactions by contract", txs(db.TxFilter{Contract: hotContract}),
 			func(s *db.Store) (int64, error) { return s.CountTransactions(ctx, db.TxFilter{Contract: hotContract}) },
-			"transactions", "contract_address = $1", hotContract, tx},
+			"transactions_named", "contract_address = $1", hotContract, tx},
 		{"transactions by type", txs(db.TxFilter{Type: "INVOKE"}),
 			func(s *db.Store) (int64, error) { return s.CountTransactions(ctx, db.TxFilter{Type: "INVOKE"}) },
 			"transactions", "type = $1", "INVOKE", tx},

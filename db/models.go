@@ -45,37 +45,42 @@ type Block struct {
 }
 
 type Transaction struct {
-	BlockNumber           int64     `db:"block_number"`
-	Index                 int       `db:"tx_index"`
-	Hash                  Felt      `db:"hash"`
-	Type                  TxType    `db:"type"`
-	Version               int       `db:"version"`
-	Timestamp             int64     `db:"timestamp"`
-	SenderAddress         Felt      `db:"sender_address"`
-	ContractAddress       Felt      `db:"contract_address"`
-	ClassHash             Felt      `db:"class_hash"`
-	EntryPointSelector    Felt      `db:"entry_point_selector"`
-	Nonce                 *string   `db:"nonce"`
-	MaxFee                *string   `db:"max_fee"`
-	Tip                   *string   `db:"tip"`
-	ActualFee             string    `db:"actual_fee"`
-	ActualFeeUnit         string    `db:"actual_fee_unit"`
-	RawExecutionStatus    string    `db:"execution_status"`
-	RawFinalityStatus     string    `db:"finality_status"`
-	RevertError           *string   `db:"revert_reason"`
-	Calldata              FeltArray `db:"calldata"`
-	ConstructorCalldata   FeltArray `db:"constructor_calldata"`
-	Signature             FeltArray `db:"signature"`
-	CompiledClassHash     Felt      `db:"compiled_class_hash"`
-	ContractAddressSalt   Felt      `db:"contract_address_salt"`
-	PaymasterData         FeltArray `db:"paymaster_data"`
-	AccountDeploymentData FeltArray `db:"account_deployment_data"`
-	NonceDaMode           *string   `db:"nonce_da_mode"`
-	FeeDaMode             *string   `db:"fee_da_mode"`
-	MessageHash           Felt      `db:"message_hash"`
-	L1TransactionHash     Felt      `db:"l1_transaction_hash"`
-	EventCount            int       `db:"event_count"`
-	PartialCallsParsing   bool      `db:"partial_calls_parsing"`
+	BlockNumber int64  `db:"block_number"`
+	Index       int    `db:"tx_index"`
+	Hash        Felt   `db:"hash"`
+	Type        TxType `db:"type"`
+	Version     int    `db:"version"`
+	Timestamp   int64  `db:"timestamp"`
+	// The sender, the contract and the class, stored as felt ids (migration 00052): the
+	// Store fills in the felts from its cache of felt_ids (nameTransactions).
+	SenderAddress         Felt          `db:"-"`
+	ContractAddress       Felt          `db:"-"`
+	ClassHash             Felt          `db:"-"`
+	SenderID              sql.NullInt32 `db:"sender_id"`
+	ContractID            sql.NullInt32 `db:"contract_id"`
+	ClassID               sql.NullInt32 `db:"class_id"`
+	EntryPointSelector    Felt          `db:"entry_point_selector"`
+	Nonce                 *string       `db:"nonce"`
+	MaxFee                *string       `db:"max_fee"`
+	Tip                   *string       `db:"tip"`
+	ActualFee             string        `db:"actual_fee"`
+	ActualFeeUnit         string        `db:"actual_fee_unit"`
+	RawExecutionStatus    string        `db:"execution_status"`
+	RawFinalityStatus     string        `db:"finality_status"`
+	RevertError           *string       `db:"revert_reason"`
+	Calldata              FeltArray     `db:"calldata"`
+	ConstructorCalldata   FeltArray     `db:"constructor_calldata"`
+	Signature             FeltArray     `db:"signature"`
+	CompiledClassHash     Felt          `db:"compiled_class_hash"`
+	ContractAddressSalt   Felt          `db:"contract_address_salt"`
+	PaymasterData         FeltArray     `db:"paymaster_data"`
+	AccountDeploymentData FeltArray     `db:"account_deployment_data"`
+	NonceDaMode           *string       `db:"nonce_da_mode"`
+	FeeDaMode             *string       `db:"fee_da_mode"`
+	MessageHash           Felt          `db:"message_hash"`
+	L1TransactionHash     Felt          `db:"l1_transaction_hash"`
+	EventCount            int           `db:"event_count"`
+	PartialCallsParsing   bool          `db:"partial_calls_parsing"`
 	// The columns of ResourceBounds and ExecutionResources (tx_resources.go), in decimal.
 	MaxL1Gas          *string `db:"max_l1_gas"`
 	MaxL1GasPrice     *string `db:"max_l1_gas_price"`

@@ -84,8 +84,8 @@ func (s *Store) Blocks(ctx context.Context, w Window) ([]*Block, error) {
 // time spent reading it; Transaction.DetailsLoaded says which form a row has, and the
 // whole row of a listed transaction comes through the request's Transaction loader when a
 // client asks for one of those fields.
-const txListCols = `t.block_number, t.tx_index, t.hash, t.type, t.version, t.timestamp, t.sender_address,
-	t.contract_address, t.class_hash, t.actual_fee::text, t.actual_fee_unit, t.execution_status,
+const txListCols = `t.block_number, t.tx_index, t.hash, t.type, t.version, t.timestamp, t.sender_id,
+	t.contract_id, t.class_id, t.actual_fee::text, t.actual_fee_unit, t.execution_status,
 	t.finality_status, t.revert_reason, t.event_count`
 
 // txCols are every column of a transaction, for lookups of single transactions.
@@ -123,7 +123,7 @@ func (s *Store) TransactionsByHash(ctx context.Context, hashes []Felt) ([]*Trans
 	for i := range rows {
 		txs[i], blocks[i] = &rows[i].Transaction, &rows[i].Block
 	}
-	return txs, blocks, nil
+	return txs, blocks, s.nameTransactions(ctx, txs)
 }
 
 // txHashMatches is the condition that transactions t has the hash of expr, written so that
@@ -145,7 +145,10 @@ func (s *Store) TransactionsByKey(ctx context.Context, keys []TxKey) ([]*Transac
 		JOIN unnest($1::bigint[], $2::int[]) AS k(b, i) ON t.block_number = k.b AND t.tx_index = k.i
 		WHERE t.block_number BETWEEN $3 AND $4`,
 		blocks, idx, lo, hi)
-	return rows, err
+	if err != nil {
+		return nil, err
+	}
+	return rows, s.nameTransactions(ctx, rows)
 }
 
 // TxFilter narrows a transaction list; zero fields do not filter.
@@ -161,10 +164,10 @@ type TxFilter struct {
 func (f TxFilter) where(args *[]any) []string {
 	var conds []string
 	if f.Sender != nil {
-		conds = append(conds, "t.sender_address = "+arg(args, f.Sender))
+		conds = append(conds, "t.sender_id = "+feltID(arg(args, f.Sender)))
 	}
 	if f.Contract != nil {
-		conds = append(conds, "t.contract_address = "+arg(args, f.Contract))
+		conds = append(conds, "t.contract_id = "+feltID(arg(args, f.Contract)))
 	}
 	if f.Type != "" {
 		conds = append(conds, "t.type = "+arg(args, f.Type))
@@ -184,8 +187,12 @@ func (f TxFilter) where(args *[]any) []string {
 // Transactions lists transactions in chain order (desc: newest first); keyset:
 // (block_number, tx_index).
 func (s *Store) Transactions(ctx context.Context, f TxFilter, desc bool, w Window) ([]*Transaction, error) {
-	return transactionList(ctx, s, `SELECT `+txListCols+` FROM transactions t`, f, desc, w,
+	rows, err := transactionList(ctx, s, `SELECT `+txListCols+` FROM transactions t`, f, desc, w,
 		func(t *Transaction) []any { return []any{t.BlockNumber, t.Index} })
+	if err != nil {
+		return nil, err
+	}
+	return rows, s.nameTransactions(ctx, rows)
 }
 
 // txActivityCols are what an item of REST's tx-activity shows of its transaction: the
@@ -220,6 +227,18 @@ const txActivityFrom = ` FROM transactions t LEFT JOIN LATERAL (SELECT hash, l1_
 // (markedWindow): a page of the busiest sender is one statement at any depth. An empty
 // page carries no count and is counted apart.
 func (s *Store) TransactionActivity(ctx context.Context, f TxFilter, desc bool, w Window) ([]*TxActivity, error) {
+	rows, err := s.transactionActivity(ctx, f, desc, w)
+	if err != nil {
+		return nil, err
+	}
+	txs := make([]*Transaction, len(rows))
+	for i, r := range rows {
+		txs[i] = &r.Transaction
+	}
+	return rows, s.nameTransactions(ctx, txs)
+}
+
+func (s *Store) transactionActivity(ctx context.Context, f TxFilter, desc bool, w Window) ([]*TxActivity, error) {
 	from := `SELECT ` + txActivityCols + txActivityFrom
 	keyOf := func(t *TxActivity) []any { return []any{t.BlockNumber, t.Index} }
 	m, counts := f.marked(), keyCountsOf(ctx)
@@ -278,8 +297,8 @@ func activityFromMark(list keyList, desc bool) string {
 	order := ` ORDER BY t.block_number ` + dir + `, t.tx_index ` + dir
 	return fmt.Sprintf(`WITH `+marks+`
 		SELECT `+txActivityCols+`, (SELECT n FROM key_counts WHERE list = %[1]d AND key = $1) AS key_count
-		FROM (SELECT t.* FROM transactions t WHERE t.sender_address = $1 AND (t.block_number, t.tx_index) `+first+` (
-			SELECT t.block_number, t.tx_index FROM transactions t WHERE t.sender_address = $1 AND (t.block_number, t.tx_index) `+cmp+` `+after+
+		FROM (SELECT t.* FROM transactions t WHERE t.sender_id = `+feltID("$1")+` AND (t.block_number, t.tx_index) `+first+` (
+			SELECT t.block_number, t.tx_index FROM transactions t WHERE t.sender_id = `+feltID("$1")+` AND (t.block_number, t.tx_index) `+cmp+` `+after+
 		order+` LIMIT 1 OFFSET `+skip+`)`+order+` LIMIT $3) t
 		LEFT JOIN blocks b ON b.number = t.block_number`+order, list)
 }
@@ -541,7 +560,10 @@ func (s *Store) TransactionsOfBlocks(ctx context.Context, blocks []int64, limit,
 		CROSS JOIN LATERAL (SELECT `+txListCols+` FROM transactions t
 			WHERE t.block_number >= k.b AND t.block_number <= k.b AND t.block_number BETWEEN $4 AND $5
 			ORDER BY t.block_number, t.tx_index LIMIT $2 OFFSET $3) x`, pq.Array(blocks), limit, offset, lo, hi)
-	return rows, err
+	if err != nil {
+		return nil, err
+	}
+	return rows, s.nameTransactions(ctx, rows)
 }
 
 // EventsOfTxs lists, for each transaction, limit of its events after offset, in receipt

@@ -17,7 +17,10 @@ func (s *Store) TransactionsInRange(ctx context.Context, from, to int64) ([]*Tra
 	var rows []*Transaction
 	err := s.selectRows(ctx, &rows, `SELECT `+txListCols+` FROM transactions t
 		WHERE t.block_number BETWEEN $1 AND $2 ORDER BY t.block_number, t.tx_index`, from, to)
-	return rows, err
+	if err != nil {
+		return nil, err
+	}
+	return rows, s.nameTransactions(ctx, rows)
 }
 
 // EventsInRange lists the events of blocks from..to in chain order.

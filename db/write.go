@@ -49,9 +49,12 @@ type TransactionRow struct {
 	Type                  string    `db:"type"`
 	Version               int       `db:"version"`
 	Timestamp             int64     `db:"timestamp"`
-	SenderAddress         Felt      `db:"sender_address"`
-	ContractAddress       Felt      `db:"contract_address"`
-	ClassHash             Felt      `db:"class_hash"`
+	SenderAddress         Felt      `db:"-"`
+	ContractAddress       Felt      `db:"-"`
+	ClassHash             Felt      `db:"-"`
+	SenderID              *int32    `db:"sender_id"` // the felt ids of the three (nil: none), set when written (felt_ids.go)
+	ContractID            *int32    `db:"contract_id"`
+	ClassID               *int32    `db:"class_id"`
 	EntryPointSelector    Felt      `db:"entry_point_selector"`
 	Nonce                 string    `db:"nonce,nullempty"`
 	MaxFee                string    `db:"max_fee,nullempty"`

@@ -82,7 +82,7 @@ func TestFromBlockLooksUpContracts(t *testing.T) {
 
 	// Every sender of the indexed range has its row, and its transactions carry its class.
 	var orphans []string
-	if err := mid.Select(&orphans, `SELECT DISTINCT encode(t.sender_address, 'hex') FROM transactions t
+	if err := mid.Select(&orphans, `SELECT DISTINCT encode(t.sender_address, 'hex') FROM transactions_named t
 		LEFT JOIN contracts c ON c.address = t.sender_address
 		WHERE t.type = 'INVOKE' AND t.version > 0 AND (c.address IS NULL OR t.class_hash IS NULL)`); err != nil {
 		t.Fatal(err)
@@ -399,7 +399,7 @@ func TestLookedUpNonces(t *testing.T) {
 	// A contract's nonce changes with the transactions it sends: those that sent none keep
 	// the node's answer.
 	if err := d.Get(&c, `WITH l AS (SELECT address, nonce FROM contracts WHERE deployed_block IS NULL),
-		sent AS (SELECT DISTINCT sender_address AS address FROM transactions WHERE sender_address IS NOT NULL)
+		sent AS (SELECT DISTINCT sender_address AS address FROM transactions_named WHERE sender_address IS NOT NULL)
 		SELECT (SELECT count(*) FROM l) AS looked_up,
 			(SELECT count(*) FROM l WHERE address NOT IN (SELECT address FROM sent)) AS untouched,
 			(SELECT count(*) FROM l WHERE address NOT IN (SELECT address FROM sent) AND nonce = 7) AS seven,

@@ -163,7 +163,7 @@ func checkSenderActivity(t *testing.T, d *sqlx.DB) {
 	t.Helper()
 	var wrong []string
 	err := d.Select(&wrong, `WITH want AS (SELECT sender_address, max(block_number) AS block_number
-			FROM transactions WHERE sender_address IS NOT NULL GROUP BY 1),
+			FROM transactions_named WHERE sender_address IS NOT NULL GROUP BY 1),
 		want_counts AS (SELECT block_number, count(*)::int AS senders FROM want GROUP BY 1)
 		(SELECT 'sender ' || coalesce(encode(w.sender_address, 'hex'), encode(s.sender_address, 'hex'))
 			FROM want w FULL JOIN sender_last_blocks s USING (sender_address)

@@ -50,8 +50,8 @@ func TestKeysetCursorsWalkEveryItemOnce(t *testing.T) {
 		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES ($1, $2, $3, $4, 'ACCEPTED_ON_L2')`,
 			b, db.FeltFromUint64(uint64(1000+b)), db.FeltFromUint64(uint64(999+b)), 1700000000+b)
 		for i := 0; i < b%3; i++ {
-			s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_address, execution_status, finality_status)
-				VALUES ($1, $2, $3, 'INVOKE', 1, 0, '\x0a', 'SUCCEEDED', 'ACCEPTED_ON_L2')`, b, i, db.FeltFromUint64(uint64(b*10+i+1)))
+			s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_id, execution_status, finality_status)
+				VALUES ($1, $2, $3, 'INVOKE', 1, 0, felt_id('\x0a'), 'SUCCEEDED', 'ACCEPTED_ON_L2')`, b, i, db.FeltFromUint64(uint64(b*10+i+1)))
 		}
 		// Several contracts per block, so the keyset's second column (address) matters.
 		for c := 0; c < 2; c++ {

@@ -25,8 +25,8 @@ func seedNFTs(s *gqlServer, items int) {
 	for b := 1; b <= 3; b++ {
 		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES ($1, $2, $3, $4, 'ACCEPTED_ON_L2')`,
 			b, db.FeltFromUint64(uint64(0xb10c00+b)), db.FeltFromUint64(uint64(0xb10c00+b-1)), 1700000000+b*10)
-		s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_address, execution_status, finality_status)
-			VALUES ($1, 0, $2, 'INVOKE', 3, $3, $4, 'SUCCEEDED', 'ACCEPTED_ON_L2')`, b, blockTxKey(b), 1700000000+b*10, nftOwner(0))
+		s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_id, execution_status, finality_status)
+			VALUES ($1, 0, $2, 'INVOKE', 3, $3, felt_id($4), 'SUCCEEDED', 'ACCEPTED_ON_L2')`, b, blockTxKey(b), 1700000000+b*10, nftOwner(0))
 	}
 	s.exec(`INSERT INTO classes (hash, kind, cairo_version, is_account) VALUES ($1, 'sierra', 1, true)`, nftClass)
 	for o := 0; o < 3; o++ {

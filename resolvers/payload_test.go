@@ -154,10 +154,10 @@ func TestTransactionAliasesInOneStatement(t *testing.T) {
 	// An INVOKE names a sender; a DEPLOY_ACCOUNT a contract and a class; a DECLARE a
 	// sender and a class.
 	s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, actual_fee, actual_fee_unit,
-		execution_status, finality_status, sender_address, contract_address, class_hash) VALUES
-		(1, 0, '\x70', 'INVOKE', 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2', '\x5e', NULL, NULL),
-		(1, 1, '\x71', 'DEPLOY_ACCOUNT', 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2', NULL, '\xc0', '\xc1'),
-		(1, 2, '\x72', 'DECLARE', 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2', '\x5e', NULL, '\xc2')`)
+		execution_status, finality_status, sender_id, contract_id, class_id) VALUES
+		(1, 0, '\x70', 'INVOKE', 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2', felt_id('\x5e'), NULL, NULL),
+		(1, 1, '\x71', 'DEPLOY_ACCOUNT', 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2', NULL, felt_id('\xc0'), felt_id('\xc1')),
+		(1, 2, '\x72', 'DECLARE', 3, 100, 1, 'FRI', 'SUCCEEDED', 'ACCEPTED_ON_L2', felt_id('\x5e'), NULL, felt_id('\xc2'))`)
 	s.exec(`INSERT INTO aliases (address, name) VALUES ('\x5e', 'Sender'), ('\xc0', 'Account'), ('\xc1', 'AccountClass'), ('\xc2', 'Declared')`)
 	s.exec(`INSERT INTO list_counts (name, count) VALUES ('transactions', 3)`)
 

@@ -316,8 +316,8 @@ func TestWalletActivityAndBalances(t *testing.T) {
 	for b := 2; b <= 4; b++ {
 		s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES ($1, $2, '\x00', $3, 'ACCEPTED_ON_L2')`,
 			b, db.FeltFromUint64(uint64(0xbb00+b)), 1700000000+b)
-		s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_address, execution_status, finality_status)
-			VALUES ($1, 0, $2, 'INVOKE', 3, 1, $3, 'SUCCEEDED', 'ACCEPTED_ON_L2'), ($1, 1, $4, 'INVOKE', 3, 1, '\x99', 'SUCCEEDED', 'ACCEPTED_ON_L2')`,
+		s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_id, execution_status, finality_status)
+			VALUES ($1, 0, $2, 'INVOKE', 3, 1, felt_id($3), 'SUCCEEDED', 'ACCEPTED_ON_L2'), ($1, 1, $4, 'INVOKE', 3, 1, felt_id('\x99'), 'SUCCEEDED', 'ACCEPTED_ON_L2')`,
 			b, db.FeltFromUint64(uint64(0xe000+b)), sender, db.FeltFromUint64(uint64(0xf000+b)))
 	}
 	var out struct {

@@ -15,8 +15,8 @@ func TestMetaTransactionsAndTheirTransactions(t *testing.T) {
 	s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES (1, '\x01', '\x00', 10, 'ACCEPTED_ON_L2'), (2, '\x02', '\x01', 20, 'ACCEPTED_ON_L2')`)
 	for b := 1; b <= 2; b++ {
 		for i := 0; i < 3; i++ {
-			s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_address, execution_status, finality_status)
-				VALUES ($1, $2, $3, 'INVOKE', 3, 1, $4, 'SUCCEEDED', 'ACCEPTED_ON_L2')`, b, i, db.FeltFromUint64(uint64(0x100*b+i)), relayer)
+			s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_id, execution_status, finality_status)
+				VALUES ($1, $2, $3, 'INVOKE', 3, 1, felt_id($4), 'SUCCEEDED', 'ACCEPTED_ON_L2')`, b, i, db.FeltFromUint64(uint64(0x100*b+i)), relayer)
 		}
 	}
 	// Outside executions: (1,0) and (2,2) signed by account, (2,1) by other.
@@ -144,8 +144,8 @@ func seedActivity(s *gqlServer) {
 				CASE WHEN $6 = 'FRI' THEN $7 ELSE 0 END, CASE WHEN $6 = 'FRI' THEN $8 ELSE 0 END)`,
 			n, db.FeltFromUint64(uint64(0xb00+n)), db.FeltFromUint64(uint64(0xb00+n-1)), b.ts, b.txCount, b.unit, sum, len(b.fees))
 		for j, sender := range b.senders {
-			s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_address, actual_fee, actual_fee_unit, execution_status, finality_status)
-				VALUES ($1, $2, $3, 'INVOKE', 3, $4, $5, $6, $7, 'SUCCEEDED', 'ACCEPTED_ON_L2')`,
+			s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_id, actual_fee, actual_fee_unit, execution_status, finality_status)
+				VALUES ($1, $2, $3, 'INVOKE', 3, $4, felt_id($5), $6, $7, 'SUCCEEDED', 'ACCEPTED_ON_L2')`,
 				n, j, db.FeltFromUint64(uint64(0x1000*n+j)), b.ts, db.MustFelt(sender), b.fees[j], b.unit)
 		}
 	}

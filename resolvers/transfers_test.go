@@ -14,8 +14,8 @@ func TestTokenTransferFilterAndOrder(t *testing.T) {
 	s.exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status) VALUES
 		(1, '\x01', '\x00', 100, 'ACCEPTED_ON_L2'), (2, '\x02', '\x01', 200, 'ACCEPTED_ON_L2'), (3, '\x03', '\x02', 300, 'ACCEPTED_ON_L2')`)
 	for b := 1; b <= 3; b++ {
-		s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_address, execution_status, finality_status)
-			VALUES ($1, 0, $2, 'INVOKE', 3, $3, '\xaa', 'SUCCEEDED', 'ACCEPTED_ON_L2')`, b, []byte{0x70, byte(b)}, b*100)
+		s.exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_id, execution_status, finality_status)
+			VALUES ($1, 0, $2, 'INVOKE', 3, $3, felt_id('\xaa'), 'SUCCEEDED', 'ACCEPTED_ON_L2')`, b, []byte{0x70, byte(b)}, b*100)
 		s.exec(`INSERT INTO token_transfers (block_number, tx_index, event_index, token_id, from_id, to_id, amount, is_fee)
 			VALUES ($1, 0, 0, felt_id('\x070c'), felt_id('\xaa'), felt_id('\xbb'), 5, false),
 			($1, 0, 1, felt_id('\x070c'), felt_id('\xaa'), felt_id('\x05e9'), 1, true)`, b)

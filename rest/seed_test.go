@@ -106,10 +106,10 @@ func seed(t testing.TB, conn *sqlx.DB) {
 		for i := 0; i < 2; i++ {
 			sender := account((n + i) % nAccounts)
 			recipient := account((n + i + 1) % nAccounts)
-			exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_address, class_hash,
+			exec(`INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, sender_id, class_id,
 				entry_point_selector, nonce, max_fee, actual_fee, actual_fee_unit, execution_status, finality_status,
 				calldata, signature, event_count)
-				VALUES ($1, $2, $3, 'INVOKE', 1, $4, $5, $6, $7, $8, 10000000000000000, 48912831549305, 'WEI', 'SUCCEEDED', $9,
+				VALUES ($1, $2, $3, 'INVOKE', 1, $4, felt_id($5), felt_id($6), $7, $8, 10000000000000000, 48912831549305, 'WEI', 'SUCCEEDED', $9,
 				$10, $11, 1)`,
 				n, i, txHash(n, i), baseTime+int64(n)*10, sender, accountClass, executeSel, n, finality,
 				db.FeltArray{db.FeltFromUint64(1), ethAddr, transferSel}, db.FeltArray{db.FeltFromUint64(0x51)})

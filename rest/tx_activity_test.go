@@ -67,7 +67,7 @@ func TestTxActivityReadsItsPageWithItsBlocks(t *testing.T) {
 func TestTxActivityCountsWithItsPage(t *testing.T) {
 	e := newEnv(t)
 	var n int
-	if err := e.db.Get(&n, `SELECT count(*) FROM transactions WHERE sender_address = $1`, account(1)); err != nil {
+	if err := e.db.Get(&n, `SELECT count(*) FROM transactions_named WHERE sender_address = $1`, account(1)); err != nil {
 		t.Fatal(err)
 	}
 	want := float64((n + 9) / 10)

@@ -13,7 +13,7 @@ var derivedFromRows = []string{
 	`DELETE FROM sender_last_blocks`,
 	`DELETE FROM active_sender_blocks`,
 	`INSERT INTO sender_last_blocks (sender_address, block_number)
-		SELECT sender_address, max(block_number) FROM transactions WHERE sender_address IS NOT NULL GROUP BY 1`,
+		SELECT sender_address, max(block_number) FROM transactions_named WHERE sender_address IS NOT NULL GROUP BY 1`,
 	`INSERT INTO active_sender_blocks (block_number, senders) SELECT block_number, count(*) FROM sender_last_blocks GROUP BY 1`,
 	`DELETE FROM nft_holders`,
 	`INSERT INTO nft_holders (contract_address, owner_address, token_id, held, last_transfer_time)
