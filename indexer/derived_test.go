@@ -97,7 +97,7 @@ func TestDerivedTokenState(t *testing.T) {
 	if err := d.Get(&msgs, `SELECT
 		(SELECT count(*) FROM transactions WHERE type = 'L1_HANDLER') AS handlers,
 		(SELECT count(*) FROM messages WHERE direction = 0) AS tol2,
-		(SELECT count(*) FROM transactions t JOIN messages m USING (block_number, tx_index) WHERE m.direction = 0 AND
+		(SELECT count(*) FROM transactions_named t JOIN messages m USING (block_number, tx_index) WHERE m.direction = 0 AND
 			(m.message_hash IS DISTINCT FROM t.message_hash OR m.from_address <> felts_at(t.calldata, 1) OR felts_unpack(m.payload) <> (felts_unpack(t.calldata))[2:]
 			 OR m.to_address <> t.contract_address OR m.selector <> t.entry_point_selector)) AS badtol2,
 		(SELECT count(*) FROM messages WHERE direction = 1) AS tol1,

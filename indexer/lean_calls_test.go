@@ -315,7 +315,7 @@ func callsPageSetup(b *testing.B) (lean, stored *sqlx.DB, keys []db.TxKey) {
 			runIndexer(b, dbs[i], url, 0, simHead(chain), func(c *Config) { c.MaxReorgDepth = 1 })
 		}
 		if err := dbs[0].Select(&keys, `SELECT block_number AS "block", tx_index AS "index" FROM transactions
-			WHERE sender_address = (SELECT sender_address FROM transactions WHERE sender_address IS NOT NULL
+			WHERE sender_id = (SELECT sender_id FROM transactions WHERE sender_id IS NOT NULL
 				GROUP BY 1 ORDER BY count(*) DESC LIMIT 1)
 			ORDER BY 1 DESC, 2 DESC LIMIT 25`); err != nil || len(keys) < 25 {
 			b.Fatalf("the busiest sender's transactions: %d, %v", len(keys), err)

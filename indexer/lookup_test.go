@@ -92,7 +92,7 @@ func TestFromBlockLooksUpContracts(t *testing.T) {
 	}
 	// Transactions and calls of the range are derived as in the full index.
 	for _, q := range []string{
-		`SELECT (block_number, tx_index, class_hash, partial_calls_parsing)::text FROM transactions WHERE block_number >= 40 ORDER BY block_number, tx_index`,
+		`SELECT (block_number, tx_index, class_hash, partial_calls_parsing)::text FROM transactions_named WHERE block_number >= 40 ORDER BY block_number, tx_index`,
 		`SELECT (block_number, tx_index, call_index, entrypoint, class_hash, calldata_offset, calldata_length)::text FROM calls_named WHERE block_number >= 40 ORDER BY block_number, tx_index, call_index`,
 	} {
 		var a, b []string

@@ -180,7 +180,7 @@ func checkSenderActivity(t *testing.T, d *sqlx.DB) {
 	}
 	// The figure kept in chain_stats is the distinct senders of the last day of block time.
 	var kept, want int64
-	err = d.QueryRow(`SELECT active_accounts, (SELECT count(DISTINCT sender_address) FROM transactions
+	err = d.QueryRow(`SELECT active_accounts, (SELECT count(DISTINCT sender_id) FROM transactions
 		WHERE block_number >= (SELECT min(number) FROM blocks WHERE timestamp > (SELECT max(timestamp) FROM blocks) - 86400))
 		FROM chain_stats`).Scan(&kept, &want)
 	if err != nil {

@@ -128,7 +128,7 @@ func TestOldTransactionTypesEndToEnd(t *testing.T) {
 	}
 	if err := d.Select(&rows, `SELECT type, version, contract_address, class_hash, nonce::text, revert_reason,
 		(SELECT count(*) FROM calls c WHERE c.block_number = t.block_number AND c.tx_index = t.tx_index) AS calls
-		FROM transactions t ORDER BY tx_index`); err != nil {
+		FROM transactions_named t ORDER BY tx_index`); err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 7 {

@@ -70,11 +70,13 @@ func TestListsCostConstantStatements(t *testing.T) {
 		count := func(n string) (statements int64, items int) {
 			before, beforeFelts := store.Statements(), felts.Load()
 			body := e.mustGet(path + sep + size + "=" + n)
-			// The felts read by id are at most one statement for a page's misses in the
-			// Store's cache, whatever the page's length; the warm cache skips it.
+			// The felts read by id are at most one statement for each kind of row a page
+			// reads by id (a tx-activity page: its transactions, then their calls), for
+			// the misses in the Store's cache, whatever the page's length; the warm cache
+			// skips them.
 			read := felts.Load() - beforeFelts
-			if read > 1 {
-				t.Errorf("%s: %d statements read felts by id for %s=%s, want at most 1", rt.opID, read, size, n)
+			if read > 2 {
+				t.Errorf("%s: %d statements read felts by id for %s=%s, want at most 2", rt.opID, read, size, n)
 			}
 			return store.Statements() - before - read, len(listItems(body))
 		}
