@@ -26,10 +26,10 @@ var bulkTables = []string{"transactions", "calls", "events", "token_transfers", 
 // KeptWhileBulkLoading are the secondary indexes of bulkTables that stay through a bulk load.
 // The L1 follower finds L1_HANDLER transactions by message hash while the indexer catches
 // up, and the API transactions by hash (transactions_hash, rebuilt once the load has
-// ended: rebuiltAfterBulkLoad). The others lead with the block, or with a column that takes few values among a
-// batch's rows (a contract, a validator): each batch's rows land at the edge of a few key
-// ranges, on a few pages, and kept up as they arrive these indexes cost less than a
-// rebuild. Those that lead with an account (a sender, a transfer's two sides, a delegator)
+// ended: rebuiltAfterBulkLoad). The others lead with the block, or with a column that
+// takes few values among a batch's rows (a contract, a validator): each batch's rows land
+// at the edge of a few key ranges, on a few pages, and kept up as they arrive these
+// indexes cost less than a rebuild. Those that lead with an account (a sender, a transfer's two sides, a delegator)
 // or a hash take rows all over the tree and are rebuilt at the end; so are the four
 // largest that lead with an emitter, a selector, a token or a type (events_from,
 // events_key0, token_transfers_token, transactions_type): kept up through a bulk load, each
