@@ -10,13 +10,14 @@ import (
 	"github.com/lib/pq"
 )
 
-// The felt dictionary (migrations 00045-00048). A few thousand addresses (tokens, busy
-// accounts, the sequencer) and a few dozen selectors fill most rows of the per-block
+// The felt dictionary (migrations 00045-00048, 00052). A few thousand addresses (tokens,
+// busy accounts, the sequencer) and a few dozen selectors fill most rows of the per-block
 // tables. Stored as bytea a felt costs 33 bytes in every row and every index entry that
-// names it; as an id into felt_ids, 4. erc20_balance_changes, token_transfers, events and
-// calls keep a *_id column where they held the felt. Their statements find an id with
-// feltID (one probe of felt_ids_felt per statement, none per row), and the Store fills in
-// the felts of the rows it read from its own cache of felt_ids (feltsOf).
+// names it; as an id into felt_ids, 4. transactions, erc20_balance_changes,
+// token_transfers, events and calls keep a *_id column where they held the felt. Their
+// statements find an id with feltID (one probe of felt_ids_felt per statement, none per
+// row), and the Store fills in the felts of the rows it read from its own cache of
+// felt_ids (feltsOf).
 //
 // Ids are assigned in statements of their own, committed at once, before a batch writes
 // its rows: a batch that is rolled back leaves ids nothing uses, which costs nothing,

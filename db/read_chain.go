@@ -126,10 +126,14 @@ func (s *Store) TransactionsByHash(ctx context.Context, hashes []Felt) ([]*Trans
 	return txs, blocks, s.nameTransactions(ctx, txs)
 }
 
+// hashPrefix is the expression transactions_hash indexes (migration 00049), of a hash expr:
+// its first six bytes, which keep the hashes' order.
+func hashPrefix(expr string) string { return "substring(" + expr + ", 1, 6)" }
+
 // txHashMatches is the condition that transactions t has the hash of expr, written so that
 // it is looked up in transactions_hash.
 func txHashMatches(expr string) string {
-	return "substring(t.hash, 1, 6) = substring(" + expr + ", 1, 6) AND t.hash = " + expr
+	return hashPrefix("t.hash") + " = " + hashPrefix(expr) + " AND t.hash = " + expr
 }
 
 // txBlockCols read a transaction's whole block beside it, as the field tagged `db:"b"`.

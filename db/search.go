@@ -29,8 +29,8 @@ func (s *Store) SearchKeyRange(ctx context.Context, lo, hi Felt, limit int) ([]*
 	for i, k := range searchedKeys {
 		where, order := k.column+` BETWEEN $1 AND $2`, k.column
 		if k.prefix {
-			head := `substring(` + k.column + `, 1, 6)`
-			where = head + ` BETWEEN substring($1, 1, 6) AND substring($2, 1, 6) AND ` + where
+			head := hashPrefix(k.column)
+			where = head + ` BETWEEN ` + hashPrefix("$1") + ` AND ` + hashPrefix("$2") + ` AND ` + where
 			order = head + `, ` + order
 		}
 		parts[i] = `(SELECT '` + k.kind + `' AS kind, ` + k.column + ` AS key FROM ` + k.table +
