@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
@@ -43,11 +44,12 @@ func writeRows(ctx context.Context, conn *sqlx.DB, r *db.ChainRows) error {
 	return tx.Commit()
 }
 
-// partitionsOf lists a table's partitions with their bounds, in order.
+// partitionsOf lists a table's partitions with their bounds, in order. (PostgreSQL quotes
+// the bounds of a bigint block number, '10', and not those of an integer one.)
 func partitionsOf(t *testing.T, conn *sqlx.DB, table string) []string {
 	t.Helper()
 	var parts []string
-	if err := conn.Select(&parts, `SELECT c.relname || ' ' || pg_get_expr(c.relpartbound, c.oid)
+	if err := conn.Select(&parts, `SELECT c.relname || ' ' || replace(pg_get_expr(c.relpartbound, c.oid), '''', '')
 		FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 		WHERE i.inhparent = $1::regclass ORDER BY c.relname`, table); err != nil {
 		t.Fatal(err)
@@ -73,8 +75,8 @@ func TestPartitionsAreMadeAhead(t *testing.T) {
 	}
 	for _, table := range db.PartitionedTables {
 		want := []string{
-			table + "_0 FOR VALUES FROM ('0') TO ('10')",
-			table + "_10 FOR VALUES FROM ('10') TO ('20')",
+			table + "_0 FOR VALUES FROM (0) TO (10)",
+			table + "_10 FOR VALUES FROM (10) TO (20)",
 		}
 		if got := partitionsOf(t, conn, table); !slices.Equal(got, want) {
 			t.Fatalf("after Cover(3): %q, want %q", got, want)
@@ -143,9 +145,9 @@ func TestPartitionsAreMadeAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, want := partitionsOf(t, conn, "events")[6:], []string{
-		"events_60 FOR VALUES FROM ('60') TO ('1230')",
-		"events_1230 FOR VALUES FROM ('1230') TO ('1240')",
-		"events_1240 FOR VALUES FROM ('1240') TO ('1250')",
+		"events_60 FOR VALUES FROM (60) TO (1230)",
+		"events_1230 FOR VALUES FROM (1230) TO (1240)",
+		"events_1240 FOR VALUES FROM (1240) TO (1250)",
 	}; !slices.Equal(got, want) {
 		t.Errorf("after Cover(1234): %q, want %q", got, want)
 	}
@@ -188,7 +190,7 @@ func TestPartitioningKeepsExistingRows(t *testing.T) {
 		t.Errorf("schema after partitioning a table with rows:\n got %q\nwant %q", got, want)
 	}
 	for _, table := range db.PartitionedTables {
-		if got, want := partitionsOf(t, conn, table), []string{table + "_0 FOR VALUES FROM (MINVALUE) TO ('3000000')"}; !slices.Equal(got, want) {
+		if got, want := partitionsOf(t, conn, table), []string{table + "_0 FOR VALUES FROM (MINVALUE) TO (3000000)"}; !slices.Equal(got, want) {
 			t.Errorf("%s: %q, want %q", table, got, want)
 		}
 		var n int
@@ -365,4 +367,97 @@ type explainedNode struct {
 	RemovedByFilter  int             `json:"Rows Removed by Filter"`
 	RemovedByRecheck int             `json:"Rows Removed by Index Recheck"`
 	Plans            []explainedNode `json:"Plans"`
+}
+
+// Migration 00054 stores the block number of transactions, events and token_transfers as
+// integer, in the parents and in every partition, and keeps everything else the catalog
+// says of them: their indexes with the queries they serve, their keys, the foreign keys
+// that reference them, the views that read them. Its down and up keep every row.
+func TestBlockNumbersAreIntegers(t *testing.T) {
+	ctx := context.Background()
+	conn := dbtest.New(t)
+	dbtest.ShortPartitions(t, conn, 10)
+	var p db.Partitions
+	if err := p.Cover(ctx, conn, 15, 15); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{3, 15} {
+		if err := writeRows(ctx, conn, partitionedRows(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	retyped := []string{"transactions", "events", "token_transfers"}
+	types := func() []string {
+		t.Helper()
+		var got []string
+		if err := conn.SelectContext(ctx, &got, `SELECT DISTINCT format_type(a.atttypid, a.atttypmod)
+			FROM unnest($1::text[]) n, pg_partition_tree(n::regclass) p
+			JOIN pg_attribute a ON a.attrelid = p.relid AND a.attname = 'block_number'`, pq.StringArray(retyped)); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	catalog := func() []string {
+		t.Helper()
+		var got []string
+		if err := conn.SelectContext(ctx, &got, `
+			SELECT 'index ' || pg_get_indexdef(x.indexrelid) || ' -- ' || coalesce(obj_description(x.indexrelid, 'pg_class'), '')
+			FROM pg_index x WHERE x.indrelid = ANY ($1::text[]::regclass[])
+			UNION ALL SELECT 'constraint ' || conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid)
+			FROM pg_constraint WHERE conparentid = 0 AND (conrelid = ANY ($1::text[]::regclass[]) OR confrelid = ANY ($1::text[]::regclass[]))
+			UNION ALL SELECT 'view ' || viewname FROM pg_views WHERE schemaname = 'public'
+			UNION ALL SELECT 'partition ' || c.relname || ' ' || replace(pg_get_expr(c.relpartbound, c.oid), '''', '')
+			FROM pg_class c WHERE c.relispartition AND c.relkind = 'r'
+			ORDER BY 1`, pq.StringArray(retyped)); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	rows := func() string {
+		t.Helper()
+		var got []string
+		if err := conn.SelectContext(ctx, &got, `SELECT format('%s/%s %s', t.block_number, t.tx_index, t.hash)
+			FROM transactions_named t JOIN events_named e USING (block_number, tx_index)
+			JOIN token_transfers_named x USING (block_number, tx_index) ORDER BY 1`); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(got, "|")
+	}
+	if got := types(); !slices.Equal(got, []string{"integer"}) {
+		t.Errorf("block numbers of %v: %q, want integer", retyped, got)
+	}
+	wantCatalog, wantRows := catalog(), rows()
+	if !strings.Contains(wantRows, "3/0") || !strings.Contains(wantRows, "15/0") {
+		t.Fatalf("rows of blocks 3 and 15 in both partitions: %q", wantRows)
+	}
+	if err := db.MigrateDownTo(ctx, conn.DB, 53); err != nil {
+		t.Fatal(err)
+	}
+	if got := types(); !slices.Equal(got, []string{"bigint"}) {
+		t.Errorf("after the down migration, block numbers: %q, want bigint", got)
+	}
+	check := func(when string) {
+		t.Helper()
+		if got := catalog(); !slices.Equal(got, wantCatalog) {
+			t.Errorf("%s, the catalog differs:\n%s\nwant\n%s", when, strings.Join(got, "\n"), strings.Join(wantCatalog, "\n"))
+		}
+		if got := rows(); got != wantRows {
+			t.Errorf("%s, rows %q, want %q", when, got, wantRows)
+		}
+	}
+	check("after the down migration")
+	if err := db.Migrate(ctx, conn.DB); err != nil {
+		t.Fatal(err)
+	}
+	if got := types(); !slices.Equal(got, []string{"integer"}) {
+		t.Errorf("after down and up, block numbers: %q, want integer", got)
+	}
+	check("after down and up")
+	// A partition made after the migration takes the parent's type.
+	if err := p.Cover(ctx, conn, 35, 35); err != nil {
+		t.Fatal(err)
+	}
+	if got := types(); !slices.Equal(got, []string{"integer"}) {
+		t.Errorf("with a new partition, block numbers: %q, want integer", got)
+	}
 }
