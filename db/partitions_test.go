@@ -461,3 +461,50 @@ func TestBlockNumbersAreIntegers(t *testing.T) {
 		t.Errorf("with a new partition, block numbers: %q, want integer", got)
 	}
 }
+
+// Migration 00056 stores a transaction's execution and finality statuses as enums: the
+// store reads back the labels it wrote, and the migration's down and up keep them.
+func TestTransactionStatusesAreEnums(t *testing.T) {
+	ctx := context.Background()
+	conn := dbtest.New(t)
+	rows := partitionedRows(1)
+	reverted := rows.Transactions[0]
+	reverted.TxIndex, reverted.Hash, reverted.ExecutionStatus, reverted.FinalityStatus = 1, db.FeltFromUint64(0x7a01), "REVERTED", "ACCEPTED_ON_L1"
+	rows.Transactions = append(rows.Transactions, reverted)
+	if err := writeRows(ctx, conn, rows); err != nil {
+		t.Fatal(err)
+	}
+	want := "0 SUCCEEDED ACCEPTED_ON_L2|1 REVERTED ACCEPTED_ON_L1"
+	stored := func(when, wantType string) {
+		t.Helper()
+		var got []string
+		if err := conn.SelectContext(ctx, &got, `SELECT format('%s %s %s', tx_index, execution_status, finality_status)
+			FROM transactions ORDER BY tx_index`); err != nil {
+			t.Fatal(err)
+		}
+		if s := strings.Join(got, "|"); s != want {
+			t.Errorf("%s: %s, want %s", when, s, want)
+		}
+		var types []string
+		if err := conn.SelectContext(ctx, &types, `SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+			WHERE attrelid = 'transactions'::regclass AND attname IN ('execution_status', 'finality_status') ORDER BY attname`); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(types, []string{wantType, wantType}) && !(wantType == "enum" && slices.Equal(types, []string{"tx_execution_status", "tx_finality_status"})) {
+			t.Errorf("%s: the statuses are of types %q, want %s", when, types, wantType)
+		}
+	}
+	stored("written", "enum")
+	txs, _, err := db.NewStore(conn).TransactionsByHash(ctx, []db.Felt{reverted.Hash})
+	if err != nil || len(txs) != 1 || txs[0].RawExecutionStatus != "REVERTED" || txs[0].RawFinalityStatus != "ACCEPTED_ON_L1" {
+		t.Errorf("the reverted transaction read back: %+v, %v", txs, err)
+	}
+	if err := db.MigrateDownTo(ctx, conn.DB, 55); err != nil {
+		t.Fatal(err)
+	}
+	stored("after the down migration", "text")
+	if err := db.Migrate(ctx, conn.DB); err != nil {
+		t.Fatal(err)
+	}
+	stored("after down and up", "enum")
+}

@@ -107,6 +107,11 @@ const (
 	AcceptedOnL1       = "ACCEPTED_ON_L1"
 )
 
+// finalityStatuses are those a receipt may carry: JSON-RPC 0.9's TXN_FINALITY_STATUS and the
+// transaction statuses before it. The database stores them as an enum of these labels
+// (migration 00056), so a receipt with another is refused here, with its name.
+var finalityStatuses = []string{"RECEIVED", "CANDIDATE", "PRE_CONFIRMED", AcceptedOnL2, AcceptedOnL1}
+
 // Receipt is a transaction receipt.
 type Receipt struct {
 	TransactionHash    Felt

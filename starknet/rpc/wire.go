@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/starkgraph/starkgraph/starknet"
 )
@@ -304,6 +305,9 @@ func (w *wireReceipt) normalise(r *Receipt) error {
 	}
 	if w.ExecutionStatus != ExecutionSucceeded && w.ExecutionStatus != ExecutionReverted {
 		return fmt.Errorf("unknown execution_status %q", w.ExecutionStatus)
+	}
+	if !slices.Contains(finalityStatuses, w.FinalityStatus) {
+		return fmt.Errorf("unknown finality_status %q", truncate(w.FinalityStatus, 40))
 	}
 	*r = Receipt{
 		TransactionHash: *w.TransactionHash,
