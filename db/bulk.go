@@ -45,11 +45,11 @@ var KeptWhileBulkLoading = []string{
 	"messages_direction", "messages_contract", "staking_activity_staker", "attestations_staker",
 }
 
-// rebuiltAfterBulkLoad are indexes that a bulk load keeps, although its rows
-// land all over them: a unique index that guards what is written (a balance change by
-// token and owner), and the index of transactions by hash that the API reads (335 and 74
-// bytes per transaction against 207 and 58 rebuilt, at 260,000 transactions, when the
-// hashes had a table of their own). Kept up through the load their pages are half to two
+// rebuiltAfterBulkLoad are indexes that a bulk load keeps, although its rows land all over
+// them: a unique index that guards what is written (a balance change by token and owner),
+// and the index of transactions by hash that the API reads (335 and 74 bytes per
+// transaction against 207 and 58 rebuilt, at 260,000 transactions, when the hashes had a
+// table of their own). Kept up through the load their pages are half to two
 // thirds full; RestoreConstraints rebuilds them once the load has ended (REINDEX
 // CONCURRENTLY: readers and the indexer's writes go on meanwhile).
 //
