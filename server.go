@@ -343,10 +343,18 @@ func instrument(store *db.Store) {
 // tenth of the table, so at 10M transactions the page of /beta/txns cost 587,000 (over
 // jit_above_cost's 100,000) and each execution compiled itself: 85-215 ms of LLVM for a
 // 0.1 ms read of 26 rows, 3 requests a second on the 10M bench.
+//
+// And without Memoize (enable_memoize = off). A generic plan caches the rows of a join's
+// inner side (an event's transaction, a folded event's transfer) in a hash table sized by
+// its estimate, a tenth of the key's rows: at 10M transactions every execution of the page
+// of the commonest event key built and freed a table for 53,000 entries, 6.7 ms of a
+// statement whose rows took 0.07 ms (0.12 ms with it off), and the middle and deep pages
+// took 160-210 ms at p99. A page joins a few dozen rows; there is little to memoize.
 func openReadPool(ctx context.Context, url string, maxConns int, timeout time.Duration) (*sqlx.DB, error) {
 	dsn := withParam(withBinaryParameters(withStatementTimeout(url, timeout)), "plan_cache_mode", "force_generic_plan")
 	dsn = withParam(dsn, "max_parallel_workers_per_gather", "0")
 	dsn = withParam(dsn, "jit", "off")
+	dsn = withParam(dsn, "enable_memoize", "off")
 	conn, err := openDB(ctx, dsn)
 	if err != nil {
 		return nil, err

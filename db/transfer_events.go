@@ -121,16 +121,11 @@ func (r *ChainRows) foldTransferEvents() {
 // recipient and amount make its lists (Event's Folded* columns). span, when set, bounds x's
 // blocks as the statement bounds e's, so that the plan opens the partitions of those
 // blocks alone.
-//
-// The transfer is a LATERAL subquery with a LIMIT, which PostgreSQL cannot flatten into a
-// join: each row of the page looks its transfer up by position, through the partitions'
-// primary keys, whatever the plan estimates of the rows it joins (a generic plan's
-// estimate of "LIMIT $n" is a tenth of the key's rows, millions for the commonest).
 func eventTransferJoin(span string) string {
+	join := ` LEFT JOIN token_transfers x ON e.transfer_layout IS NOT NULL AND x.block_number = e.block_number
+		AND x.tx_index = e.tx_index AND x.event_index = e.event_index`
 	if span != "" {
-		span = ` AND x.block_number ` + span
+		join += ` AND x.block_number ` + span
 	}
-	return ` LEFT JOIN LATERAL (SELECT x.from_id, x.to_id, x.amount FROM token_transfers x
-		WHERE e.transfer_layout IS NOT NULL AND x.block_number = e.block_number
-		AND x.tx_index = e.tx_index AND x.event_index = e.event_index` + span + ` LIMIT 1) x ON true`
+	return join
 }
