@@ -14,7 +14,7 @@
 -- parent's indexes (with the queries they serve as comments), its keys, the foreign keys
 -- that reference it and the views that read it: all found in the catalog, so that nothing
 -- is written twice here. Like 00050-00052 this needs a maintenance window on a large
--- database and free disk for the largest partition; 00057 vacuums the rewritten tables.
+-- database and free disk for the largest partition; 00056 vacuums the rewritten tables.
 
 -- +goose Up
 -- +goose StatementBegin

@@ -131,7 +131,7 @@ func TestQueryVersionAndStatus(t *testing.T) {
 		"2^129 + 3":     strings.Replace(allTypesJSON(), v3, `"type":"DEPLOY_ACCOUNT","version":"0x200000000000000000000000000000003"`, 1),
 		"2^128 + 9":     strings.Replace(allTypesJSON(), v3, `"type":"DEPLOY_ACCOUNT","version":"0x100000000000000000000000000000009"`, 1),
 		"pre-confirmed": strings.Replace(allTypesJSON(), `"status":"ACCEPTED_ON_L2"`, `"status":"PRE_CONFIRMED"`, 1),
-		// The database stores the statuses as enums of the known labels (migration 00056).
+		// The database stores the statuses as enums of the known labels (migration 00055).
 		"unknown execution status": strings.Replace(allTypesJSON(), `"execution_status":"SUCCEEDED"`, `"execution_status":"SUCCEEDED_MAYBE"`, 1),
 		"unknown finality status":  strings.Replace(allTypesJSON(), `"finality_status":"ACCEPTED_ON_L2"`, `"finality_status":"ACCEPTED_ON_L3"`, 1),
 	} {

@@ -109,7 +109,7 @@ const (
 
 // finalityStatuses are those a receipt may carry: JSON-RPC 0.9's TXN_FINALITY_STATUS and the
 // transaction statuses before it. The database stores them as an enum of these labels
-// (migration 00056), so a receipt with another is refused here, with its name.
+// (migration 00055), so a receipt with another is refused here, with its name.
 var finalityStatuses = []string{"RECEIVED", "CANDIDATE", "PRE_CONFIRMED", AcceptedOnL2, AcceptedOnL1}
 
 // Receipt is a transaction receipt.
