@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -181,14 +180,16 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 // rebuildAfterBulkLoad rebuilds rebuiltAfterBulkLoad compactly, without locking out readers
 // or writers. REINDEX CONCURRENTLY cannot run in a transaction, so it follows the restore;
 // one interrupted leaves an invalid copy named <index>_ccnew... (or, in its last phases,
-// <index>_ccold...), of the index or of a partition's, dropped here first.
+// <index>_ccold...), of the index or of a partition's, dropped here first: the invalid
+// indexes of the tables, and their partitions, whose indexes are rebuilt.
 func rebuildAfterBulkLoad(ctx context.Context, conn *sqlx.DB) error {
 	var leftovers []string
 	if err := conn.SelectContext(ctx, &leftovers, `SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
 		WHERE NOT x.indisvalid AND i.relnamespace = 'public'::regnamespace
 		  AND i.relname ~ '_cc(new|old)[0-9]*$'
-		  AND x.indrelid IN (SELECT relid FROM unnest($1::text[]) n, pg_partition_tree(n::regclass))`,
-		pq.StringArray(append(slices.Clip(bulkTables), "erc20_balances"))); err != nil {
+		  AND x.indrelid IN (SELECT p.relid FROM unnest($1::text[]) n
+		      JOIN pg_index r ON r.indexrelid = to_regclass(n), pg_partition_tree(r.indrelid) p)`,
+		pq.StringArray(rebuiltAfterBulkLoad)); err != nil {
 		return err
 	}
 	for _, name := range leftovers {
