@@ -326,7 +326,8 @@ func instrument(store *db.Store) {
 // session for a burst of parallel loads, which costs more than the queries), each session
 // stopping statements that run past timeout.
 //
-// Its sessions plan each prepared statement once (plan_cache_mode = force_generic_plan).
+// Its sessions' settings are db.ReadSessionSettings. They plan each prepared statement once
+// (plan_cache_mode = force_generic_plan).
 // Left to choose, PostgreSQL planned the statements on partitioned tables again at every
 // execution (a plan for the arguments prunes partitions; the generic plan prunes them at
 // run time, which the choice does not count), and planning cost more than running them:
@@ -351,10 +352,10 @@ func instrument(store *db.Store) {
 // statement whose rows took 0.07 ms (0.12 ms with it off), and the middle and deep pages
 // took 160-210 ms at p99. A page joins a few dozen rows; there is little to memoize.
 func openReadPool(ctx context.Context, url string, maxConns int, timeout time.Duration) (*sqlx.DB, error) {
-	dsn := withParam(withBinaryParameters(withStatementTimeout(url, timeout)), "plan_cache_mode", "force_generic_plan")
-	dsn = withParam(dsn, "max_parallel_workers_per_gather", "0")
-	dsn = withParam(dsn, "jit", "off")
-	dsn = withParam(dsn, "enable_memoize", "off")
+	dsn := withBinaryParameters(withStatementTimeout(url, timeout))
+	for _, setting := range db.ReadSessionSettings {
+		dsn = withParam(dsn, setting.Name, setting.Value)
+	}
 	conn, err := openDB(ctx, dsn)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,16 @@ import (
 // a parameter-sensitive plan can add plan_cache_mode=force_custom_plan to DATABASE_URL
 // (lib/pq sends unknown parameters as session settings).
 
+// ReadSessionSettings are the settings of the API's read sessions: server.go's
+// openReadPool sends them with every connection (it says why each), and dbtest's Explain
+// plans with them, so that the plans tests read are the plans the API runs.
+var ReadSessionSettings = []struct{ Name, Value string }{
+	{"plan_cache_mode", "force_generic_plan"},
+	{"max_parallel_workers_per_gather", "0"},
+	{"jit", "off"},
+	{"enable_memoize", "off"},
+}
+
 // What is kept prepared is bounded: on the server, a prepared statement with its generic
 // plan takes about 48 KB of each connection it ran on. Most texts are the program's own and
 // few (a page's LIMIT and OFFSET are parameters, Window.pageTail), but some vary with their

@@ -10,6 +10,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"github.com/starkgraph/starkgraph/db"
 )
 
 var explained atomic.Int64
@@ -46,7 +48,11 @@ func explain(conn *sqlx.DB, options, text string, args []any, generic bool, sett
 	if generic {
 		// A prepared statement outlives the transaction: each has a name of its own.
 		name := fmt.Sprintf("explained_%d", explained.Add(1))
-		if _, err := tx.Exec(`SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off; SET LOCAL enable_memoize = off; PREPARE ` + name + ` AS ` + text); err != nil {
+		var set strings.Builder
+		for _, setting := range db.ReadSessionSettings {
+			fmt.Fprintf(&set, "SET LOCAL %s = %s; ", setting.Name, setting.Value)
+		}
+		if _, err := tx.Exec(set.String() + `PREPARE ` + name + ` AS ` + text); err != nil {
 			return nil, err
 		}
 		// EXECUTE takes its arguments as literals.
