@@ -46,6 +46,7 @@ import (
 	"github.com/starkgraph/starkgraph/indexer"
 	"github.com/starkgraph/starkgraph/internal/idlegc"
 	"github.com/starkgraph/starkgraph/internal/linger"
+	"github.com/starkgraph/starkgraph/internal/stackstart"
 	"github.com/starkgraph/starkgraph/live"
 	"github.com/starkgraph/starkgraph/metrics"
 	"github.com/starkgraph/starkgraph/replay"
@@ -234,6 +235,7 @@ type serverFlags struct {
 	inFlightKey   int
 	dbMaxConns    int
 	idleRelease   time.Duration
+	stackKiB      int
 	namesTTL      time.Duration
 	// subscriptions
 	subscriptionBuffer int
@@ -268,6 +270,7 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.streamWriteTimeout, "stream-write-timeout", api.DefaultStreamWriteTimeout, "longest write to a subscriber's connection; a client that stops reading is disconnected")
 	fs.IntVar(&f.inFlightKey, "max-inflight-per-key", 32, "requests of one API key running at once; 503 with Retry-After above it (0: no cap)")
 	fs.DurationVar(&f.idleRelease, "idle-release", 5*time.Second, "after this long without an API request, give memory back to the system and collect with GOGC=100 until the next one (internal/idlegc; 0: never)")
+	fs.IntVar(&f.stackKiB, "goroutine-stack-kib", 14, "keep new goroutines' stacks starting above this many KiB, the most gqlgen's goroutines use, so that they do not grow while resolving (internal/stackstart; 0: the runtime's choice)")
 	fs.DurationVar(&f.namesTTL, "names-cache-ttl", db.DefaultNamesTTL, "keep the names of addresses and classes, and their absence, this long in memory (docs/names.md; 0: read them at every request)")
 }
 
@@ -521,6 +524,7 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	defer readConn.Close()
+	defer stackstart.Hold(sf.stackKiB)()
 	store := db.NewStore(readConn)
 	instrument(store)
 	store.CacheNames(sf.namesTTL, metrics.CountNames)

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/indexer/indexertest"
+	"github.com/starkgraph/starkgraph/internal/stackstart"
 	"github.com/starkgraph/starkgraph/sim"
 )
 
@@ -60,21 +62,46 @@ func TestBenchDocumentsAllocations(t *testing.T) {
 }
 
 // BenchmarkBenchDocuments serves the bench's documents in process, for their CPU time and
-// allocations per request apart from the network and the load generator:
+// allocations per request apart from the network and the load generator, with new
+// goroutines' stacks started as the runtime chooses and as the server starts them
+// (internal/stackstart), alternated in the same run:
 //
 //	go test ./resolvers -run '^$' -bench BenchDocuments -benchtime 500x -count 3
 func BenchmarkBenchDocuments(b *testing.B) {
 	s := indexedChain(b, 5, 30, 2)
 	h := api.NewHandler(api.Config{Store: s.store, Limits: api.DefaultGraphQLLimits})
 	for _, d := range benchDocuments {
-		b.Run(d.name, func(b *testing.B) {
-			serve := serveInProcess(b, h, d.doc)
-			serve()
-			b.ReportAllocs()
-			for b.Loop() {
+		for _, st := range stackStarts {
+			b.Run(d.name+"/"+st.name, func(b *testing.B) {
+				defer holdStacks(st.kib)()
+				serve := serveInProcess(b, h, d.doc)
 				serve()
-			}
-		})
+				b.ReportAllocs()
+				cpu := cpuTime()
+				for b.Loop() {
+					serve()
+				}
+				b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}
+
+// stackStarts are the two starts of new goroutines' stacks the benchmarks compare: the
+// runtime's (2-8 KiB in a test binary) and the server's (--goroutine-stack-kib, 16 KiB).
+var stackStarts = []struct {
+	name string
+	kib  int
+}{{"runtime-stacks", 0}, {"server-stacks", 14}}
+
+// holdStacks makes new goroutines start as stackstart.Hold(kib) has them, from a
+// collection on, until the returned function is called.
+func holdStacks(kib int) (release func()) {
+	stop := stackstart.Hold(kib)
+	runtime.GC()
+	return func() {
+		stop()
+		runtime.GC()
 	}
 }
 

@@ -109,7 +109,8 @@ func TestHeavyDocumentsStatements(t *testing.T) {
 // BenchmarkHeavyDocuments serves the heavy documents in process with the loaders' batch
 // window as served (2 ms), for the service's own work per request: cpu-ns/op is the
 // process's CPU time (user and system) per request, which the batch window's waits do not
-// count, next to ns/op (wall time, waits included), allocations and statements.
+// count, next to ns/op (wall time, waits included), allocations and statements. Each runs
+// with new goroutines' stacks started by the runtime and by the server (stackStarts).
 //
 //	go test ./resolvers -run '^$' -bench HeavyDocuments -benchtime 200x -count 5
 func BenchmarkHeavyDocuments(b *testing.B) {
@@ -118,17 +119,20 @@ func BenchmarkHeavyDocuments(b *testing.B) {
 	defer func() { loaders.BatchWait = saved }()
 	s, h := heavyChain(b)
 	for _, d := range heavyDocuments(b, s, h) {
-		b.Run(d.name, func(b *testing.B) {
-			serve := serveInProcess(b, h, d.doc)
-			serve()
-			b.ReportAllocs()
-			statements, cpu := s.store.Statements(), cpuTime()
-			for b.Loop() {
+		for _, st := range stackStarts {
+			b.Run(d.name+"/"+st.name, func(b *testing.B) {
+				defer holdStacks(st.kib)()
+				serve := serveInProcess(b, h, d.doc)
 				serve()
-			}
-			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
-			b.ReportMetric(float64(s.store.Statements()-statements)/float64(b.N), "statements/op")
-		})
+				b.ReportAllocs()
+				statements, cpu := s.store.Statements(), cpuTime()
+				for b.Loop() {
+					serve()
+				}
+				b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(s.store.Statements()-statements)/float64(b.N), "statements/op")
+			})
+		}
 	}
 }
 

@@ -1,0 +1,41 @@
+package stackstart
+
+import (
+	"runtime"
+	"testing"
+)
+
+// TestHoldRaisesTheStartingStack checks the runtime's starting size before, during and
+// after Hold, each after a collection (when the runtime takes its average).
+func TestHoldRaisesTheStartingStack(t *testing.T) {
+	runtime.GC()
+	before := StartingSize()
+	if before == 0 {
+		t.Skip("this runtime does not report /gc/stack/starting-size:bytes")
+	}
+	if before >= 16<<10 {
+		t.Fatalf("new goroutines start at %d bytes already: the test could not tell Hold's effect", before)
+	}
+
+	stop := Hold(14)
+	runtime.GC()
+	if got := StartingSize(); got != 16<<10 {
+		t.Errorf("holding 14 KiB: new goroutines start at %d bytes, want %d", got, 16<<10)
+	}
+
+	stop()
+	stop() // a second stop is harmless
+	runtime.GC()
+	if got := StartingSize(); got != before {
+		t.Errorf("after stop: new goroutines start at %d bytes, want %d as before", got, before)
+	}
+}
+
+func TestHoldZeroParksNothing(t *testing.T) {
+	n := runtime.NumGoroutine()
+	stop := Hold(0)
+	defer stop()
+	if got := runtime.NumGoroutine(); got != n {
+		t.Errorf("Hold(0) started %d goroutines", got-n)
+	}
+}
