@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -119,12 +120,29 @@ func newBatchWriter(tx *db.WriteTx, classes *classCache) *batchWriter {
 	}
 }
 
+// reserve makes room in the batch's rows for its transactions, their events and (at least
+// one each) their calls: appended one by one, the wide rows of a batch of thousands of
+// transactions were copied at every doubling, a fifth of applyTransaction's time.
+func (w *batchWriter) reserve(batch []*blockData) {
+	txs, events := 0, 0
+	for _, bd := range batch {
+		txs += len(bd.Block.Transactions)
+		for i := range bd.Block.Transactions {
+			events += len(bd.Block.Transactions[i].Receipt.Events)
+		}
+	}
+	w.rows.Transactions = slices.Grow(w.rows.Transactions, txs)
+	w.rows.Calls = slices.Grow(w.rows.Calls, txs)
+	w.rows.Events = slices.Grow(w.rows.Events, events)
+}
+
 // write derives and writes the batch. When journal is set the batch holds one block and the
 // old images of every row it changes are kept for a reorg.
 func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal bool) error {
 	if err := w.preload(ctx, batch); err != nil {
 		return err
 	}
+	w.reserve(batch)
 	for _, bd := range batch {
 		w.apply(bd)
 	}

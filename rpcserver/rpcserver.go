@@ -146,7 +146,14 @@ func (s *Server) handleBatch(ctx context.Context, body []byte) ([]byte, *HTTPErr
 		}()
 	}
 	wg.Wait()
+	// The answer's size is known: grown by doubling instead, a batch of blocks (megabytes)
+	// was copied and cleared again at each step, a tenth of the bench's CPU while indexing.
+	size := 2 + len(results)
+	for _, r := range results {
+		size += len(r)
+	}
 	var out bytes.Buffer
+	out.Grow(size)
 	out.WriteByte('[')
 	n := 0
 	for i, r := range results {
