@@ -39,3 +39,21 @@ func TestHoldZeroParksNothing(t *testing.T) {
 		t.Errorf("Hold(0) started %d goroutines", got-n)
 	}
 }
+
+// BenchmarkCollection is what holding costs: a whole collection, which scans the parked
+// goroutines' stacks, without and with Hold(14) in the same run.
+//
+//	go test ./internal/stackstart -run '^$' -bench Collection -count 3
+func BenchmarkCollection(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		kib  int
+	}{{"without-hold", 0}, {"hold-14KiB", 14}} {
+		b.Run(c.name, func(b *testing.B) {
+			defer Hold(c.kib)()
+			for b.Loop() {
+				runtime.GC()
+			}
+		})
+	}
+}
