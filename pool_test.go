@@ -105,6 +105,11 @@ func TestReadPoolSettings(t *testing.T) {
 		{"postgres://u@h/db?sslmode=disable", "postgres://u@h/db?binary_parameters=yes&sslmode=disable&statement_timeout=10000"},
 		{"host=/run dbname=x", "host=/run dbname=x statement_timeout=10000 binary_parameters=yes"},
 		{"postgres://u@h/db?binary_parameters=no&statement_timeout=5", "postgres://u@h/db?binary_parameters=no&statement_timeout=5"},
+		{"host=/run binary_parameters = 'no' statement_timeout=5", "host=/run binary_parameters = 'no' statement_timeout=5"},
+		// A setting's name elsewhere in the string is not the setting.
+		{"postgres://statement_timeout:binary_parameters@h/db", "postgres://statement_timeout:binary_parameters@h/db?binary_parameters=yes&statement_timeout=10000"},
+		{"user=statement_timeout password='a binary_parameters=no' dbname=x", "user=statement_timeout password='a binary_parameters=no' dbname=x statement_timeout=10000 binary_parameters=yes"},
+		{`password=a\ binary_parameters=no host=h`, `password=a\ binary_parameters=no host=h statement_timeout=10000 binary_parameters=yes`},
 	} {
 		if got := withBinaryParameters(withStatementTimeout(c.dsn, 10*time.Second)); got != c.want {
 			t.Errorf("%q: got %q, want %q", c.dsn, got, c.want)

@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -384,18 +385,69 @@ func withStatementTimeout(dsn string, d time.Duration) string {
 func withBinaryParameters(dsn string) string { return withParam(dsn, "binary_parameters", "yes") }
 
 // withParam adds a parameter to a connection URL or key=value string, unless it names the
-// parameter already (lib/pq sends those it does not know as session settings).
+// parameter already (lib/pq sends those it does not know as session settings). Only the
+// string's keys count: a password or database name that contains a setting's name (a
+// user "rajit" and jit) does not stop the setting.
 func withParam(dsn, name, value string) string {
-	if strings.Contains(dsn, name) {
-		return dsn
-	}
 	if u, err := neturl.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		q := u.Query()
+		if q.Has(name) {
+			return dsn
+		}
 		q.Set(name, value)
 		u.RawQuery = q.Encode()
 		return u.String()
 	}
+	if slices.Contains(dsnKeys(dsn), name) {
+		return dsn
+	}
 	return dsn + " " + name + "=" + value
+}
+
+// dsnKeys are the keys of a key=value connection string, as libpq reads it: spaces
+// around "=", values single-quoted or not, a backslash escaping the next character.
+func dsnKeys(dsn string) []string {
+	var keys []string
+	i, n := 0, len(dsn)
+	skipSpaces := func() {
+		for i < n && (dsn[i] == ' ' || dsn[i] == '\t' || dsn[i] == '\n' || dsn[i] == '\r') {
+			i++
+		}
+	}
+	for {
+		skipSpaces()
+		if i >= n {
+			return keys
+		}
+		start := i
+		for i < n && dsn[i] != '=' && dsn[i] != ' ' && dsn[i] != '\t' {
+			i++
+		}
+		keys = append(keys, dsn[start:i])
+		skipSpaces()
+		if i < n && dsn[i] == '=' {
+			i++
+		}
+		skipSpaces()
+		quoted := i < n && dsn[i] == '\''
+		if quoted {
+			i++
+		}
+		for i < n {
+			c := dsn[i]
+			if c == '\\' {
+				i += 2
+				continue
+			}
+			if (quoted && c == '\'') || (!quoted && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+				break
+			}
+			i++
+		}
+		if quoted && i < n {
+			i++ // the closing quote
+		}
+	}
 }
 
 // databaseURL is DATABASE_URL, which serve, index, migrate and keys require.
