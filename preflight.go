@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/starkgraph/starkgraph/internal/stackstart"
 	"net"
 	neturl "net/url"
 	"os"
@@ -158,6 +159,9 @@ func checkRedisURL(raw string) error {
 func checkServerSettings(sf *serverFlags) error {
 	if _, err := auth.ParseFailMode(sf.limiterFail); err != nil {
 		return fmt.Errorf("--limiter-fail %q: give local, open or closed", sf.limiterFail)
+	}
+	if sf.stackKiB < 0 || sf.stackKiB > stackstart.MaxKiB {
+		return fmt.Errorf("--goroutine-stack-kib %d: give 0 (the runtime's choice) to %d", sf.stackKiB, stackstart.MaxKiB)
 	}
 	if err := checkDatabaseURL("DATABASE_URL", os.Getenv("DATABASE_URL")); err != nil {
 		return err

@@ -128,6 +128,7 @@ func TestCommandsFailEarlyWithOneLine(t *testing.T) {
 			[]string{"REDIS_URL does not parse", "redis://"}},
 		{"serve with its port taken", []string{pgURL}, []string{"serve", "--addr", taken, "--admin-addr="},
 			[]string{"--addr " + taken + ": the address is already in use"}},
+		{"serve with stacks too large", []string{pgURL}, []string{"serve", "--goroutine-stack-kib", "100000"}, []string{"--goroutine-stack-kib 100000: give 0 (the runtime's choice) to 64"}},
 		{"serve with a bad --limiter-fail", []string{pgURL}, []string{"serve", "--limiter-fail", "maybe"}, []string{"--limiter-fail \"maybe\": give local, open or closed"}},
 		{"index with a URL that is not one", []string{pgURL}, []string{"index", "--rpc", "localhost:9545"}, []string{"--rpc \"localhost:9545\" is not an http(s) URL"}},
 		{"dev with a data directory it cannot write", nil, []string{"dev", "--data-dir", filepath.Join(aFile, "data"), "--addr", freePort(t), "--admin-addr="},

@@ -271,7 +271,7 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.streamWriteTimeout, "stream-write-timeout", api.DefaultStreamWriteTimeout, "longest write to a subscriber's connection; a client that stops reading is disconnected")
 	fs.IntVar(&f.inFlightKey, "max-inflight-per-key", 32, "requests of one API key running at once; 503 with Retry-After above it (0: no cap)")
 	fs.DurationVar(&f.idleRelease, "idle-release", 5*time.Second, "after this long without an API request, give memory back to the system and collect with GOGC=100 until the next one (internal/idlegc; 0: never)")
-	fs.IntVar(&f.stackKiB, "goroutine-stack-kib", 14, "keep new goroutines' stacks starting above this many KiB, the most gqlgen's goroutines use, so that they do not grow while resolving (internal/stackstart; 0: the runtime's choice)")
+	fs.IntVar(&f.stackKiB, "goroutine-stack-kib", 14, "keep new goroutines' stacks starting above this many KiB, the most gqlgen's goroutines use, so that they do not grow while resolving (internal/stackstart; 0: the runtime's choice; at most 64)")
 	fs.DurationVar(&f.namesTTL, "names-cache-ttl", db.DefaultNamesTTL, "keep the names of addresses and classes, and their absence, this long in memory (docs/names.md; 0: read them at every request)")
 }
 

@@ -26,19 +26,24 @@ import (
 // goroutines a loaded server has at once in the runtime's average.
 const Goroutines = 256
 
+// MaxKiB is the most Hold accepts: beyond it the parked stacks cost more than any growth
+// they would save (256 goroutines of 128 KiB: 32 MiB).
+const MaxKiB = 64
+
 // frameBytes is about what one call of fill takes of the stack: its buffer and its frame.
 // Few large frames rather than many small ones: a collection walks every frame of every
 // parked goroutine (BenchmarkCollection: 0.19 ms more a collection with 4 KiB frames, 0.29
 // with 1 KiB frames).
 const frameBytes = 4096
 
-// Hold parks Goroutines goroutines with about usedKiB KiB of stack in use each, until stop
-// is called. New goroutines then start with the power of two above usedKiB plus the
+// Hold parks Goroutines goroutines with about usedKiB KiB (at most MaxKiB) of stack in use
+// each, until stop is called. New goroutines then start with the power of two above usedKiB plus the
 // runtime's guard (usedKiB 14: 16 KiB), from the collection after Hold on.
 func Hold(usedKiB int) (stop func()) {
 	if usedKiB <= 0 {
 		return func() {}
 	}
+	usedKiB = min(usedKiB, MaxKiB)
 	release := make(chan struct{})
 	var deep, parked sync.WaitGroup
 	for range Goroutines {
