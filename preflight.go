@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/starkgraph/starkgraph/internal/stackstart"
 	"net"
 	neturl "net/url"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/starkgraph/starkgraph/auth"
+	"github.com/starkgraph/starkgraph/internal/stackstart"
 	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 

@@ -407,40 +407,30 @@ func withParam(dsn, name, value string) string {
 // dsnKeys are the keys of a key=value connection string, as libpq reads it: spaces
 // around "=", values single-quoted or not, a backslash escaping the next character.
 func dsnKeys(dsn string) []string {
-	var keys []string
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 	i, n := 0, len(dsn)
-	skipSpaces := func() {
-		for i < n && (dsn[i] == ' ' || dsn[i] == '\t' || dsn[i] == '\n' || dsn[i] == '\r') {
+	skip := func(while func(c byte) bool) {
+		for i < n && while(dsn[i]) {
 			i++
 		}
 	}
-	for {
-		skipSpaces()
-		if i >= n {
-			return keys
-		}
+	var keys []string
+	for skip(isSpace); i < n; skip(isSpace) {
 		start := i
-		for i < n && dsn[i] != '=' && dsn[i] != ' ' && dsn[i] != '\t' {
-			i++
-		}
+		skip(func(c byte) bool { return c != '=' && !isSpace(c) })
 		keys = append(keys, dsn[start:i])
-		skipSpaces()
+		skip(isSpace)
 		if i < n && dsn[i] == '=' {
 			i++
 		}
-		skipSpaces()
+		skip(isSpace)
 		quoted := i < n && dsn[i] == '\''
 		if quoted {
 			i++
 		}
-		for i < n {
-			c := dsn[i]
-			if c == '\\' {
-				i += 2
-				continue
-			}
-			if (quoted && c == '\'') || (!quoted && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
-				break
+		for i < n && !(quoted && dsn[i] == '\'' || !quoted && isSpace(dsn[i])) {
+			if dsn[i] == '\\' {
+				i++ // the escaped character is the value's
 			}
 			i++
 		}
@@ -448,6 +438,7 @@ func dsnKeys(dsn string) []string {
 			i++ // the closing quote
 		}
 	}
+	return keys
 }
 
 // databaseURL is DATABASE_URL, which serve, index, migrate and keys require.

@@ -119,20 +119,7 @@ func BenchmarkHeavyDocuments(b *testing.B) {
 	defer func() { loaders.BatchWait = saved }()
 	s, h := heavyChain(b)
 	for _, d := range heavyDocuments(b, s, h) {
-		for _, st := range stackStarts {
-			b.Run(d.name+"/"+st.name, func(b *testing.B) {
-				defer holdStacks(st.kib)()
-				serve := serveInProcess(b, h, d.doc)
-				serve()
-				b.ReportAllocs()
-				statements, cpu := s.store.Statements(), cpuTime()
-				for b.Loop() {
-					serve()
-				}
-				b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
-				b.ReportMetric(float64(s.store.Statements()-statements)/float64(b.N), "statements/op")
-			})
-		}
+		benchServed(b, s, h, d.name, d.doc)
 	}
 }
 

@@ -17,14 +17,11 @@
 // average back towards the runtime's own choice, which is what it would be without Hold.
 package stackstart
 
-import (
-	"runtime/metrics"
-	"sync"
-)
+import "sync"
 
-// Goroutines is how many goroutines Hold parks: enough to outweigh the few hundred
+// goroutines is how many goroutines Hold parks: enough to outweigh the few hundred
 // goroutines a loaded server has at once in the runtime's average.
-const Goroutines = 256
+const goroutines = 256
 
 // MaxKiB is the most Hold accepts: beyond it the parked stacks cost more than any growth
 // they would save (256 goroutines of 128 KiB: 32 MiB).
@@ -36,9 +33,9 @@ const MaxKiB = 64
 // with 1 KiB frames).
 const frameBytes = 4096
 
-// Hold parks Goroutines goroutines with about usedKiB KiB (at most MaxKiB) of stack in use
-// each, until stop is called. New goroutines then start with the power of two above usedKiB plus the
-// runtime's guard (usedKiB 14: 16 KiB), from the collection after Hold on.
+// Hold parks its goroutines with about usedKiB KiB (at most MaxKiB) of stack in use each,
+// until stop is called. New goroutines then start with the power of two above usedKiB plus
+// the runtime's guard (usedKiB 14: 16 KiB), from the collection after Hold on.
 func Hold(usedKiB int) (stop func()) {
 	if usedKiB <= 0 {
 		return func() {}
@@ -46,7 +43,7 @@ func Hold(usedKiB int) (stop func()) {
 	usedKiB = min(usedKiB, MaxKiB)
 	release := make(chan struct{})
 	var deep, parked sync.WaitGroup
-	for range Goroutines {
+	for range goroutines {
 		deep.Add(1)
 		parked.Add(1)
 		go func() {
@@ -77,14 +74,4 @@ func fill(depth int, reached func(), release <-chan struct{}) byte {
 		return buf[0]
 	}
 	return fill(depth-1, reached, release) + buf[len(buf)-1]
-}
-
-// StartingSize is the stack size, in bytes, that the runtime gives new goroutines now.
-func StartingSize() uint64 {
-	s := []metrics.Sample{{Name: "/gc/stack/starting-size:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
 }
