@@ -67,6 +67,9 @@ func (c *Config) fill() {
 	}
 }
 
+// claimTimeout bounds one claim statement, which runs on after a stop (see run).
+const claimTimeout = 10 * time.Second
+
 // workerSeq numbers the workers of this process, for their names in the job log.
 var workerSeq atomic.Int64
 
@@ -105,7 +108,12 @@ type worker struct {
 
 func (w *worker) run(ctx context.Context) {
 	for ctx.Err() == nil {
-		job, err := w.queue.Claim(ctx, w.name, w.cfg.Lease)
+		// The claim commits on the server even if the stop cancels it mid-reply, which would
+		// leave the job held until its lease ends; so it finishes whatever the stop, and a
+		// job claimed while stopping goes to work, which gives it back at once.
+		claimCtx, cancelClaim := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
+		job, err := w.queue.Claim(claimCtx, w.name, w.cfg.Lease)
+		cancelClaim()
 		if err != nil {
 			if ctx.Err() == nil {
 				w.cfg.Logger.Warn("verification queue", "err", err)
