@@ -110,15 +110,19 @@ func (w *worker) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		// The claim commits on the server even if the stop cancels it mid-reply, which would
 		// leave the job held until its lease ends; so it finishes whatever the stop, and a
-		// job claimed while stopping goes to work, which gives it back at once.
+		// job claimed while stopping is given back at once.
 		claimCtx, cancelClaim := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
 		job, err := w.queue.Claim(claimCtx, w.name, w.cfg.Lease)
 		cancelClaim()
-		if err != nil {
+		switch {
+		case err != nil:
 			if ctx.Err() == nil {
 				w.cfg.Logger.Warn("verification queue", "err", err)
 			}
-		} else if job != nil {
+		case job != nil && ctx.Err() != nil:
+			w.giveBack(ctx, job, w.jobLog(job))
+			return
+		case job != nil:
 			w.work(ctx, job)
 			continue // look for the next job at once
 		}
@@ -132,7 +136,7 @@ func (w *worker) run(ctx context.Context) {
 // work takes one claimed job to its end, renewing the lease meanwhile. If the lease is lost
 // (this worker stalled past it and another claimed the job) the work is dropped.
 func (w *worker) work(ctx context.Context, job *db.ClaimedJob) {
-	log := w.cfg.Logger.With("job", job.ID, "class", job.ClassHash.Padded(), "worker", w.name, "attempt", job.Attempts)
+	log := w.jobLog(job)
 	jobCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	renewed := make(chan struct{})
@@ -162,16 +166,27 @@ func (w *worker) work(ctx context.Context, job *db.ClaimedJob) {
 	<-renewed
 	switch {
 	case err == nil:
-	case ctx.Err() != nil: // stopping: give the job back for another worker to take now
-		releaseCtx, cancelRelease := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancelRelease()
-		if err := w.queue.Release(releaseCtx, job, w.name); err != nil {
-			log.Warn("verification job not released; it is retried when its lease ends", "err", err)
-		}
+	case ctx.Err() != nil:
+		w.giveBack(ctx, job, log)
 	case errors.Is(err, db.ErrLeaseLost) || errors.Is(err, context.Canceled):
 		log.Info("verification job left to another worker", "err", err)
 	default:
 		log.Error("verification job", "err", err)
+	}
+}
+
+// jobLog is the worker's logger with the job's attributes.
+func (w *worker) jobLog(job *db.ClaimedJob) *slog.Logger {
+	return w.cfg.Logger.With("job", job.ID, "class", job.ClassHash.Padded(), "worker", w.name, "attempt", job.Attempts)
+}
+
+// giveBack returns a held job to the queue when this worker stops (ctx is done), for
+// another worker to take now rather than when the lease ends.
+func (w *worker) giveBack(ctx context.Context, job *db.ClaimedJob, log *slog.Logger) {
+	releaseCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := w.queue.Release(releaseCtx, job, w.name); err != nil {
+		log.Warn("verification job not released; it is retried when its lease ends", "err", err)
 	}
 }
 

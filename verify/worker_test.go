@@ -411,8 +411,9 @@ func TestStoppedWorkerReleasesItsJob(t *testing.T) {
 	select {
 	case <-stopped:
 		t.Logf("stopped %s after the cancel", time.Since(cancelled).Round(time.Millisecond))
-	// A stop is bounded by the build's own waits (bwrap's pipes 5 s, its PID 1 gone 10 s,
-	// fd 3 drained 5 s) and the release's 5 s; it takes milliseconds when nothing is stuck.
+	// The job is claimed already: the stop is bounded by the build's own waits (bwrap's
+	// pipes 5 s, its PID 1 gone 10 s, fd 3 drained 5 s) and the release's 5 s; it takes
+	// milliseconds when nothing is stuck.
 	case <-time.After(30 * time.Second):
 		var stacks strings.Builder
 		_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
