@@ -13,6 +13,7 @@ import (
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/rest"
 )
 
 // leaks matches what an error must never show a client: Go type names, driver and SQL
@@ -36,6 +37,16 @@ func FuzzGraphQL(f *testing.F) {
 		{`query { blocks(first: 1) { edges { node { number @skip(if: $x) } } } }`, `{"x": true}`},
 	} {
 		f.Add(seed.doc, seed.vars)
+	}
+	// The edges of the integers' domains (rest.NumberEdges), in a block bound, a time bound
+	// and a page size, as the REST parameters of those domains get them.
+	for _, edge := range rest.NumberEdges(db.BlockNumbers.Min, db.BlockNumbers.Max) {
+		if strings.HasPrefix(edge, "0x") {
+			edge = `"` + edge + `"`
+		}
+		f.Add(`query($n: Int) { transactions(first: 2, filter: {fromBlock: $n, toBlock: $n}) { totalCount } }`, `{"n": `+edge+`}`)
+		f.Add(`query($n: Int) { tokenTransfers(first: $n, filter: {toTimestamp: $n}) { totalCount } }`, `{"n": `+edge+`}`)
+		f.Add(`{ events(first: 2, filter: {fromBlock: `+edge+`}) { totalCount } block(number: `+edge+`) { number } }`, `{}`)
 	}
 	conn := dbtest.New(f)
 	srv := httptest.NewServer(api.NewHandler(api.Config{Store: db.NewStore(conn), Limits: api.DefaultGraphQLLimits, Introspection: true}))

@@ -67,7 +67,7 @@ var DefaultGraphQLLimits = GraphQLLimits{
 // NewGraphQL returns the /graphql handler over res; streams are the subscription
 // transports (none: subscriptions are not served).
 func NewGraphQL(res *resolvers.Resolver, limits GraphQLLimits, introspection bool, log *slog.Logger, streams ...graphql.Transport) http.Handler {
-	cfg := graph.Config{Resolvers: res}
+	cfg := graph.Config{Resolvers: res, Directives: graph.DirectiveRoot{Domain: resolvers.Domain}}
 	setConnectionComplexity(&cfg.Complexity)
 	srv := handler.New(graph.NewExecutableSchema(cfg))
 	for _, t := range streams { // before POST, which would take an SSE request

@@ -63,6 +63,7 @@ type ResolverRoot interface {
 }
 
 type DirectiveRoot struct {
+	Domain func(ctx context.Context, obj any, next graphql.Resolver, of model.ValueDomain) (res any, err error)
 }
 
 type ComplexityRoot struct {
@@ -5579,6 +5580,30 @@ scalar BigInt
 "Any JSON value (decoded call inputs, ABIs, NFT attributes)."
 scalar JSON
 
+"""
+The values an ` + "`" + `Int` + "`" + ` argument or input field accepts: those of the columns it is compared with
+(block numbers are 4-byte), or the bounds of a page. A negative value, or one outside a bounded
+domain, is a ` + "`" + `BAD_USER_INPUT` + "`" + ` error naming the argument; a block or time bound above its domain
+reads as the domain's largest value, above anything indexed.
+"""
+directive @domain(of: ValueDomain!) on ARGUMENT_DEFINITION | INPUT_FIELD_DEFINITION
+
+"The domains of ` + "`" + `@domain` + "`" + `."
+enum ValueDomain {
+  "0 to 2147483647; larger bounds read as 2147483647."
+  BLOCK_NUMBER
+  "Unix seconds, 0 to 2^63-1."
+  UNIX_TIME
+  "0 to 100."
+  PAGE_SIZE
+  "1 to 100."
+  SEARCH_SIZE
+  "1 to 3660."
+  DAYS
+  "1 to 24."
+  HOURS
+}
+
 enum SortDirection {
   ASC
   DESC
@@ -5631,16 +5656,16 @@ type Name {
 `, BuiltIn: false},
 	{Name: "../schema/chain.graphqls", Input: `extend type Query {
   "A block by number or by hash; with neither, the newest block."
-  block(number: Int, hash: Felt): Block
+  block(number: Int @domain(of: BLOCK_NUMBER), hash: Felt): Block
   "Blocks, newest first."
-  blocks(first: Int = 25, after: String): BlockConnection!
+  blocks(first: Int = 25 @domain(of: PAGE_SIZE), after: String): BlockConnection!
   transaction(hash: Felt!): Transaction
   "Transactions, newest first unless ` + "`" + `order` + "`" + ` says otherwise."
-  transactions(first: Int = 25, after: String, filter: TransactionFilter, order: SortDirection = DESC): TransactionConnection!
+  transactions(first: Int = 25 @domain(of: PAGE_SIZE), after: String, filter: TransactionFilter, order: SortDirection = DESC): TransactionConnection!
   "Events, newest first."
-  events(first: Int = 25, after: String, filter: EventFilter): EventConnection!
+  events(first: Int = 25 @domain(of: PAGE_SIZE), after: String, filter: EventFilter): EventConnection!
   "Transactions that run an outside execution (SNIP-9), newest first."
-  metaTransactions(first: Int = 25, after: String, contractAddress: Address): MetaTransactionConnection!
+  metaTransactions(first: Int = 25 @domain(of: PAGE_SIZE), after: String, contractAddress: Address): MetaTransactionConnection!
 }
 
 enum TransactionType {
@@ -5656,17 +5681,17 @@ input TransactionFilter {
   contractAddress: Address
   type: TransactionType
   "Inclusive lower bound of the block range."
-  fromBlock: Int
+  fromBlock: Int @domain(of: BLOCK_NUMBER)
   "Inclusive upper bound of the block range."
-  toBlock: Int
+  toBlock: Int @domain(of: BLOCK_NUMBER)
 }
 
 input EventFilter {
   fromAddress: Address
   "The first key, usually the event selector."
   key: Felt
-  fromBlock: Int
-  toBlock: Int
+  fromBlock: Int @domain(of: BLOCK_NUMBER)
+  toBlock: Int @domain(of: BLOCK_NUMBER)
 }
 
 type Block implements Node {
@@ -5694,7 +5719,7 @@ type Block implements Node {
   l1VerificationTxHash: Felt
   parent: Block
   "The block's transactions in order."
-  transactions(first: Int = 25, after: String): TransactionConnection!
+  transactions(first: Int = 25 @domain(of: PAGE_SIZE), after: String): TransactionConnection!
 }
 
 type Transaction implements Node {
@@ -5743,7 +5768,7 @@ type Transaction implements Node {
   calls: [Call!]!
   "True when the calldata could not be fully decoded into calls."
   partialCallsParsing: Boolean!
-  events(first: Int = 100, after: String): EventConnection!
+  events(first: Int = 100 @domain(of: PAGE_SIZE), after: String): EventConnection!
   senderAlias: String
   contractAlias: String
   classAlias: String
@@ -5846,12 +5871,12 @@ type MetaTransactionEdge {
 	{Name: "../schema/contracts.graphqls", Input: `extend type Query {
   contract(address: Address!): Contract
   "Contracts, most recently deployed first."
-  contracts(first: Int = 25, after: String, type: ContractType): ContractConnection!
+  contracts(first: Int = 25 @domain(of: PAGE_SIZE), after: String, type: ContractType): ContractConnection!
   class(hash: Address!): Class
   "Declared classes, most recently declared first."
-  classes(first: Int = 25, after: String): ClassConnection!
+  classes(first: Int = 25 @domain(of: PAGE_SIZE), after: String): ClassConnection!
   "Verified classes, most recently verified first."
-  verifiedClasses(first: Int = 25, after: String): VerifiedClassConnection!
+  verifiedClasses(first: Int = 25 @domain(of: PAGE_SIZE), after: String): VerifiedClassConnection!
   verificationJob(id: ID!): VerificationJob
 }
 
@@ -5914,9 +5939,9 @@ type Contract implements Node {
   "ERC-20 balances of this contract."
   tokensHeld: [TokenBalance!]!
   "NFTs owned by this contract."
-  nfts(first: Int = 25, after: String, contractAddress: Address): NftBalanceConnection!
+  nfts(first: Int = 25 @domain(of: PAGE_SIZE), after: String, contractAddress: Address): NftBalanceConnection!
   "Transactions sent by this contract (as an account)."
-  transactions(first: Int = 25, after: String, order: SortDirection = DESC): TransactionConnection!
+  transactions(first: Int = 25 @domain(of: PAGE_SIZE), after: String, order: SortDirection = DESC): TransactionConnection!
 }
 
 type Class implements Node {
@@ -5941,7 +5966,7 @@ type Class implements Node {
   "The class's name and its source (alias is its value)."
   name: Name
   verified: VerifiedClass
-  contracts(first: Int = 25, after: String): ContractConnection!
+  contracts(first: Int = 25 @domain(of: PAGE_SIZE), after: String): ContractConnection!
 }
 
 "A class whose submitted sources compile to exactly the class on chain."
@@ -6099,7 +6124,7 @@ input LiveTransactionFilter {
 `, BuiltIn: false},
 	{Name: "../schema/messages.graphqls", Input: `extend type Query {
   "Messages between L1 and L2, newest first."
-  messages(first: Int = 25, after: String, filter: MessageListFilter): MessageConnection!
+  messages(first: Int = 25 @domain(of: PAGE_SIZE), after: String, filter: MessageListFilter): MessageConnection!
 }
 
 enum MessageDirection {
@@ -6108,7 +6133,7 @@ enum MessageDirection {
 }
 
 input MessageListFilter {
-  blockNumber: Int
+  blockNumber: Int @domain(of: BLOCK_NUMBER)
   "The L2 contract: the recipient of an L1 -> L2 message, the sender of an L2 -> L1 one."
   contract: Address
   direction: MessageDirection
@@ -6154,15 +6179,15 @@ type MessageEdge {
 `, BuiltIn: false},
 	{Name: "../schema/nft.graphqls", Input: `extend type Query {
   "NFT items of a collection, of an owner, or both."
-  nftItems(first: Int = 25, after: String, contractAddress: Address, ownerAddress: Address): NftItemConnection!
+  nftItems(first: Int = 25 @domain(of: PAGE_SIZE), after: String, contractAddress: Address, ownerAddress: Address): NftItemConnection!
   "NFT transfers, mints and burns, newest first."
-  nftEvents(first: Int = 25, after: String, contractAddress: Address, tokenId: BigInt): NftEventConnection!
+  nftEvents(first: Int = 25 @domain(of: PAGE_SIZE), after: String, contractAddress: Address, tokenId: BigInt): NftEventConnection!
   "Owners of a collection's items (or of one item), by balance."
-  nftHolders(contractAddress: Address!, tokenId: BigInt, first: Int = 25, after: String): NftBalanceConnection!
+  nftHolders(contractAddress: Address!, tokenId: BigInt, first: Int = 25 @domain(of: PAGE_SIZE), after: String): NftBalanceConnection!
   "One NFT item."
   nftItem(contractAddress: Address!, tokenId: BigInt!): NftItem
   "A collection's balance records (or one item's), by token id, then largest balance."
-  nftBalances(contractAddress: Address!, tokenId: BigInt, first: Int = 25, after: String): NftBalanceConnection!
+  nftBalances(contractAddress: Address!, tokenId: BigInt, first: Int = 25 @domain(of: PAGE_SIZE), after: String): NftBalanceConnection!
 }
 
 type NftItem implements Node {
@@ -6191,7 +6216,7 @@ type NftItem implements Node {
   mintedAtTimestamp: Int
   "The owner's balance record (ERC-721: the owner; ERC-1155: the largest holder)."
   balance: NftBalance
-  events(first: Int = 25, after: String): NftEventConnection!
+  events(first: Int = 25 @domain(of: PAGE_SIZE), after: String): NftEventConnection!
 }
 
 type NftBalance {
@@ -6269,9 +6294,9 @@ extend type Mutation {
 
 extend type Query {
   "NFT collections with their sales in a timeframe (ending at the newest block), owners and supply."
-  nftCollectionStats(first: Int = 25, after: String, timeframe: StatsTimeframe = ALL, orderBy: NftStatsOrder = SALES, direction: SortDirection = DESC): NftCollectionStatsConnection!
+  nftCollectionStats(first: Int = 25 @domain(of: PAGE_SIZE), after: String, timeframe: StatsTimeframe = ALL, orderBy: NftStatsOrder = SALES, direction: SortDirection = DESC): NftCollectionStatsConnection!
   "The marketplaces that ran NFT sales in a timeframe (ending at the newest block)."
-  marketplaceStats(first: Int = 25, after: String, timeframe: StatsTimeframe = ALL, orderBy: MarketplaceStatsOrder = SALES, direction: SortDirection = DESC): MarketplaceStatsConnection!
+  marketplaceStats(first: Int = 25 @domain(of: PAGE_SIZE), after: String, timeframe: StatsTimeframe = ALL, orderBy: MarketplaceStatsOrder = SALES, direction: SortDirection = DESC): MarketplaceStatsConnection!
 }
 
 enum StatsTimeframe {
@@ -6349,7 +6374,7 @@ type MarketplaceStatsEdge {
   or of the form without its leading zero; or the start of a token's symbol or name, or of
   a name (a curated label or a .stark domain: ` + "`" + `alice.stark` + "`" + `, ` + "`" + `Argent` + "`" + `), in any case. Exact matches first; at most ` + "`" + `first` + "`" + ` (1 to 100) results.
   """
-  search(query: String!, first: Int = 10): [SearchResult!]!
+  search(query: String!, first: Int = 10 @domain(of: SEARCH_SIZE)): [SearchResult!]!
 }
 
 union SearchResult = Block | Transaction | Contract | Class | Token | Validator
@@ -6357,13 +6382,13 @@ union SearchResult = Block | Transaction | Contract | Class | Token | Validator
 	{Name: "../schema/staking.graphqls", Input: `extend type Query {
   validator(address: Address!): Validator
   "Validators, by rank (the largest total stake first) unless told otherwise."
-  validators(first: Int = 25, after: String, orderBy: ValidatorOrder = RANK, direction: SortDirection = ASC, search: String): ValidatorConnection!
+  validators(first: Int = 25 @domain(of: PAGE_SIZE), after: String, orderBy: ValidatorOrder = RANK, direction: SortDirection = ASC, search: String): ValidatorConnection!
   pool(address: Address!): Pool
   stakingOverview: StakingOverview!
   "Staking operations, newest first unless told otherwise: of a wallet, of a validator, or of everyone."
-  stakingActivity(first: Int = 25, after: String, filter: StakingActivityFilter, order: SortDirection = DESC): StakingActivityConnection!
+  stakingActivity(first: Int = 25 @domain(of: PAGE_SIZE), after: String, filter: StakingActivityFilter, order: SortDirection = DESC): StakingActivityConnection!
   "Validators' attestations (one per epoch attested), newest first."
-  attestations(first: Int = 25, after: String, validator: Address): AttestationConnection!
+  attestations(first: Int = 25 @domain(of: PAGE_SIZE), after: String, validator: Address): AttestationConnection!
   "The network's stake and delegators, or one validator's, at the end of each UTC day of the range that changed them, oldest first."
   stakingHistory(range: TimeRange = ONE_MONTH, validator: Address): [StakingDay!]!
 }
@@ -6392,9 +6417,9 @@ input StakingActivityFilter {
   pool: Address
   operation: StakingOperationType
   "Unix seconds, inclusive."
-  fromTimestamp: Int
+  fromTimestamp: Int @domain(of: UNIX_TIME)
   "Unix seconds, inclusive."
-  toTimestamp: Int
+  toTimestamp: Int @domain(of: UNIX_TIME)
   transactionHash: Felt
 }
 
@@ -6506,7 +6531,7 @@ type Validator implements Node {
   "APR of the validator's own stake in percent, with the commission its pools pay it; null before the staking figures are read."
   apr: Float
   "Delegations of the validator's pools by amount, largest first: of one asset's pools, of one delegator, or all."
-  delegations(first: Int = 25, after: String, asset: StakingAsset, delegator: Address): DelegationConnection!
+  delegations(first: Int = 25 @domain(of: PAGE_SIZE), after: String, asset: StakingAsset, delegator: Address): DelegationConnection!
 }
 
 type Pool implements Node {
@@ -6521,7 +6546,7 @@ type Pool implements Node {
   "APR of the pool's delegators in percent, after commission; for a BTC pool, in USD terms (null without prices)."
   apr: Float
   "Delegators by amount, largest first."
-  delegations(first: Int = 25, after: String): DelegationConnection!
+  delegations(first: Int = 25 @domain(of: PAGE_SIZE), after: String): DelegationConnection!
 }
 
 type Delegation {
@@ -6666,9 +6691,9 @@ type IndexerStatus {
 
 extend type Query {
   "The chain's activity per UTC day, newest first: the last ` + "`" + `days` + "`" + ` days up to the newest block's day (all days when null)."
-  dailyStats(first: Int = 25, after: String, days: Int): ActivityStatConnection!
+  dailyStats(first: Int = 25 @domain(of: PAGE_SIZE), after: String, days: Int @domain(of: DAYS)): ActivityStatConnection!
   "The chain's activity over the last ` + "`" + `hours` + "`" + ` hours (1 to 24) up to the newest block's hour, whole hours."
-  recentActivity(hours: Int! = 24): ActivityStat!
+  recentActivity(hours: Int! = 24 @domain(of: HOURS)): ActivityStat!
 }
 
 "The chain's activity over a UTC day, or over hours up to now."
@@ -6709,9 +6734,9 @@ type ActivityStatEdge {
 	{Name: "../schema/tokens.graphqls", Input: `extend type Query {
   token(address: Address!): Token
   "Tokens of one standard, by holders, transfers or market cap (descending)."
-  tokens(first: Int = 25, after: String, standard: TokenStandard = ERC20, orderBy: TokenOrder = HOLDERS, "Only the tokens with this symbol, in any case." symbol: String): TokenConnection!
+  tokens(first: Int = 25 @domain(of: PAGE_SIZE), after: String, standard: TokenStandard = ERC20, orderBy: TokenOrder = HOLDERS, "Only the tokens with this symbol, in any case." symbol: String): TokenConnection!
   "ERC-20 transfers, newest first: of one token, of one wallet (sent or received), or both."
-  tokenTransfers(first: Int = 25, after: String, token: Address, wallet: Address, filter: TransferFilter, order: SortDirection = DESC): TokenTransferConnection!
+  tokenTransfers(first: Int = 25 @domain(of: PAGE_SIZE), after: String, token: Address, wallet: Address, filter: TransferFilter, order: SortDirection = DESC): TokenTransferConnection!
 }
 
 enum TokenStandard {
@@ -6745,7 +6770,7 @@ type Token implements Node {
   "The name the explorer shows for the token's address, with its source (name is the token's own name())."
   displayName: Name
   "ERC-20 holders by balance, largest first."
-  holders(first: Int = 25, after: String): TokenHolderConnection!
+  holders(first: Int = 25 @domain(of: PAGE_SIZE), after: String): TokenHolderConnection!
   "Holders analytics for verified ERC-20 tokens; null before the first snapshot."
   holdersOverview: HoldersOverview
 }
@@ -6821,12 +6846,12 @@ input TransferFilter {
   tokenAddresses: [Address!]
   fromAddress: Address
   toAddress: Address
-  fromBlock: Int
-  toBlock: Int
+  fromBlock: Int @domain(of: BLOCK_NUMBER)
+  toBlock: Int @domain(of: BLOCK_NUMBER)
   "Unix seconds."
-  fromTimestamp: Int
+  fromTimestamp: Int @domain(of: UNIX_TIME)
   "Unix seconds."
-  toTimestamp: Int
+  toTimestamp: Int @domain(of: UNIX_TIME)
   invocationType: TransferInvocationType = ALL
 }
 
@@ -6885,14 +6910,14 @@ type Wallet {
   "The contract at this address, if one is deployed."
   contract: Contract
   erc20Balances: [TokenBalance!]!
-  nfts(first: Int = 25, after: String, contractAddress: Address): NftBalanceConnection!
+  nfts(first: Int = 25 @domain(of: PAGE_SIZE), after: String, contractAddress: Address): NftBalanceConnection!
   staking: WalletStaking!
   stakeOverTime(range: TimeRange = ONE_MONTH): [StakePoint!]!
-  activity(first: Int = 25, after: String, fromBlock: Int, order: SortDirection = DESC): TransactionConnection!
+  activity(first: Int = 25 @domain(of: PAGE_SIZE), after: String, fromBlock: Int @domain(of: BLOCK_NUMBER), order: SortDirection = DESC): TransactionConnection!
   "The wallet's balance of an ERC-20 token after block ` + "`" + `at` + "`" + ` (the newest block when ` + "`" + `at` + "`" + ` is null); 0 when it never held any."
   balance(token: Address!, at: BlockRef): BigInt!
   "The wallet's balance of an ERC-20 token after each block that changed it, newest first."
-  balanceHistory(token: Address!, first: Int = 25, after: String): BalancePointConnection!
+  balanceHistory(token: Address!, first: Int = 25 @domain(of: PAGE_SIZE), after: String): BalancePointConnection!
   "The wallet's balance of an ERC-20 token at the end of each UTC day of the range, oldest first, up to the day of the newest indexed block (MAX: from the day of its first change of that token, at most ten years)."
   dailyBalances(token: Address!, range: TimeRange = ONE_MONTH): [DailyBalance!]!
 }
@@ -6908,7 +6933,7 @@ type DailyBalance {
 
 "A block, by number or by hash (give one, or both when they name the same block)."
 input BlockRef {
-  number: Int
+  number: Int @domain(of: BLOCK_NUMBER)
   hash: Felt
 }
 
@@ -8755,13 +8780,25 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) dir_domain_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "of",
+		func(ctx context.Context, v any) (model.ValueDomain, error) {
+			return ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["of"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Block_transactions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Block_transactions_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -8775,15 +8812,56 @@ func (ec *executionContext) field_Block_transactions_args(ctx context.Context, r
 	}
 	args["after"] = arg1
 	return args, nil
+}
+
+func (ec *executionContext) field_Block_transactions_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Class_contracts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Class_contracts_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -8799,13 +8877,54 @@ func (ec *executionContext) field_Class_contracts_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Class_contracts_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Contract_nfts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Contract_nfts_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -8829,13 +8948,54 @@ func (ec *executionContext) field_Contract_nfts_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Contract_nfts_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Contract_transactions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Contract_transactions_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -8857,6 +9017,49 @@ func (ec *executionContext) field_Contract_transactions_args(ctx context.Context
 	}
 	args["order"] = arg2
 	return args, nil
+}
+
+func (ec *executionContext) field_Contract_transactions_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Mutation_requestNftMetadataUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -8898,10 +9101,8 @@ func (ec *executionContext) field_Mutation_submitVerification_args(ctx context.C
 func (ec *executionContext) field_NftItem_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_NftItem_events_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -8917,13 +9118,54 @@ func (ec *executionContext) field_NftItem_events_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_NftItem_events_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Pool_delegations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Pool_delegations_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -8937,6 +9179,49 @@ func (ec *executionContext) field_Pool_delegations_args(ctx context.Context, raw
 	}
 	args["after"] = arg1
 	return args, nil
+}
+
+func (ec *executionContext) field_Pool_delegations_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -8956,10 +9241,8 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 func (ec *executionContext) field_Query_attestations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_attestations_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -8983,13 +9266,54 @@ func (ec *executionContext) field_Query_attestations_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_attestations_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_block_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "number",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_block_argsNumber(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9005,13 +9329,54 @@ func (ec *executionContext) field_Query_block_args(ctx context.Context, rawArgs 
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_block_argsNumber(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("number"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["number"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_blocks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_blocks_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9025,6 +9390,49 @@ func (ec *executionContext) field_Query_blocks_args(ctx context.Context, rawArgs
 	}
 	args["after"] = arg1
 	return args, nil
+}
+
+func (ec *executionContext) field_Query_blocks_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Query_class_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -9044,10 +9452,8 @@ func (ec *executionContext) field_Query_class_args(ctx context.Context, rawArgs 
 func (ec *executionContext) field_Query_classes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_classes_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9061,6 +9467,49 @@ func (ec *executionContext) field_Query_classes_args(ctx context.Context, rawArg
 	}
 	args["after"] = arg1
 	return args, nil
+}
+
+func (ec *executionContext) field_Query_classes_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Query_contract_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -9080,10 +9529,8 @@ func (ec *executionContext) field_Query_contract_args(ctx context.Context, rawAr
 func (ec *executionContext) field_Query_contracts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_contracts_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9107,13 +9554,54 @@ func (ec *executionContext) field_Query_contracts_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_contracts_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_dailyStats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_dailyStats_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9126,10 +9614,8 @@ func (ec *executionContext) field_Query_dailyStats_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["after"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "days",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg2, err := ec.field_Query_dailyStats_argsDays(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9137,13 +9623,97 @@ func (ec *executionContext) field_Query_dailyStats_args(ctx context.Context, raw
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_dailyStats_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
+func (ec *executionContext) field_Query_dailyStats_argsDays(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("days"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["days"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "DAYS")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_events_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9167,13 +9737,54 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_events_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_marketplaceStats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_marketplaceStats_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9213,13 +9824,54 @@ func (ec *executionContext) field_Query_marketplaceStats_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_marketplaceStats_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_messages_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_messages_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9243,13 +9895,54 @@ func (ec *executionContext) field_Query_messages_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_messages_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_metaTransactions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_metaTransactions_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9273,6 +9966,49 @@ func (ec *executionContext) field_Query_metaTransactions_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_metaTransactions_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_nftBalances_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9292,10 +10028,8 @@ func (ec *executionContext) field_Query_nftBalances_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["tokenId"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg2, err := ec.field_Query_nftBalances_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9311,13 +10045,54 @@ func (ec *executionContext) field_Query_nftBalances_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_nftBalances_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_nftCollectionStats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_nftCollectionStats_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9357,13 +10132,54 @@ func (ec *executionContext) field_Query_nftCollectionStats_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_nftCollectionStats_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_nftEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_nftEvents_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9395,6 +10211,49 @@ func (ec *executionContext) field_Query_nftEvents_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_nftEvents_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_nftHolders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9414,10 +10273,8 @@ func (ec *executionContext) field_Query_nftHolders_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["tokenId"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg2, err := ec.field_Query_nftHolders_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9431,6 +10288,49 @@ func (ec *executionContext) field_Query_nftHolders_args(ctx context.Context, raw
 	}
 	args["after"] = arg3
 	return args, nil
+}
+
+func (ec *executionContext) field_Query_nftHolders_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Query_nftItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -9458,10 +10358,8 @@ func (ec *executionContext) field_Query_nftItem_args(ctx context.Context, rawArg
 func (ec *executionContext) field_Query_nftItems_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_nftItems_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9491,6 +10389,49 @@ func (ec *executionContext) field_Query_nftItems_args(ctx context.Context, rawAr
 	}
 	args["ownerAddress"] = arg3
 	return args, nil
+}
+
+func (ec *executionContext) field_Query_nftItems_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -9538,15 +10479,53 @@ func (ec *executionContext) field_Query_pool_args(ctx context.Context, rawArgs m
 func (ec *executionContext) field_Query_recentActivity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "hours",
-		func(ctx context.Context, v any) (int, error) {
-			return ec.unmarshalNInt2int(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_recentActivity_argsHours(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
 	args["hours"] = arg0
 	return args, nil
+}
+
+func (ec *executionContext) field_Query_recentActivity_argsHours(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("hours"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["hours"]
+		if !ok {
+			var zeroVal int
+			return zeroVal, nil
+		}
+		return ec.unmarshalNInt2int(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "HOURS")
+		if err != nil {
+			var zeroVal int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(int); ok {
+		return data, nil
+	} else {
+		var zeroVal int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Query_search_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -9560,10 +10539,8 @@ func (ec *executionContext) field_Query_search_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["query"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg1, err := ec.field_Query_search_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9571,13 +10548,54 @@ func (ec *executionContext) field_Query_search_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_search_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "SEARCH_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_stakingActivity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_stakingActivity_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9609,6 +10627,49 @@ func (ec *executionContext) field_Query_stakingActivity_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_stakingActivity_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_stakingHistory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9634,10 +10695,8 @@ func (ec *executionContext) field_Query_stakingHistory_args(ctx context.Context,
 func (ec *executionContext) field_Query_tokenTransfers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_tokenTransfers_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9685,6 +10744,49 @@ func (ec *executionContext) field_Query_tokenTransfers_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_tokenTransfers_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_token_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9702,10 +10804,8 @@ func (ec *executionContext) field_Query_token_args(ctx context.Context, rawArgs 
 func (ec *executionContext) field_Query_tokens_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_tokens_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9745,6 +10845,49 @@ func (ec *executionContext) field_Query_tokens_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_tokens_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_transaction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9762,10 +10905,8 @@ func (ec *executionContext) field_Query_transaction_args(ctx context.Context, ra
 func (ec *executionContext) field_Query_transactions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_transactions_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9797,6 +10938,49 @@ func (ec *executionContext) field_Query_transactions_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_transactions_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_validator_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9814,10 +10998,8 @@ func (ec *executionContext) field_Query_validator_args(ctx context.Context, rawA
 func (ec *executionContext) field_Query_validators_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_validators_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9857,6 +11039,49 @@ func (ec *executionContext) field_Query_validators_args(ctx context.Context, raw
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_validators_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Query_verificationJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9874,10 +11099,8 @@ func (ec *executionContext) field_Query_verificationJob_args(ctx context.Context
 func (ec *executionContext) field_Query_verifiedClasses_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Query_verifiedClasses_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9891,6 +11114,49 @@ func (ec *executionContext) field_Query_verifiedClasses_args(ctx context.Context
 	}
 	args["after"] = arg1
 	return args, nil
+}
+
+func (ec *executionContext) field_Query_verifiedClasses_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Query_wallet_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -9968,10 +11234,8 @@ func (ec *executionContext) field_Subscription_transactions_args(ctx context.Con
 func (ec *executionContext) field_Token_holders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Token_holders_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -9985,15 +11249,56 @@ func (ec *executionContext) field_Token_holders_args(ctx context.Context, rawArg
 	}
 	args["after"] = arg1
 	return args, nil
+}
+
+func (ec *executionContext) field_Token_holders_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Transaction_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Transaction_events_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -10009,13 +11314,54 @@ func (ec *executionContext) field_Transaction_events_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Transaction_events_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Validator_delegations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Validator_delegations_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -10047,13 +11393,54 @@ func (ec *executionContext) field_Validator_delegations_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Validator_delegations_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Wallet_activity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Wallet_activity_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -10066,10 +11453,8 @@ func (ec *executionContext) field_Wallet_activity_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["after"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "fromBlock",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg2, err := ec.field_Wallet_activity_argsFromBlock(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -10085,6 +11470,92 @@ func (ec *executionContext) field_Wallet_activity_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_Wallet_activity_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
+func (ec *executionContext) field_Wallet_activity_argsFromBlock(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("fromBlock"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["fromBlock"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
+}
+
 func (ec *executionContext) field_Wallet_balanceHistory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10096,10 +11567,8 @@ func (ec *executionContext) field_Wallet_balanceHistory_args(ctx context.Context
 		return nil, err
 	}
 	args["token"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg1, err := ec.field_Wallet_balanceHistory_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -10113,6 +11582,49 @@ func (ec *executionContext) field_Wallet_balanceHistory_args(ctx context.Context
 	}
 	args["after"] = arg2
 	return args, nil
+}
+
+func (ec *executionContext) field_Wallet_balanceHistory_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Wallet_balance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -10162,10 +11674,8 @@ func (ec *executionContext) field_Wallet_dailyBalances_args(ctx context.Context,
 func (ec *executionContext) field_Wallet_nfts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg0, err := ec.field_Wallet_nfts_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -10187,6 +11697,49 @@ func (ec *executionContext) field_Wallet_nfts_args(ctx context.Context, rawArgs 
 	}
 	args["contractAddress"] = arg2
 	return args, nil
+}
+
+func (ec *executionContext) field_Wallet_nfts_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Wallet_stakeOverTime_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -28431,11 +29984,33 @@ func (ec *executionContext) unmarshalInputBlockRef(ctx context.Context, obj any)
 		switch k {
 		case "number":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("number"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.Number = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.Number = data
+			} else if tmp == nil {
+				it.Number = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		case "hash":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hash"))
 			data, err := ec.unmarshalOFelt2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
@@ -28494,18 +30069,62 @@ func (ec *executionContext) unmarshalInputEventFilter(ctx context.Context, obj a
 			it.Key = data
 		case "fromBlock":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromBlock"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.FromBlock = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.FromBlock = data
+			} else if tmp == nil {
+				it.FromBlock = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		case "toBlock":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toBlock"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.ToBlock = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.ToBlock = data
+			} else if tmp == nil {
+				it.ToBlock = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		}
 	}
 	return it, nil
@@ -28599,11 +30218,33 @@ func (ec *executionContext) unmarshalInputMessageListFilter(ctx context.Context,
 		switch k {
 		case "blockNumber":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("blockNumber"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.BlockNumber = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.BlockNumber = data
+			} else if tmp == nil {
+				it.BlockNumber = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		case "contract":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contract"))
 			data, err := ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
@@ -28690,18 +30331,62 @@ func (ec *executionContext) unmarshalInputStakingActivityFilter(ctx context.Cont
 			it.Operation = data
 		case "fromTimestamp":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromTimestamp"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "UNIX_TIME")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.FromTimestamp = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.FromTimestamp = data
+			} else if tmp == nil {
+				it.FromTimestamp = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		case "toTimestamp":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toTimestamp"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "UNIX_TIME")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.ToTimestamp = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.ToTimestamp = data
+			} else if tmp == nil {
+				it.ToTimestamp = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		case "transactionHash":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("transactionHash"))
 			data, err := ec.unmarshalOFelt2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
@@ -28767,18 +30452,62 @@ func (ec *executionContext) unmarshalInputTransactionFilter(ctx context.Context,
 			it.Type = data
 		case "fromBlock":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromBlock"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.FromBlock = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.FromBlock = data
+			} else if tmp == nil {
+				it.FromBlock = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		case "toBlock":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toBlock"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.ToBlock = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.ToBlock = data
+			} else if tmp == nil {
+				it.ToBlock = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		}
 	}
 	return it, nil
@@ -28841,32 +30570,120 @@ func (ec *executionContext) unmarshalInputTransferFilter(ctx context.Context, ob
 			it.ToAddress = data
 		case "fromBlock":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromBlock"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.FromBlock = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.FromBlock = data
+			} else if tmp == nil {
+				it.FromBlock = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		case "toBlock":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toBlock"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.ToBlock = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.ToBlock = data
+			} else if tmp == nil {
+				it.ToBlock = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		case "fromTimestamp":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromTimestamp"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "UNIX_TIME")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.FromTimestamp = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.FromTimestamp = data
+			} else if tmp == nil {
+				it.FromTimestamp = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		case "toTimestamp":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toTimestamp"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "UNIX_TIME")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.ToTimestamp = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.ToTimestamp = data
+			} else if tmp == nil {
+				it.ToTimestamp = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		case "invocationType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invocationType"))
 			data, err := ec.unmarshalOTransferInvocationType2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐTransferInvocationType(ctx, v)
@@ -36801,6 +38618,16 @@ func (ec *executionContext) marshalNValidatorEdge2ᚖgithubᚗcomᚋstarkgraph�
 		return graphql.Null
 	}
 	return ec._ValidatorEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx context.Context, v any) (model.ValueDomain, error) {
+	var res model.ValueDomain
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx context.Context, sel ast.SelectionSet, v model.ValueDomain) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNVerificationInput2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐVerificationInput(ctx context.Context, v any) (model.VerificationInput, error) {

@@ -13,6 +13,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/starkgraph/starkgraph/graph"
+	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/resolvers"
 	"github.com/starkgraph/starkgraph/rest"
 )
 
@@ -298,9 +300,12 @@ func (g *generator) graphQLVariables(r *rand.Rand) spec {
 		}
 		defs = append(defs, "$"+name+": "+typ)
 		args = append(args, a.Name+": $"+name)
-		if r.IntN(2) == 0 {
+		switch r.IntN(3) {
+		case 0:
 			vars[name] = json.RawMessage(pick(r, g.json))
-		} else {
+		case 1:
+			vars[name] = g.edgeJSON(r, a.Type, a.Directives, 0)
+		default:
 			vars[name] = g.validJSON(a.Type, 0)
 		}
 	}
@@ -313,16 +318,60 @@ func (g *generator) graphQLVariables(r *rand.Rand) spec {
 	return spec{kind: "graphql-variable", method: "POST", target: "/graphql", body: body, contentType: "application/json", sent: doc + " " + string(varsJSON)}
 }
 
+// edgeJSON is a value of t at the edges of the domains its integers name (@domain,
+// rest.NumberEdges): an Int argument one edge, an input object every Int field one, its
+// other fields valid; what is not an integer, a valid value.
+func (g *generator) edgeJSON(r *rand.Rand, t *ast.Type, dirs ast.DirectiveList, depth int) json.RawMessage {
+	if t.Elem == nil && t.NamedType == "Int" {
+		return json.RawMessage(pick(r, domainEdges(dirs)))
+	}
+	def := g.schema.Types[t.NamedType]
+	if t.Elem != nil || def == nil || def.Kind != ast.InputObject || depth > 3 {
+		return g.validJSON(t, depth)
+	}
+	var parts []string
+	for _, f := range def.Fields {
+		if f.Type.NonNull || f.Type.Name() == "Int" || r.IntN(3) == 0 {
+			parts = append(parts, quote(f.Name)+": "+string(g.edgeJSON(r, f.Type, f.Directives, depth+1)))
+		}
+	}
+	sort.Strings(parts)
+	return json.RawMessage("{" + strings.Join(parts, ", ") + "}")
+}
+
+// domainEdges are the integers at the edges of the domain a @domain directive names, as
+// the REST parameters of that domain get them.
+func domainEdges(dirs ast.DirectiveList) []string {
+	var min, max int64
+	if d := dirs.ForName("domain"); d != nil {
+		if of := d.Arguments.ForName("of"); of != nil {
+			if dom := resolvers.DomainOf(model.ValueDomain(of.Value.Raw)); dom != nil {
+				min, max = dom.Min, dom.Max
+			}
+		}
+	}
+	var out []string
+	for _, e := range rest.NumberEdges(min, max) {
+		if !strings.HasPrefix(e, "0x") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // graphQLLiterals writes hostile literals into the document itself.
 func (g *generator) graphQLLiterals(r *rand.Rand) spec {
 	f := pick(r, g.fields)
 	var args []string
 	for _, a := range f.Arguments {
-		if r.IntN(3) == 0 {
+		switch {
+		case a.Type.Name() == "Int" && r.IntN(2) == 0:
+			args = append(args, a.Name+": "+pick(r, domainEdges(a.Directives)))
+		case r.IntN(3) == 0:
 			args = append(args, a.Name+": "+g.validLiteral(a.Type, 0))
-			continue
+		default:
+			args = append(args, a.Name+": "+pick(r, g.literals))
 		}
-		args = append(args, a.Name+": "+pick(r, g.literals))
 	}
 	doc := g.operation(f, nil, args)
 	body := []byte(`{"query": ` + quote(doc) + `}`)

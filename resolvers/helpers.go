@@ -259,7 +259,7 @@ var rangeDays = map[model.TimeRange]int{
 }
 
 // maxRangeDays bounds MAX: ten years of days.
-const maxRangeDays = 3660
+const maxRangeDays = db.MaxRangeDays
 
 // dailyKeys are the DailyBalances keys of owner's series in each of tokens: windows of
 // UTC days (YYYY-MM-DD) ending on the day of the newest indexed block. A token's key is

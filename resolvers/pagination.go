@@ -12,7 +12,7 @@ import (
 )
 
 // MaxPageSize bounds `first` on every connection, so one field costs at most this many rows.
-const MaxPageSize = 100
+const MaxPageSize = db.MaxPageSize
 
 // position is what a connection cursor holds: the position of the item (how many items
 // precede it, plus one) and, for keyset lists, the item's sort key. Cursors are sealed by

@@ -2,9 +2,11 @@ package rest
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -25,11 +27,13 @@ type Param struct {
 	Enum           []string
 	Default        string
 	MaxLen         int
+	// Min and Max are an integer parameter's domain (db.Domain), both 0 for other kinds.
+	Min, Max int64
 }
 
 var kindNames = map[paramKind]string{
 	kindPage: "page", kindPageSize: "pageSize", kindLimit: "limit", kindCursor: "cursor",
-	kindFelt: "felt", kindUint: "uint", kindEnum: "enum", kindBigInt: "bigint",
+	kindFelt: "felt", kindInt: "int", kindEnum: "enum", kindBigInt: "bigint",
 	kindString: "string", kindHash: "hash",
 }
 
@@ -47,8 +51,12 @@ func Operations() []Operation {
 }
 
 func (p param) export() Param {
-	return Param{Name: p.name, In: p.in, Kind: kindNames[p.kind], Required: p.required,
+	out := Param{Name: p.name, In: p.in, Kind: kindNames[p.kind], Required: p.required,
 		Enum: slices.Clone(p.enum), Default: p.def, MaxLen: p.maxLen()}
+	if p.domain != nil {
+		out.Min, out.Max = p.domain.Min, p.domain.Max
+	}
+	return out
 }
 
 // placeholder matches a path parameter's place in a route's path.
@@ -75,6 +83,8 @@ func checkRoute(rt route) error {
 			return fmt.Errorf("%s %s: {%s} is declared as a query parameter", rt.method, rt.path, p.name)
 		case p.in != "path" && p.in != "query":
 			return fmt.Errorf("%s %s: parameter %s is in %q", rt.method, rt.path, p.name, p.in)
+		case p.kind == kindInt && p.domain == nil:
+			return fmt.Errorf("%s %s: integer parameter %s names no domain (db.Domain)", rt.method, rt.path, p.name)
 		case p.kind == kindEnum && len(p.enum) == 0:
 			return fmt.Errorf("%s %s: enum parameter %s lists no values", rt.method, rt.path, p.name)
 		case p.kind == kindEnum && p.def != "" && !slices.Contains(p.enum, p.def):
@@ -104,7 +114,7 @@ func (p Param) Valid() string {
 		return startCursor
 	case "felt", "hash":
 		return "0x49d36570d4e46f48e99674bd3fcc84644ddd6b96f7c741b1562b82f9e004dc7"
-	case "uint", "bigint":
+	case "int", "bigint":
 		return "1"
 	case "enum":
 		if p.Default != "" {
@@ -138,6 +148,7 @@ func (p Param) Hostile() []string {
 		"null", "undefined", "true", "[]", "{}", `{"a":1}`, "[object Object]",
 		strings.ToUpper(p.Valid()), " " + p.Valid() + " ",
 	}
+	out = append(out, NumberEdges(p.Min, p.Max)...)
 	for _, v := range p.Enum {
 		out = append(out, strings.ToUpper(v), v+"x", v+"\x00", v+",x")
 	}
@@ -174,4 +185,32 @@ func (op Operation) Target(values map[string]string) (path, rawQuery string) {
 		return url.PathEscape(v)
 	})
 	return path, q.Encode()
+}
+
+// NumberEdges are the integers at and past the edges of a domain [min, max] and of the
+// wider types a value goes through (4- and 8-byte integers, a felt's 2^251 and prime,
+// 2^256), in decimal: where a value changes meaning or its column refuses it. The hostile
+// load and the fuzz corpora of both APIs draw their numbers from here.
+func NumberEdges(min, max int64) []string {
+	edges := []string{
+		"-1", "0", "1", "32767", "32768", "65536", "2147483647", "2147483648", "4294967295", "4294967296",
+		"-2147483648", "-2147483649", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+		"-9223372036854775809", "18446744073709551615", "18446744073709551616",
+		"3618502788666131106986593281521497120414687020801267626233049500247285301248",   // 2^251
+		"3618502788666131213697322783095070105623107215331596699973092056135872020480",   // the prime - 1
+		"3618502788666131213697322783095070105623107215331596699973092056135872020481",   // the prime
+		"115792089237316195423570985008687907853269984665640564039457584007913129639936", // 2^256
+		"0x80000000", "0x100000000", "0x800000000000000000000000000000000000000000000000000000000000000",
+		"0x800000000000011000000000000000000000000000000000000000000000000", "0x800000000000011000000000000000000000000000000000000000000000001",
+	}
+	if min != 0 || max != 0 {
+		edges = append(edges, strconv.FormatInt(min, 10), strconv.FormatInt(max, 10))
+		if min > math.MinInt64 {
+			edges = append(edges, strconv.FormatInt(min-1, 10))
+		}
+		if max < math.MaxInt64 {
+			edges = append(edges, strconv.FormatInt(max+1, 10))
+		}
+	}
+	return edges
 }

@@ -98,7 +98,7 @@ func FuzzParseArgs(f *testing.F) {
 				if len(a.felt(p.name)) > 32 {
 					t.Fatalf("%s: felt longer than 32 bytes", p.name)
 				}
-			case kindPage, kindPageSize, kindLimit, kindUint:
+			case kindPage, kindPageSize, kindLimit, kindInt:
 				if n := a.int(p.name); n != nil && *n < 0 {
 					t.Fatalf("%s: negative %d", p.name, *n)
 				}

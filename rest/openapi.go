@@ -153,7 +153,7 @@ func paramSchema(p param) map[string]any {
 		s = map[string]any{"type": "integer", "enum": []any{10, 25, 50, 100}}
 	case kindLimit:
 		s = map[string]any{"type": "integer", "minimum": 1, "maximum": 100}
-	case kindUint:
+	case kindInt:
 		s = map[string]any{"type": "integer", "minimum": 0}
 	case kindFelt, kindHash:
 		s["pattern"] = feltPattern

@@ -27,7 +27,7 @@ const (
 	kindLimit                     // limit: 1..100, default 25
 	kindCursor                    // cursor: an opaque cursor from a previous response
 	kindFelt                      // 0x and 1-64 hex digits, a field element
-	kindUint                      // a non-negative integer (block numbers)
+	kindInt                       // an integer in its declared domain (block numbers, times)
 	kindEnum                      // one of enum, matched case-insensitively
 	kindBigInt                    // a u256 in decimal or 0x-hex (NFT token ids)
 	kindString                    // free text
@@ -43,9 +43,10 @@ type param struct {
 	in       string // "query" or "path"
 	kind     paramKind
 	required bool
-	enum     []string // kindEnum: the accepted values, lowercase
-	def      string   // default value, as the client would send it
-	max      int      // longest value in bytes; 0: the kind's (maxLen)
+	enum     []string   // kindEnum: the accepted values, lowercase
+	def      string     // default value, as the client would send it
+	max      int        // longest value in bytes; 0: the kind's (maxLen)
+	domain   *db.Domain // kindInt: the values accepted, those of the columns compared with
 	desc     string
 }
 
@@ -64,6 +65,21 @@ func (p param) withDefault(d string) param { p.def = d; return p }
 func (p param) oneOf(values ...string) param { p.enum = values; return p }
 
 func (p param) maxLength(n int) param { p.max = n; return p }
+
+// blockParam and timeParam are integer parameters compared with block numbers and block
+// times: a value above the columns' range reads as their largest (above the head), a
+// negative one is refused (db.Domain).
+func blockParam(name, desc string) param {
+	p := query(name, kindInt, desc)
+	p.domain = &db.BlockNumbers
+	return p
+}
+
+func timeParam(name, desc string) param {
+	p := query(name, kindInt, desc)
+	p.domain = &db.UnixTimes
+	return p
+}
 
 // maxLen is the longest value p accepts, in bytes: its own limit, else its kind's. Nothing
 // valid of a kind is longer (a felt is at most 66 characters, a u256 in decimal 78).
@@ -235,13 +251,8 @@ func parseValue(p param, raw string) (any, error) {
 			return nil, fmt.Errorf("%q is not a limit from 1 to 100", short(raw))
 		}
 		return &n, nil
-	case kindUint:
-		n, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil || n < 0 || n > 1<<53 {
-			return nil, fmt.Errorf("%q is not a non-negative integer", short(raw))
-		}
-		i := int(n)
-		return &i, nil
+	case kindInt:
+		return parseInDomain(raw, *p.domain)
 	case kindFelt:
 		f, err := db.ParseFelt(raw)
 		if err != nil {
@@ -270,6 +281,28 @@ func parseValue(p param, raw string) (any, error) {
 		return raw, nil
 	}
 	return nil, fmt.Errorf("unsupported parameter kind")
+}
+
+// parseInDomain reads a decimal integer of d. Digits beyond 64 bits are a value above
+// any domain: read as d's largest where d saturates, refused where it does not.
+func parseInDomain(raw string, d db.Domain) (*int, error) {
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		if strings.HasPrefix(raw, "-") {
+			n, err = math.MinInt64, nil
+		} else {
+			n, err = math.MaxInt64, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%q is not an integer (%s)", short(raw), d.Name)
+	}
+	v, err := d.Check(n)
+	if err != nil {
+		return nil, fmt.Errorf("%q %v (%s)", short(raw), err, d.Name)
+	}
+	i := int(v)
+	return &i, nil
 }
 
 // short keeps error messages small when a client sends a huge value.

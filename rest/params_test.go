@@ -28,7 +28,7 @@ func TestRouteDeclarationsAreChecked(t *testing.T) {
 		{method: "GET", path: "/beta/x/{id}"},
 		{method: "GET", path: "/beta/x", params: []param{path("id", kindString, "")}},
 		{method: "GET", path: "/beta/x/{id}", params: []param{query("id", kindString, "")}},
-		{method: "GET", path: "/beta/x", params: []param{query("a", kindString, ""), query("a", kindUint, "")}},
+		{method: "GET", path: "/beta/x", params: []param{query("a", kindString, ""), query("a", kindInt, "")}},
 		{method: "GET", path: "/beta/x", params: []param{query("a", kindEnum, "")}},
 		{method: "GET", path: "/beta/x", params: []param{query("a", kindEnum, "").oneOf("b").withDefault("c")}},
 	} {
@@ -134,7 +134,11 @@ func checkHostile(e *env, op Operation, p Param, value string) string {
 	if resp.StatusCode >= 500 {
 		return fmt.Sprintf("%s %s (%s=%q): status %d: %s", op.Method, short(u), p.Name, short(value), resp.StatusCode, body)
 	}
-	if m := leaks.Find(body); m != nil && !strings.Contains(value, string(m)) {
+	// The value itself may be echoed in the error (as JSON escapes it): what it holds is the
+	// client's, not the server's insides.
+	echo, _ := json.Marshal(short(strings.TrimSpace(value)))
+	rest := strings.ReplaceAll(string(body), string(echo[1:len(echo)-1]), "")
+	if m := leaks.FindString(rest); m != "" && !strings.Contains(value, m) {
 		return fmt.Sprintf("%s %s: the answer shows %q: %s", op.Method, short(u), m, body)
 	}
 	if !mustRefuse(p, value) {
@@ -161,6 +165,11 @@ func FuzzDeclaredParams(f *testing.F) {
 				f.Add(uint16(i), uint8(j), hostile[(i*7+j*3+k*11)%len(hostile)])
 			}
 			f.Add(uint16(i), uint8(j), "a\x00b")
+			if p.Kind == "int" { // every edge of its domain
+				for _, v := range NumberEdges(p.Min, p.Max) {
+					f.Add(uint16(i), uint8(j), v)
+				}
+			}
 		}
 	}
 	e := newEnv(f)

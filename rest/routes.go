@@ -50,8 +50,8 @@ var (
 	}
 	stakingActivityParams = []param{
 		query("sort", kindEnum, "Order by position in the chain.").oneOf("asc", "desc").withDefault("desc"),
-		query("start", kindUint, "Earliest operation time, Unix seconds (inclusive)."),
-		query("end", kindUint, "Latest operation time, Unix seconds (inclusive)."),
+		timeParam("start", "Earliest operation time, Unix seconds (inclusive)."),
+		timeParam("end", "Latest operation time, Unix seconds (inclusive)."),
 		query("operation", kindEnum, "One operation.").oneOf(db.StakingOperations...),
 		query("search", kindHash, "A transaction hash."),
 	}
@@ -60,10 +60,10 @@ var (
 	transferPageSizeParam = query("page_size", kindLimit, "Items per page (1 to 100).").withDefault("100")
 	transferIDParam       = query("id", kindString, "The `id` of the last item of the previous page.")
 	orderByParam          = query("order_by", kindEnum, "Order by position in the chain.").oneOf("asc", "desc").withDefault("desc")
-	fromBlockParam        = query("from_block", kindUint, "Lowest block (inclusive).")
-	toBlockParam          = query("to_block", kindUint, "Highest block (inclusive).")
-	fromTimeParam         = query("from_timestamp", kindUint, "Earliest block time, Unix seconds (inclusive).")
-	toTimeParam           = query("to_timestamp", kindUint, "Latest block time, Unix seconds (inclusive).")
+	fromBlockParam        = blockParam("from_block", "Lowest block (inclusive).")
+	toBlockParam          = blockParam("to_block", "Highest block (inclusive).")
+	fromTimeParam         = timeParam("from_timestamp", "Earliest block time, Unix seconds (inclusive).")
+	toTimeParam           = timeParam("to_timestamp", "Latest block time, Unix seconds (inclusive).")
 )
 
 // invocationParam is a transfer list's invocation type filter, under the list's name for it.
@@ -121,7 +121,7 @@ func routeTable() []route {
 			graphql: "mutation `submitVerification(input)`"},
 		{method: "GET", path: "/beta/tx-activity", opID: "getTransactionActivities", summary: "Get transaction activities",
 			params: []param{pageParam, pageSizeParam,
-				query("from_block", kindUint, "Start of the block range (inclusive). Requires sender_address."),
+				blockParam("from_block", "Start of the block range (inclusive). Requires sender_address."),
 				queryFelt("sender_address", "Sender wallet address"),
 				query("sort", kindEnum, "Sort direction.").oneOf("asc", "desc").withDefault("asc")},
 			resp: pageList[txActivity]{}, statuses: onlyBad, handle: txActivityOp,
@@ -266,8 +266,8 @@ func routeTable() []route {
 				queryFelt("to", "Recipient address"),
 				query("symbol", kindString, "Token symbol, any case."),
 				queryFelt("tokenAddress", "Token contract address"),
-				query("timestampFrom", kindUint, "Start of the window, Unix seconds (inclusive)."),
-				query("timestampTo", kindUint, "End of the window, Unix seconds (inclusive)."),
+				timeParam("timestampFrom", "Start of the window, Unix seconds (inclusive)."),
+				timeParam("timestampTo", "End of the window, Unix seconds (inclusive)."),
 				invocationParam("invocationType"),
 				transferIDParam,
 				orderByParam,

@@ -1152,3 +1152,73 @@ func (e ValidatorOrder) MarshalJSON() ([]byte, error) {
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
 }
+
+// The domains of `@domain`.
+type ValueDomain string
+
+const (
+	// 0 to 2147483647; larger bounds read as 2147483647.
+	ValueDomainBlockNumber ValueDomain = "BLOCK_NUMBER"
+	// Unix seconds, 0 to 2^63-1.
+	ValueDomainUnixTime ValueDomain = "UNIX_TIME"
+	// 0 to 100.
+	ValueDomainPageSize ValueDomain = "PAGE_SIZE"
+	// 1 to 100.
+	ValueDomainSearchSize ValueDomain = "SEARCH_SIZE"
+	// 1 to 3660.
+	ValueDomainDays ValueDomain = "DAYS"
+	// 1 to 24.
+	ValueDomainHours ValueDomain = "HOURS"
+)
+
+var AllValueDomain = []ValueDomain{
+	ValueDomainBlockNumber,
+	ValueDomainUnixTime,
+	ValueDomainPageSize,
+	ValueDomainSearchSize,
+	ValueDomainDays,
+	ValueDomainHours,
+}
+
+func (e ValueDomain) IsValid() bool {
+	switch e {
+	case ValueDomainBlockNumber, ValueDomainUnixTime, ValueDomainPageSize, ValueDomainSearchSize, ValueDomainDays, ValueDomainHours:
+		return true
+	}
+	return false
+}
+
+func (e ValueDomain) String() string {
+	return string(e)
+}
+
+func (e *ValueDomain) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ValueDomain(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ValueDomain", str)
+	}
+	return nil
+}
+
+func (e ValueDomain) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ValueDomain) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ValueDomain) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
