@@ -44,7 +44,6 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer c.server.closeBound()
-	logStart(log, "serve")
 	conn, err := openDatabaseURL(ctx, c.databaseURL)
 	if err != nil {
 		return err
@@ -56,6 +55,7 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
+	logStart(log, "serve")
 	if behind {
 		log.Warn("the database lacks migrations this starkgraph needs: run starkgraph migrate (/readyz answers 503 until then)")
 	}
