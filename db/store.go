@@ -192,7 +192,7 @@ type Window struct {
 
 // pageTail is the LIMIT and OFFSET of a window, as the statement's arguments firstArg and
 // firstArg+1, never as text. Statements run as prepared generic plans (openReadPool in
-// server.go): a plan made once for every key. Written into the text, a deep page's
+// database.go): a plan made once for every key. Written into the text, a deep page's
 // "LIMIT 26 OFFSET 4975" told the planner that the page needs more rows than an average
 // key has, so it read every row of the key and sorted them; for the hottest key (half of
 // the events) that was 2.3 s where walking the index takes 15 ms. As parameters, LIMIT and
