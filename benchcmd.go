@@ -28,24 +28,45 @@ import (
 	"github.com/starkgraph/starkgraph/db"
 )
 
+// benchConfig is the configuration of `starkgraph bench`.
+type benchConfig struct {
+	databaseURL  string // DATABASE_URL (empty: a database of the private cluster in dataDir)
+	txs          int
+	concurrency  int
+	duration     time.Duration
+	dataDir      string
+	out          string
+	only         string
+	postgraphile string
+	indexTxs     int
+	hotKeys      bool
+	cpuProfile   string
+	server       serverFlags
+}
+
+func (c *benchConfig) register(fs *flag.FlagSet) {
+	c.databaseURL = os.Getenv("DATABASE_URL")
+	fs.IntVar(&c.txs, "txs", 1_000_000, "transactions in the benchmark database (built once from the simulated chain, then reused)")
+	fs.IntVar(&c.concurrency, "concurrency", 20, "clients at once")
+	fs.DurationVar(&c.duration, "duration", 10*time.Second, "time per workload, for the service and again for its raw SQL")
+	fs.StringVar(&c.dataDir, "data-dir", envOr("STARKGRAPH_DATA_DIR", ".starkgraph"), "where the private PostgreSQL cluster lives (its database bench_<txs> is the cache)")
+	fs.StringVar(&c.out, "out", "bench/results", "directory for the results (JSON and Markdown)")
+	fs.StringVar(&c.only, "only", "", "run only the workloads whose name contains this text (e.g. stats)")
+	fs.StringVar(&c.postgraphile, "postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (docs/performance.md)")
+	fs.IntVar(&c.indexTxs, "index-txs", 300_000, "transactions indexed from scratch, once per indexing mode, to time the indexer (0: skip), into a database bench_indexing made beside the bench's")
+	fs.BoolVar(&c.hotKeys, "hot-keys", true, "add the hot-key workloads: every list by its key with the most rows, at its first, middle, deep and last page")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the process, one file per workload and indexer run (named after it), taken while it runs, to this file name")
+	c.server.register(fs)
+}
+
 func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	txs := fs.Int("txs", 1_000_000, "transactions in the benchmark database (built once from the simulated chain, then reused)")
-	concurrency := fs.Int("concurrency", 20, "clients at once")
-	duration := fs.Duration("duration", 10*time.Second, "time per workload, for the service and again for its raw SQL")
-	dataDir := fs.String("data-dir", envOr("STARKGRAPH_DATA_DIR", ".starkgraph"), "where the private PostgreSQL cluster lives (its database bench_<txs> is the cache)")
-	out := fs.String("out", "bench/results", "directory for the results (JSON and Markdown)")
-	only := fs.String("only", "", "run only the workloads whose name contains this text (e.g. stats)")
-	postgraphile := fs.String("postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (docs/performance.md)")
-	indexTxs := fs.Int("index-txs", 300_000, "transactions indexed from scratch, once per indexing mode, to time the indexer (0: skip), into a database bench_indexing made beside the bench's")
-	hotKeys := fs.Bool("hot-keys", true, "add the hot-key workloads: every list by its key with the most rows, at its first, middle, deep and last page")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the process, one file per workload and indexer run (named after it), taken while it runs, to this file name")
-	var sf serverFlags
-	sf.register(fs)
+	var c benchConfig
+	c.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *txs < 1000 || *concurrency < 1 || *duration <= 0 || *indexTxs < 0 {
+	if c.txs < 1000 || c.concurrency < 1 || c.duration <= 0 || c.indexTxs < 0 {
 		return fmt.Errorf("--txs must be at least 1000, --concurrency and --duration positive, --index-txs not negative")
 	}
 	var listenFlag error
@@ -62,20 +83,20 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	idleRelease := false
 	fs.Visit(func(f *flag.Flag) { idleRelease = idleRelease || f.Name == "idle-release" })
 	if !idleRelease {
-		sf.idleRelease = 0
+		c.server.idleRelease = 0
 	}
 
-	if err := checkDataDir(*dataDir); err != nil {
+	if err := checkDataDir(c.dataDir, c.databaseURL); err != nil {
 		return err
 	}
-	dbURL := os.Getenv("DATABASE_URL")
+	dbURL := c.databaseURL
 	if dbURL == "" {
-		cluster, _, err := startLocalPostgres(ctx, log, filepath.Join(*dataDir, "pgdata"))
+		cluster, _, err := startLocalPostgres(ctx, log, filepath.Join(c.dataDir, "pgdata"))
 		if err != nil {
 			return err
 		}
 		defer func() { _ = cluster.Stop(context.WithoutCancel(ctx)) }()
-		name := fmt.Sprintf("bench_%d", *txs)
+		name := fmt.Sprintf("bench_%d", c.txs)
 		if err := cluster.CreateDatabase(ctx, name); err != nil {
 			return err
 		}
@@ -86,29 +107,29 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer conn.Close()
-	if err := bench.Build(ctx, log, conn, *txs); err != nil {
+	if err := bench.Build(ctx, log, conn, c.txs); err != nil {
 		return err
 	}
 	workloads, err := bench.Workloads(ctx, conn)
 	if err != nil {
 		return err
 	}
-	if *hotKeys {
+	if c.hotKeys {
 		hot, err := bench.HotKeyWorkloads(ctx, conn)
 		if err != nil {
 			return err
 		}
 		workloads = append(workloads, hot...)
 	}
-	workloads = slices.DeleteFunc(workloads, func(w bench.Workload) bool { return !strings.Contains(w.Name, *only) })
-	timeIndexer := *indexTxs > 0 && strings.Contains(indexerWorkload, *only)
+	workloads = slices.DeleteFunc(workloads, func(w bench.Workload) bool { return !strings.Contains(w.Name, c.only) })
+	timeIndexer := c.indexTxs > 0 && strings.Contains(indexerWorkload, c.only)
 	if len(workloads) == 0 && !timeIndexer {
-		return fmt.Errorf("--only %q: no workload's name contains it", *only)
+		return fmt.Errorf("--only %q: no workload's name contains it", c.only)
 	}
 
 	// The SQL of one request of each workload, captured through the same handler without keys.
 	store := db.NewStore(conn)
-	captured, err := bench.Capture(store, api.NewHandler(api.Config{Store: store, Limits: sf.graphQLLimits(), REST: restHandler(store, nil)}), workloads)
+	captured, err := bench.Capture(store, api.NewHandler(api.Config{Store: store, Limits: c.server.graphQLLimits(), REST: restHandler(store, nil)}), workloads)
 	if err != nil {
 		return err
 	}
@@ -118,7 +139,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	sf.addr, sf.adminAddr = ln.Addr().String(), ""
+	c.server.addr, c.server.adminAddr = ln.Addr().String(), ""
 	ln.Close()
 	// Keys are checked and usage counted as for any client; the plan only never says no
 	// (GraphQL requests are charged their cost, which would exhaust even dev's bucket).
@@ -132,13 +153,13 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	serveCtx, stopServe := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- serveAPI(serveCtx, slog.New(slog.DiscardHandler), conn, dbURL, sf, "") }()
+	go func() { served <- serveAPI(serveCtx, slog.New(slog.DiscardHandler), conn, dbURL, c.server, "") }()
 	defer func() { stopServe(); <-served }()
-	base := "http://" + sf.addr
+	base := "http://" + c.server.addr
 	if err := waitReady(ctx, base); err != nil {
 		return err
 	}
-	raw, err := openReadPool(ctx, dbURL, *concurrency, sf.timeout)
+	raw, err := openReadPool(ctx, dbURL, c.concurrency, c.server.timeout)
 	if err != nil {
 		return err
 	}
@@ -146,21 +167,21 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 
 	var results []bench.Result
 	for i, w := range workloads {
-		stopProfile, err := startCPUProfile(*cpuProfile, w.Name)
+		stopProfile, err := startCPUProfile(c.cpuProfile, w.Name)
 		if err != nil {
 			return err
 		}
-		service := bench.HTTPLoad(ctx, base, key, w, *concurrency, *duration)
+		service := bench.HTTPLoad(ctx, base, key, w, c.concurrency, c.duration)
 		stopProfile()
-		baseline := bench.SQLLoad(ctx, raw.DB, captured[i].Statements, *concurrency, *duration)
-		alone := bench.HTTPAlone(ctx, captured[i], w, *concurrency, *duration)
+		baseline := bench.SQLLoad(ctx, raw.DB, captured[i].Statements, c.concurrency, c.duration)
+		alone := bench.HTTPAlone(ctx, captured[i], w, c.concurrency, c.duration)
 		r := bench.Result{Workload: w.Name, Service: service, Statements: len(captured[i].Statements), Baseline: baseline,
 			HTTPAlone: &alone, Ceiling: bench.Ceiling(baseline.PerSecond, alone.PerSecond)}
 		if baseline.PerSecond > 0 {
 			r.Ratio = service.PerSecond / baseline.PerSecond
 		}
-		if *postgraphile != "" && w.PostGraphile != "" {
-			pg := bench.HTTPLoad(ctx, strings.TrimSuffix(*postgraphile, "/"), "", bench.Workload{Path: "/graphql", Body: w.PostGraphile}, *concurrency, *duration)
+		if c.postgraphile != "" && w.PostGraphile != "" {
+			pg := bench.HTTPLoad(ctx, strings.TrimSuffix(c.postgraphile, "/"), "", bench.Workload{Path: "/graphql", Body: w.PostGraphile}, c.concurrency, c.duration)
 			r.PostGraphile = &pg
 			if pg.PerSecond > 0 {
 				r.PostGraphileRatio = service.PerSecond / pg.PerSecond
@@ -181,7 +202,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	if len(results) > 0 {
 		table = bench.Markdown(results)
 	}
-	report := map[string]any{"txs": *txs, "concurrency": *concurrency, "duration": duration.String(),
+	report := map[string]any{"txs": c.txs, "concurrency": c.concurrency, "duration": c.duration.String(),
 		"at": time.Now().UTC().Format(time.RFC3339), "results": results}
 	storage, err := bench.MeasureStorage(ctx, conn)
 	if err != nil {
@@ -196,7 +217,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	if timeIndexer {
 		stopServe() // the indexer gets the machine to itself
-		runs, err := timeIndexing(ctx, log, conn, dbURL, *indexTxs, *cpuProfile)
+		runs, err := timeIndexing(ctx, log, conn, dbURL, c.indexTxs, c.cpuProfile)
 		if err != nil {
 			return err
 		}
@@ -209,15 +230,15 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		}
 	}
 	fmt.Print(table)
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return err
 	}
 	stamp := time.Now().UTC().Format("20060102-150405")
 	reportJSON, _ := json.MarshalIndent(report, "", "  ")
-	if err := os.WriteFile(filepath.Join(*out, stamp+".json"), reportJSON, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(c.out, stamp+".json"), reportJSON, 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(*out, stamp+".md"), []byte(table), 0o644)
+	return os.WriteFile(filepath.Join(c.out, stamp+".md"), []byte(table), 0o644)
 }
 
 // indexerWorkload names the indexer's measurement for --only.

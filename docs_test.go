@@ -56,11 +56,11 @@ func commandFlags(t *testing.T) map[string][]string {
 }
 
 // codeEnvironment is every environment variable the program reads: the first argument of
-// each call to os.Getenv, os.LookupEnv, envOr, envInt or a getenv function, in the Go
+// each call to os.Getenv, os.LookupEnv, envOr, envInt, envTrue or a getenv function, in the Go
 // files of the program (tests and test helpers left out).
 func codeEnvironment(t *testing.T) map[string]string {
 	t.Helper()
-	readers := map[string]bool{"Getenv": true, "LookupEnv": true, "envOr": true, "envInt": true, "getenv": true}
+	readers := map[string]bool{"Getenv": true, "LookupEnv": true, "envOr": true, "envInt": true, "envTrue": true, "getenv": true}
 	found := map[string]string{}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {

@@ -58,7 +58,7 @@ func withLogos(next http.Handler) http.Handler {
 }
 
 func runLabels(ctx context.Context, _ *slog.Logger, args []string) error {
-	conn, err := openDatabaseURLMigrated(ctx)
+	conn, err := openDatabaseURLMigrated(ctx, os.Getenv("DATABASE_URL"))
 	if err != nil {
 		return err
 	}

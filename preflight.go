@@ -156,20 +156,20 @@ func checkRedisURL(raw string) error {
 }
 
 // checkServerSettings checks what serve and dev read besides their addresses.
-func checkServerSettings(sf *serverFlags) error {
+func checkServerSettings(sf *serverFlags, databaseURL string) error {
 	if _, err := auth.ParseFailMode(sf.limiterFail); err != nil {
 		return fmt.Errorf("--limiter-fail %q: give local, open or closed", sf.limiterFail)
 	}
 	if sf.stackKiB < 0 || sf.stackKiB > stackstart.MaxKiB {
 		return fmt.Errorf("--goroutine-stack-kib %d: give 0 (the runtime's choice) to %d", sf.stackKiB, stackstart.MaxKiB)
 	}
-	if err := checkDatabaseURL("DATABASE_URL", os.Getenv("DATABASE_URL")); err != nil {
+	if err := checkDatabaseURL("DATABASE_URL", databaseURL); err != nil {
 		return err
 	}
-	if err := checkDatabaseURL("DATABASE_READ_URL", os.Getenv("DATABASE_READ_URL")); err != nil {
+	if err := checkDatabaseURL("DATABASE_READ_URL", sf.readURL); err != nil {
 		return err
 	}
-	return checkRedisURL(os.Getenv("REDIS_URL"))
+	return checkRedisURL(sf.redisURL)
 }
 
 // checkNode checks, once, that url is an http(s) URL whose server answers starknet_chainId
@@ -204,9 +204,9 @@ func checkNode(ctx context.Context, flag, url string) error {
 }
 
 // checkDataDir checks the directory dev or bench keeps its private cluster in, when no
-// DATABASE_URL names another database.
-func checkDataDir(dir string) error {
-	if os.Getenv("DATABASE_URL") != "" {
+// databaseURL (DATABASE_URL) names another database.
+func checkDataDir(dir, databaseURL string) error {
+	if databaseURL != "" {
 		return nil
 	}
 	abs, err := filepath.Abs(dir)

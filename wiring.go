@@ -1,5 +1,6 @@
-// The parts of the service that server.go wires together: the chain a dev process follows
-// and the REST handler. Nothing here calls back into server.go.
+// The parts of the service that the commands (cmd_*.go) wire together: the chain a dev
+// process follows, the L1 follower, NFT metadata and the REST handler. Nothing here calls
+// back into the commands.
 
 package main
 

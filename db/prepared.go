@@ -18,7 +18,7 @@ import (
 // a parameter-sensitive plan can add plan_cache_mode=force_custom_plan to DATABASE_URL
 // (lib/pq sends unknown parameters as session settings).
 
-// ReadSessionSettings are the settings of the API's read sessions: server.go's
+// ReadSessionSettings are the settings of the API's read sessions: database.go's
 // openReadPool sends them with every connection (it says why each), and dbtest's Explain
 // plans with them, so that the plans tests read are the plans the API runs.
 var ReadSessionSettings = []struct{ Name, Value string }{

@@ -193,7 +193,7 @@ type Window struct {
 
 // pageTail is a window's LIMIT and OFFSET: the page's length written into the text, its
 // offset the parameter numbered firstArg. The API's read sessions run every statement as a
-// generic plan (plan_cache_mode = force_generic_plan, ReadSessionSettings), made once for
+// generic plan (plan_cache_mode = force_generic_plan, ReadSessionSettings, openReadPool in database.go), made once for
 // every value of its parameters, and a generic plan cannot know a LIMIT given as a
 // parameter: PostgreSQL plans it for a tenth of the rows. At 10M transactions that was
 // 775,523 events for the first page of /beta/events, and the plan joined them to their

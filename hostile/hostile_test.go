@@ -63,7 +63,7 @@ func TestHostileRun(t *testing.T) {
 		REST:   rest.NewHandler(&resolvers.Resolver{Store: store, Writes: store}, rest.Options{Logger: quiet}),
 		Limits: api.DefaultGraphQLLimits, MaxInFlight: 512, Introspection: true})
 	srv := httptest.NewUnstartedServer(handler)
-	// As serve's server (server.go).
+	// As serve's server (serving.go).
 	srv.Config.ReadHeaderTimeout, srv.Config.ReadTimeout, srv.Config.WriteTimeout = 10*time.Second, 30*time.Second, 20*time.Second
 	srv.Config.MaxHeaderBytes = 64 << 10
 	srv.Listener = linger.Listen(srv.Listener)

@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/starkgraph/starkgraph/internal/buildinfo"
 )
 
 // Registry holds every starkgraph collector plus the Go runtime and process
@@ -131,6 +133,12 @@ func init() {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	// starkgraph_build_info names the build a process runs: always 1, its labels the release,
+	// the VCS revision ("unknown" when the build recorded none) and the Go toolchain.
+	build := buildinfo.Get()
+	factory.NewGaugeVec(prometheus.GaugeOpts{Name: "starkgraph_build_info",
+		Help: "The running starkgraph: always 1, labelled with its version, VCS revision and Go version."},
+		[]string{"version", "revision", "goversion"}).WithLabelValues(build.Version, buildinfo.Revision(), build.GoVersion).Set(1)
 }
 
 var namesHits, namesMisses = NamesLookups.WithLabelValues("hit"), NamesLookups.WithLabelValues("miss")

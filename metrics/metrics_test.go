@@ -10,6 +10,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/starkgraph/starkgraph/internal/buildinfo"
 )
 
 func TestMiddlewareCountsByRoutePatternAndStatus(t *testing.T) {
@@ -86,6 +88,8 @@ func TestHandlerExposesAllCollectors(t *testing.T) {
 		"indexer_node_head_block 100",
 		"indexer_lag_blocks 10",
 		"go_goroutines ",
+		`starkgraph_build_info{goversion="go`,
+		`,version="` + buildinfo.Version() + `"} 1`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("/metrics lacks %q", want)

@@ -1,7 +1,7 @@
 // Package idlegc gives a server's memory back to the system when its API stops being
 // used, without costing the API anything while it is.
 //
-// The server runs its collector with GOGC=400 (server.go, tuneGC): under load the heap
+// The server runs its collector with GOGC=400 (gc.go, tuneGC): under load the heap
 // may grow to five times what is live before a collection, which buys throughput (fewer
 // collections). When the load stops, that heap stays: with nothing allocating there is
 // no collection to shrink it, and the runtime's scavenger only returns memory above

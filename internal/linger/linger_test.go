@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// server serves a small handler the way serve does (server.go: its header limit and
+// server serves a small handler the way serve does (serving.go: its header limit and
 // timeouts) on a listener of its own, wrapped by wrap when it is not nil.
 func server(t *testing.T, wrap func(net.Listener) net.Listener) (string, *http.Server) {
 	t.Helper()
