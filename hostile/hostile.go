@@ -90,6 +90,9 @@ type Report struct {
 	OversizedByStatus map[int]int
 
 	ServerErrors, Leaks, Broken, Hangs []Finding
+	// InternalErrors are answers below 500 that carry a GraphQL INTERNAL_SERVER_ERROR: a
+	// failure the server hid in a 200 (a database error, a panic), as bad as a 5xx.
+	InternalErrors []Finding
 	// CutOff are connections broken on requests beyond the documented limits, which the
 	// server may hang up on: headers over MaxHeaderBytes, a body more than api.MaxDrain
 	// past its limit. Reported, not a failure.
@@ -105,7 +108,7 @@ type Report struct {
 
 // Clean tells whether nothing went wrong.
 func (r *Report) Clean() bool {
-	return len(r.ServerErrors) == 0 && len(r.Leaks) == 0 && len(r.Broken) == 0 && len(r.Hangs) == 0 && r.Alive &&
+	return len(r.ServerErrors) == 0 && len(r.InternalErrors) == 0 && len(r.Leaks) == 0 && len(r.Broken) == 0 && len(r.Hangs) == 0 && r.Alive &&
 		r.MemoryBack()
 }
 
@@ -371,6 +374,9 @@ func (rep *Report) add(s spec, res result, beyond string) {
 	if res.status >= 500 {
 		f.What = snippet(res.body)
 		rep.ServerErrors = append(rep.ServerErrors, f)
+	} else if bytes.Contains(res.body, []byte(`"INTERNAL_SERVER_ERROR"`)) {
+		f.What = snippet(res.body)
+		rep.InternalErrors = append(rep.InternalErrors, f)
 	}
 	if m := leak(s, res); m != "" {
 		f.What = m + " in " + snippet(res.body)
@@ -498,7 +504,7 @@ func (rep *Report) Print(w io.Writer) {
 	for _, c := range []struct {
 		name string
 		list []Finding
-	}{{"answers 5xx", rep.ServerErrors}, {"leaks", rep.Leaks}, {"broken connections (requests within the limits)", rep.Broken}, {"hangs", rep.Hangs},
+	}{{"answers 5xx", rep.ServerErrors}, {"internal errors in answers below 500", rep.InternalErrors}, {"leaks", rep.Leaks}, {"broken connections (requests within the limits)", rep.Broken}, {"hangs", rep.Hangs},
 		{"connections cut off beyond the limits (allowed)", rep.CutOff}} {
 		fmt.Fprintf(w, "%s: %d\n", c.name, len(c.list))
 		for i, f := range c.list {
