@@ -347,8 +347,10 @@ type ComplexityRoot struct {
 		Lag               func(childComplexity int) int
 		NodeHead          func(childComplexity int) int
 		ReplicaLagSeconds func(childComplexity int) int
+		Revision          func(childComplexity int) int
 		SpecVersion       func(childComplexity int) int
 		UpdatedAt         func(childComplexity int) int
+		Version           func(childComplexity int) int
 	}
 
 	MarketplaceStats struct {
@@ -1042,6 +1044,9 @@ type IndexerStatusResolver interface {
 	Lag(ctx context.Context, obj *db.IndexerStatus) (*int, error)
 
 	UpdatedAt(ctx context.Context, obj *db.IndexerStatus) (string, error)
+
+	Version(ctx context.Context, obj *db.IndexerStatus) (string, error)
+	Revision(ctx context.Context, obj *db.IndexerStatus) (*string, error)
 }
 type MessageResolver interface {
 	Direction(ctx context.Context, obj *db.Message) (model.MessageDirection, error)
@@ -2464,6 +2469,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.IndexerStatus.ReplicaLagSeconds(childComplexity), true
+	case "IndexerStatus.revision":
+		if e.ComplexityRoot.IndexerStatus.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IndexerStatus.Revision(childComplexity), true
 	case "IndexerStatus.specVersion":
 		if e.ComplexityRoot.IndexerStatus.SpecVersion == nil {
 			break
@@ -2476,6 +2487,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.IndexerStatus.UpdatedAt(childComplexity), true
+	case "IndexerStatus.version":
+		if e.ComplexityRoot.IndexerStatus.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IndexerStatus.Version(childComplexity), true
 
 	case "MarketplaceStats.collections":
 		if e.ComplexityRoot.MarketplaceStats.Collections == nil {
@@ -6687,6 +6704,10 @@ type IndexerStatus {
   replayed everything it received); null when reads go to the primary.
   """
   replicaLagSeconds: Float
+  "The starkgraph release serving this API (` + "`" + `starkgraph version` + "`" + `)."
+  version: String!
+  "The VCS revision it was built from, null when the build did not record one."
+  revision: String
 }
 
 extend type Query {
@@ -7526,6 +7547,10 @@ func (ec *executionContext) childFields_IndexerStatus(ctx context.Context, field
 		return ec.fieldContext_IndexerStatus_updatedAt(ctx, field)
 	case "replicaLagSeconds":
 		return ec.fieldContext_IndexerStatus_replicaLagSeconds(ctx, field)
+	case "version":
+		return ec.fieldContext_IndexerStatus_version(ctx, field)
+	case "revision":
+		return ec.fieldContext_IndexerStatus_revision(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type IndexerStatus", field.Name)
 }
@@ -16752,6 +16777,52 @@ func (ec *executionContext) _IndexerStatus_replicaLagSeconds(ctx context.Context
 }
 func (ec *executionContext) fieldContext_IndexerStatus_replicaLagSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("IndexerStatus", field, false, false, "Float")
+}
+
+func (ec *executionContext) _IndexerStatus_version(ctx context.Context, field graphql.CollectedField, obj *db.IndexerStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_IndexerStatus_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.IndexerStatus().Version(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_IndexerStatus_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IndexerStatus", field, true, true, "String")
+}
+
+func (ec *executionContext) _IndexerStatus_revision(ctx context.Context, field graphql.CollectedField, obj *db.IndexerStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_IndexerStatus_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.IndexerStatus().Revision(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_IndexerStatus_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IndexerStatus", field, true, true, "String")
 }
 
 func (ec *executionContext) _MarketplaceStats_marketplaceAddress(ctx context.Context, field graphql.CollectedField, obj *db.MarketplaceStats) (ret graphql.Marshaler) {
@@ -32799,6 +32870,18 @@ func (ec *executionContext) _IndexerStatus(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "version":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._IndexerStatus_version(ctx, field, obj)
+				})
+		case "revision":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._IndexerStatus_revision(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/graph"
 	"github.com/starkgraph/starkgraph/graph/model"
+	"github.com/starkgraph/starkgraph/internal/buildinfo"
 )
 
 func (r *indexerStatusResolver) Lag(ctx context.Context, obj *db.IndexerStatus) (*int, error) {
@@ -25,6 +26,17 @@ func (r *indexerStatusResolver) Lag(ctx context.Context, obj *db.IndexerStatus) 
 
 func (r *indexerStatusResolver) UpdatedAt(ctx context.Context, obj *db.IndexerStatus) (string, error) {
 	return obj.UpdatedTime.UTC().Format(time.RFC3339), nil
+}
+
+func (r *indexerStatusResolver) Version(ctx context.Context, obj *db.IndexerStatus) (string, error) {
+	return buildinfo.Version(), nil
+}
+
+func (r *indexerStatusResolver) Revision(ctx context.Context, obj *db.IndexerStatus) (*string, error) {
+	if rev := buildinfo.Get().Revision; rev != "" {
+		return &rev, nil
+	}
+	return nil, nil
 }
 
 func (r *queryResolver) NetworkStats(ctx context.Context) (*model.NetworkStats, error) {
