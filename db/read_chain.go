@@ -69,7 +69,7 @@ func (s *Store) Blocks(ctx context.Context, w Window) ([]*Block, error) {
 		// the indexer writes blocks in order from its first one, so their numbers have no
 		// gaps, and the block offset rows below the newest is numbered offset less.
 		err := s.selectRows(ctx, &rows, `SELECT `+blockListCols+` FROM blocks
-			WHERE number <= (SELECT max(number) FROM blocks) - $1 ORDER BY number DESC LIMIT `+PageLimit(w.Limit), w.Offset)
+			WHERE number <= (SELECT max(number) FROM blocks) - $1 ORDER BY number DESC LIMIT $2`, w.Offset, w.Limit)
 		return rows, err
 	}
 	where, tail, args := w.keyset([]string{"number"}, true, 1)
@@ -259,7 +259,7 @@ func (s *Store) transactionActivity(ctx context.Context, f TxFilter, desc bool, 
 		var rows []*TxActivity
 		var err error
 		if w.After == nil && w.Offset >= marksFrom {
-			err = s.selectRows(ctx, &rows, activityFromMark(m.list, desc, w.Limit), f.Sender, int64(w.Offset))
+			err = s.selectRows(ctx, &rows, activityFromMark(m.list, desc), f.Sender, int64(w.Offset), w.Limit)
 		} else {
 			q := q
 			if _, known := counts.get(m); !known {
@@ -277,12 +277,12 @@ func (s *Store) transactionActivity(ctx context.Context, f TxFilter, desc bool, 
 }
 
 // activityFromMark is the statement of a page of a sender's activity ($1) by its position
-// ($2, at least marksFrom) and length (limit, written in: pageTail): markedWindow and the page's statement in one.
+// ($2, at least marksFrom) and length ($3): markedWindow and the page's statement in one.
 // The mark nearest above the page (mk) gives the key the page's walk starts after and the
 // rows it skips from there, fewer than MarkEvery; without a mark (a key without positions,
 // as tests write them), the walk starts at the list's end and skips the offset. Past the
 // list's end, the first key is NULL and the page is empty, as markedWindow's.
-func activityFromMark(list keyList, desc bool, limit int) string {
+func activityFromMark(list keyList, desc bool) string {
 	// Oldest first: the mark of the greatest ordinal below the page's first, $2; the
 	// rows after it from there.
 	marks := `mk AS MATERIALIZED (SELECT ordinal, block_number, tx_index FROM key_marks
@@ -303,7 +303,7 @@ func activityFromMark(list keyList, desc bool, limit int) string {
 		SELECT `+txActivityCols+`, (SELECT n FROM key_counts WHERE list = %[1]d AND key = $1) AS key_count
 		FROM (SELECT t.* FROM transactions t WHERE t.sender_id = `+feltID("$1")+` AND (t.block_number, t.tx_index) `+first+` (
 			SELECT t.block_number, t.tx_index FROM transactions t WHERE t.sender_id = `+feltID("$1")+` AND (t.block_number, t.tx_index) `+cmp+` `+after+
-		order+` LIMIT 1 OFFSET `+skip+`)`+order+` LIMIT `+PageLimit(limit)+`) t
+		order+` LIMIT 1 OFFSET `+skip+`)`+order+` LIMIT $3) t
 		LEFT JOIN blocks b ON b.number = t.block_number`+order, list)
 }
 
@@ -342,7 +342,7 @@ func transactionsAt[T any](ctx context.Context, s *Store, from string, desc bool
 		WHERE (t.block_number, t.tx_index) `+cmp+` (SELECT at.number, p.pos - at.txs_before FROM (SELECT `+pos+` AS pos) p
 			CROSS JOIN LATERAL (SELECT number, txs_before FROM blocks WHERE txs_before <= p.pos
 				ORDER BY txs_before DESC, number DESC LIMIT 1) at)
-		ORDER BY t.block_number `+dir+`, t.tx_index `+dir+` LIMIT `+PageLimit(w.Limit), w.Offset)
+		ORDER BY t.block_number `+dir+`, t.tx_index `+dir+` LIMIT $2`, w.Offset, w.Limit)
 	return rows, err
 }
 

@@ -346,7 +346,7 @@ func (s *Store) DelegationsOfValidator(ctx context.Context, f ValidatorDelegatio
 	pools, delegations := f.where(&args)
 	read := func(w Window) ([]*Delegation, error) {
 		after, _, kargs := w.keysetFlipped([]string{"d.amount", "d.pool_contract", "d.delegator_address"}, false, true, len(args)+1)
-		// kargs ends with the window's offset; each pool reads up to the page's end.
+		// kargs ends with the window's limit and offset; each pool reads up to their sum.
 		n := len(args) + len(kargs)
 		if after != "" {
 			after = " AND " + after
@@ -354,9 +354,9 @@ func (s *Store) DelegationsOfValidator(ctx context.Context, f ValidatorDelegatio
 		var rows []*Delegation
 		err := s.selectRows(ctx, &rows, `SELECT x.* FROM pools p CROSS JOIN LATERAL (SELECT `+delegationCols+`
 				FROM delegations d WHERE d.pool_contract = p.pool_contract`+delegations+after+fmt.Sprintf(`
-				ORDER BY d.amount DESC, d.delegator_address LIMIT %[1]s + $%[2]d::bigint) x
-			WHERE `, PageLimit(w.Limit), n)+pools+fmt.Sprintf(`
-			ORDER BY x.amount::numeric DESC, x.pool_contract, x.delegator_address LIMIT %s OFFSET $%d`, PageLimit(w.Limit), n), slices.Concat(args, kargs)...)
+				ORDER BY d.amount DESC, d.delegator_address LIMIT $%[1]d::bigint + $%[2]d::bigint) x
+			WHERE `, n-1, n)+pools+fmt.Sprintf(`
+			ORDER BY x.amount::numeric DESC, x.pool_contract, x.delegator_address LIMIT $%d OFFSET $%d`, n-1, n), slices.Concat(args, kargs)...)
 		return rows, err
 	}
 	return listPage(s, listName("validator delegations "+pools+delegations, args), w,

@@ -157,18 +157,18 @@ func (s *Store) TokenTransfers(ctx context.Context, f TokenTransferFilter, w Win
 	}
 	read := func(w Window) ([]*TokenTransfer, error) {
 		where, tail, kargs := w.keyset(tokenTransferKeyColumns, !f.Ascending, len(args)+1)
-		// kargs ends with the window's offset: each side reads up to the page's end.
+		// kargs ends with the window's limit and offset: each side reads up to their sum.
 		args := append(slices.Concat(args, kargs), f.Wallet)
 		conds := append(slices.Clip(conds), where)
 		wallet := feltID(fmt.Sprintf("$%d", len(args)))
-		limit, offset := PageLimit(w.Limit), len(args)-1
+		limit, offset := len(args)-2, len(args)-1
 		dir := "DESC"
 		if f.Ascending {
 			dir = "ASC"
 		}
 		side := func(cond string) string {
 			return `(SELECT e.* FROM token_transfers e` + and(append(conds, cond)...) +
-				fmt.Sprintf(` ORDER BY e.block_number %[1]s, e.tx_index %[1]s, e.event_index %[1]s LIMIT %[2]s + $%[3]d::bigint)`, dir, limit, offset)
+				fmt.Sprintf(` ORDER BY e.block_number %[1]s, e.tx_index %[1]s, e.event_index %[1]s LIMIT $%[2]d::bigint + $%[3]d::bigint)`, dir, limit, offset)
 		}
 		// The page is cut from the two sides (a subquery with a LIMIT) before its rows
 		// are joined to their transactions, then put back in order.

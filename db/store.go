@@ -191,31 +191,35 @@ type Window struct {
 	SkipAfter int
 }
 
-// pageTail is a window's LIMIT and OFFSET: the page's length written into the text, its
-// offset the parameter numbered firstArg. The API's read sessions run every statement as a
-// generic plan (plan_cache_mode = force_generic_plan, ReadSessionSettings, openReadPool in database.go), made once for
-// every value of its parameters, and a generic plan cannot know a LIMIT given as a
-// parameter: PostgreSQL plans it for a tenth of the rows. At 10M transactions that was
-// 775,523 events for the first page of /beta/events, and the plan joined them to their
-// transactions by reading and sorting all 9.9M (15 s, against 0.3 ms planned for 26 rows).
-// A page's length is one of a few (a page size and one, PageLimit), so written as a
-// literal it costs a few texts per list, and each is planned for the rows it reads. The
-// offset stays a parameter: written into the text, a deep page's "OFFSET 4975" told the
-// planner that the page needs more rows than an average key has, so it read every row of
-// the key and sorted them (2.3 s for the hottest emitter where walking the index takes
-// 15 ms); as a parameter it only costs the page's start, and one text serves every page.
-// docs/planning.md has the rule; rest's TestGenericPlansAtChainSize checks it.
+// pageTail is the LIMIT and OFFSET of a window, as the statement's arguments firstArg and
+// firstArg+1, never as text. Statements run as prepared generic plans (openReadPool in
+// database.go): a plan made once for every key. Written into the text, a deep page's
+// "LIMIT 26 OFFSET 4975" told the planner that the page needs more rows than an average
+// key has, so it read every row of the key and sorted them; for the hottest key (half of
+// the events) that was 2.3 s where walking the index takes 15 ms. As parameters, LIMIT and
+// OFFSET leave the planner to assume that a page is a small part of the rows (PostgreSQL
+// plans an unknown limit for a tenth of them), so it walks an index in the list's order
+// and stops at the page's end, whatever the key. One text also serves every page, so deep
+// pages no longer fill the prepared-statement cache with texts used once (prepared.go).
+// What the page is joined to is planned for at most PageCap rows (capPage).
+// docs/planning.md says how every list is planned and how the tests check it.
 func (w Window) pageTail(firstArg int) (string, []any) {
-	return fmt.Sprintf(" LIMIT %s OFFSET $%d", PageLimit(w.Limit), firstArg), []any{w.Offset}
+	return fmt.Sprintf(" LIMIT $%d OFFSET $%d", firstArg, firstArg+1), []any{w.Limit, w.Offset}
 }
 
-// PageLimit is a page's length as a statement's LIMIT: a literal, never a parameter, so
-// that a generic plan knows how many rows the page reads (pageTail).
-func PageLimit(n int) string {
-	if n < 0 {
-		n = 0
-	}
-	return strconv.Itoa(n)
+// PageCap is the most rows a page reads: a page of MaxPageSize and one to tell whether
+// another follows.
+const PageCap = MaxPageSize + 1
+
+// capPage bounds a subquery that reads a window's rows, for the joins above it: a LIMIT
+// given as a parameter is planned for a tenth of the rows it reads from, and for the whole
+// chain's events (7.7M at 10M transactions) the planner then joined 775,523 of them to
+// their transactions by reading and sorting all 9.9M (15 s, where the page's 26 take
+// 0.3 ms). The subquery keeps its parameter, which makes it walk its index in order
+// whatever the key (pageTail); the literal LIMIT around it, never below the window's, tells
+// the joins how few rows come. One text serves every page of up to PageCap rows.
+func capPage(subquery string, w Window) string {
+	return "(SELECT * FROM " + subquery + " page LIMIT " + strconv.Itoa(max(w.Limit, PageCap)) + ")"
 }
 
 // keyset returns the WHERE fragment and the ORDER BY/LIMIT/OFFSET tail for a list sorted
