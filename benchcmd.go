@@ -40,6 +40,7 @@ type benchConfig struct {
 	postgraphile string
 	indexTxs     int
 	hotKeys      bool
+	lists        bool
 	cpuProfile   string
 	server       serverFlags
 }
@@ -55,6 +56,7 @@ func (c *benchConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.postgraphile, "postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (docs/performance.md)")
 	fs.IntVar(&c.indexTxs, "index-txs", 300_000, "transactions indexed from scratch, once per indexing mode, to time the indexer (0: skip), into a database bench_indexing made beside the bench's")
 	fs.BoolVar(&c.hotKeys, "hot-keys", true, "add the hot-key workloads: every list by its key with the most rows, at its first, middle, deep and last page")
+	fs.BoolVar(&c.lists, "lists", true, "add the list workloads: page 1 and a deep page of every list route of both APIs, unfiltered and by its hottest key (named \"list ...\")")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the process, one file per workload and indexer run (named after it), taken while it runs, to this file name")
 	c.server.register(fs)
 }
@@ -120,6 +122,13 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 			return err
 		}
 		workloads = append(workloads, hot...)
+	}
+	if c.lists {
+		lists, err := bench.ListWorkloads(ctx, conn)
+		if err != nil {
+			return err
+		}
+		workloads = append(workloads, lists...)
 	}
 	workloads = slices.DeleteFunc(workloads, func(w bench.Workload) bool { return !strings.Contains(w.Name, c.only) })
 	timeIndexer := c.indexTxs > 0 && strings.Contains(indexerWorkload, c.only)

@@ -11,6 +11,7 @@ package bench
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -142,6 +143,11 @@ type Workload struct {
 	// Offset, or at most db.MarkEvery for a list that seeks to a kept position
 	// (db/key_positions.go).
 	Offset, Limit, Skip int
+	// List, Page and Keyed say which list of the APIs a list workload reads (ListWorkloads):
+	// "GET /beta/..." as the route is declared or "GraphQL <field>", PageFirst or PageDeep,
+	// and whether by the list's hottest key. Empty for the other workloads.
+	List, Page string
+	Keyed      bool
 }
 
 // strk is the STRK token, whose holders the token workloads read.
@@ -295,11 +301,13 @@ func newRequest(ctx context.Context, base string, w Workload, key string) *http.
 
 // Measure is what one load run saw.
 type Measure struct {
-	Requests  int           `json:"requests"`
-	Errors    int           `json:"errors"`
-	PerSecond float64       `json:"reqPerSecond"`
-	P50       time.Duration `json:"p50Nanos"`
-	P99       time.Duration `json:"p99Nanos"`
+	Requests int `json:"requests"`
+	Errors   int `json:"errors"`
+	// ServerErrors are the failed requests the server answered with a 5xx (of Errors).
+	ServerErrors int           `json:"serverErrors"`
+	PerSecond    float64       `json:"reqPerSecond"`
+	P50          time.Duration `json:"p50Nanos"`
+	P99          time.Duration `json:"p99Nanos"`
 	// FirstError is the first failure's text, when there were failures.
 	FirstError string `json:"firstError,omitempty"`
 }
@@ -323,6 +331,7 @@ func drive(ctx context.Context, concurrency int, d time.Duration, do func(contex
 		mu      sync.Mutex
 		lat     []time.Duration
 		errs    atomic.Int64
+		fivexx  atomic.Int64
 		first   atomic.Value
 		wg      sync.WaitGroup
 		started = time.Now()
@@ -336,6 +345,9 @@ func drive(ctx context.Context, concurrency int, d time.Duration, do func(contex
 				t0 := time.Now()
 				if err := do(ctx); err != nil {
 					errs.Add(1)
+					if se := (statusError{}); errors.As(err, &se) && se.code >= 500 {
+						fivexx.Add(1)
+					}
 					first.CompareAndSwap(nil, err.Error())
 					if time.Since(started) >= d {
 						break
@@ -352,7 +364,7 @@ func drive(ctx context.Context, concurrency int, d time.Duration, do func(contex
 	wg.Wait()
 	elapsed := time.Since(started)
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	m := Measure{Requests: len(lat), Errors: int(errs.Load()), PerSecond: float64(len(lat)) / elapsed.Seconds()}
+	m := Measure{Requests: len(lat), Errors: int(errs.Load()), ServerErrors: int(fivexx.Load()), PerSecond: float64(len(lat)) / elapsed.Seconds()}
 	if e, ok := first.Load().(string); ok {
 		m.FirstError = e
 	}
@@ -375,7 +387,7 @@ func HTTPLoad(ctx context.Context, base, key string, w Workload, concurrency int
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
-			return fmt.Errorf("status %d: %s", resp.StatusCode, body)
+			return statusError{code: resp.StatusCode, body: string(body)}
 		}
 		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
 			return err
@@ -383,6 +395,14 @@ func HTTPLoad(ctx context.Context, base, key string, w Workload, concurrency int
 		return nil
 	})
 }
+
+// statusError is an answer other than 200.
+type statusError struct {
+	code int
+	body string
+}
+
+func (e statusError) Error() string { return fmt.Sprintf("status %d: %s", e.code, e.body) }
 
 // SQLLoad measures the raw-SQL baseline: the statements of one request, one after the
 // other, every row read, through pool, prepared as the store prepares them.
@@ -436,14 +456,14 @@ func Markdown(results []Result) string {
 	withAlone := slices.ContainsFunc(results, func(r Result) bool { return r.HTTPAlone != nil })
 	withPG := slices.ContainsFunc(results, func(r Result) bool { return r.PostGraphile != nil })
 	var b strings.Builder
-	b.WriteString("| workload | req/s | p50 | p99 | SQL statements | raw SQL req/s | ratio |")
+	b.WriteString("| workload | req/s | p50 | p99 | 5xx | SQL statements | raw SQL req/s | ratio |")
 	if withAlone {
 		b.WriteString(" HTTP alone req/s | ceiling |")
 	}
 	if withPG {
 		b.WriteString(" PostGraphile req/s | PostGraphile p99 | ratio to PostGraphile |")
 	}
-	b.WriteString("\n|---|---|---|---|---|---|---|")
+	b.WriteString("\n|---|---|---|---|---|---|---|---|")
 	if withAlone {
 		b.WriteString("---|---|")
 	}
@@ -452,8 +472,8 @@ func Markdown(results []Result) string {
 	}
 	b.WriteString("\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %d | %.0f | %.2f |", r.Workload, r.Service.PerSecond,
-			ms(r.Service.P50), ms(r.Service.P99), r.Statements, r.Baseline.PerSecond, r.Ratio)
+		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %d | %d | %.0f | %.2f |", r.Workload, r.Service.PerSecond,
+			ms(r.Service.P50), ms(r.Service.P99), r.Service.ServerErrors, r.Statements, r.Baseline.PerSecond, r.Ratio)
 		switch {
 		case r.HTTPAlone != nil:
 			fmt.Fprintf(&b, " %.0f | %.2f |", r.HTTPAlone.PerSecond, r.Ceiling)

@@ -83,8 +83,8 @@ func TestBenchOnASmallChain(t *testing.T) {
 		t.Errorf("the table has %d lines for %d workloads:\n%s", lines, len(workloads), table)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(table), "\n") {
-		if cells := strings.Count(line, "|") - 1; cells != 9 {
-			t.Errorf("%d cells, want 9 (with HTTP alone and the ceiling): %s", cells, line)
+		if cells := strings.Count(line, "|") - 1; cells != 10 {
+			t.Errorf("%d cells, want 10 (with the 5xx count, HTTP alone and the ceiling): %s", cells, line)
 		}
 	}
 }

@@ -52,8 +52,13 @@ var hotKeyQueries = []struct{ filter, query string }{
 
 // HotKeys picks the hottest key of each filter.
 func HotKeys(ctx context.Context, conn *sqlx.DB) (map[string]HotKey, error) {
+	return hotKeysOf(ctx, conn, hotKeyQueries)
+}
+
+// hotKeysOf runs queries, each picking a filter's key with the most rows.
+func hotKeysOf(ctx context.Context, conn *sqlx.DB, queries []struct{ filter, query string }) (map[string]HotKey, error) {
 	out := map[string]HotKey{}
-	for _, q := range hotKeyQueries {
+	for _, q := range queries {
 		k := HotKey{Filter: q.filter}
 		rows, err := conn.QueryContext(ctx, q.query)
 		if err != nil {
