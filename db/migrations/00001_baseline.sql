@@ -30,12 +30,14 @@ CREATE TYPE tx_finality_status AS ENUM (
 -- those rows hold their 4-byte id; the ..._named views show the felts again, for SQL by hand.
 -- ============================================================================================
 
+-- The packed form of one felt: its length byte, then its bytes.
 -- +goose StatementBegin
 CREATE FUNCTION felt_packed(f bytea) RETURNS bytea
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     AS $$ SELECT set_byte('\x00'::bytea, 0, length(f)) || f $$;
 -- +goose StatementEnd
 
+-- The packed form of a felt list (leading zero bytes stripped; a NULL element is zero).
 -- +goose StatementBegin
 CREATE FUNCTION felts_pack(felts bytea[]) RETURNS bytea
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
@@ -55,6 +57,7 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- The felts of a packed list, as a bytea[] (for SQL by hand).
 -- +goose StatementBegin
 CREATE FUNCTION felts_unpack(packed bytea) RETURNS bytea[]
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
@@ -76,6 +79,7 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- How many felts a packed list holds.
 -- +goose StatementBegin
 CREATE FUNCTION felts_count(packed bytea) RETURNS integer
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
@@ -92,6 +96,8 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- The n-th felt of a packed list, counted from 1 as an array's (keys[2] is felts_at(keys, 2)),
+-- or NULL when the list is shorter.
 -- +goose StatementBegin
 CREATE FUNCTION felts_at(packed bytea, n integer) RETURNS bytea
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
@@ -113,6 +119,7 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- numeric_felt's loop, for integers of 8 bytes and more.
 -- +goose StatementBegin
 CREATE FUNCTION numeric_felt_wide(n numeric) RETURNS bytea
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
@@ -128,6 +135,9 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- A non-negative integer as a felt's column form: big-endian, no leading zero byte. Most
+-- amounts fit in a bigint, whose bytes int8send gives at once; the loop, byte by byte in
+-- numeric, is 25 times slower. (Not STRICT, so that PostgreSQL can inline it.)
 -- +goose StatementBegin
 CREATE FUNCTION numeric_felt(n numeric) RETURNS bytea
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -135,6 +145,7 @@ CREATE FUNCTION numeric_felt(n numeric) RETURNS bytea
 SELECT CASE WHEN n < 9223372036854775808 THEN ltrim(int8send(n::bigint), '\x00'::bytea) ELSE numeric_felt_wide(n) END $$;
 -- +goose StatementEnd
 
+-- A u256 amount as its two felts, low and high, packed.
 -- +goose StatementBegin
 CREATE FUNCTION u256_packed(amount numeric) RETURNS bytea
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -144,6 +155,7 @@ SELECT CASE WHEN amount < 9223372036854775808 THEN felt_packed(numeric_felt(amou
          || felt_packed(numeric_felt(div(amount, 340282366920938463463374607431768211456))) END $$;
 -- +goose StatementEnd
 
+-- The keys after the first of a folded Transfer event, packed.
 -- +goose StatementBegin
 CREATE FUNCTION transfer_event_keys_tail(layout smallint, from_felt bytea, to_felt bytea) RETURNS bytea
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -151,6 +163,7 @@ CREATE FUNCTION transfer_event_keys_tail(layout smallint, from_felt bytea, to_fe
 SELECT CASE layout WHEN 2 THEN felt_packed(from_felt) || felt_packed(to_felt) ELSE ''::bytea END $$;
 -- +goose StatementEnd
 
+-- The data of a folded Transfer event (events.transfer_layout 1, 2 or 3), packed.
 -- +goose StatementBegin
 CREATE FUNCTION transfer_event_data(layout smallint, from_felt bytea, to_felt bytea, amount numeric) RETURNS bytea
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -175,6 +188,9 @@ COMMENT ON TABLE felt_ids IS 'one felt that rows of the per-block tables name by
 COMMENT ON INDEX felt_ids_pkey IS 'a felt by its id, for the rows that name it by id';
 COMMENT ON INDEX felt_ids_felt IS 'a felt''s id, in every statement that filters by a felt stored as an id (db/felt_ids.go feltID), and its assignment';
 
+-- felt_id is the id of a felt (leading zero bytes stripped, as the indexer stores felts),
+-- assigned when it has none: for SQL that writes rows by hand (tests, an operator's
+-- repair). The indexer assigns ids in batches (db/felt_ids.go).
 -- +goose StatementBegin
 CREATE FUNCTION felt_id(raw bytea) RETURNS integer
     LANGUAGE plpgsql
@@ -263,6 +279,7 @@ COMMENT ON TABLE deferred_constraints IS 'the definition of an index or foreign 
 -- order matters: COPY writes the columns in the order of the row types' db tags.
 -- ============================================================================================
 
+-- A block's txs_before is the number of transactions of the blocks below it, from its parent's row.
 -- +goose StatementBegin
 CREATE FUNCTION blocks_txs_before() RETURNS trigger
     LANGUAGE plpgsql
@@ -587,6 +604,8 @@ COMMENT ON TABLE starknet_id_domains IS 'the expiry of a Starknet ID root domain
 -- and journaled for reorgs.
 -- ============================================================================================
 
+-- A token's market cap is its supply in whole tokens times its price, whichever of the two
+-- changed last; kept in the row so that tokens can be listed by it.
 -- +goose StatementBegin
 CREATE FUNCTION tokens_market_cap() RETURNS trigger
     LANGUAGE plpgsql
@@ -599,6 +618,8 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- A new token takes its verified flag and logo from its label (aliases, kind 'token');
+-- loading labels sets them on existing rows (db/labels.go).
 -- +goose StatementBegin
 CREATE FUNCTION tokens_take_labels() RETURNS trigger
     LANGUAGE plpgsql
@@ -731,6 +752,7 @@ SELECT tk.felt AS token_address, o.felt AS owner_address, c.block_number, c.bala
 FROM erc20_balance_changes c JOIN felt_ids tk ON tk.id = c.token_id JOIN felt_ids o ON o.id = c.owner_id;
 COMMENT ON VIEW erc20_balance_changes_named IS 'erc20_balance_changes with their token and owner, for SQL written by hand.';
 
+-- See contracts_rank.
 -- +goose StatementBegin
 CREATE FUNCTION erc20_balances_rank() RETURNS trigger
     LANGUAGE plpgsql
@@ -828,6 +850,8 @@ COMMENT ON TABLE classes IS 'one declared class, with its ABI and what it looks 
 CREATE INDEX classes_declared_order ON classes (COALESCE(declared_block, ('-1'::integer)::bigint) DESC, hash DESC);
 COMMENT ON INDEX classes_declared_order IS 'classes, newest declared first';
 
+-- contracts_rank, erc20_balances_rank, nft_holders_rank: the triggers of rank_spans (list 3, 1, 2), each
+-- reading its statement's transition tables and counting the rows that moved.
 -- +goose StatementBegin
 CREATE FUNCTION contracts_rank() RETURNS trigger
     LANGUAGE plpgsql
@@ -926,6 +950,8 @@ CREATE TABLE staking_overview (
 );
 COMMENT ON TABLE staking_overview IS 'the one row of the staking contract''s parameters and epoch, the minting curve and the L1 total supply, as last read from the contracts. Written by the indexer (indexer/figures.go, write_staking.go, write_figures.go), journaled.';
 
+-- A new validator takes its name, image and verified flag from its label (aliases, kind
+-- 'validator').
 -- +goose StatementBegin
 CREATE FUNCTION validators_take_labels() RETURNS trigger
     LANGUAGE plpgsql
@@ -1089,6 +1115,10 @@ COMMENT ON INDEX attestations_pkey IS 'a transaction''s attestations, the cascad
 CREATE INDEX attestations_staker ON attestations (staker_address, block_number DESC, tx_index DESC, event_index DESC);
 COMMENT ON INDEX attestations_staker IS 'a validator''s attestations, newest first';
 
+-- isqrt is the integer square root (floor), as the minting curve computes it. numeric sqrt
+-- keeps about 16 significant digits, too few for 10^50-sized products: one Newton step
+-- from it is exact to within one, which the last step corrects. Divisions are div(), the
+-- exact integer quotient: numeric "/" rounds large quotients to a few digits.
 -- +goose StatementBegin
 CREATE FUNCTION isqrt(n numeric) RETURNS numeric
     LANGUAGE sql IMMUTABLE STRICT
@@ -1161,6 +1191,8 @@ CREATE TABLE validator_figures (
 );
 COMMENT ON TABLE validator_figures IS 'one validator''s rank and APRs from validator_economics. Written by refresh_staking_figures().';
 
+-- refresh_staking_figures writes staking_economy and validator_economics into staking_figures
+-- and validator_figures; the indexer calls it with refresh_chain_stats().
 -- +goose StatementBegin
 CREATE FUNCTION refresh_staking_figures() RETURNS void
     LANGUAGE sql
@@ -1243,6 +1275,7 @@ COMMENT ON INDEX nft_balances_item_order IS 'an NFT item''s holders, largest bal
 CREATE INDEX nft_balances_owner ON nft_balances (owner_address, contract_address, token_id) WHERE (balance > (0)::numeric);
 COMMENT ON INDEX nft_balances_owner IS 'a wallet''s NFT balances';
 
+-- See contracts_rank.
 -- +goose StatementBegin
 CREATE FUNCTION nft_holders_rank() RETURNS trigger
     LANGUAGE plpgsql
@@ -1574,6 +1607,9 @@ CREATE TABLE active_sender_blocks (
 );
 COMMENT ON TABLE active_sender_blocks IS 'how many senders have this block as their newest: the distinct senders since block B are the sum from B on. Written by the indexer (journaled).';
 
+-- refresh_chain_stats computes the figures of chain_stats that depend on recent blocks (tps,
+-- mean fees, active and new accounts, TVL); the indexer calls it in the transaction that
+-- writes each batch of blocks and after a reorg is undone.
 -- +goose StatementBegin
 CREATE FUNCTION refresh_chain_stats() RETURNS void
     LANGUAGE sql
@@ -1672,6 +1708,8 @@ COMMENT ON TABLE key_marks IS 'where a key''s row 1000, 2000, ... of a list stan
 CREATE INDEX key_marks_block ON key_marks (block_number);
 COMMENT ON INDEX key_marks_block IS 'a reorg deletes the marks above its fork point (db.UndoAbove)';
 
+-- fill_key_positions computes key_counts and key_marks again from the rows, through the views
+-- of felts: for a database whose positions are lost (the indexer keeps them as it writes).
 -- +goose StatementBegin
 CREATE FUNCTION fill_key_positions(every bigint DEFAULT 1000) RETURNS void
     LANGUAGE plpgsql
@@ -1705,6 +1743,8 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- How many rows a span is cut at (a span holds up to twice as many); tests lower it with the
+-- setting starkgraph.rank_span_rows.
 -- +goose StatementBegin
 CREATE FUNCTION rank_span_rows() RETURNS bigint
     LANGUAGE sql STABLE
@@ -1713,6 +1753,11 @@ CREATE FUNCTION rank_span_rows() RETURNS bigint
 $$;
 -- +goose StatementEnd
 
+-- At commit, when every statement's counts are in, a span that grew past 2 * rank_span_rows()
+-- rows is cut, and one that shrank to rank_span_rows() / 4 or fewer is joined to the span
+-- before it (the first span of a key stays): a cut made between the UPDATE and the INSERT
+-- triggers of one upsert would count rows that are not counted yet, and joins keep the
+-- spans of a key with holders coming and going few.
 -- +goose StatementBegin
 CREATE FUNCTION rank_spans_resize() RETURNS trigger
     LANGUAGE plpgsql
@@ -1751,6 +1796,8 @@ COMMENT ON TABLE rank_spans IS 'the row count of one span of consecutive rows of
 
 CREATE CONSTRAINT TRIGGER rank_spans_resize AFTER UPDATE ON rank_spans DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((new.n > (2 * rank_span_rows())) OR (new.n <= (rank_span_rows() / 4)))) EXECUTE FUNCTION rank_spans_resize();
 
+-- rank_spans_add counts rows into (d = 1) or out of (d = -1) the spans of list that hold
+-- their sort keys (v1, v2).
 -- +goose StatementBegin
 CREATE FUNCTION rank_spans_add(p_list smallint, p_keys bytea[], p_v1 numeric[], p_v2 bytea[], p_d integer[]) RETURNS void
     LANGUAGE plpgsql
@@ -1772,6 +1819,8 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- rank_spans_cut is the sort key of the row at position m (from 1) after (s1, s2) in list's
+-- key, NULL when there are fewer rows.
 -- +goose StatementBegin
 CREATE FUNCTION rank_spans_cut(p_list smallint, p_key bytea, p_s1 numeric, p_s2 bytea, m bigint, OUT c1 numeric, OUT c2 bytea) RETURNS record
     LANGUAGE plpgsql
@@ -1807,6 +1856,8 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- rank_spans_split cuts the span of list's key that starts at (s1, s2) and holds n rows
+-- into spans of rank_span_rows() rows, the last one holding the rest.
 -- +goose StatementBegin
 CREATE FUNCTION rank_spans_split(p_list smallint, p_key bytea, p_s1 numeric, p_s2 bytea, p_n bigint) RETURNS void
     LANGUAGE plpgsql
