@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"testing/fstest"
 	"time"
 
 	"github.com/starkgraph/starkgraph/starknet/decode"
@@ -19,8 +20,7 @@ func (s *Store) SelectRows(ctx context.Context, dest any, query string, args ...
 // MaxPrepared bounds the statements kept prepared, for its test.
 const MaxPrepared = maxPrepared
 
-// MigrateDownTo undoes the migrations above version, for the tests of a migration on a
-// database that has rows.
+// MigrateDownTo undoes the migrations above version, for the tests of a migration's down.
 func MigrateDownTo(ctx context.Context, conn *sql.DB, version int64) error {
 	provider, err := newMigrationProvider(conn)
 	if err != nil {
@@ -30,11 +30,29 @@ func MigrateDownTo(ctx context.Context, conn *sql.DB, version int64) error {
 	return err
 }
 
+// MigrateWith applies the embedded migrations and those of more (file name to SQL), as
+// if they were embedded too, for the tests of a migration pending on top of the baseline.
+func MigrateWith(ctx context.Context, conn *sql.DB, more map[string]string) error {
+	dir := fstest.MapFS{}
+	entries, err := migrations.ReadDir("migrations")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		raw, err := migrations.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return err
+		}
+		dir[e.Name()] = &fstest.MapFile{Data: raw}
+	}
+	for name, text := range more {
+		dir[name] = &fstest.MapFile{Data: []byte(text)}
+	}
+	return migrate(ctx, conn, dir)
+}
+
 // SetClock makes the store read the time from clock, for the tests of what it remembers.
 func (s *Store) SetClock(clock func() time.Time) { s.clock = clock }
-
-// BulkTables are the tables that grow with every block.
-func BulkTables() []string { return bulkTables }
 
 // SetMarks sets how many rows lie between two marks of a key's list and the offset from
 // which pages seek from them, for the tests of small lists; it returns a func that puts

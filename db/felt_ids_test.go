@@ -64,8 +64,7 @@ func balancesSeen(t *testing.T, store *db.Store) string {
 const wantBalancesSeen = "history 2:40@1700000060 1:100@1700000000 at 070c/a1@1=100 070c/0b0b@2=5 count 2 first 1700000000 true"
 
 // A balance change names its token and owner by felt id (migration 00045): what the store
-// reads is what was written, with the felt's leading zeros stripped, and the migration's
-// down and up keep every row.
+// reads is what was written, with the felt's leading zeros stripped.
 func TestBalanceChangesByFeltID(t *testing.T) {
 	ctx := context.Background()
 	conn := dbtest.New(t)
@@ -79,24 +78,6 @@ func TestBalanceChangesByFeltID(t *testing.T) {
 	var ids int
 	if err := conn.Get(&ids, `SELECT count(*) FROM felt_ids`); err != nil || ids != 3 {
 		t.Errorf("felt_ids holds %d felts (%v), want the token and two owners", ids, err)
-	}
-
-	if err := db.MigrateDownTo(ctx, conn.DB, 44); err != nil {
-		t.Fatal(err)
-	}
-	var rows []string
-	if err := conn.Select(&rows, `SELECT encode(token_address, 'hex') || '/' || encode(owner_address, 'hex') || '@' || block_number || '=' || balance
-		FROM erc20_balance_changes ORDER BY 1`); err != nil {
-		t.Fatal(err)
-	}
-	if got := fmt.Sprint(rows); got != "[070c/0b0b@1=5 070c/a1@1=100 070c/a1@2=40]" {
-		t.Errorf("after the down migration: %s", got)
-	}
-	if err := db.Migrate(ctx, conn.DB); err != nil {
-		t.Fatal(err)
-	}
-	if got := balancesSeen(t, store); got != wantBalancesSeen {
-		t.Errorf("after down and up:\n got %s\nwant %s", got, wantBalancesSeen)
 	}
 }
 
@@ -149,8 +130,7 @@ func TestFeltIDsAreOnePerFelt(t *testing.T) {
 
 // An event's first key is stored once, as its felt id, and its other keys beside it
 // (migration 00050): the store reads back each list whole (none, one, several keys; zero
-// felts among them), events_named shows the packed list whole, and the migration's down
-// and up keep every key.
+// felts among them), events_named shows the packed list whole.
 func TestEventKeysStoreTheFirstKeyOnce(t *testing.T) {
 	ctx := context.Background()
 	conn := dbtest.New(t)
@@ -199,28 +179,10 @@ func TestEventKeysStoreTheFirstKeyOnce(t *testing.T) {
 	if fmt.Sprint(tail) != "[0 0 5 3]" {
 		t.Errorf("keys_tail holds %v bytes, want the packed keys after the first: [0 0 5 3]", tail)
 	}
-
-	if err := db.MigrateDownTo(ctx, conn.DB, 49); err != nil {
-		t.Fatal(err)
-	}
-	var packed [][]byte
-	if err := conn.Select(&packed, `SELECT keys FROM events ORDER BY event_index`); err != nil {
-		t.Fatal(err)
-	}
-	for i, keys := range keyLists {
-		if want, _ := keys.Packed(); string(packed[i]) != string(want) {
-			t.Errorf("after the down migration: keys of event %d are %x, want %x", i, packed[i], want)
-		}
-	}
-	if err := db.Migrate(ctx, conn.DB); err != nil {
-		t.Fatal(err)
-	}
-	seen("after down and up")
 }
 
 // A transaction names its sender, contract and class by felt id (migration 00052): the
-// store reads back the felts (none where the transaction has none), filters by them, and
-// the migration's down and up keep every one.
+// store reads back the felts (none where the transaction has none), and filters by them.
 func TestTransactionsNameTheirAccountsByFeltID(t *testing.T) {
 	ctx := context.Background()
 	conn := dbtest.New(t)
@@ -265,19 +227,4 @@ func TestTransactionsNameTheirAccountsByFeltID(t *testing.T) {
 		}
 	}
 	seen("written")
-	if err := db.MigrateDownTo(ctx, conn.DB, 51); err != nil {
-		t.Fatal(err)
-	}
-	var stored []string
-	if err := conn.Select(&stored, `SELECT tx_index || ' ' || coalesce(encode(sender_address, 'hex'), '-') || ' ' ||
-		coalesce(encode(contract_address, 'hex'), '-') || ' ' || coalesce(encode(class_hash, 'hex'), '-') FROM transactions ORDER BY tx_index`); err != nil {
-		t.Fatal(err)
-	}
-	if s := strings.Join(stored, "|"); s != want {
-		t.Errorf("after the down migration: %s, want %s", s, want)
-	}
-	if err := db.Migrate(ctx, conn.DB); err != nil {
-		t.Fatal(err)
-	}
-	seen("after down and up")
 }

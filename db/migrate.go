@@ -11,6 +11,11 @@ import (
 	"github.com/pressly/goose/v3/lock"
 )
 
+// The migrations: 00001_baseline.sql creates the whole schema (it folds the migrations
+// 00001-00056 of before the first release); each later change is a migration of its own,
+// numbered from 00057 on, applied on top. db/schema.sql is a migrated database's dump
+// (TestSchemaDump).
+//
 //go:embed migrations/*.sql
 var migrations embed.FS
 
@@ -18,7 +23,16 @@ var migrations embed.FS
 // It is safe to call on every start: goose records applied versions and takes a
 // PostgreSQL advisory lock so that concurrent starts do not race.
 func Migrate(ctx context.Context, conn *sql.DB) error {
-	provider, err := newMigrationProvider(conn)
+	dir, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	return migrate(ctx, conn, dir)
+}
+
+// migrate applies the migrations of dir that the database has not seen yet.
+func migrate(ctx context.Context, conn *sql.DB, dir fs.FS) error {
+	provider, err := newProvider(conn, dir)
 	if err != nil {
 		return err
 	}
@@ -46,11 +60,15 @@ func MigrationsPending(ctx context.Context, conn *sql.DB) (bool, error) {
 }
 
 func newMigrationProvider(conn *sql.DB) (*goose.Provider, error) {
-	locker, err := lock.NewPostgresSessionLocker()
+	dir, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return nil, err
 	}
-	dir, err := fs.Sub(migrations, "migrations")
+	return newProvider(conn, dir)
+}
+
+func newProvider(conn *sql.DB, dir fs.FS) (*goose.Provider, error) {
+	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
 		return nil, err
 	}

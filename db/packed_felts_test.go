@@ -182,10 +182,11 @@ func TestFeltListsReadBackFromCopyAndInsert(t *testing.T) {
 	}
 }
 
-// Migration 00040 packs the bytea[] columns of a database that has rows, and its down
-// migration gives the arrays back: the lists read the same after the round trip, no
-// bytea[] column is left, and NOT NULL columns default to the empty list.
-func TestPackedFeltsMigrationKeepsLists(t *testing.T) {
+// Felt lists are packed bytea (migration 00040, folded into the baseline): no bytea[] column
+// is left, the lists read as written, and NOT NULL columns default to the empty list. (The
+// migration's test that it packed the arrays of a database with rows, and its down
+// unpacked them, went with it.)
+func TestPackedFeltsLeaveNoArrays(t *testing.T) {
 	ctx := context.Background()
 	conn := dbtest.New(t)
 	if err := writeRows(ctx, conn, packedRows()); err != nil {
@@ -203,28 +204,7 @@ func TestPackedFeltsMigrationKeepsLists(t *testing.T) {
 	if cols := arrayColumns(); len(cols) != 0 {
 		t.Errorf("bytea[] columns left: %q", cols)
 	}
-	if err := db.MigrateDownTo(ctx, conn.DB, 39); err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(arrayColumns(), " "); got != "calls.calldata events.data events.keys messages.payload transactions.account_deployment_data "+
-		"transactions.calldata transactions.constructor_calldata transactions.paymaster_data transactions.signature" {
-		t.Errorf("after the down migration the bytea[] columns are %s", got)
-	}
-	// The arrays hold the felts, read as arrays.
-	var arrays []pq.ByteaArray
-	if err := conn.Select(&arrays, `SELECT keys FROM events ORDER BY event_index`); err != nil {
-		t.Fatal(err)
-	}
-	if len(arrays) != 2 || len(arrays[0]) != 2 || fmt.Sprintf("%x", arrays[0][1]) != "02" || arrays[1] == nil || len(arrays[1]) != 0 {
-		t.Errorf("events.keys as arrays: %x", arrays)
-	}
-	if err := db.Migrate(ctx, conn.DB); err != nil {
-		t.Fatal(err)
-	}
-	if cols := arrayColumns(); len(cols) != 0 {
-		t.Errorf("bytea[] columns left: %q", cols)
-	}
-	sameLists(t, "after down and up", feltLists(t, conn), wantLists())
+	sameLists(t, "written", feltLists(t, conn), wantLists())
 	var defaults []string
 	if err := conn.Select(&defaults, `SELECT c.relname || '.' || a.attname || ' ' || pg_get_expr(d.adbin, d.adrelid)
 		FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum JOIN pg_class c ON c.oid = d.adrelid
@@ -288,34 +268,5 @@ func TestPackedFeltsSQLFunctionsAgreeWithGo(t *testing.T) {
 		if _, err := conn.Exec(q); err == nil {
 			t.Errorf("%s: no error", q)
 		}
-	}
-}
-
-// A call stored as a position in its transaction's calldata (00043) gets its own calldata
-// back when 00043 is undone, cut from the transaction's packed calldata (00043's down runs
-// while 00040's packed form is still there).
-func TestLeanCallsMigrationDownCutsTheirCalldata(t *testing.T) {
-	ctx := context.Background()
-	conn := dbtest.New(t)
-	rows := packedRows()
-	off, n := int16(1), int16(2)
-	rows.Calls = append(rows.Calls, db.CallRow{BlockNumber: 1, TxIndex: 0, CallIndex: 2,
-		ContractAddress: db.FeltFromUint64(0xc), Selector: db.FeltFromUint64(0x5), CalldataOffset: &off, CalldataLength: &n})
-	if err := writeRows(ctx, conn, rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.MigrateDownTo(ctx, conn.DB, 42); err != nil {
-		t.Fatal(err)
-	}
-	var got db.FeltArray
-	if err := conn.Get(&got, `SELECT calldata FROM calls WHERE call_index = 2`); err != nil {
-		t.Fatal(err)
-	}
-	want := rows.Transactions[0].Calldata[off : off+n]
-	if showList(got) != showList(want) {
-		t.Errorf("calldata after going down past 00043: %s, want %s", showList(got), showList(want))
-	}
-	if err := db.Migrate(ctx, conn.DB); err != nil {
-		t.Fatal(err)
 	}
 }

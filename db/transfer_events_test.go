@@ -11,8 +11,7 @@ import (
 
 // An ERC-20 Transfer event whose keys and data its transfer makes exactly is stored folded
 // (migration 00051): its row names the layout and stores no lists. The store and
-// events_named read back every event's lists exactly as written, folded or not, and the
-// migration's down and up keep them.
+// events_named read back every event's lists exactly as written, folded or not.
 func TestTransferEventsFoldIntoTheirTransfers(t *testing.T) {
 	ctx := context.Background()
 	conn := dbtest.New(t)
@@ -103,32 +102,4 @@ func TestTransferEventsFoldIntoTheirTransfers(t *testing.T) {
 		}
 	}
 	seen("written")
-
-	if err := db.MigrateDownTo(ctx, conn.DB, 50); err != nil {
-		t.Fatal(err)
-	}
-	var whole []struct {
-		KeysTail db.FeltArray `db:"keys_tail"`
-		Data     db.FeltArray `db:"data"`
-	}
-	if err := conn.Select(&whole, `SELECT keys_tail, data FROM events ORDER BY event_index`); err != nil {
-		t.Fatal(err)
-	}
-	for i, w := range rows.Events {
-		if fmt.Sprint(whole[i].KeysTail) != fmt.Sprint(w.Keys[1:]) || fmt.Sprint(whole[i].Data) != fmt.Sprint(w.Data) {
-			t.Errorf("after the down migration: event %d stores %x %x, want %x %x", i, whole[i].KeysTail, whole[i].Data, w.Keys[1:], w.Data)
-		}
-	}
-	if err := db.Migrate(ctx, conn.DB); err != nil {
-		t.Fatal(err)
-	}
-	var again []string
-	if err := conn.Select(&again, `SELECT coalesce(transfer_layout::text, 'NULL') || ' ' || length(keys_tail) || ' ' || length(data)
-		FROM events ORDER BY event_index`); err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(again) != fmt.Sprint(stored) {
-		t.Errorf("the up migration stored %q, the writer %q", again, stored)
-	}
-	seen("after down and up")
 }

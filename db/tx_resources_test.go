@@ -2,124 +2,88 @@ package db_test
 
 import (
 	"context"
-	"strings"
+	"math/big"
 	"testing"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
 )
 
-// Migration 00041 turns the jsonb resource bounds and execution resources of existing rows
-// into their columns, from which the store renders the text the jsonb columns gave, to
-// the byte; its down migration gives the jsonb back as it was. A row of a shape the
-// columns cannot hold stops it.
-func TestCompactTransactionsMigrationKeepsEveryValue(t *testing.T) {
+// A transaction's resource bounds and execution resources are columns (migration 00041,
+// folded into the baseline), from which the store renders the JSON text the node gave, to
+// the byte: felts as 0x hex, gas as decimals, no l1_data_gas bound before Starknet 0.13.4,
+// none at all for a transaction of version 1 or below. (The migration's test that existing
+// jsonb rows moved into the columns and back went with it.)
+func TestTransactionResourcesRenderFromTheirColumns(t *testing.T) {
 	ctx := context.Background()
 	conn := dbtest.New(t)
 	var p db.Partitions
 	if err := p.Cover(ctx, conn, 0, 2_500_000); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.MigrateDownTo(ctx, conn.DB, 40); err != nil {
-		t.Fatal(err)
+	dec := func(hex string) any {
+		if hex == "" {
+			return nil
+		}
+		n, ok := new(big.Int).SetString(hex[2:], 16)
+		if !ok {
+			t.Fatalf("bad hex %q", hex)
+		}
+		return n.String()
 	}
-	const v3 = `{"l1_gas": {"max_amount": "0x0", "max_price_per_unit": "0xb6f28b6e0c50"},
-		"l2_gas": {"max_amount": "0x16317f6", "max_price_per_unit": "0x16fd3684c"},
-		"l1_data_gas": {"max_amount": "0x4d6", "max_price_per_unit": "0xb6f28b6e0c50"}}`
-	cases := []struct{ bounds, resources any }{
-		{v3, `{"l1_gas": 0, "l2_gas": 4751592, "l1_data_gas": 409}`},
+	num := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	cases := []struct {
+		bounds    [6]string // max amount and price of l1_gas, l2_gas, l1_data_gas, as hex
+		used      [3]string // l1_gas, l2_gas, l1_data_gas, decimal
+		wantBound string
+		wantUsed  string
+	}{
+		{[6]string{"0x0", "0xb6f28b6e0c50", "0x16317f6", "0x16fd3684c", "0x4d6", "0xb6f28b6e0c50"}, [3]string{"0", "4751592", "409"},
+			`{"l1_gas": {"max_amount": "0x0", "max_price_per_unit": "0xb6f28b6e0c50"}, "l2_gas": {"max_amount": "0x16317f6", "max_price_per_unit": "0x16fd3684c"}, "l1_data_gas": {"max_amount": "0x4d6", "max_price_per_unit": "0xb6f28b6e0c50"}}`,
+			`{"l1_gas": 0, "l2_gas": 4751592, "l1_data_gas": 409}`},
 		// Before Starknet 0.13.4: no l1_data_gas.
-		{`{"l1_gas": {"max_amount": "0x186a0", "max_price_per_unit": "0x5af3107a4000"}, "l2_gas": {"max_amount": "0x0", "max_price_per_unit": "0x0"}}`,
+		{[6]string{"0x186a0", "0x5af3107a4000", "0x0", "0x0", "", ""}, [3]string{"17423", "0", "384"},
+			`{"l1_gas": {"max_amount": "0x186a0", "max_price_per_unit": "0x5af3107a4000"}, "l2_gas": {"max_amount": "0x0", "max_price_per_unit": "0x0"}}`,
 			`{"l1_gas": 17423, "l2_gas": 0, "l1_data_gas": 384}`},
 		// Bounds of 128 and 252 bits, gas of 64 bits.
-		{`{"l1_gas": {"max_amount": "0xffffffffffffffff", "max_price_per_unit": "0xffffffffffffffffffffffffffffffff"},
-			"l2_gas": {"max_amount": "0x10000000000000000", "max_price_per_unit": "0x800000000000011000000000000000000000000000000000000000000000000"},
-			"l1_data_gas": {"max_amount": "0x1", "max_price_per_unit": "0x1000000000000000"}}`,
+		{[6]string{"0xffffffffffffffff", "0xffffffffffffffffffffffffffffffff", "0x10000000000000000",
+			"0x800000000000011000000000000000000000000000000000000000000000000", "0x1", "0x1000000000000000"},
+			[3]string{"18446744073709551615", "9223372036854775808", "1152921504606846976"},
+			`{"l1_gas": {"max_amount": "0xffffffffffffffff", "max_price_per_unit": "0xffffffffffffffffffffffffffffffff"}, "l2_gas": {"max_amount": "0x10000000000000000", "max_price_per_unit": "0x800000000000011000000000000000000000000000000000000000000000000"}, "l1_data_gas": {"max_amount": "0x1", "max_price_per_unit": "0x1000000000000000"}}`,
 			`{"l1_gas": 18446744073709551615, "l2_gas": 9223372036854775808, "l1_data_gas": 1152921504606846976}`},
-		{nil, `{"l1_gas": 0, "l2_gas": 0, "l1_data_gas": 0}`}, // v1
-		{nil, nil},
+		{[6]string{}, [3]string{"0", "0", "0"}, "", `{"l1_gas": 0, "l2_gas": 0, "l1_data_gas": 0}`}, // v1
+		{[6]string{}, [3]string{}, "", ""},
 	}
 	blocks := []int64{0, 1, 2_500_000} // partitions of their own
+	var keys []db.TxKey
 	for i, c := range cases {
 		block := blocks[i%len(blocks)]
 		dbtest.Exec(t, conn, `INSERT INTO blocks (number, hash, parent_hash, timestamp, status, state_root, sequencer_address, starknet_version)
 			VALUES ($1, $2, $2, 1700000000, 'ACCEPTED_ON_L2', '\x00', '\x00', '0.13.4') ON CONFLICT DO NOTHING`, block, []byte{byte(block), 1})
 		dbtest.Exec(t, conn, `INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, execution_status,
-			finality_status, resource_bounds, execution_resources)
-			VALUES ($1, $2, $3, 'INVOKE', 3, 1700000000, 'SUCCEEDED', 'ACCEPTED_ON_L2', $4, $5)`,
-			block, i, []byte{byte(i), 2}, c.bounds, c.resources)
-	}
-	type texts struct {
-		Block     int64   `db:"block_number"`
-		Index     int     `db:"tx_index"`
-		Bounds    *string `db:"resource_bounds"`
-		Resources *string `db:"execution_resources"`
-	}
-	jsonbTexts := func() []texts {
-		var out []texts
-		if err := conn.Select(&out, `SELECT block_number, tx_index, resource_bounds::text, execution_resources::text
-			FROM transactions ORDER BY tx_index`); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	want := jsonbTexts()
-	if err := db.Migrate(ctx, conn.DB); err != nil {
-		t.Fatal(err)
-	}
-	var keys []db.TxKey
-	for _, w := range want {
-		keys = append(keys, db.TxKey{Block: w.Block, Index: w.Index})
+			finality_status, max_l1_gas, max_l1_gas_price, max_l2_gas, max_l2_gas_price, max_l1_data_gas, max_l1_data_gas_price,
+			l1_gas_used, l2_gas_used, l1_data_gas_used)
+			VALUES ($1, $2, $3, 'INVOKE', 3, 1700000000, 'SUCCEEDED', 'ACCEPTED_ON_L2', $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			block, i, []byte{byte(i), 2}, dec(c.bounds[0]), dec(c.bounds[1]), dec(c.bounds[2]), dec(c.bounds[3]), dec(c.bounds[4]),
+			dec(c.bounds[5]), num(c.used[0]), num(c.used[1]), num(c.used[2]))
+		keys = append(keys, db.TxKey{Block: block, Index: i})
 	}
 	got, err := db.NewStore(conn).TransactionsByKey(ctx, keys)
-	if err != nil || len(got) != len(want) {
+	if err != nil || len(got) != len(cases) {
 		t.Fatalf("%d transactions, %v", len(got), err)
 	}
-	text := func(j db.JSON) *string {
-		if j == nil {
-			return nil
-		}
-		s := string(j)
-		return &s
-	}
-	show := func(s *string) string {
-		if s == nil {
-			return "NULL"
-		}
-		return *s
-	}
 	for _, tx := range got {
-		w := want[tx.Index]
-		if b := text(tx.ResourceBounds()); show(b) != show(w.Bounds) {
-			t.Errorf("tx %d: resource bounds after the migration\n got %s\nwant %s", tx.Index, show(b), show(w.Bounds))
+		c := cases[tx.Index]
+		if b := string(tx.ResourceBounds()); b != c.wantBound {
+			t.Errorf("tx %d: resource bounds\n got %s\nwant %s", tx.Index, b, c.wantBound)
 		}
-		if r := text(tx.ExecutionResources()); show(r) != show(w.Resources) {
-			t.Errorf("tx %d: execution resources after the migration\n got %s\nwant %s", tx.Index, show(r), show(w.Resources))
+		if r := string(tx.ExecutionResources()); r != c.wantUsed {
+			t.Errorf("tx %d: execution resources\n got %s\nwant %s", tx.Index, r, c.wantUsed)
 		}
-	}
-	var jsonbColumns int
-	if err := conn.Get(&jsonbColumns, `SELECT count(*) FROM pg_attribute WHERE attrelid = 'transactions'::regclass
-		AND attnum > 0 AND NOT attisdropped AND atttypid = 'jsonb'::regtype`); err != nil || jsonbColumns != 0 {
-		t.Errorf("transactions has %d jsonb columns after the migration (%v)", jsonbColumns, err)
-	}
-
-	// Down: the jsonb of before, to the byte.
-	if err := db.MigrateDownTo(ctx, conn.DB, 40); err != nil {
-		t.Fatal(err)
-	}
-	back := jsonbTexts()
-	for i := range want {
-		if show(back[i].Bounds) != show(want[i].Bounds) || show(back[i].Resources) != show(want[i].Resources) {
-			t.Errorf("tx %d after the down migration: %s %s, want %s %s", i, show(back[i].Bounds), show(back[i].Resources),
-				show(want[i].Bounds), show(want[i].Resources))
-		}
-	}
-
-	// Bounds with a leading zero (not what the indexer wrote) stop the migration, named.
-	dbtest.Exec(t, conn, `INSERT INTO transactions (block_number, tx_index, hash, type, version, timestamp, execution_status,
-		finality_status, resource_bounds) VALUES (0, 99, '\x0999', 'INVOKE', 3, 1700000000, 'SUCCEEDED', 'ACCEPTED_ON_L2',
-		'{"l1_gas": {"max_amount": "0x01", "max_price_per_unit": "0x1"}, "l2_gas": {"max_amount": "0x0", "max_price_per_unit": "0x0"}}')`)
-	if err := db.Migrate(ctx, conn.DB); err == nil || !strings.Contains(err.Error(), "1 transactions (e.g. 0x0999)") {
-		t.Errorf("migrating a row of another shape: %v, want it refused and named", err)
 	}
 }

@@ -103,39 +103,6 @@ func TestBulkLoad(t *testing.T) {
 	})
 }
 
-// TestMigrationsRestoreDeferredConstraints: a migration expects the schema it was written
-// against, so constraints a bulk load left out are rebuilt before any migration runs.
-func TestMigrationsRestoreDeferredConstraints(t *testing.T) {
-	ctx := context.Background()
-	d := dbtest.New(t)
-	schema := dbtest.Schema(t, d)
-	n, err := db.DeferConstraints(ctx, d)
-	if err != nil || n == 0 {
-		t.Fatalf("deferred %d: %v", n, err)
-	}
-	if again, err := db.DeferConstraints(ctx, d); err != nil || again != 0 {
-		t.Fatalf("deferring twice deferred %d more: %v", again, err)
-	}
-	// With nothing to migrate, migrating leaves a bulk load alone.
-	if err := db.Migrate(ctx, d.DB); err != nil {
-		t.Fatal(err)
-	}
-	if deferred, _ := db.ConstraintsDeferred(ctx, d); !deferred {
-		t.Fatal("migrating with nothing pending restored a bulk load's constraints")
-	}
-	// One migration pending (the newest, which may run again): the constraints come back
-	// before it runs.
-	if _, err := d.Exec(`DELETE FROM goose_db_version WHERE version_id = (SELECT max(version_id) FROM goose_db_version)`); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Migrate(ctx, d.DB); err != nil {
-		t.Fatal(err)
-	}
-	if got := dbtest.Schema(t, d); !slices.Equal(got, schema) {
-		t.Fatalf("constraints not restored before migrating:\n got %q\nwant %q", got, schema)
-	}
-}
-
 // TestBulkLoadEnd: a catch-up is a bulk load when it is long and at least doubles the chain,
 // and it stops short of the blocks the node may still reorganise.
 func TestBulkLoadEnd(t *testing.T) {

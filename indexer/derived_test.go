@@ -4,8 +4,6 @@ import (
 	"context"
 	"golang.org/x/crypto/sha3"
 	"math/big"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,8 +68,8 @@ func TestDerivedTokenState(t *testing.T) {
 		t.Errorf("token_transfers disagree with the balances or the transfer counts: %+v", moved)
 	}
 
-	// Each balance's newest change is the balance, and the changes are exactly what
-	// migration 00018 computes from the transfers.
+	// Each balance's newest change is the balance, and the changes are exactly what the
+	// transfers add up to (backfillQuery).
 	var changes struct {
 		Stale, Differ, Rows int64
 	}
@@ -127,12 +125,12 @@ func TestDerivedTokenState(t *testing.T) {
 		}
 	}
 
-	// Activity per day and hour: what the indexer added up batch by batch is what migration
-	// 00020 computes from the rows, and the days add up to every transaction.
+	// Activity per day and hour: what the indexer added up batch by batch is what the rows
+	// add up to (activityBackfill), and the days add up to every transaction.
 	var activity struct {
 		Differ, Days, Transactions, Counted int64
 	}
-	backfill := migrationSelect(t, "00020_activity_stats.sql", "INSERT INTO activity_stats")
+	backfill := activityBackfill(t)
 	if err := d.Get(&activity, `WITH backfill AS (`+backfill+`),
 		kept AS (SELECT granularity, starts_at, blocks, transactions, invokes, declares, deploy_accounts, l1_handlers,
 			reverted, events, messages_to_l1, token_transfers, fees_wei, fees_fri FROM activity_stats)
@@ -358,28 +356,47 @@ func deref(s *string) string {
 	return *s
 }
 
-// backfillQuery is the SELECT with which migration 00018 fills erc20_balance_changes.
+// backfillQuery recomputes erc20_balance_changes from the transfers: the SELECT with which
+// migration 00018 filled the table (kept here since the baseline folded the migrations).
 func backfillQuery(t *testing.T) string {
-	return migrationSelect(t, "00018_balance_changes.sql", "INSERT INTO erc20_balance_changes")
+	return fromTransfersWithCopies(balanceChangesBackfill)
 }
 
-// migrationSelect is the SELECT of a migration's first statement that starts with insert:
-// what the migration fills a derived table with from the rows already indexed.
-func migrationSelect(t *testing.T, file, insert string) string {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "db", "migrations", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(raw), insert)
-	query, _, ok2 := strings.Cut(rest, ";")
-	_, query, ok3 := strings.Cut(query, "SELECT")
-	if !ok || !ok2 || !ok3 {
-		t.Fatalf("migration %s has no %s ... SELECT", file, insert)
-	}
-	// Migration 00042 took the copies of the transaction's hash and the block's time out of
-	// token_transfers: the older migrations' SELECTs read them back through the join.
-	return "SELECT" + strings.ReplaceAll(query, "FROM token_transfers", "FROM "+transfersWithCopies)
+// activityBackfill recomputes activity_stats from the rows: the SELECT with which
+// migration 00020 filled the table.
+func activityBackfill(t *testing.T) string {
+	return fromTransfersWithCopies(activityStatsBackfill)
+}
+
+const (
+	balanceChangesBackfill = `SELECT token_address, owner, block_number,
+       sum(sum(delta)) OVER (PARTITION BY token_address, owner ORDER BY block_number), max(timestamp)
+FROM (SELECT token_address, to_address AS owner, block_number, amount AS delta, timestamp
+        FROM token_transfers WHERE to_address <> '\x'::bytea
+      UNION ALL
+      SELECT token_address, from_address, block_number, -amount, timestamp
+        FROM token_transfers WHERE from_address <> '\x'::bytea) d
+GROUP BY token_address, owner, block_number`
+	activityStatsBackfill = `SELECT g.granularity, b.starts_at, b.blocks, b.transactions, coalesce(t.invokes, 0), coalesce(t.declares, 0),
+       coalesce(t.deploy_accounts, 0), coalesce(t.l1_handlers, 0), coalesce(t.reverted, 0), b.events, b.messages,
+       coalesce(x.transfers, 0), b.fees_wei, b.fees_fri
+FROM (VALUES ('d', 86400), ('h', 3600)) AS g(granularity, width)
+CROSS JOIN LATERAL (SELECT timestamp / g.width * g.width AS starts_at, count(*) AS blocks, sum(tx_count) AS transactions,
+        sum(event_count) AS events, sum(message_count) AS messages, sum(fees_wei) AS fees_wei, sum(fees_fri) AS fees_fri
+    FROM blocks GROUP BY 1) b
+LEFT JOIN LATERAL (SELECT count(*) FILTER (WHERE type = 'INVOKE') AS invokes, count(*) FILTER (WHERE type = 'DECLARE') AS declares,
+        count(*) FILTER (WHERE type = 'DEPLOY_ACCOUNT') AS deploy_accounts, count(*) FILTER (WHERE type = 'L1_HANDLER') AS l1_handlers,
+        count(*) FILTER (WHERE execution_status = 'REVERTED') AS reverted
+    FROM transactions WHERE timestamp >= b.starts_at AND timestamp < b.starts_at + g.width) t ON true
+LEFT JOIN LATERAL (SELECT count(*) AS transfers FROM token_transfers
+    WHERE timestamp >= b.starts_at AND timestamp < b.starts_at + g.width) x ON true`
+)
+
+// fromTransfersWithCopies reads token_transfers in query as it was when migrations 00018 and
+// 00020 were written: migration 00042 took the copies of the transaction's hash and the
+// block's time out of it, read back here through the join.
+func fromTransfersWithCopies(query string) string {
+	return strings.ReplaceAll(query, "FROM token_transfers", "FROM "+transfersWithCopies)
 }
 
 // transfersWithCopies and balanceChangesWithTime are token_transfers and

@@ -2,6 +2,7 @@ package pglocal
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,4 +87,18 @@ func programPath(binDir, program string) string {
 		return path
 	}
 	return inBin
+}
+
+// Program returns the path of a PostgreSQL client program (pg_dump, psql) of the
+// installation Find finds, so that it matches the server's version.
+func Program(name string) (string, error) {
+	binDir, err := Find()
+	if err != nil {
+		return "", err
+	}
+	path := programPath(binDir, name)
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("%s of the PostgreSQL in %s: %w", name, binDir, err)
+	}
+	return path, nil
 }
