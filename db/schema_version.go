@@ -11,6 +11,12 @@ import (
 	"github.com/starkgraph/starkgraph/internal/buildinfo"
 )
 
+// FoldedThrough is the last migration of the development builds before 0.1.0: 00001-00056
+// were folded into the baseline 00001, which creates the schema they made (db/schema.sql),
+// so a database those builds migrated to any of their versions has the baseline's schema.
+// Migrations after the baseline are numbered from 00057.
+const FoldedThrough = 56
+
 // NewestMigration is the version of the newest migration this binary embeds: the schema
 // version it expects.
 func NewestMigration() (int64, error) {
@@ -59,7 +65,7 @@ func CheckSchemaVersion(ctx context.Context, conn *sql.DB) (behind bool, err err
 	if err != nil {
 		return false, err
 	}
-	if have > want {
+	if have > want && have > FoldedThrough {
 		return false, fmt.Errorf("database schema is at version %d, newer than this starkgraph %s knows (%d): "+
 			"run a newer starkgraph, or restore a backup of the database taken before it was migrated (see CHANGELOG.md)",
 			have, buildinfo.Version(), want)
