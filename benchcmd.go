@@ -138,7 +138,7 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 
 	// The SQL of one request of each workload, captured through the same handler without keys.
 	store := db.NewStore(conn)
-	captured, err := bench.Capture(store, api.NewHandler(api.Config{Store: store, Limits: c.server.graphQLLimits(), REST: restHandler(store, nil)}), workloads)
+	captured, err := bench.Capture(store, api.NewHandler(api.Config{Store: store, Limits: c.server.graphQLLimits(), REST: restHandler(store, nil, nil)}), workloads)
 	if err != nil {
 		return err
 	}

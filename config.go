@@ -65,6 +65,7 @@ type serverFlags struct {
 	idleRelease   time.Duration
 	stackKiB      int
 	namesTTL      time.Duration
+	answerCacheMB int
 	// subscriptions
 	subscriptionBuffer int
 	streamWriteTimeout time.Duration
@@ -106,6 +107,7 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.inFlightKey, "max-inflight-per-key", 32, "requests of one API key running at once; 503 with Retry-After above it (0: no cap)")
 	fs.DurationVar(&f.idleRelease, "idle-release", 5*time.Second, "after this long without an API request, give memory back to the system and collect with GOGC=100 until the next one (internal/idlegc; 0: never)")
 	fs.IntVar(&f.stackKiB, "goroutine-stack-kib", 14, "keep new goroutines' stacks starting above this many KiB, the most gqlgen's goroutines use, so that they do not grow while resolving (internal/stackstart; 0: the runtime's choice; at most 64)")
+	fs.IntVar(&f.answerCacheMB, "answer-cache-mb", envInt("STARKGRAPH_ANSWER_CACHE_MB", 256), "keep the APIs' answers in memory until the data they show changes, within this many MiB (answercache; 0: off)")
 	fs.DurationVar(&f.namesTTL, "names-cache-ttl", db.DefaultNamesTTL, "keep the names of addresses and classes, and their absence, this long in memory (docs/names.md; 0: read them at every request)")
 }
 

@@ -449,7 +449,7 @@ func isZero(v any) bool {
 
 // devAPI serves both APIs over store for one test.
 func devAPI(t *testing.T, store *db.Store) *httptest.Server {
-	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits, REST: restHandler(store, nil)}))
+	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits, REST: restHandler(store, nil, nil)}))
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/starkgraph/starkgraph/answercache"
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/cursor"
@@ -97,13 +98,28 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	}
 	writes := db.NewStore(conn) // the primary: verification jobs and metadata refreshes
 	instrument(writes)
+
+	// Answers kept until the data changes: the version follows the primary's notices, and
+	// moves once the database the API reads has it.
+	var answers *answercache.Cache
+	if sf.answerCacheMB > 0 {
+		follower := answercache.NewFollower(readConn, log)
+		// A name another process wrote (a label reload, the indexer's .stark names) is read
+		// again with the new version, not kept from the names cache for its TTL.
+		follower.OnAdvance = db.ForgetNames
+		answers = answercache.New(follower.Current, answercache.Options{MaxBytes: int64(sf.answerCacheMB) << 20})
+		go func() {
+			follower.Run(ctx, primaryURL)
+		}()
+	}
 	handler := api.NewHandler(api.Config{
 		Store:  store,
 		Writes: writes,
 		Auth: auth.New(auth.Options{Keys: keys, Limiter: limiter, Usage: usage, Logger: log, Operation: operationName,
 			MaxInFlightPerKey: sf.inFlightKey}),
 		MaxInFlight:        sf.inFlight,
-		REST:               restHandler(store, writes),
+		REST:               restHandler(store, writes, answers),
+		Answers:            answers,
 		Limits:             limits,
 		Introspection:      sf.introspection,
 		Playground:         sf.playground,

@@ -18,6 +18,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/starkgraph/starkgraph/analytics"
+	"github.com/starkgraph/starkgraph/answercache"
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/indexer"
 	"github.com/starkgraph/starkgraph/l1"
@@ -180,7 +181,11 @@ func followChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, c chainFl
 }
 
 // restHandler is the /beta handler over store; writes is the primary when store reads a
-// replica (nil: store).
-func restHandler(store, writes *db.Store) http.Handler {
-	return rest.NewHandler(&resolvers.Resolver{Store: store, Writes: writes}, rest.Options{Logger: slog.Default()})
+// replica (nil: store); answers, when not nil, keeps its answers between data versions.
+func restHandler(store, writes *db.Store, answers *answercache.Cache) http.Handler {
+	opts := rest.Options{Logger: slog.Default()}
+	if answers != nil {
+		opts.Answers = answers.Handler
+	}
+	return rest.NewHandler(&resolvers.Resolver{Store: store, Writes: writes}, opts)
 }

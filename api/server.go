@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/rs/cors"
 
+	"github.com/starkgraph/starkgraph/answercache"
 	"github.com/starkgraph/starkgraph/api/playground"
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/db"
@@ -52,6 +53,9 @@ type Config struct {
 	Stopping context.Context
 	// Ready reports whether the database is reachable and migrated (for /readyz).
 	Ready func(context.Context) error
+	// Answers keeps GraphQL answers between two data versions (the REST handler takes it
+	// through rest.Options.Answers); nil keeps none.
+	Answers *answercache.Cache
 	// MaxInFlight caps the requests running at once in this process (503 with
 	// Retry-After above it; health checks are not counted); 0 means no cap.
 	MaxInFlight int
@@ -85,7 +89,11 @@ func NewHandler(cfg Config) http.Handler {
 	mux := http.NewServeMux()
 	// The REST handler installs the request's loaders itself; GraphQL per operation (NewGraphQL).
 	// One deadline per request, outside the key check, so that the key lookup is bounded too.
-	mux.Handle("/graphql", streamRequests(cfg.StreamWriteTimeout, cfg.Stopping, withDeadline(cfg.Limits.Timeout, keyedGraphQL(NewGraphQL(res, cfg.Limits, cfg.Introspection, log, streams...)))))
+	gql := NewGraphQL(res, cfg.Limits, cfg.Introspection, log, streams...)
+	if cfg.Answers != nil { // after the key check and its rate limit: every request counts
+		gql = cfg.Answers.Handler(gql)
+	}
+	mux.Handle("/graphql", streamRequests(cfg.StreamWriteTimeout, cfg.Stopping, withDeadline(cfg.Limits.Timeout, keyedGraphQL(gql))))
 	if cfg.REST != nil {
 		mux.Handle("/beta/", withDeadline(cfg.Limits.Timeout, keyed(cfg.REST)))
 	}

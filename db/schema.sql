@@ -43,6 +43,25 @@ BEGIN
 END $$;
 
 --
+-- Name: bump_data_version(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bump_data_version() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    bumped bigint;
+BEGIN
+    IF current_setting('starkgraph.data_version_bumped', true) IS DISTINCT FROM txid_current()::text THEN
+        UPDATE data_version SET v = v + 1 WHERE id = 1 RETURNING v INTO bumped;
+        PERFORM pg_notify('starkgraph_data', bumped::text);
+        PERFORM set_config('starkgraph.data_version_bumped', txid_current()::text, true);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+--
 -- Name: contracts_rank(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -948,6 +967,22 @@ CREATE TABLE public.contracts (
 --
 
 COMMENT ON TABLE public.contracts IS 'one deployed contract: its class, type and nonce, where it was deployed. Written by the indexer, in place (journaled); a class replacement updates class_hash.';
+
+--
+-- Name: data_version; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.data_version (
+    id smallint DEFAULT 1 NOT NULL,
+    v bigint NOT NULL,
+    CONSTRAINT data_version_id_check CHECK ((id = 1))
+);
+
+--
+-- Name: TABLE data_version; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.data_version IS 'the one row holding the data version: advanced once by every transaction that writes a table the APIs read (bump_data_version), followed by the answer cache';
 
 --
 -- Name: deferred_constraints; Type: TABLE; Schema: public; Owner: -
@@ -2331,6 +2366,13 @@ ALTER TABLE ONLY public.contracts
     ADD CONSTRAINT contracts_pkey PRIMARY KEY (address);
 
 --
+-- Name: data_version data_version_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.data_version
+    ADD CONSTRAINT data_version_pkey PRIMARY KEY (id);
+
+--
 -- Name: deferred_constraints deferred_constraints_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3544,6 +3586,306 @@ CREATE TRIGGER contracts_rank_ins AFTER INSERT ON public.contracts REFERENCING N
 --
 
 CREATE TRIGGER contracts_rank_upd AFTER UPDATE ON public.contracts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.contracts_rank();
+
+--
+-- Name: active_sender_blocks data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.active_sender_blocks FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: activity_stats data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.activity_stats FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: aliases data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.aliases FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: attestations data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.attestations FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: block_partitioning data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.block_partitioning FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: blocks data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.blocks FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: calls data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.calls FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: chain_stats data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.chain_stats FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: classes data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.classes FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: contracts data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.contracts FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: deferred_constraints data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.deferred_constraints FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: delegations data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.delegations FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: erc20_balance_changes data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.erc20_balance_changes FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: erc20_balances data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.erc20_balances FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: events data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.events FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: felt_ids data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.felt_ids FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: holders_snapshots data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.holders_snapshots FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: indexer_state data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.indexer_state FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: key_counts data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.key_counts FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: key_marks data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.key_marks FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: l1_messages data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.l1_messages FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: l1_state data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.l1_state FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: list_counts data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.list_counts FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: messages data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.messages FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: meta_transactions data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.meta_transactions FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: nft_balances data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_balances FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: nft_events data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_events FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: nft_holders data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_holders FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: nft_items data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_items FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: nft_metadata_requests data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_metadata_requests FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: pools data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.pools FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: rank_spans data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.rank_spans FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: sender_last_blocks data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.sender_last_blocks FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: stake_points data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.stake_points FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: staking_activity data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.staking_activity FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: staking_figures data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.staking_figures FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: staking_overview data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.staking_overview FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: starknet_id_domains data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.starknet_id_domains FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: starknet_id_names data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.starknet_id_names FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: token_prices data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.token_prices FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: token_transfers data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.token_transfers FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: tokens data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.tokens FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: transactions data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.transactions FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: undo_rows data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.undo_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: validator_days data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.validator_days FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: validator_figures data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.validator_figures FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: validators data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.validators FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: verification_job_log data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.verification_job_log FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: verification_jobs data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.verification_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
+
+--
+-- Name: verified_classes data_version_bump; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.verified_classes FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
 
 --
 -- Name: erc20_balances erc20_balances_rank_del; Type: TRIGGER; Schema: public; Owner: -

@@ -92,6 +92,19 @@ var (
 	CompressedBodies = counterVec("http_compressed_bodies_total",
 		"REST bodies compressed for the client: reused (an identical body's bytes), compressed, or streamed.", "result")
 
+	// AnswerCache counts the requests the answer cache saw, by what it did: "hit" (answered
+	// from memory), "wait" (answered by another request's computation of the same answer),
+	// "miss" (computed), "uncached" (computed, not kept: an error, a large answer) or
+	// "bypass" (not cacheable: a mutation, a stream).
+	AnswerCache = counterVec("answer_cache_requests_total",
+		"Requests seen by the answer cache: hit, wait, miss, uncached or bypass.", "result")
+	// AnswerCacheBytes is what the answer cache holds, in bytes of answers and their keys.
+	AnswerCacheBytes = gauge("answer_cache_bytes", "Bytes of answers held by the answer cache.")
+	// AnswerCacheEvictions counts answers pushed out of the answer cache by its byte cap.
+	AnswerCacheEvictions = counter("answer_cache_evictions_total", "Answers pushed out of the answer cache by its byte cap.")
+	// DataVersion is the data version this process serves answers at (db.DataChannel).
+	DataVersion = gauge("data_version", "The data version the API answers at: advanced by every transaction that writes what answers show.")
+
 	// NamesLookups counts the addresses and classes the API named, by where the name (or
 	// its absence) came from: "hit" (the names cache, --names-cache-ttl) or "miss" (SQL).
 	NamesLookups = counterVec("names_cache_lookups_total",

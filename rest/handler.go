@@ -38,6 +38,10 @@ import (
 type Options struct {
 	// Logger receives server faults (never client mistakes); slog.Default when nil.
 	Logger *slog.Logger
+	// Answers, when set, wraps the operations inside the compression: the answer cache
+	// (answercache.Cache.Handler), which then keeps plain answers that are compressed
+	// on the way out (a kept body's compressed bytes are remembered too, compressmemo).
+	Answers func(http.Handler) http.Handler
 }
 
 // server holds what every operation needs.
@@ -83,7 +87,11 @@ func NewHandler(res *resolvers.Resolver, opts Options) http.Handler {
 	if err != nil {
 		panic(err) // only on invalid constant options
 	}
-	return gz(recoverFaults(log, mux))
+	var h http.Handler = recoverFaults(log, mux)
+	if opts.Answers != nil {
+		h = opts.Answers(h)
+	}
+	return gz(h)
 }
 
 // serve adapts an operation to http.Handler: parse, run, answer.
