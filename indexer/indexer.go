@@ -51,6 +51,9 @@ type Config struct {
 	LockID int64
 	// Figures names the contracts staking figures and prices are read from.
 	Figures FiguresConfig
+	// NoReconcile leaves ERC-20 balances as the Transfer events tell, without comparing
+	// them with the storage diffs of the state updates (reconcile.go).
+	NoReconcile bool
 }
 
 // maxResponseBytes bounds what a node may send in answer to one batch.
@@ -67,6 +70,8 @@ type Indexer struct {
 	log     *slog.Logger
 	classes *classCache
 	lookup  *contractLookup
+	// slots reads ERC-20 balance slots back to their owners; nil with Config.NoReconcile.
+	slots *slotIndex
 	// tokenMeta holds the name, symbol and decimals fetched for tokens.
 	tokenMeta *tokenMetaCache
 	// figures is where chain figures come from, resolved for the node's chain at handshake.
@@ -132,9 +137,13 @@ func New(cfg Config) (*Indexer, error) {
 	}
 	node := rpc.NewClient(cfg.RPCURL, rpc.WithMaxResponseBytes(maxResponseBytes))
 	log := cfg.Logger.With("component", "indexer")
-	return &Indexer{cfg: cfg, db: cfg.DB, node: node, log: log,
+	ix := &Indexer{cfg: cfg, db: cfg.DB, node: node, log: log,
 		classes: newClassCache(), lookup: newContractLookup(node, log), tokenMeta: newTokenMetaCache(), head: -1,
-		writeTxTarget: defaultWriteTxTarget, partitions: db.Partitions{Log: log}, felts: db.NewFeltIDs()}, nil
+		writeTxTarget: defaultWriteTxTarget, partitions: db.Partitions{Log: log}, felts: db.NewFeltIDs()}
+	if !cfg.NoReconcile {
+		ix.slots = newSlotIndex()
+	}
+	return ix, nil
 }
 
 // Run indexes until ctx ends (nil), or, with StopAt set, until that block is written (nil).
@@ -506,6 +515,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	defer tx.Rollback()
 	tx.Felts = ix.felts
 	w := newBatchWriter(tx, ix.classes)
+	w.slots = ix.slots
 	w.tokenMeta = ix.tokenMeta
 	w.lookup = ix.lookup
 	w.oneByOne = ix.oneByOne

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 )
 
-// The misbehaving ERC-20s (kindOdd), deployed at genesis on every seed, each wrong the
+// The misbehaving ERC-20s (kindOdd; Chain.OddTokens), deployed at genesis on every seed, each wrong the
 // way some real tokens are wrong for an indexer that believes Transfer events:
 //
 //   - oddInterest, an interest-bearing token: it stores raw amounts (at the standard slots,
@@ -118,4 +118,15 @@ func (g *gen) oddTraffic() {
 		g.invoke(a, []call{{g.w.addr(token), fnClaim, []felt{}}}, nil)
 		g.b.effects = append(g.b.effects, effect{kind: effERC20, token: token, from: zeroHolder, to: accountHolder(a), amount: amount})
 	}
+}
+
+// OddTokens are the addresses of the misbehaving ERC-20s (see oddToken's comment).
+type OddTokens struct {
+	Interest, FeeOnTransfer, SilentMint, OtherSlot string
+}
+
+// OddTokens returns the addresses of the chain's misbehaving ERC-20s.
+func (c *Chain) OddTokens() OddTokens {
+	a := func(j int) string { return c.w.addr(oddToken(j)).String() }
+	return OddTokens{a(oddInterest), a(oddFeeOnTransfer), a(oddSilentMint), a(oddOtherSlot)}
 }

@@ -1,0 +1,48 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// BalanceCorrection is a balance the chain's storage corrected (balance_corrections,
+// migration 00057): after block BlockNumber the events gave EventBalance, the state diff
+// stored StoredBalance, and the stored value was kept.
+type BalanceCorrection struct {
+	TokenAddress  Felt   `db:"token_address"`
+	OwnerAddress  Felt   `db:"owner_address"`
+	BlockNumber   int64  `db:"block_number"`
+	EventBalance  string `db:"event_balance,numeric"`
+	StoredBalance string `db:"stored_balance,numeric"`
+}
+
+// InsertBalanceCorrections writes correction rows (again, when a batch is written again).
+func InsertBalanceCorrections(ctx context.Context, tx *sqlx.Tx, rows []BalanceCorrection) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	return upsertAll(ctx, tx, "balance_corrections", 3, rows)
+}
+
+// BalanceCorrections lists the corrections of a token (every token when token is nil),
+// newest block first, at most limit.
+func BalanceCorrections(ctx context.Context, q sqlx.QueryerContext, token Felt, limit int) ([]BalanceCorrection, error) {
+	var out []BalanceCorrection
+	err := sqlx.SelectContext(ctx, q, &out, `SELECT token_address, owner_address, block_number, event_balance::text, stored_balance::text
+		FROM balance_corrections WHERE ($1::bytea IS NULL OR token_address = $1)
+		ORDER BY block_number DESC, token_address, owner_address LIMIT $2`, token, limit)
+	if err != nil {
+		return nil, fmt.Errorf("balance corrections: %w", err)
+	}
+	return out, nil
+}
+
+// undoBalanceCorrections forgets the corrections of the blocks above ancestor.
+func undoBalanceCorrections(ctx context.Context, tx *sqlx.Tx, ancestor int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM balance_corrections WHERE block_number > $1`, ancestor); err != nil {
+		return fmt.Errorf("undo balance corrections: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+package indexer
+
+import (
+	"context"
+	"math/big"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/sim"
+	"github.com/starkgraph/starkgraph/starknet"
+	"github.com/starkgraph/starkgraph/starknet/rpc"
+)
+
+type heldBalance struct {
+	Token   db.Felt `db:"token_address"`
+	Owner   db.Felt `db:"owner_address"`
+	Balance string  `db:"balance"`
+}
+
+// chainDifferences asks the node balance_of at block n for every ERC-20 balance row (and
+// for the holders the node knows that the database has no row for: every account, for the
+// odd tokens, which every account holds) and returns the differences, by token.
+func chainDifferences(t *testing.T, d *sqlx.DB, url string, n uint64, skip map[string]bool) map[string][]string {
+	t.Helper()
+	ctx := context.Background()
+	var rows []heldBalance
+	if err := d.Select(&rows, `SELECT b.token_address, b.owner_address, b.balance::text AS balance FROM erc20_balances b
+		JOIN tokens t ON t.address = b.token_address WHERE t.standard = 'erc20' ORDER BY 1, 2`); err != nil {
+		t.Fatal(err)
+	}
+	node := rpc.NewClient(url)
+	sel := starknet.Selector("balance_of")
+	out := map[string][]string{}
+	for i := 0; i < len(rows); i += 500 {
+		part := rows[i:min(i+500, len(rows))]
+		var b rpc.MixedBatch
+		calls := make([]*rpc.CallCall, len(part))
+		for j, r := range part {
+			calls[j] = b.Call(n, r.Token.Starknet(), sel, []starknet.Felt{r.Owner.Starknet()})
+		}
+		if err := node.Send(ctx, &b); err != nil {
+			t.Fatal(err)
+		}
+		for j, r := range part {
+			token := r.Token.Starknet().Hex()
+			if skip[token] {
+				continue
+			}
+			res, err := calls[j].Result()
+			if err != nil || len(res) != 2 {
+				t.Fatalf("balance_of %s %s: %v %v", token, r.Owner.Starknet().Hex(), res, err)
+			}
+			want := new(big.Int).Add(res[0].Big(), new(big.Int).Lsh(res[1].Big(), 128))
+			if want.String() != r.Balance {
+				out[token] = append(out[token], r.Owner.Starknet().Hex()+": indexed "+r.Balance+", chain "+want.String())
+			}
+		}
+	}
+	return out
+}
+
+// TestBalancesMatchTheChain indexes a simulated chain with its misbehaving tokens and asks
+// the node balance_of, at the indexed head, for every holder of every ERC-20 whose balances
+// its storage shows: with reconciliation, none differs, holder counts match a recount, and
+// the fee-on-transfer and silent-mint tokens are marked as known from storage with their
+// corrections recorded; without it, those two tokens differ.
+func TestBalancesMatchTheChain(t *testing.T) {
+	chain, url := simNode(t, sim.Config{Seed: 21, Blocks: 300, TxPerBlock: 8})
+	head := simHead(chain)
+	odd := chain.OddTokens()
+	// The interest token's balance_of scales what its storage holds by an index no event or
+	// storage diff tells (the audit reads it with calls).
+	skip := map[string]bool{odd.Interest: true}
+
+	d := dbtest.New(t)
+	runIndexer(t, d, url, 0, head, nil)
+	checkConsistent(t, d)
+	if diff := chainDifferences(t, d, url, uint64(head), skip); len(diff) > 0 {
+		for tok, ds := range diff {
+			t.Errorf("%s: %d balances differ from the chain, e.g. %s", tok, len(ds), ds[0])
+		}
+	}
+	checkHolderCounts(t, d)
+	sources := map[string]string{}
+	var toks []struct {
+		Address db.Felt `db:"address"`
+		Source  string  `db:"balances_source"`
+	}
+	if err := d.Select(&toks, `SELECT address, balances_source FROM tokens WHERE standard = 'erc20'`); err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range toks {
+		sources[tk.Address.Starknet().Hex()] = tk.Source
+	}
+	for tok, want := range map[string]string{odd.FeeOnTransfer: db.BalancesFromStorage, odd.SilentMint: db.BalancesFromStorage,
+		odd.Interest: db.BalancesMatchStorage, odd.OtherSlot: db.BalancesFromEvents} {
+		if sources[tok] != want {
+			t.Errorf("token %s: balances_source %q, want %q", tok, sources[tok], want)
+		}
+	}
+	corr, err := db.BalanceCorrections(context.Background(), d, nil, 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byToken := map[string]int{}
+	for _, c := range corr {
+		byToken[c.TokenAddress.Starknet().Hex()]++
+	}
+	if byToken[odd.FeeOnTransfer] == 0 || byToken[odd.SilentMint] == 0 || len(byToken) != 2 {
+		t.Errorf("corrections by token: %v", byToken)
+	}
+	t.Logf("%d corrections: %v", len(corr), byToken)
+
+	// Switched off, the same chain indexes with the events' balances: wrong.
+	off := dbtest.New(t)
+	runIndexer(t, off, url, 0, head, func(c *Config) { c.NoReconcile = true })
+	diff := chainDifferences(t, off, url, uint64(head), skip)
+	if len(diff[odd.FeeOnTransfer]) == 0 || len(diff[odd.SilentMint]) == 0 {
+		t.Errorf("without reconciliation the misbehaving tokens match the chain: %v", len(diff))
+	}
+}
+
+// checkHolderCounts: every ERC-20's holder count is its number of positive balances.
+func checkHolderCounts(t *testing.T, d *sqlx.DB) {
+	t.Helper()
+	var wrong []string
+	if err := d.Select(&wrong, `SELECT encode(t.address, 'hex') || ': ' || t.holder_count || ' vs ' || count(b.*) FILTER (WHERE b.balance > 0)
+		FROM tokens t LEFT JOIN erc20_balances b ON b.token_address = t.address WHERE t.standard = 'erc20'
+		GROUP BY t.address, t.holder_count HAVING t.holder_count <> count(b.*) FILTER (WHERE b.balance > 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if len(wrong) > 0 {
+		t.Errorf("holder counts differ from a recount: %v", wrong)
+	}
+}
