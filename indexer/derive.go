@@ -84,9 +84,9 @@ type batchWriter struct {
 	starknetID     *starknetIDState
 	// slots reads balance slots back to their owners; nil: the storage diffs are not
 	// compared with the events (reconcile.go).
-	slots       *slotIndex
-	reconciled  reconcileStats
-	corrections []db.BalanceCorrection
+	slots          *slotIndex
+	reconciled     reconcileStats
+	corrections    []db.BalanceCorrection
 	activity       *senderActivity
 	journalEntries []db.JournalEntry
 
