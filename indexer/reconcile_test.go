@@ -3,12 +3,15 @@ package indexer
 import (
 	"context"
 	"math/big"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
+	"github.com/starkgraph/starkgraph/internal/fixtures"
+	"github.com/starkgraph/starkgraph/replay"
 	"github.com/starkgraph/starkgraph/sim"
 	"github.com/starkgraph/starkgraph/starknet"
 	"github.com/starkgraph/starkgraph/starknet/rpc"
@@ -134,5 +137,89 @@ func checkHolderCounts(t *testing.T, d *sqlx.DB) {
 	}
 	if len(wrong) > 0 {
 		t.Errorf("holder counts differ from a recount: %v", wrong)
+	}
+}
+
+// TestSepoliaFeeTransfersReconcile indexes the real Sepolia block 3100000 from that block
+// on: its three STRK fee transfers give the sender and the sequencer balances of minus and
+// plus the fees (nothing before the block is indexed), and its state diff stores their true
+// balances at their balance slots. The stored values win, both differences are recorded, and
+// STRK is marked as a token whose balances come from storage.
+func TestSepoliaFeeTransfersReconcile(t *testing.T) {
+	dir := fixtures.Set(t, "sepolia-3100000")
+	set, err := replay.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(set)
+	defer srv.Close()
+	d := dbtest.New(t)
+	runIndexer(t, d, srv.URL, 3100000, 3100000, nil)
+	strk := starknet.MustFelt("0x4718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d")
+	sender := starknet.MustFelt("0x4f4e29add19afa12c868ba1f4439099f225403ff9a71fe667eebb50e13518d3")
+	sequencer := starknet.MustFelt("0x1176a1bd84444c89232ec27754698e5d2e7e1a7f1539f12027f28b23ec9f3d8")
+	fees := "8104748511307520" // 0x8bafaa5f8e180 + 0x936e4a8f7d600 + 0xad95a8111ef80
+	want := map[starknet.Felt][2]string{ // stored (the state diff), from events
+		sender:    {starknet.MustFelt("0x10fb3187fc32009965a").Big().String(), "-" + fees},
+		sequencer: {starknet.MustFelt("0x26eb76fd7a1e0da17f390").Big().String(), fees},
+	}
+	corr, err := db.BalanceCorrections(context.Background(), d, db.FeltOf(strk), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(corr) != 2 {
+		t.Fatalf("%d corrections, want 2: %+v", len(corr), corr)
+	}
+	for _, c := range corr {
+		w := want[c.OwnerAddress.Starknet()]
+		if c.BlockNumber != 3100000 || c.StoredBalance != w[0] || c.EventBalance != w[1] {
+			t.Errorf("correction %+v, want stored %s, from events %s", c, w[0], w[1])
+		}
+		var bal string
+		if err := d.Get(&bal, `SELECT balance::text FROM erc20_balances WHERE token_address = $1 AND owner_address = $2`,
+			db.FeltOf(strk), c.OwnerAddress); err != nil || bal != w[0] {
+			t.Errorf("balance of %s: %s (%v), want %s", c.OwnerAddress.Starknet().Hex(), bal, err, w[0])
+		}
+	}
+	var tok struct {
+		Source  string `db:"balances_source"`
+		Holders int64  `db:"holder_count"`
+		Checked *int64 `db:"storage_checked_block"`
+	}
+	if err := d.Get(&tok, `SELECT balances_source, holder_count, storage_checked_block FROM tokens WHERE address = $1`, db.FeltOf(strk)); err != nil {
+		t.Fatal(err)
+	}
+	if tok.Source != db.BalancesFromStorage || tok.Holders != 2 || tok.Checked == nil || *tok.Checked != 3100000 {
+		t.Errorf("STRK token row: %+v", tok)
+	}
+}
+
+// TestReorgRestoresCorrectedBalances: a reorg replacing blocks whose storage corrected
+// balances takes the corrections back with them, and the balances end as the new chain's.
+func TestReorgRestoresCorrectedBalances(t *testing.T) {
+	chain, url := simNode(t, sim.Config{Seed: 9, Blocks: 80, TxPerBlock: 8})
+	odd := chain.OddTokens()
+	skip := map[string]bool{odd.Interest: true}
+	d := dbtest.New(t)
+	runIndexer(t, d, url, 0, simHead(chain), nil)
+	head := simHead(chain)
+	const depth = 12
+	var above int
+	if err := d.Get(&above, `SELECT count(*) FROM balance_corrections WHERE block_number > $1`, head-depth); err != nil || above == 0 {
+		t.Fatalf("no corrections in the blocks the reorg replaces (%v)", err)
+	}
+	chain.Reorg(depth)
+	chain.AddBlocks(2)
+	head = simHead(chain)
+	runIndexer(t, d, url, 0, head, nil)
+	checkConsistent(t, d)
+	if diff := chainDifferences(t, d, url, uint64(head), skip); len(diff) > 0 {
+		for tok, ds := range diff {
+			t.Errorf("%s: %d balances differ from the chain after the reorg, e.g. %s", tok, len(ds), ds[0])
+		}
+	}
+	checkHolderCounts(t, d)
+	if !equalSnapshots(t, snapshot(t, freshIndex(t, url, head)), snapshot(t, d)) {
+		t.Fatal("after the reorg the state differs from a fresh index of the winning chain")
 	}
 }

@@ -4,7 +4,7 @@
 -- kept here. The rows of a block go with it on a reorg (UndoAbove deletes them).
 
 -- +goose Up
-CREATE TABLE balance_corrections (
+CREATE TABLE IF NOT EXISTS balance_corrections (
     token_address  bytea         NOT NULL,
     owner_address  bytea         NOT NULL,
     block_number   bigint        NOT NULL,
@@ -12,16 +12,16 @@ CREATE TABLE balance_corrections (
     stored_balance numeric(78,0) NOT NULL, -- what the block's state diff stores
     PRIMARY KEY (token_address, owner_address, block_number)
 );
--- UndoAbove's delete, and "what changed lately".
-CREATE INDEX balance_corrections_block ON balance_corrections (block_number);
+-- UndoAbove's delete, and "what changed lately". (IF NOT EXISTS: the newest migration may run again.)
+CREATE INDEX IF NOT EXISTS balance_corrections_block ON balance_corrections (block_number);
 COMMENT ON INDEX balance_corrections_block IS 'UndoAbove: DELETE FROM balance_corrections WHERE block_number > $1; the newest corrections first';
 
 -- How a token's balances are known: 'events' (nothing checked yet), 'events_match_storage'
 -- (its storage diffs were read and agreed with the events every time), 'storage' (the
 -- storage corrected the events at least once).
-ALTER TABLE tokens ADD COLUMN balances_source text NOT NULL DEFAULT 'events';
+ALTER TABLE tokens ADD COLUMN IF NOT EXISTS balances_source text NOT NULL DEFAULT 'events';
 -- The newest block whose storage diff was compared with the token's events.
-ALTER TABLE tokens ADD COLUMN storage_checked_block bigint;
+ALTER TABLE tokens ADD COLUMN IF NOT EXISTS storage_checked_block bigint;
 
 -- +goose Down
 ALTER TABLE tokens DROP COLUMN storage_checked_block;
