@@ -158,7 +158,7 @@ func TestSepoliaFeeTransfersReconcile(t *testing.T) {
 	strk := starknet.MustFelt("0x4718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d")
 	sender := starknet.MustFelt("0x4f4e29add19afa12c868ba1f4439099f225403ff9a71fe667eebb50e13518d3")
 	sequencer := starknet.MustFelt("0x1176a1bd84444c89232ec27754698e5d2e7e1a7f1539f12027f28b23ec9f3d8")
-	fees := "8104748511307520" // 0x8bafaa5f8e180 + 0x936e4a8f7d600 + 0xad95a8111ef80
+	fees := "8104748511307520"           // 0x8bafaa5f8e180 + 0x936e4a8f7d600 + 0xad95a8111ef80
 	want := map[starknet.Felt][2]string{ // stored (the state diff), from events
 		sender:    {starknet.MustFelt("0x10fb3187fc32009965a").Big().String(), "-" + fees},
 		sequencer: {starknet.MustFelt("0x26eb76fd7a1e0da17f390").Big().String(), fees},
