@@ -550,6 +550,8 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 		return fmt.Errorf("commit blocks %d-%d: %w", first, last, err)
 	}
 	db.ForgetNames() // names and tokens of the batch show at once where this process serves too (dev)
+	metrics.IndexerBalancesReconciled.Add(float64(w.reconciled.Compared))
+	metrics.IndexerBalancesCorrected.Add(float64(w.reconciled.Corrected))
 	ix.head = int64(last)
 	metrics.SetIndexerHeads(last, max(ix.nodeHeadSeen, last))
 	return nil
