@@ -719,23 +719,25 @@ type ComplexityRoot struct {
 	}
 
 	Token struct {
-		Address           func(childComplexity int) int
-		Contract          func(childComplexity int) int
-		Decimals          func(childComplexity int) int
-		DisplayName       func(childComplexity int) int
-		HolderCountText   func(childComplexity int) int
-		Holders           func(childComplexity int, first *int, after *string) int
-		HoldersOverview   func(childComplexity int) int
-		ID                func(childComplexity int) int
-		IsVerified        func(childComplexity int) int
-		LogoURL           func(childComplexity int) int
-		MarketCapUsd      func(childComplexity int) int
-		Name              func(childComplexity int) int
-		Standard          func(childComplexity int) int
-		Symbol            func(childComplexity int) int
-		TotalSupply       func(childComplexity int) int
-		TransferCountText func(childComplexity int) int
-		UsdPrice          func(childComplexity int) int
+		Address             func(childComplexity int) int
+		BalancesSource      func(childComplexity int) int
+		Contract            func(childComplexity int) int
+		Decimals            func(childComplexity int) int
+		DisplayName         func(childComplexity int) int
+		HolderCountText     func(childComplexity int) int
+		Holders             func(childComplexity int, first *int, after *string) int
+		HoldersOverview     func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		IsVerified          func(childComplexity int) int
+		LogoURL             func(childComplexity int) int
+		MarketCapUsd        func(childComplexity int) int
+		Name                func(childComplexity int) int
+		Standard            func(childComplexity int) int
+		StorageCheckedBlock func(childComplexity int) int
+		Symbol              func(childComplexity int) int
+		TotalSupply         func(childComplexity int) int
+		TransferCountText   func(childComplexity int) int
+		UsdPrice            func(childComplexity int) int
 	}
 
 	TokenBalance struct {
@@ -4272,6 +4274,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Token.Address(childComplexity), true
+	case "Token.balancesSource":
+		if e.ComplexityRoot.Token.BalancesSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.BalancesSource(childComplexity), true
 	case "Token.contract":
 		if e.ComplexityRoot.Token.Contract == nil {
 			break
@@ -4349,6 +4357,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Token.Standard(childComplexity), true
+	case "Token.storageCheckedBlock":
+		if e.ComplexityRoot.Token.StorageCheckedBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.StorageCheckedBlock(childComplexity), true
 	case "Token.symbol":
 		if e.ComplexityRoot.Token.Symbol == nil {
 			break
@@ -6748,6 +6762,20 @@ type Token implements Node {
   holders(first: Int = 25, after: String): TokenHolderConnection!
   "Holders analytics for verified ERC-20 tokens; null before the first snapshot."
   holdersOverview: HoldersOverview
+  "How the ERC-20's balances, holders and holder count are known (docs/indexer.md, Balances and the chain's storage)."
+  balancesSource: BalancesSource!
+  "The newest block whose storage diff was compared with the token's Transfer events; null when none was."
+  storageCheckedBlock: Int
+}
+
+"How a token's balances are known."
+enum BalancesSource {
+  "From its Transfer events alone: no storage diff of it has shown a balance (its layout is not the standard one, or nothing was compared yet)."
+  EVENTS
+  "From its Transfer events, which agreed with the chain's storage every time a block's storage diff showed a balance."
+  EVENTS_MATCH_STORAGE
+  "From the chain's storage, which corrected its Transfer events at least once (fee-on-transfer, mints without events, bugs)."
+  STORAGE
 }
 
 "A balance of an ERC-20 token at an address."
@@ -8171,6 +8199,10 @@ func (ec *executionContext) childFields_Token(ctx context.Context, field graphql
 		return ec.fieldContext_Token_holders(ctx, field)
 	case "holdersOverview":
 		return ec.fieldContext_Token_holdersOverview(ctx, field)
+	case "balancesSource":
+		return ec.fieldContext_Token_balancesSource(ctx, field)
+	case "storageCheckedBlock":
+		return ec.fieldContext_Token_storageCheckedBlock(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 }
@@ -22923,6 +22955,52 @@ func (ec *executionContext) fieldContext_Token_holdersOverview(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Token_balancesSource(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_balancesSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BalancesSource(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.BalancesSource) graphql.Marshaler {
+			return ec.marshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Token_balancesSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, true, false, "BalancesSource")
+}
+
+func (ec *executionContext) _Token_storageCheckedBlock(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_storageCheckedBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StorageCheckedBlock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Token_storageCheckedBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, false, false, "Int")
+}
+
 func (ec *executionContext) _TokenBalance_tokenAddress(ctx context.Context, field graphql.CollectedField, obj *db.TokenBalance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33501,6 +33579,16 @@ func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Token_holdersOverview(ctx, field, obj)
 				})
+		case "balancesSource":
+			out.Values[i] = ec._Token_balancesSource(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storageCheckedBlock":
+			out.Values[i] = ec._Token_storageCheckedBlock(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -35530,6 +35618,34 @@ func (ec *executionContext) marshalNBalancePointEdge2ᚖgithubᚗcomᚋstarkgrap
 	}
 	return ec._BalancePointEdge(ctx, sel, v)
 }
+
+func (ec *executionContext) unmarshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource(ctx context.Context, v any) (db.BalancesSource, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource(ctx context.Context, sel ast.SelectionSet, v db.BalancesSource) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "BalancesSource!")
+	}
+	return res
+}
+
+var (
+	unmarshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource = map[string]db.BalancesSource{
+		"EVENTS":               db.BalancesSourceEvents,
+		"EVENTS_MATCH_STORAGE": db.BalancesSourceEventsMatchStorage,
+		"STORAGE":              db.BalancesSourceStorage,
+	}
+	marshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource = map[db.BalancesSource]string{
+		db.BalancesSourceEvents:             "EVENTS",
+		db.BalancesSourceEventsMatchStorage: "EVENTS_MATCH_STORAGE",
+		db.BalancesSourceStorage:            "STORAGE",
+	}
+)
 
 func (ec *executionContext) unmarshalNBigInt2string(ctx context.Context, v any) (string, error) {
 	res, err := scalars.UnmarshalBigInt(v)
