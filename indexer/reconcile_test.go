@@ -8,6 +8,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/starkgraph/starkgraph/audit"
+
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
 	"github.com/starkgraph/starkgraph/internal/fixtures"
@@ -87,6 +89,12 @@ func TestBalancesMatchTheChain(t *testing.T) {
 		}
 	}
 	checkHolderCounts(t, d)
+	checkHoldersRecount(t, d, url, uint64(head), chain, []string{odd.FeeOnTransfer, odd.SilentMint, odd.OtherSlot})
+	// Every ERC-721 item's owner is the node's owner_of.
+	rep, err := audit.Run(context.Background(), d, rpc.NewClient(url), audit.Options{Holder: &zeroFelt, NFTSample: 1 << 30})
+	if err != nil || rep.Owners < 50 || len(rep.Differences) > 0 {
+		t.Errorf("owner_of of %d NFT items (%v): %v", rep.Owners, err, rep.Differences)
+	}
 	sources := map[string]string{}
 	var toks []struct {
 		Address db.Felt `db:"address"`
@@ -123,6 +131,59 @@ func TestBalancesMatchTheChain(t *testing.T) {
 	diff := chainDifferences(t, off, url, uint64(head), skip)
 	if len(diff[odd.FeeOnTransfer]) == 0 || len(diff[odd.SilentMint]) == 0 {
 		t.Errorf("without reconciliation the misbehaving tokens match the chain: %v", len(diff))
+	}
+}
+
+var zeroFelt starknet.Felt
+
+// checkHoldersRecount asks the node balance_of at block n for every account of the chain
+// for each token, and compares the holders it finds (positive balances) with the token's
+// holder list and holder count.
+func checkHoldersRecount(t *testing.T, d *sqlx.DB, url string, n uint64, chain *sim.Chain, tokens []string) {
+	t.Helper()
+	node := rpc.NewClient(url)
+	accounts := chain.Accounts(n)
+	for _, tok := range tokens {
+		var b rpc.MixedBatch
+		calls := make([]*rpc.CallCall, len(accounts))
+		for i, a := range accounts {
+			calls[i] = b.Call(n, starknet.MustFelt(tok), starknet.Selector("balance_of"), []starknet.Felt{starknet.MustFelt(a)})
+		}
+		if err := node.Send(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for i, a := range accounts {
+			out, err := calls[i].Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out[0].Big().Sign() > 0 || out[1].Big().Sign() > 0 {
+				want = append(want, starknet.MustFelt(a).Hex())
+			}
+		}
+		var got []db.Felt
+		var count int
+		if err := d.Select(&got, `SELECT owner_address FROM erc20_balances WHERE token_address = $1 AND balance > 0`, db.FeltOf(starknet.MustFelt(tok))); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Get(&count, `SELECT holder_count FROM tokens WHERE address = $1`, db.FeltOf(starknet.MustFelt(tok))); err != nil {
+			t.Fatal(err)
+		}
+		gotSet := map[string]bool{}
+		for _, g := range got {
+			gotSet[g.Starknet().Hex()] = true
+		}
+		missing := 0
+		for _, w := range want {
+			if !gotSet[w] {
+				missing++
+			}
+		}
+		if missing > 0 || len(got) != len(want) || count != len(want) {
+			t.Errorf("token %s: the node counts %d holders among %d accounts; indexed %d holders (%d missing), holder_count %d",
+				tok, len(want), len(accounts), len(got), missing, count)
+		}
 	}
 }
 

@@ -130,3 +130,12 @@ func (c *Chain) OddTokens() OddTokens {
 	a := func(j int) string { return c.w.addr(oddToken(j)).String() }
 	return OddTokens{a(oddInterest), a(oddFeeOnTransfer), a(oddSilentMint), a(oddOtherSlot)}
 }
+
+// Accounts returns the addresses of the accounts deployed by block n.
+func (c *Chain) Accounts(n uint64) []string {
+	out := make([]string, c.w.accountsAt(n))
+	for i := range out {
+		out[i] = c.w.account(i).String()
+	}
+	return out
+}
