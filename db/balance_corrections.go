@@ -39,10 +39,43 @@ func BalanceCorrections(ctx context.Context, q sqlx.QueryerContext, token Felt, 
 	return out, nil
 }
 
-// undoBalanceCorrections forgets the corrections of the blocks above ancestor.
+// undoBalanceCorrections forgets the corrections of the blocks above ancestor, and the
+// balances read by calls at those blocks.
 func undoBalanceCorrections(ctx context.Context, tx *sqlx.Tx, ancestor int64) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM balance_corrections WHERE block_number > $1`, ancestor); err != nil {
 		return fmt.Errorf("undo balance corrections: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM call_balances WHERE read_block > $1`, ancestor); err != nil {
+		return fmt.Errorf("undo call balances: %w", err)
+	}
 	return nil
+}
+
+// CallBalance is a balance read with starknet_call balance_of at ReadBlock (call_balances).
+type CallBalance struct {
+	TokenAddress Felt   `db:"token_address"`
+	OwnerAddress Felt   `db:"owner_address"`
+	Balance      string `db:"balance,numeric"`
+	ReadBlock    int64  `db:"read_block"`
+}
+
+// UpsertCallBalances writes balances read by calls.
+func UpsertCallBalances(ctx context.Context, tx *sqlx.Tx, rows []CallBalance) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	return upsertAll(ctx, tx, "call_balances", 2, rows)
+}
+
+// CallBalanceOf reads the balance of owner in token read by a call, if any.
+func CallBalanceOf(ctx context.Context, q sqlx.QueryerContext, token, owner Felt) (*CallBalance, error) {
+	var out []CallBalance
+	if err := sqlx.SelectContext(ctx, q, &out, `SELECT token_address, owner_address, balance::text AS balance, read_block
+		FROM call_balances WHERE token_address = $1 AND owner_address = $2`, token, owner); err != nil {
+		return nil, fmt.Errorf("call balance: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return &out[0], nil
 }

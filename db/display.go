@@ -130,6 +130,7 @@ const (
 	BalancesSourceEvents             BalancesSource = "EVENTS"
 	BalancesSourceEventsMatchStorage BalancesSource = "EVENTS_MATCH_STORAGE"
 	BalancesSourceStorage            BalancesSource = "STORAGE"
+	BalancesSourceCalls              BalancesSource = "CALLS"
 )
 
 // BalancesSource says how the token's balances are known.

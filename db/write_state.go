@@ -106,6 +106,7 @@ const (
 	BalancesFromEvents   = "events"               // from Transfer events, nothing checked yet
 	BalancesMatchStorage = "events_match_storage" // the events agreed with every storage diff read
 	BalancesFromStorage  = "storage"              // the storage corrected the events at least once
+	BalancesFromCalls    = "calls"                // balance_of answers what neither tells: call_balances
 )
 
 // UpsertTokens writes token rows; columns the indexer does not own (prices, logos,

@@ -54,6 +54,10 @@ type Config struct {
 	// NoReconcile leaves ERC-20 balances as the Transfer events tell, without comparing
 	// them with the storage diffs of the state updates (reconcile.go).
 	NoReconcile bool
+	// BalanceCallsPerSecond bounds the balance_of calls made, once caught up, to read the
+	// balances that neither events nor storage show (callbalances.go); default 20, negative:
+	// none.
+	BalanceCallsPerSecond float64
 }
 
 // maxResponseBytes bounds what a node may send in answer to one batch.
@@ -72,6 +76,8 @@ type Indexer struct {
 	lookup  *contractLookup
 	// slots reads ERC-20 balance slots back to their owners; nil with Config.NoReconcile.
 	slots *slotIndex
+	// calls reads the balances storage cannot show (callbalances.go).
+	calls *callReader
 	// tokenMeta holds the name, symbol and decimals fetched for tokens.
 	tokenMeta *tokenMetaCache
 	// figures is where chain figures come from, resolved for the node's chain at handshake.
@@ -143,6 +149,11 @@ func New(cfg Config) (*Indexer, error) {
 	if !cfg.NoReconcile {
 		ix.slots = newSlotIndex()
 	}
+	rate := cfg.BalanceCallsPerSecond
+	if rate == 0 {
+		rate = defaultBalanceCallsPerSecond
+	}
+	ix.calls = newCallReader(rate)
 	return ix, nil
 }
 
@@ -327,6 +338,9 @@ func (ix *Indexer) step(ctx context.Context) (done bool, err error) {
 	}
 	if next > target && ok {
 		ix.notePreConfirmed(ctx, head, hash)
+		if err := ix.readCallBalances(ctx); err != nil {
+			ix.log.Warn("reading balances by calls failed", "err", err)
+		}
 	}
 	if ix.cfg.StopAt >= 0 && ix.head >= ix.cfg.StopAt {
 		return true, nil

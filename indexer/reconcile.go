@@ -246,7 +246,9 @@ func (w *batchWriter) reconcile(bd *blockData) {
 				continue
 			}
 			w.reconciled.Corrected++
-			tok.BalancesSource = db.BalancesFromStorage
+			if tok.BalancesSource != db.BalancesFromCalls { // what balance_of says wins over both
+				tok.BalancesSource = db.BalancesFromStorage
+			}
 			w.corrections = append(w.corrections, db.BalanceCorrection{TokenAddress: db.FeltOf(d.Address), OwnerAddress: db.FeltOf(owner),
 				BlockNumber: num, EventBalance: cur.String(), StoredBalance: v.String()})
 			w.setERC20(tok, k, v, num, ts)

@@ -134,6 +134,11 @@ var (
 	// stored value was kept and the difference recorded in balance_corrections.
 	IndexerBalancesCorrected = counter("indexer_balances_corrected_total",
 		"ERC-20 balances whose Transfer events disagreed with the chain's storage, corrected to the stored value.")
+
+	// IndexerBalanceCalls counts the balance_of calls the indexer made to read the balances
+	// storage cannot show (indexer/callbalances.go), bounded by its calls per second.
+	IndexerBalanceCalls = counter("indexer_balance_calls_total",
+		"balance_of calls the indexer made to read balances that neither events nor storage show.")
 )
 
 func init() {
