@@ -79,3 +79,14 @@ func CallBalanceOf(ctx context.Context, q sqlx.QueryerContext, token, owner Felt
 	}
 	return &out[0], nil
 }
+
+// CallBalance reads the balance of owner in token read by a call (call_balances), if any.
+func (s *Store) CallBalance(ctx context.Context, token, owner Felt) (*CallBalance, error) {
+	var row CallBalance
+	ok, err := s.getRow(ctx, &row, `SELECT token_address, owner_address, balance::text AS balance, read_block
+		FROM call_balances WHERE token_address = $1 AND owner_address = $2`, token, owner)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &row, nil
+}

@@ -194,6 +194,11 @@ type ComplexityRoot struct {
 		Selector        func(childComplexity int) int
 	}
 
+	CallBalance struct {
+		Balance   func(childComplexity int) int
+		ReadBlock func(childComplexity int) int
+	}
+
 	Class struct {
 		ABI               func(childComplexity int) int
 		Alias             func(childComplexity int) int
@@ -721,6 +726,7 @@ type ComplexityRoot struct {
 	Token struct {
 		Address             func(childComplexity int) int
 		BalancesSource      func(childComplexity int) int
+		CallBalance         func(childComplexity int, holder db.Felt) int
 		Contract            func(childComplexity int) int
 		Decimals            func(childComplexity int) int
 		DisplayName         func(childComplexity int) int
@@ -1164,6 +1170,8 @@ type TokenResolver interface {
 	DisplayName(ctx context.Context, obj *db.Token) (*db.Alias, error)
 	Holders(ctx context.Context, obj *db.Token, first *int, after *string) (*model.TokenHolderConnection, error)
 	HoldersOverview(ctx context.Context, obj *db.Token) (*db.HoldersOverview, error)
+
+	CallBalance(ctx context.Context, obj *db.Token, holder db.Felt) (*db.CallBalance, error)
 }
 type TokenBalanceResolver interface {
 	Token(ctx context.Context, obj *db.TokenBalance) (*db.Token, error)
@@ -1781,6 +1789,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Call.Selector(childComplexity), true
+
+	case "CallBalance.balance":
+		if e.ComplexityRoot.CallBalance.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallBalance.Balance(childComplexity), true
+	case "CallBalance.readBlock":
+		if e.ComplexityRoot.CallBalance.ReadBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallBalance.ReadBlock(childComplexity), true
 
 	case "Class.abi":
 		if e.ComplexityRoot.Class.ABI == nil {
@@ -4280,6 +4301,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Token.BalancesSource(childComplexity), true
+	case "Token.callBalance":
+		if e.ComplexityRoot.Token.CallBalance == nil {
+			break
+		}
+
+		args, err := ec.field_Token_callBalance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Token.CallBalance(childComplexity, args["holder"].(db.Felt)), true
 	case "Token.contract":
 		if e.ComplexityRoot.Token.Contract == nil {
 			break
@@ -6766,6 +6798,15 @@ type Token implements Node {
   balancesSource: BalancesSource!
   "The newest block whose storage diff was compared with the token's Transfer events; null when none was."
   storageCheckedBlock: Int
+  "The holder's balance as the token's balance_of answered it at a block, for a token whose balances come from calls (balancesSource CALLS); null when none was read. It trails the indexed head by a few blocks (docs/indexer.md)."
+  callBalance(holder: Address!): CallBalance
+}
+
+"A balance read with starknet_call balance_of."
+type CallBalance {
+  balance: BigInt!
+  "The block the balance was read at."
+  readBlock: Int!
 }
 
 "How a token's balances are known."
@@ -6776,6 +6817,8 @@ enum BalancesSource {
   EVENTS_MATCH_STORAGE
   "From the chain's storage, which corrected its Transfer events at least once (fee-on-transfer, mints without events, bugs)."
   STORAGE
+  "From balance_of calls (an interest-bearing token: its balance_of disagreed with its events and storage); see Token.callBalance."
+  CALLS
 }
 
 "A balance of an ERC-20 token at an address."
@@ -7219,6 +7262,16 @@ func (ec *executionContext) childFields_Call(ctx context.Context, field graphql.
 		return ec.fieldContext_Call_outputs(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Call", field.Name)
+}
+
+func (ec *executionContext) childFields_CallBalance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "balance":
+		return ec.fieldContext_CallBalance_balance(ctx, field)
+	case "readBlock":
+		return ec.fieldContext_CallBalance_readBlock(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CallBalance", field.Name)
 }
 
 func (ec *executionContext) childFields_Class(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8203,6 +8256,8 @@ func (ec *executionContext) childFields_Token(ctx context.Context, field graphql
 		return ec.fieldContext_Token_balancesSource(ctx, field)
 	case "storageCheckedBlock":
 		return ec.fieldContext_Token_storageCheckedBlock(ctx, field)
+	case "callBalance":
+		return ec.fieldContext_Token_callBalance(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 }
@@ -9994,6 +10049,20 @@ func (ec *executionContext) field_Subscription_transactions_args(ctx context.Con
 		return nil, err
 	}
 	args["filter"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Token_callBalance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "holder",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["holder"] = arg0
 	return args, nil
 }
 
@@ -12408,6 +12477,52 @@ func (ec *executionContext) _Call_outputs(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Call_outputs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Call", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _CallBalance_balance(ctx context.Context, field graphql.CollectedField, obj *db.CallBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallBalance_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallBalance_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallBalance", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _CallBalance_readBlock(ctx context.Context, field graphql.CollectedField, obj *db.CallBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallBalance_readBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadBlock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallBalance_readBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallBalance", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Class_id(ctx context.Context, field graphql.CollectedField, obj *db.Class) (ret graphql.Marshaler) {
@@ -23001,6 +23116,50 @@ func (ec *executionContext) fieldContext_Token_storageCheckedBlock(_ context.Con
 	return graphql.NewScalarFieldContext("Token", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Token_callBalance(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_callBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Token().CallBalance(ctx, obj, fc.Args["holder"].(db.Felt))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.CallBalance) graphql.Marshaler {
+			return ec.marshalOCallBalance2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐCallBalance(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Token_callBalance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallBalance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Token_callBalance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TokenBalance_tokenAddress(ctx context.Context, field graphql.CollectedField, obj *db.TokenBalance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30077,6 +30236,44 @@ func (ec *executionContext) _Call(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var callBalanceImplementors = []string{"CallBalance"}
+
+func (ec *executionContext) _CallBalance(ctx context.Context, sel ast.SelectionSet, obj *db.CallBalance) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, callBalanceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CallBalance")
+		case "balance":
+			out.Values[i] = ec._CallBalance_balance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "readBlock":
+			out.Values[i] = ec._CallBalance_readBlock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var classImplementors = []string{"Class", "Node", "SearchResult"}
 
 func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, obj *db.Class) graphql.Marshaler {
@@ -33589,6 +33786,12 @@ func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "callBalance":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Token_callBalance(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -35639,11 +35842,13 @@ var (
 		"EVENTS":               db.BalancesSourceEvents,
 		"EVENTS_MATCH_STORAGE": db.BalancesSourceEventsMatchStorage,
 		"STORAGE":              db.BalancesSourceStorage,
+		"CALLS":                db.BalancesSourceCalls,
 	}
 	marshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource = map[db.BalancesSource]string{
 		db.BalancesSourceEvents:             "EVENTS",
 		db.BalancesSourceEventsMatchStorage: "EVENTS_MATCH_STORAGE",
 		db.BalancesSourceStorage:            "STORAGE",
+		db.BalancesSourceCalls:              "CALLS",
 	}
 )
 
@@ -37244,6 +37449,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOCallBalance2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐCallBalance(ctx context.Context, sel ast.SelectionSet, v *db.CallBalance) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CallBalance(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOClass2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐClass(ctx context.Context, sel ast.SelectionSet, v *db.Class) graphql.Marshaler {

@@ -28,4 +28,26 @@ func TestTokenBalancesSource(t *testing.T) {
 	}
 }
 
+// Token.callBalance answers the balance read by a call and its block, null where none was.
+func TestTokenCallBalance(t *testing.T) {
+	s := newGQLServer(t)
+	s.exec(`INSERT INTO tokens (address, standard, holder_count, balances_source) VALUES ('\x0a', 'erc20', 1, 'calls')`)
+	s.exec(`INSERT INTO call_balances (token_address, owner_address, balance, read_block) VALUES ('\x0a', '\x0b', 1234567890123456789012, 41)`)
+	var out struct {
+		Token struct {
+			BalancesSource string
+			Held           *struct {
+				Balance   string
+				ReadBlock int
+			}
+			None *struct{ Balance string }
+		}
+	}
+	s.mustQuery(`{ token(address: "0xa") { balancesSource held: callBalance(holder: "0xb") { balance readBlock } none: callBalance(holder: "0xc") { balance } } }`, nil, &out)
+	if out.Token.BalancesSource != "CALLS" || out.Token.Held == nil || out.Token.Held.Balance != "1234567890123456789012" ||
+		out.Token.Held.ReadBlock != 41 || out.Token.None != nil {
+		t.Errorf("%+v", out.Token)
+	}
+}
+
 func ptr(v int) *int { return &v }
