@@ -29,7 +29,7 @@ func auditCommand(ctx context.Context, log *slog.Logger, args []string, out io.W
 	holder := fs.String("holder", "", "audit this holder's balances")
 	sample := fs.Int("sample", 200, "balances to check (0: all that --token and --holder select)")
 	nfts := fs.Int("nft-sample", 50, "ERC-721 owners to check (0: none)")
-	skip := fs.String("skip", "", "comma-separated tokens left out (e.g. interest-bearing tokens whose balance_of no event tells)")
+	skip := fs.String("skip", "", "comma-separated tokens left out (tokens known by calls are compared at the blocks their balances were read at)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -74,7 +74,8 @@ func auditCommand(ctx context.Context, log *slog.Logger, args []string, out io.W
 	for _, d := range rep.Differences {
 		fmt.Fprintln(out, "DIFFERENCE", d)
 	}
-	fmt.Fprintf(out, "audited %d balances and %d NFT owners at block %d: %d differences\n", rep.Balances, rep.Owners, rep.Block, len(rep.Differences))
+	fmt.Fprintf(out, "audited %d balances and %d NFT owners at block %d (%d balances of tokens known by calls not read yet): %d differences\n",
+		rep.Balances, rep.Owners, rep.Block, rep.NotRead, len(rep.Differences))
 	if len(rep.Differences) > 0 {
 		return fmt.Errorf("%d differences with the node at block %d", len(rep.Differences), rep.Block)
 	}

@@ -5,7 +5,9 @@
 // slot and whose events lie) and anything the database got wrong.
 //
 // The database is read in one REPEATABLE READ snapshot, so the balances it holds are those
-// of its head block in that snapshot, and every call asks the node about that block.
+// of its head block in that snapshot, and every call asks the node about that block. The
+// balances of a token known by calls (tokens.balances_source 'calls', indexer/callbalances.go)
+// are those its holders' call_balances rows hold, compared at the block each was read at.
 package audit
 
 import (
@@ -55,6 +57,7 @@ func (d Difference) String() string {
 type Report struct {
 	Block       uint64
 	Balances    int // balances compared
+	NotRead     int // balances of tokens known by calls that no call has read yet: not compared
 	Owners      int // NFT owners compared
 	Differences []Difference
 }
@@ -63,6 +66,11 @@ type balanceRow struct {
 	Token   db.Felt `db:"token_address"`
 	Owner   db.Felt `db:"owner_address"`
 	Balance string  `db:"balance"`
+	// For a token whose balances come from calls (balances_source 'calls'): the balance
+	// read by a call and its block, compared instead; none read yet: left out.
+	Calls     bool    `db:"calls"`
+	ReadBlock *int64  `db:"read_block"`
+	Called    *string `db:"called"`
 }
 
 type ownerRow struct {
@@ -98,13 +106,24 @@ func Run(ctx context.Context, conn *sqlx.DB, node *rpc.Client, o Options) (*Repo
 		limit = o.Sample
 	}
 	var bals []balanceRow
-	if err := tx.SelectContext(ctx, &bals, `SELECT b.token_address, b.owner_address, b.balance::text AS balance
+	if err := tx.SelectContext(ctx, &bals, `SELECT b.token_address, b.owner_address, b.balance::text AS balance,
+			t.balances_source = 'calls' AS calls, c.read_block, c.balance::text AS called
 		FROM erc20_balances b JOIN tokens t ON t.address = b.token_address AND t.standard = 'erc20'
+		LEFT JOIN call_balances c ON c.token_address = b.token_address AND c.owner_address = b.owner_address
 		WHERE ($1::bytea IS NULL OR b.token_address = $1) AND ($2::bytea IS NULL OR b.owner_address = $2)
 		  AND NOT b.token_address = ANY($3::bytea[])
 		ORDER BY random() LIMIT $4`, feltArg(o.Token), feltArg(o.Holder), db.ByteaKeys(skip), limit); err != nil {
 		return nil, fmt.Errorf("read balances: %w", err)
 	}
+	kept := bals[:0]
+	for _, r := range bals {
+		if r.Calls && r.Called == nil {
+			rep.NotRead++ // a token known by calls whose holder was not read yet
+			continue
+		}
+		kept = append(kept, r)
+	}
+	bals = kept
 	var owners []ownerRow
 	if o.NFTSample > 0 {
 		if err := tx.SelectContext(ctx, &owners, `SELECT contract_address, token_id::text AS token_id, owner_address AS owner FROM nft_items
@@ -122,14 +141,17 @@ func Run(ctx context.Context, conn *sqlx.DB, node *rpc.Client, o Options) (*Repo
 		var b rpc.MixedBatch
 		calls := make([]*rpc.CallCall, len(part))
 		for j, r := range part {
-			calls[j] = b.Call(rep.Block, r.Token.Starknet(), balanceOf, []starknet.Felt{r.Owner.Starknet()})
+			calls[j] = b.Call(r.block(rep.Block), r.Token.Starknet(), balanceOf, []starknet.Felt{r.Owner.Starknet()})
 		}
 		if err := node.Send(ctx, &b); err != nil {
 			return nil, fmt.Errorf("balance_of: %w", err)
 		}
 		for j, r := range part {
 			rep.Balances++
-			d := Difference{Token: r.Token.Starknet(), Holder: r.Owner.Starknet(), Block: rep.Block, Indexed: r.Balance}
+			d := Difference{Token: r.Token.Starknet(), Holder: r.Owner.Starknet(), Block: r.block(rep.Block), Indexed: r.Balance}
+			if r.Calls {
+				d.Indexed = *r.Called
+			}
 			out, err := calls[j].Result()
 			switch {
 			case err != nil:
@@ -180,6 +202,14 @@ func Run(ctx context.Context, conn *sqlx.DB, node *rpc.Client, o Options) (*Repo
 		}
 	}
 	return rep, nil
+}
+
+// block is the block the row's balance is compared at: the head, or the block a call read it at.
+func (r balanceRow) block(head uint64) uint64 {
+	if r.Calls && r.ReadBlock != nil {
+		return uint64(*r.ReadBlock)
+	}
+	return head
 }
 
 func feltArg(f *starknet.Felt) any {
