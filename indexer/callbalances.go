@@ -18,10 +18,11 @@ import (
 // index that grows with no event and no write to the balance's slot. Once caught up, between
 // polls of the node, the indexer
 //
-//   - probes each ERC-20 with holders once per process: balance_of at the indexed head for
-//     its two largest holders and its most recently active one, against the balances it
-//     indexed (which the writer, the same goroutine, is not changing). A token whose
-//     balance_of differs is one whose balances come from calls (balances_source 'calls');
+//   - probes the ERC-20s with holders, round and round by address: balance_of at the indexed
+//     head for each one's two largest holders and its most recently active one, against the
+//     balances it indexed (which the writer, the same goroutine, is not changing). A token
+//     whose balance_of differs is one whose balances come from calls (balances_source
+//     'calls'). Probes take at most half the calls while there are such tokens;
 //   - reads balance_of at the indexed head for the holders of those tokens, those never read
 //     or read the longest ago first, then the largest, into call_balances with the block
 //     each was read at. A call-read balance trails the head by as many blocks as the
@@ -41,11 +42,13 @@ type callReader struct {
 	rate   float64 // calls per second; <= 0: never
 	tokens float64
 	last   time.Time
-	probed map[starknet.Felt]bool
+	// cursor is the address after which the next token to probe is; probes go round the
+	// tokens by address, again and again.
+	cursor db.Felt
 }
 
 func newCallReader(rate float64) *callReader {
-	return &callReader{rate: rate, probed: map[starknet.Felt]bool{}}
+	return &callReader{rate: rate, cursor: db.Felt{}}
 }
 
 // take returns how many calls may be made now.
@@ -79,21 +82,29 @@ func (ix *Indexer) readCallBalances(ctx context.Context) error {
 		return nil
 	}
 	head := uint64(ix.head)
-	// Probes: tokens with holders not probed yet, most held first.
+	// Probes take at most half the calls while there are call tokens to read.
+	var haveCalls bool
+	if err := ix.db.GetContext(ctx, &haveCalls, `SELECT EXISTS (SELECT FROM tokens WHERE balances_source = 'calls')`); err != nil {
+		return fmt.Errorf("call balances: %w", err)
+	}
+	probeBudget := budget
+	if haveCalls {
+		probeBudget = budget / 2
+	}
 	var candidates []db.Felt
-	if err := ix.db.SelectContext(ctx, &candidates, `SELECT address FROM tokens WHERE standard = 'erc20' AND holder_count > 0
-		AND balances_source <> 'calls' ORDER BY holder_count DESC, address`); err != nil {
-		return fmt.Errorf("call balances: tokens: %w", err)
+	if n := probeBudget / probeHolders; n > 0 {
+		if err := ix.db.SelectContext(ctx, &candidates, `SELECT address FROM tokens WHERE standard = 'erc20' AND holder_count > 0
+			AND balances_source <> 'calls' AND address > $1 ORDER BY address LIMIT $2`, ix.calls.cursor, n); err != nil {
+			return fmt.Errorf("call balances: tokens: %w", err)
+		}
+		if len(candidates) < n {
+			ix.calls.cursor = db.Felt{} // round again from the start next time
+		} else {
+			ix.calls.cursor = candidates[len(candidates)-1]
+		}
 	}
 	var probes []heldRow
-	var probedNow []starknet.Felt
 	for _, t := range candidates {
-		if ix.calls.probed[t.Starknet()] {
-			continue
-		}
-		if len(probes)+probeHolders > budget {
-			break
-		}
 		var rows []heldRow
 		if err := ix.db.SelectContext(ctx, &rows, `(SELECT token_address, owner_address, balance::text AS balance FROM erc20_balances
 				WHERE token_address = $1 AND balance > 0 ORDER BY balance DESC LIMIT 2)
@@ -102,7 +113,6 @@ func (ix *Indexer) readCallBalances(ctx context.Context) error {
 			return fmt.Errorf("call balances: probe holders: %w", err)
 		}
 		probes = append(probes, rows...)
-		probedNow = append(probedNow, t.Starknet())
 	}
 	got, err := ix.balancesOf(ctx, head, probes)
 	if err != nil {
@@ -114,9 +124,6 @@ func (ix *Indexer) readCallBalances(ctx context.Context) error {
 		if got[i] != nil && got[i].String() != r.Balance {
 			found[r.Token.Starknet()] = true
 		}
-	}
-	for _, t := range probedNow {
-		ix.calls.probed[t] = true
 	}
 	if len(found) > 0 {
 		var keys []db.Felt

@@ -36,9 +36,9 @@ import (
 // totalSupplySlot is ERC20_total_supply's slot (a plain storage variable: sn_keccak of its name).
 var totalSupplySlot = starknet.Keccak([]byte("ERC20_total_supply"))
 
-// maxSlotIndex bounds the addresses whose slots are remembered; beyond it the index starts
-// again (the batch's own addresses are always learnt anew).
-const maxSlotIndex = 1 << 21
+// maxSlotIndex bounds the addresses whose slots are remembered (about 150 bytes each);
+// beyond it the index starts again (the batch's own addresses are always learnt anew).
+const maxSlotIndex = 1 << 19
 
 // slotIndex maps balance slots back to addresses: a Pedersen hash costs tens of µs, so each
 // address is hashed once per process.
