@@ -147,7 +147,7 @@ func New(cfg Config) (*Indexer, error) {
 		classes: newClassCache(), lookup: newContractLookup(node, log), tokenMeta: newTokenMetaCache(), head: -1,
 		writeTxTarget: defaultWriteTxTarget, partitions: db.Partitions{Log: log}, felts: db.NewFeltIDs()}
 	if !cfg.NoReconcile {
-		ix.slots = newSlotIndex()
+		ix.slots = processSlots
 	}
 	rate := cfg.BalanceCallsPerSecond
 	if rate == 0 {

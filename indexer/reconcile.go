@@ -52,6 +52,10 @@ func newSlotIndex() *slotIndex {
 	return &slotIndex{owner: map[starknet.Felt]starknet.Felt{}, known: map[starknet.Felt]bool{}}
 }
 
+// processSlots is the slot index every indexer of the process shares: slots are a pure
+// function of addresses.
+var processSlots = newSlotIndex()
+
 // learn computes the balance slots of the addresses not seen yet.
 func (s *slotIndex) learn(addrs []starknet.Felt) {
 	s.mu.Lock()
@@ -80,9 +84,13 @@ func (s *slotIndex) ownerOf(key starknet.Felt) (owner starknet.Felt, high, ok bo
 	if key.IsZero() {
 		return starknet.Felt{}, false, false
 	}
-	prev := new(big.Int).Sub(key.Big(), big.NewInt(1))
-	var pk starknet.Felt
-	prev.FillBytes(pk[:])
+	pk := key // key - 1
+	for i := 31; i >= 0; i-- {
+		pk[i]--
+		if pk[i] != 0xff {
+			break
+		}
+	}
 	if a, ok := s.owner[pk]; ok {
 		return a, true, true
 	}

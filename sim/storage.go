@@ -115,8 +115,8 @@ func (c *Chain) storageDiffs(l *ledger, b *block) []storageDiff {
 		token entity
 		h     holder
 	}
-	seen := map[touched]bool{}
-	idx := map[entity]int{}
+	seen := make(map[touched]bool, 2*len(b.effects))
+	idx := make(map[entity]int, 8)
 	c.slots.mu.Lock()
 	defer c.slots.mu.Unlock()
 	add := func(token entity, h holder) {
