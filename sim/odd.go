@@ -90,8 +90,9 @@ func (g *gen) oddTraffic() {
 	if i, ok := g.w.deployedAccountAt(n); ok {
 		g.oddMints([]int{i})
 	}
+	// About one odd transaction a block in all: the bench's transactions stay ordinary ones.
 	for j := 0; j < numOdd; j++ {
-		if g.rng.IntN(2) == 0 {
+		if g.rng.IntN(4) != 0 {
 			continue
 		}
 		s := g.pickAccount()
@@ -111,7 +112,7 @@ func (g *gen) oddTraffic() {
 				effect{kind: effERC20, token: token, from: accountHolder(s), to: zeroHolder, amount: fee})
 		})
 	}
-	if g.rng.IntN(3) == 0 {
+	if g.rng.IntN(4) == 0 {
 		a := g.pickAccount()
 		token := oddToken(oddSilentMint)
 		amount := mulU(1+g.rng.Uint64N(100), strkUnit)
