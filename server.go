@@ -58,6 +58,7 @@ func commands() []command {
 		{"replay", "serve a fixture set as a JSON-RPC node: replay DIR --addr ADDR", runReplay},
 		{"bench", "measure the APIs against their own SQL: [--txs N] [--concurrency C] [--duration D]", runBench},
 		{"hostile", "send hostile requests to a server and report 5xx, leaks, broken connections, hangs, memory: --url URL --key KEY [--requests N] [--concurrency C]", hostile.Command},
+		{"audit", "check balances and NFT owners against the node at the indexed head: --rpc URL [--token T] [--holder H] [--sample N]", runAudit},
 		{"verify-worker", "run class-verification workers against DATABASE_URL: [--verify-workers N] [--scarb-dir DIR] [--verify-sandbox on|off]", runVerifyWorker},
 		{"version", "print the version and the revision it was built from (also --version)", runVersion},
 	}

@@ -121,6 +121,26 @@ const (
 // Standard is the token's standard.
 func (t *Token) Standard() TokenStandard { return TokenStandard(strings.ToUpper(t.RawStandard)) }
 
+// BalancesSource is how a token's balances are known, as GraphQL's enum: tokens.balances_source
+// in capitals.
+type BalancesSource string
+
+// The values of BalancesSource.
+const (
+	BalancesSourceEvents             BalancesSource = "EVENTS"
+	BalancesSourceEventsMatchStorage BalancesSource = "EVENTS_MATCH_STORAGE"
+	BalancesSourceStorage            BalancesSource = "STORAGE"
+	BalancesSourceCalls              BalancesSource = "CALLS"
+)
+
+// BalancesSource says how the token's balances are known.
+func (t *Token) BalancesSource() BalancesSource {
+	if t.RawBalancesSource == "" {
+		return BalancesSourceEvents
+	}
+	return BalancesSource(strings.ToUpper(t.RawBalancesSource))
+}
+
 // ErcStandard is the standard the class implements; nil when none.
 func (c *Class) ErcStandard() *TokenStandard {
 	if c.RawErcStandard == nil {

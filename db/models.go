@@ -220,6 +220,9 @@ type Token struct {
 	UsdPrice      *float64 `db:"usd_price"`
 	MarketCapUsd  *float64 `db:"market_cap_usd"`
 	LogoURL       *string  `db:"logo_url"`
+	// RawBalancesSource is tokens.balances_source (BalancesFromEvents, ...; migration 00057).
+	RawBalancesSource   string `db:"balances_source"`
+	StorageCheckedBlock *int64 `db:"storage_checked_block"`
 }
 
 // TokenBalance is a row of erc20_balances: a holder of a token, or a token held by an

@@ -93,11 +93,30 @@ type TokenRow struct {
 	TransferCount int64   `db:"transfer_count"`
 	HolderCount   int64   `db:"holder_count"`
 	FirstBlock    *int64  `db:"first_block"`
+	// BalancesSource says how the token's balances are known: BalancesFromEvents,
+	// BalancesMatchStorage or BalancesFromStorage ("" is written as BalancesFromEvents).
+	BalancesSource string `db:"balances_source"`
+	// StorageCheckedBlock is the newest block whose storage diff was compared with the
+	// token's events.
+	StorageCheckedBlock *int64 `db:"storage_checked_block"`
 }
+
+// How a token's balances are known (tokens.balances_source, migration 00057).
+const (
+	BalancesFromEvents   = "events"               // from Transfer events, nothing checked yet
+	BalancesMatchStorage = "events_match_storage" // the events agreed with every storage diff read
+	BalancesFromStorage  = "storage"              // the storage corrected the events at least once
+	BalancesFromCalls    = "calls"                // balance_of answers what neither tells: call_balances
+)
 
 // UpsertTokens writes token rows; columns the indexer does not own (prices, logos,
 // verified) are left alone.
 func UpsertTokens(ctx context.Context, tx *sqlx.Tx, rows []TokenRow) error {
+	for i := range rows {
+		if rows[i].BalancesSource == "" {
+			rows[i].BalancesSource = BalancesFromEvents
+		}
+	}
 	return upsertAll(ctx, tx, "tokens", 1, rows)
 }
 

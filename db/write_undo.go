@@ -157,6 +157,9 @@ FROM undo_target u WHERE u.tbl = '%s' AND u.old IS NOT NULL %s`, t.name, t.name,
 	if err := undoKeyPositions(ctx, tx, ancestor); err != nil {
 		return err
 	}
+	if err := undoBalanceCorrections(ctx, tx, ancestor); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM blocks WHERE number > $1`, ancestor); err != nil {
 		return fmt.Errorf("undo: delete blocks: %w", err)
 	}

@@ -195,6 +195,11 @@ type ComplexityRoot struct {
 		Selector        func(childComplexity int) int
 	}
 
+	CallBalance struct {
+		Balance   func(childComplexity int) int
+		ReadBlock func(childComplexity int) int
+	}
+
 	Class struct {
 		ABI               func(childComplexity int) int
 		Alias             func(childComplexity int) int
@@ -722,23 +727,26 @@ type ComplexityRoot struct {
 	}
 
 	Token struct {
-		Address           func(childComplexity int) int
-		Contract          func(childComplexity int) int
-		Decimals          func(childComplexity int) int
-		DisplayName       func(childComplexity int) int
-		HolderCountText   func(childComplexity int) int
-		Holders           func(childComplexity int, first *int, after *string) int
-		HoldersOverview   func(childComplexity int) int
-		ID                func(childComplexity int) int
-		IsVerified        func(childComplexity int) int
-		LogoURL           func(childComplexity int) int
-		MarketCapUsd      func(childComplexity int) int
-		Name              func(childComplexity int) int
-		Standard          func(childComplexity int) int
-		Symbol            func(childComplexity int) int
-		TotalSupply       func(childComplexity int) int
-		TransferCountText func(childComplexity int) int
-		UsdPrice          func(childComplexity int) int
+		Address             func(childComplexity int) int
+		BalancesSource      func(childComplexity int) int
+		CallBalance         func(childComplexity int, holder db.Felt) int
+		Contract            func(childComplexity int) int
+		Decimals            func(childComplexity int) int
+		DisplayName         func(childComplexity int) int
+		HolderCountText     func(childComplexity int) int
+		Holders             func(childComplexity int, first *int, after *string) int
+		HoldersOverview     func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		IsVerified          func(childComplexity int) int
+		LogoURL             func(childComplexity int) int
+		MarketCapUsd        func(childComplexity int) int
+		Name                func(childComplexity int) int
+		Standard            func(childComplexity int) int
+		StorageCheckedBlock func(childComplexity int) int
+		Symbol              func(childComplexity int) int
+		TotalSupply         func(childComplexity int) int
+		TransferCountText   func(childComplexity int) int
+		UsdPrice            func(childComplexity int) int
 	}
 
 	TokenBalance struct {
@@ -1168,6 +1176,8 @@ type TokenResolver interface {
 	DisplayName(ctx context.Context, obj *db.Token) (*db.Alias, error)
 	Holders(ctx context.Context, obj *db.Token, first *int, after *string) (*model.TokenHolderConnection, error)
 	HoldersOverview(ctx context.Context, obj *db.Token) (*db.HoldersOverview, error)
+
+	CallBalance(ctx context.Context, obj *db.Token, holder db.Felt) (*db.CallBalance, error)
 }
 type TokenBalanceResolver interface {
 	Token(ctx context.Context, obj *db.TokenBalance) (*db.Token, error)
@@ -1785,6 +1795,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Call.Selector(childComplexity), true
+
+	case "CallBalance.balance":
+		if e.ComplexityRoot.CallBalance.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallBalance.Balance(childComplexity), true
+	case "CallBalance.readBlock":
+		if e.ComplexityRoot.CallBalance.ReadBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallBalance.ReadBlock(childComplexity), true
 
 	case "Class.abi":
 		if e.ComplexityRoot.Class.ABI == nil {
@@ -4290,6 +4313,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Token.Address(childComplexity), true
+	case "Token.balancesSource":
+		if e.ComplexityRoot.Token.BalancesSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.BalancesSource(childComplexity), true
+	case "Token.callBalance":
+		if e.ComplexityRoot.Token.CallBalance == nil {
+			break
+		}
+
+		args, err := ec.field_Token_callBalance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Token.CallBalance(childComplexity, args["holder"].(db.Felt)), true
 	case "Token.contract":
 		if e.ComplexityRoot.Token.Contract == nil {
 			break
@@ -4367,6 +4407,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Token.Standard(childComplexity), true
+	case "Token.storageCheckedBlock":
+		if e.ComplexityRoot.Token.StorageCheckedBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.StorageCheckedBlock(childComplexity), true
 	case "Token.symbol":
 		if e.ComplexityRoot.Token.Symbol == nil {
 			break
@@ -6794,6 +6840,31 @@ type Token implements Node {
   holders(first: Int = 25 @domain(of: PAGE_SIZE), after: String): TokenHolderConnection!
   "Holders analytics for verified ERC-20 tokens; null before the first snapshot."
   holdersOverview: HoldersOverview
+  "How the ERC-20's balances, holders and holder count are known (docs/indexer.md, Balances and the chain's storage)."
+  balancesSource: BalancesSource!
+  "The newest block whose storage diff was compared with the token's Transfer events; null when none was."
+  storageCheckedBlock: Int
+  "The holder's balance as the token's balance_of answered it at a block, for a token whose balances come from calls (balancesSource CALLS); null when none was read. It trails the indexed head by a few blocks (docs/indexer.md)."
+  callBalance(holder: Address!): CallBalance
+}
+
+"A balance read with starknet_call balance_of."
+type CallBalance {
+  balance: BigInt!
+  "The block the balance was read at."
+  readBlock: Int!
+}
+
+"How a token's balances are known."
+enum BalancesSource {
+  "From its Transfer events alone: no storage diff of it has shown a balance (its layout is not the standard one, or nothing was compared yet)."
+  EVENTS
+  "From its Transfer events, which agreed with the chain's storage every time a block's storage diff showed a balance."
+  EVENTS_MATCH_STORAGE
+  "From the chain's storage, which corrected its Transfer events at least once (fee-on-transfer, mints without events, bugs)."
+  STORAGE
+  "From balance_of calls (an interest-bearing token: its balance_of disagreed with its events and storage); see Token.callBalance."
+  CALLS
 }
 
 "A balance of an ERC-20 token at an address."
@@ -7237,6 +7308,16 @@ func (ec *executionContext) childFields_Call(ctx context.Context, field graphql.
 		return ec.fieldContext_Call_outputs(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Call", field.Name)
+}
+
+func (ec *executionContext) childFields_CallBalance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "balance":
+		return ec.fieldContext_CallBalance_balance(ctx, field)
+	case "readBlock":
+		return ec.fieldContext_CallBalance_readBlock(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CallBalance", field.Name)
 }
 
 func (ec *executionContext) childFields_Class(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8221,6 +8302,12 @@ func (ec *executionContext) childFields_Token(ctx context.Context, field graphql
 		return ec.fieldContext_Token_holders(ctx, field)
 	case "holdersOverview":
 		return ec.fieldContext_Token_holdersOverview(ctx, field)
+	case "balancesSource":
+		return ec.fieldContext_Token_balancesSource(ctx, field)
+	case "storageCheckedBlock":
+		return ec.fieldContext_Token_storageCheckedBlock(ctx, field)
+	case "callBalance":
+		return ec.fieldContext_Token_callBalance(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 }
@@ -11256,6 +11343,20 @@ func (ec *executionContext) field_Subscription_transactions_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Token_callBalance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "holder",
+		func(ctx context.Context, v any) (db.Felt, error) {
+			return ec.unmarshalNAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["holder"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Token_holders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -13954,6 +14055,52 @@ func (ec *executionContext) _Call_outputs(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Call_outputs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Call", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _CallBalance_balance(ctx context.Context, field graphql.CollectedField, obj *db.CallBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallBalance_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNBigInt2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallBalance_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallBalance", field, false, false, "BigInt")
+}
+
+func (ec *executionContext) _CallBalance_readBlock(ctx context.Context, field graphql.CollectedField, obj *db.CallBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CallBalance_readBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadBlock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CallBalance_readBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CallBalance", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Class_id(ctx context.Context, field graphql.CollectedField, obj *db.Class) (ret graphql.Marshaler) {
@@ -24547,6 +24694,96 @@ func (ec *executionContext) fieldContext_Token_holdersOverview(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Token_balancesSource(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_balancesSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BalancesSource(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.BalancesSource) graphql.Marshaler {
+			return ec.marshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Token_balancesSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, true, false, "BalancesSource")
+}
+
+func (ec *executionContext) _Token_storageCheckedBlock(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_storageCheckedBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StorageCheckedBlock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Token_storageCheckedBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Token_callBalance(ctx context.Context, field graphql.CollectedField, obj *db.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_callBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Token().CallBalance(ctx, obj, fc.Args["holder"].(db.Felt))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.CallBalance) graphql.Marshaler {
+			return ec.marshalOCallBalance2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐCallBalance(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Token_callBalance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Token",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallBalance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Token_callBalance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TokenBalance_tokenAddress(ctx context.Context, field graphql.CollectedField, obj *db.TokenBalance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -31887,6 +32124,44 @@ func (ec *executionContext) _Call(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var callBalanceImplementors = []string{"CallBalance"}
+
+func (ec *executionContext) _CallBalance(ctx context.Context, sel ast.SelectionSet, obj *db.CallBalance) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, callBalanceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CallBalance")
+		case "balance":
+			out.Values[i] = ec._CallBalance_balance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "readBlock":
+			out.Values[i] = ec._CallBalance_readBlock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var classImplementors = []string{"Class", "Node", "SearchResult"}
 
 func (ec *executionContext) _Class(ctx context.Context, sel ast.SelectionSet, obj *db.Class) graphql.Marshaler {
@@ -35401,6 +35676,22 @@ func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Token_holdersOverview(ctx, field, obj)
 				})
+		case "balancesSource":
+			out.Values[i] = ec._Token_balancesSource(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "storageCheckedBlock":
+			out.Values[i] = ec._Token_storageCheckedBlock(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "callBalance":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Token_callBalance(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -37431,6 +37722,36 @@ func (ec *executionContext) marshalNBalancePointEdge2ᚖgithubᚗcomᚋstarkgrap
 	return ec._BalancePointEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource(ctx context.Context, v any) (db.BalancesSource, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource(ctx context.Context, sel ast.SelectionSet, v db.BalancesSource) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "BalancesSource!")
+	}
+	return res
+}
+
+var (
+	unmarshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource = map[string]db.BalancesSource{
+		"EVENTS":               db.BalancesSourceEvents,
+		"EVENTS_MATCH_STORAGE": db.BalancesSourceEventsMatchStorage,
+		"STORAGE":              db.BalancesSourceStorage,
+		"CALLS":                db.BalancesSourceCalls,
+	}
+	marshalNBalancesSource2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐBalancesSource = map[db.BalancesSource]string{
+		db.BalancesSourceEvents:             "EVENTS",
+		db.BalancesSourceEventsMatchStorage: "EVENTS_MATCH_STORAGE",
+		db.BalancesSourceStorage:            "STORAGE",
+		db.BalancesSourceCalls:              "CALLS",
+	}
+)
+
 func (ec *executionContext) unmarshalNBigInt2string(ctx context.Context, v any) (string, error) {
 	res, err := scalars.UnmarshalBigInt(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -39038,6 +39359,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOCallBalance2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐCallBalance(ctx context.Context, sel ast.SelectionSet, v *db.CallBalance) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CallBalance(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOClass2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐClass(ctx context.Context, sel ast.SelectionSet, v *db.Class) graphql.Marshaler {

@@ -82,6 +82,11 @@ type batchWriter struct {
 	rows           db.ChainRows
 	staking        *staking
 	starknetID     *starknetIDState
+	// slots reads balance slots back to their owners; nil: the storage diffs are not
+	// compared with the events (reconcile.go).
+	slots          *slotIndex
+	reconciled     reconcileStats
+	corrections    []db.BalanceCorrection
 	activity       *senderActivity
 	journalEntries []db.JournalEntry
 
@@ -117,6 +122,7 @@ func newBatchWriter(tx *db.WriteTx, classes *classCache) *batchWriter {
 		dirtyContracts: map[starknet.Felt]bool{}, dirtyTokens: map[starknet.Felt]bool{},
 		dirtyBalances: map[[2]starknet.Felt]bool{}, blockBalances: map[[2]starknet.Felt]bool{}, dirtyItems: map[nftKey]bool{},
 		dirtyNFTBals: map[nftOwnerKey]bool{}, counts: map[string]int64{}, buckets: map[bucket]*bucketSums{}, staking: newStaking(),
+		slots: newSlotIndex(),
 	}
 }
 
@@ -281,6 +287,9 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 	for i := range tokens {
 		t := tokens[i]
 		w.tokens[t.Address.Starknet()] = &t
+	}
+	if err := w.preloadStorage(ctx, batch, addrs, &pairsT, &pairsO, seenPair); err != nil {
+		return err
 	}
 	if len(pairsT) > 0 {
 		bals, err := db.LoadERC20Balances(ctx, w.tx, pairsT, pairsO)
@@ -455,6 +464,7 @@ func (w *batchWriter) apply(bd *blockData) {
 	activity.Events, activity.MessagesToL1 = int64(eventCount), int64(messageCount)
 	activity.TokenTransfers = int64(len(w.rows.TokenTransfers) - transfersBefore)
 	w.addActivity(ts, &activity, fees["WEI"], fees["FRI"])
+	w.reconcile(bd)
 	// Each balance the block changed, as it stands after the block.
 	for k := range w.blockBalances {
 		w.rows.BalancePoints = append(w.rows.BalancePoints, db.BalancePoint{Token: db.FeltOf(k[0]), Owner: db.FeltOf(k[1]),

@@ -15,11 +15,16 @@ import (
 
 // TestDerivedTokenState checks balances, holder and transfer counts derived from Transfer
 // events against what the node itself answers (starknet_call balance_of) and against the
-// raw events.
+// raw events. The balances of the tokens whose storage corrected their events
+// (balances_source 'storage': sim's fee-on-transfer and silent-mint tokens) are not what
+// their transfers add up to, and sim's interest-bearing token answers balance_of with more
+// than its storage holds: reconcile_test.go checks those.
 func TestDerivedTokenState(t *testing.T) {
 	chain, url := simNode(t, sim.Config{Seed: 5, Blocks: 60, TxPerBlock: 20})
 	head := simHead(chain)
 	d := freshIndex(t, url, head)
+	interest := db.FeltOf(starknet.MustFelt(chain.OddTokens().Interest))
+	const fromEvents = `NOT IN (SELECT address FROM tokens WHERE balances_source = 'storage')`
 
 	var rows []struct {
 		Token   db.Felt `db:"token_address"`
@@ -27,7 +32,7 @@ func TestDerivedTokenState(t *testing.T) {
 		Balance string  `db:"balance"`
 	}
 	if err := d.Select(&rows, `SELECT token_address, owner_address, balance::text AS balance FROM erc20_balances
-		ORDER BY md5(token_address || owner_address) LIMIT 60`); err != nil {
+		WHERE token_address <> $1 ORDER BY md5(token_address || owner_address) LIMIT 60`, interest); err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) < 20 {
@@ -61,7 +66,7 @@ func TestDerivedTokenState(t *testing.T) {
 			  AND (x.to_address = b.owner_address OR x.from_address = b.owner_address))) AS balances,
 		count(*) AS checked, (SELECT sum(transfer_count) FROM tokens WHERE standard = 'erc20')
 		  - (SELECT count(*) FROM token_transfers) AS transfers
-		FROM erc20_balances b`); err != nil {
+		FROM erc20_balances b WHERE b.token_address `+fromEvents); err != nil {
 		t.Fatal(err)
 	}
 	if moved.Balances != 0 || moved.Transfers != 0 || moved.Checked < 100 {
@@ -73,11 +78,12 @@ func TestDerivedTokenState(t *testing.T) {
 	var changes struct {
 		Stale, Differ, Rows int64
 	}
-	if err := d.Get(&changes, `WITH backfill AS (`+backfillQuery(t)+`) SELECT
+	if err := d.Get(&changes, `WITH backfill AS (SELECT * FROM (`+backfillQuery(t)+`) x(token_address, owner_address, block_number, balance, timestamp)
+			WHERE x.token_address `+fromEvents+`) SELECT
 		(SELECT count(*) FROM erc20_balances b WHERE b.balance IS DISTINCT FROM (SELECT c.balance FROM `+balanceChangesWithTime+`
 			WHERE c.token_address = b.token_address AND c.owner_address = b.owner_address ORDER BY c.block_number DESC LIMIT 1)) AS stale,
 		(SELECT count(*) FROM ((SELECT token_address, owner_address, block_number, balance, timestamp FROM `+balanceChangesWithTime+`
-			EXCEPT SELECT * FROM backfill) UNION ALL (SELECT * FROM backfill
+			WHERE c.token_address `+fromEvents+` EXCEPT SELECT * FROM backfill) UNION ALL (SELECT * FROM backfill
 			EXCEPT SELECT token_address, owner_address, block_number, balance, timestamp FROM `+balanceChangesWithTime+`)) x) AS differ,
 		(SELECT count(*) FROM erc20_balance_changes) AS rows
 `); err != nil {
@@ -314,7 +320,7 @@ func TestDerivedTokenState(t *testing.T) {
 		Token  db.Felt `db:"address"`
 		Supply *string `db:"total_supply"`
 	}
-	if err := d.Select(&supplies, `SELECT address, total_supply::text AS total_supply FROM tokens WHERE standard = 'erc20'`); err != nil {
+	if err := d.Select(&supplies, `SELECT address, total_supply::text AS total_supply FROM tokens WHERE standard = 'erc20' AND address <> $1`, interest); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range supplies {

@@ -479,7 +479,7 @@ var snapshotTables = []string{"blocks", "transactions", "calls", "events", "clas
 	"validators", "pools", "delegations", "stake_points", "chain_stats", "staking_overview",
 	"sender_last_blocks", "active_sender_blocks", "staking_figures", "validator_figures",
 	"staking_activity", "attestations", "validator_days", "starknet_id_names", "starknet_id_domains",
-	"key_counts", "key_marks"}
+	"key_counts", "key_marks", "balance_corrections"}
 
 // snapshotRows read a table whose rows name felts by id (db/felt_ids.go) with the felts:
 // ids depend on the order in which a run met the felts, which two runs need not share.

@@ -127,6 +127,9 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	if err := db.UpsertERC20Balances(ctx, w.tx, bals); err != nil {
 		return err
 	}
+	if err := db.InsertBalanceCorrections(ctx, w.tx, w.corrections); err != nil {
+		return err
+	}
 	items := make([]db.NFTItemRow, 0, len(w.dirtyItems))
 	for k := range w.dirtyItems {
 		items = append(items, *w.nftItems[k])

@@ -51,6 +51,13 @@ type Config struct {
 	LockID int64
 	// Figures names the contracts staking figures and prices are read from.
 	Figures FiguresConfig
+	// NoReconcile leaves ERC-20 balances as the Transfer events tell, without comparing
+	// them with the storage diffs of the state updates (reconcile.go).
+	NoReconcile bool
+	// BalanceCallsPerSecond bounds the balance_of calls made, once caught up, to read the
+	// balances that neither events nor storage show (callbalances.go); default 20, negative:
+	// none.
+	BalanceCallsPerSecond float64
 }
 
 // maxResponseBytes bounds what a node may send in answer to one batch.
@@ -67,6 +74,10 @@ type Indexer struct {
 	log     *slog.Logger
 	classes *classCache
 	lookup  *contractLookup
+	// slots reads ERC-20 balance slots back to their owners; nil with Config.NoReconcile.
+	slots *slotIndex
+	// calls reads the balances storage cannot show (callbalances.go).
+	calls *callReader
 	// tokenMeta holds the name, symbol and decimals fetched for tokens.
 	tokenMeta *tokenMetaCache
 	// figures is where chain figures come from, resolved for the node's chain at handshake.
@@ -132,9 +143,18 @@ func New(cfg Config) (*Indexer, error) {
 	}
 	node := rpc.NewClient(cfg.RPCURL, rpc.WithMaxResponseBytes(maxResponseBytes))
 	log := cfg.Logger.With("component", "indexer")
-	return &Indexer{cfg: cfg, db: cfg.DB, node: node, log: log,
+	ix := &Indexer{cfg: cfg, db: cfg.DB, node: node, log: log,
 		classes: newClassCache(), lookup: newContractLookup(node, log), tokenMeta: newTokenMetaCache(), head: -1,
-		writeTxTarget: defaultWriteTxTarget, partitions: db.Partitions{Log: log}, felts: db.NewFeltIDs()}, nil
+		writeTxTarget: defaultWriteTxTarget, partitions: db.Partitions{Log: log}, felts: db.NewFeltIDs()}
+	if !cfg.NoReconcile {
+		ix.slots = processSlots
+	}
+	rate := cfg.BalanceCallsPerSecond
+	if rate == 0 {
+		rate = defaultBalanceCallsPerSecond
+	}
+	ix.calls = newCallReader(rate)
+	return ix, nil
 }
 
 // Run indexes until ctx ends (nil), or, with StopAt set, until that block is written (nil).
@@ -318,6 +338,9 @@ func (ix *Indexer) step(ctx context.Context) (done bool, err error) {
 	}
 	if next > target && ok {
 		ix.notePreConfirmed(ctx, head, hash)
+		if err := ix.readCallBalances(ctx); err != nil {
+			ix.log.Warn("reading balances by calls failed", "err", err)
+		}
 	}
 	if ix.cfg.StopAt >= 0 && ix.head >= ix.cfg.StopAt {
 		return true, nil
@@ -506,6 +529,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	defer tx.Rollback()
 	tx.Felts = ix.felts
 	w := newBatchWriter(tx, ix.classes)
+	w.slots = ix.slots
 	w.tokenMeta = ix.tokenMeta
 	w.lookup = ix.lookup
 	w.oneByOne = ix.oneByOne
@@ -540,6 +564,8 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 		return fmt.Errorf("commit blocks %d-%d: %w", first, last, err)
 	}
 	db.ForgetNames() // names and tokens of the batch show at once where this process serves too (dev)
+	metrics.IndexerBalancesReconciled.Add(float64(w.reconciled.Compared))
+	metrics.IndexerBalancesCorrected.Add(float64(w.reconciled.Corrected))
 	ix.head = int64(last)
 	metrics.SetIndexerHeads(last, max(ix.nodeHeadSeen, last))
 	return nil

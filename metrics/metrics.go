@@ -139,6 +139,21 @@ var (
 	// IndexerBulkLoading is 1 while a bulk load has the per-block tables' secondary indexes
 	// and foreign keys dropped (API reads that need them are slow until it ends), else 0.
 	IndexerBulkLoading = gauge("indexer_bulk_loading", "1 while the indexer bulk loads with secondary indexes dropped, else 0.")
+
+	// IndexerBalancesReconciled counts the ERC-20 balances the indexer read from state diffs
+	// and compared with the balances the Transfer events give (indexer/reconcile.go).
+	IndexerBalancesReconciled = counter("indexer_balances_reconciled_total",
+		"ERC-20 balances read from the state diffs' storage and compared with the balances the Transfer events give.")
+
+	// IndexerBalancesCorrected counts those whose events disagreed with the storage: the
+	// stored value was kept and the difference recorded in balance_corrections.
+	IndexerBalancesCorrected = counter("indexer_balances_corrected_total",
+		"ERC-20 balances whose Transfer events disagreed with the chain's storage, corrected to the stored value.")
+
+	// IndexerBalanceCalls counts the balance_of calls the indexer made to read the balances
+	// storage cannot show (indexer/callbalances.go), bounded by its calls per second.
+	IndexerBalanceCalls = counter("indexer_balance_calls_total",
+		"balance_of calls the indexer made to read balances that neither events nor storage show.")
 )
 
 func init() {

@@ -116,6 +116,10 @@ func (r *tokenResolver) HoldersOverview(ctx context.Context, obj *db.Token) (*db
 	return r.HoldersOverviewNow(ctx, obj)
 }
 
+func (r *tokenResolver) CallBalance(ctx context.Context, obj *db.Token, holder db.Felt) (*db.CallBalance, error) {
+	return r.Store.CallBalance(ctx, obj.Address, holder)
+}
+
 func (r *tokenBalanceResolver) Token(ctx context.Context, obj *db.TokenBalance) (*db.Token, error) {
 	t, err := loaders.For(ctx).Token.Load(ctx, string(obj.TokenAddress))()
 	return indexedLink(t, err, "token %s of a balance", obj.TokenAddress.Padded())

@@ -55,6 +55,7 @@ type Chain struct {
 	cache   [256]*block // recently generated blocks, by number % 256
 
 	ledger  *ledger
+	slots   *slotCache
 	classes map[felt][]byte // catalogue classes, encoded once
 	rpc     *rpcserver.Server
 }
@@ -62,7 +63,7 @@ type Chain struct {
 // New creates the chain with cfg.Blocks blocks (numbers 0..Blocks-1).
 func New(cfg Config) *Chain {
 	cfg = cfg.withDefaults()
-	c := &Chain{w: &world{cfg: cfg, seed: mix64(cfg.Seed ^ 0x5eed)}, head: cfg.Blocks - 1, ledger: newLedger(),
+	c := &Chain{w: &world{cfg: cfg, seed: mix64(cfg.Seed ^ 0x5eed)}, head: cfg.Blocks - 1, ledger: newLedger(), slots: newSlotCache(),
 		classes: map[felt][]byte{}, logger: slog.New(slog.DiscardHandler)}
 	for i := 0; i < numClasses; i++ {
 		c.classes[classHash(i)] = encodeClass(i, 0)

@@ -88,7 +88,7 @@ func (w *world) classOfEntity(e entity) felt {
 		}
 	case kindAccount:
 		return classHash([]int{clsAccountOZ0, clsArgentProxy, clsAccountOZ1, clsAccountArgent1}[w.accountClass(int(e.idx))])
-	case kindERC20:
+	case kindERC20, kindOdd:
 		return classHash(clsERC20OZ)
 	case kindERC721:
 		return classHash(clsERC721)

@@ -126,8 +126,11 @@ func TestCallsAgreeWithEvents(t *testing.T) {
 		if checked > 400 {
 			break
 		}
-		checked++
 		e, _ := c.w.entityAt(mustFelt(k.token))
+		if e.kind == kindOdd {
+			continue // their events do not tell their balances (TestStorageAndOddTokens)
+		}
+		checked++
 		var got *big.Int
 		switch {
 		case k.holder == "supply" && e.kind == kindERC1155:

@@ -32,7 +32,28 @@
 //
 // starknet_call is answered from a ledger that replays the token effects of the
 // served blocks in order (built on demand, kept per block, truncated by reorgs), so
-// balances, supplies and owners agree with the events at every block.
+// balances, supplies and owners agree with the events at every block (the misbehaving
+// tokens below aside, by design).
+//
+// # Storage
+//
+// starknet_getStateUpdate writes, in storage_diffs, the ERC-20 slots each block changes,
+// with their values after it (from the same ledger): a holder's balance at
+// pedersen(sn_keccak("ERC20_balances"), holder) mod 2^251-256 (starknet/slots; the high
+// half of the u256 stays 0 and is never written) and the supply at
+// sn_keccak("ERC20_total_supply"). starknet_getStorageAt reads the same slots at any block
+// (storage.go).
+//
+// # Misbehaving tokens
+//
+// Four ERC-20s on every seed (odd.go, Chain.OddTokens) are wrong the ways real tokens are
+// wrong for an indexer that believes Transfer events: an interest-bearing one (balance_of is
+// the stored raw amount times an index that grows every block with no event), a
+// fee-on-transfer one (1% of each transfer is burned; the event says the whole amount), one
+// whose airdrop claims mint with no event (the storage diff alone shows it), and one whose
+// balances live at pedersen(sn_keccak("balances"), holder). Every account is minted each of
+// them when deployed; their transactions come after a block's ordinary traffic and draw
+// from a generator of their own.
 //
 // # What the chain holds
 //

@@ -249,13 +249,33 @@ func encodePending(dst []byte, next *block, parent felt, view int) []byte {
 	return e.b
 }
 
-func encodeStateUpdate(dst []byte, b *block) []byte {
+func encodeStateUpdate(dst []byte, b *block, diffs []storageDiff) []byte {
 	e := enc{dst}
 	e.raw(`{"block_hash":`)
 	e.felt(b.hash)
 	e.feltField("new_root", b.root)
 	e.feltField("old_root", b.oldRoot)
-	e.raw(`,"state_diff":{"storage_diffs":[],"nonces":[`)
+	e.raw(`,"state_diff":{"storage_diffs":[`)
+	for i, d := range diffs {
+		if i > 0 {
+			e.comma()
+		}
+		e.raw(`{"address":`)
+		e.felt(d.addr)
+		e.raw(`,"storage_entries":[`)
+		for j, s := range d.entries {
+			if j > 0 {
+				e.comma()
+			}
+			e.raw(`{"key":`)
+			e.felt(s.key)
+			e.raw(`,"value":`)
+			e.felt(s.value)
+			e.raw("}")
+		}
+		e.raw("]}")
+	}
+	e.raw(`],"nonces":[`)
 	for i, n := range b.nonces {
 		if i > 0 {
 			e.comma()

@@ -204,6 +204,7 @@ func (w *world) generate(n, fork, parentFork uint64) *block {
 	b.l2GasFri = 3_000_000_000 + g.rng.Uint64N(1_000_000_000)
 	if n == 0 {
 		g.genesis()
+		g.oddTraffic()
 		return b
 	}
 	if i, ok := w.deployedAccountAt(n); ok {
@@ -225,6 +226,7 @@ func (w *world) generate(n, fork, parentFork uint64) *block {
 	for i := 0; i < count; i++ {
 		g.ordinary()
 	}
+	g.oddTraffic()
 	return b
 }
 
@@ -415,6 +417,9 @@ func (g *gen) genesis() {
 	}
 	for i := 0; i < numERC20; i++ {
 		deploy(entity{kindERC20, uint32(i)})
+	}
+	for i := 0; i < numOdd; i++ {
+		deploy(oddToken(i))
 	}
 	for i := 0; i < numERC721; i++ {
 		deploy(entity{kindERC721, uint32(i)})

@@ -210,7 +210,9 @@ func (c *Chain) getStateUpdate(ctx context.Context, p json.RawMessage) (any, err
 	}
 	b := c.block(n)
 	c.mu.RUnlock()
-	return c.faulty(ctx, c.takeFault(n), encodeStateUpdate(make([]byte, 0, 4096), b), false)
+	var diffs []storageDiff
+	c.ledgerAt(n, func(l *ledger) { diffs = c.storageDiffs(l, b) })
+	return c.faulty(ctx, c.takeFault(n), encodeStateUpdate(make([]byte, 0, 4096+len(diffs)*256), b, diffs), false)
 }
 
 func (c *Chain) getClass(_ context.Context, p json.RawMessage) (any, error) {
@@ -251,6 +253,8 @@ func (w *world) deployBlock(e entity) (uint64, bool) {
 		return stakerBlock(int(e.idx)), true
 	case kindERC20:
 		return 0, e.idx < numERC20
+	case kindOdd:
+		return 0, e.idx < numOdd
 	case kindERC721:
 		return 0, e.idx < numERC721
 	case kindERC1155:
@@ -460,6 +464,31 @@ func (c *Chain) call(_ context.Context, p json.RawMessage) (any, error) {
 			}
 			return balance(balanceKey{token, holderArg(args[0]), 0}), nil
 		}
+	case e.kind == kindOdd:
+		name := [...]string{"Sim Interest", "Sim Fee On Transfer", "Sim Airdrop", "Sim Other Slot"}[e.idx]
+		symbol := [...]string{"SIMI", "SIMF", "SIMA", "SIMO"}[e.idx]
+		switch {
+		case is("name"):
+			return feltsResult(byteArray(name)), nil
+		case is("symbol"):
+			return feltsResult(byteArray(symbol)), nil
+		case is("decimals"):
+			return feltsResult([]felt{feltU(18)}), nil
+		case is("total_supply", "totalSupply", "balance_of", "balanceOf"):
+			k := balanceKey{token, zeroHolder, 0}
+			if !is("total_supply", "totalSupply") {
+				if err := need(1); err != nil {
+					return nil, err
+				}
+				k.holder = holderArg(args[0])
+			}
+			var v u128
+			c.ledgerAt(n, func(l *ledger) { v = l.balance(k, n) })
+			if e.idx == oddInterest {
+				v = interestBalance(v, n)
+			}
+			return u256Result(v), nil
+		}
 	case e.kind == kindERC721:
 		switch {
 		case is("name"):
@@ -540,6 +569,9 @@ func (c *Chain) getStorageAt(_ context.Context, p json.RawMessage) (any, error) 
 		return nil, rpcserver.InvalidParams("key: %v", err)
 	}
 	key, _ := parseFelt(canonical)
+	if v, ok := c.tokenStorage(e, key, n); ok {
+		return v.String(), nil
+	}
 	return c.w.storageAt(e, key, n).String(), nil
 }
 

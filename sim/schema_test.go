@@ -96,7 +96,9 @@ func TestBlocksMatchSpec(t *testing.T) {
 					validate(t, s["BLOCK_WITH_TXS"], "block with txs", encodeBlock(nil, b, status, viewTxs))
 					validate(t, s["BLOCK_WITH_TX_HASHES"], "block with hashes", encodeBlock(nil, b, status, viewHashes))
 				}
-				validate(t, s["STATE_UPDATE"], "state update", encodeStateUpdate(nil, b))
+				var diffs []storageDiff
+				c.ledgerAt(n, func(l *ledger) { diffs = c.storageDiffs(l, b) })
+				validate(t, s["STATE_UPDATE"], "state update", encodeStateUpdate(nil, b, diffs))
 			}
 		}()
 	}

@@ -76,6 +76,7 @@ const (
 	kindERC1155 = 4
 	kindPool    = 5 // delegation pools: index s is staker s's STRK pool, numStakers+s its WBTC pool
 	kindDapp    = 6 // contracts of the classes declared over time, deployed through the UDC
+	kindOdd     = 7 // the misbehaving ERC-20s (odd.go)
 )
 
 // Fixed entities (kindFixed), with mainnet addresses where mainnet has them.
@@ -179,7 +180,7 @@ func (w *world) entityAt(a felt) (entity, bool) {
 	}
 	low := (a[3] ^ w.lowMask()) & (1<<40 - 1)
 	e := entity{uint8(low >> 32), uint32(low)}
-	if e.kind == kindFixed || e.kind > kindDapp || w.addr(e) != a {
+	if e.kind == kindFixed || e.kind > kindOdd || w.addr(e) != a {
 		return entity{}, false
 	}
 	return e, true
