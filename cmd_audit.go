@@ -62,7 +62,7 @@ func auditCommand(ctx context.Context, log *slog.Logger, args []string, out io.W
 			o.Skip = append(o.Skip, v)
 		}
 	}
-	conn, err := openDatabaseURL(ctx)
+	conn, err := openDatabaseURL(ctx, os.Getenv("DATABASE_URL"))
 	if err != nil {
 		return err
 	}

@@ -100,10 +100,10 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	instrument(writes)
 
 	// Answers kept until the data changes: the version follows the primary's notices, and
-	// moves once the database the API reads has it.
+	// moves once the database the API reads has the change.
 	var answers *answercache.Cache
 	if sf.answerCacheMB > 0 {
-		follower := answercache.NewFollower(readConn, log)
+		follower := answercache.NewFollower(conn, readConn, log)
 		// A name another process wrote (a label reload, the indexer's .stark names) is read
 		// again with the new version, not kept from the names cache for its TTL.
 		follower.OnAdvance = db.ForgetNames

@@ -3,7 +3,6 @@ package answercache
 import (
 	"context"
 	"log/slog"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -14,29 +13,32 @@ import (
 	"github.com/starkgraph/starkgraph/metrics"
 )
 
-// A Follower knows the data version this process answers at. It LISTENs for the versions
-// writing transactions announce (db.DataChannel) on the primary, and moves to one only once
-// the database the API reads has it: a replica may replay a transaction after the primary
-// announced it, and an answer computed before then must not be kept as that version's.
-// It also reads the version every PollEvery, so a lost notice costs at most that long.
+// A Follower knows the data version this process answers at: the number of data changes it
+// heard of. Writing transactions announce on db.DataChannel when they commit; the Follower
+// LISTENs on the primary and moves to the next version once the database the API reads has
+// the change: a replica replays a commit after the primary announced it, and an answer
+// computed before then must not be kept as the new version's. A lost connection may have
+// lost notices, so a reconnect moves the version too; without notices at all (the LISTEN
+// refused) the version moves every PollEvery, and answers are kept that long at most.
 type Follower struct {
-	read  *sqlx.DB
-	log   *slog.Logger
-	data  atomic.Int64
-	epoch atomic.Int64
-	// PollEvery is how often the version is read whatever the notices (default 1 s).
+	primary, read *sqlx.DB
+	log           *slog.Logger
+	data          atomic.Int64
+	epoch         atomic.Int64
+	// PollEvery is how often the version moves when no notices can be heard (default 1 s).
 	PollEvery time.Duration
-	// OnAdvance, when set, runs each time the version moves, before answers are kept for
-	// the new one (serve forgets the names it holds: db.ForgetNames).
+	// OnAdvance, when set, runs each time the version moves, just before (serve forgets
+	// the names it holds: db.ForgetNames).
 	OnAdvance func()
 }
 
-// NewFollower follows the data version of the database read reads.
-func NewFollower(read *sqlx.DB, log *slog.Logger) *Follower {
+// NewFollower follows the data changes of the database read reads, announced on primary
+// (the same database when the API reads the primary).
+func NewFollower(primary, read *sqlx.DB, log *slog.Logger) *Follower {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Follower{read: read, log: log, PollEvery: time.Second}
+	return &Follower{primary: primary, read: read, log: log, PollEvery: time.Second}
 }
 
 // Current is the version answers are kept for now.
@@ -48,34 +50,15 @@ func (f *Follower) Current() Version {
 // database (a setting reloaded in this process).
 func (f *Follower) Invalidate() { f.epoch.Add(1) }
 
-// Refresh reads the version of the database the API reads, and moves to it if newer.
-func (f *Follower) Refresh(ctx context.Context) (int64, error) {
-	v, err := db.DataVersion(ctx, f.read)
-	if err != nil {
-		return 0, err
+func (f *Follower) advance() {
+	if f.OnAdvance != nil {
+		f.OnAdvance() // before: no answer of the new version is computed without it
 	}
-	f.advance(v)
-	return v, nil
-}
-
-func (f *Follower) advance(v int64) {
-	for {
-		cur := f.data.Load()
-		if v <= cur {
-			return
-		}
-		if f.OnAdvance != nil {
-			f.OnAdvance() // before: no answer of the new version is computed without it
-		}
-		if f.data.CompareAndSwap(cur, v) {
-			metrics.DataVersion.Set(float64(v))
-			return
-		}
-	}
+	metrics.DataVersion.Set(float64(f.data.Add(1)))
 }
 
 // Run follows the announcements on dsn (the primary: a standby cannot LISTEN) until ctx
-// ends. Without them (the LISTEN refused), it follows by reading every PollEvery.
+// ends.
 func (f *Follower) Run(ctx context.Context, dsn string) {
 	listener := pq.NewListener(dsn, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
 		if err != nil {
@@ -83,45 +66,49 @@ func (f *Follower) Run(ctx context.Context, dsn string) {
 		}
 	})
 	defer listener.Close()
-	notices := listener.Notify
+	var blind <-chan time.Time
 	if err := listener.Listen(db.DataChannel); err != nil {
-		f.log.Warn("answer cache: no notices of the data version; reading it every "+f.PollEvery.String(), "err", err)
-		notices = nil
+		f.log.Warn("answer cache: no notices of data changes; answers are kept for "+f.PollEvery.String()+" at most", "err", err)
+		tick := time.NewTicker(f.PollEvery)
+		defer tick.Stop()
+		blind = tick.C
 	}
-	if _, err := f.Refresh(ctx); err != nil {
-		f.log.Warn("answer cache: reading the data version", "err", err)
+	replica := false
+	if f.read != nil && f.read != f.primary {
+		if err := f.read.GetContext(ctx, &replica, `SELECT pg_is_in_recovery()`); err != nil {
+			f.log.Warn("answer cache: asking whether reads go to a replica", "err", err)
+			replica = true // then wait for it: the safe side
+		}
 	}
-	poll := time.NewTicker(f.PollEvery)
-	defer poll.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-poll.C:
-			if _, err := f.Refresh(ctx); err != nil && ctx.Err() == nil {
-				f.log.Warn("answer cache: reading the data version", "err", err)
+		case <-blind:
+			f.advance()
+		case <-time.After(time.Minute):
+			go listener.Ping() // finds a dead connection sooner than TCP would
+		case n := <-listener.Notify:
+			// n is nil after a reconnect: notices may have been lost meanwhile.
+			if n != nil && replica {
+				f.awaitReplay(ctx)
 			}
-		case n := <-notices:
-			if n == nil { // reconnected: notices may have been lost
-				_, _ = f.Refresh(ctx)
-				continue
-			}
-			announced, err := strconv.ParseInt(n.Extra, 10, 64)
-			if err != nil {
-				continue
-			}
-			f.await(ctx, announced)
+			f.advance()
 		}
 	}
 }
 
-// await moves to the announced version once the database the API reads has it (at once on
-// the primary), reading it again every few milliseconds for up to two seconds; the poll
-// takes over after that.
-func (f *Follower) await(ctx context.Context, announced int64) {
+// awaitReplay waits until the replica has replayed the primary's WAL as it stands now (past
+// the commit just announced), reading again every few milliseconds for up to two seconds.
+func (f *Follower) awaitReplay(ctx context.Context) {
+	var lsn string
+	if err := f.primary.GetContext(ctx, &lsn, `SELECT pg_current_wal_lsn()::text`); err != nil {
+		return
+	}
 	for wait := 2 * time.Millisecond; wait < 2*time.Second; wait *= 2 {
-		v, err := f.Refresh(ctx)
-		if err != nil || v >= announced {
+		var done bool
+		err := f.read.GetContext(ctx, &done, `SELECT coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, true)`, lsn)
+		if err != nil || done {
 			return
 		}
 		select {

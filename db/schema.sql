@@ -31,6 +31,25 @@ CREATE TYPE public.tx_finality_status AS ENUM (
 );
 
 --
+-- Name: announce_data_change(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.announce_data_change() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    PERFORM pg_notify('starkgraph_data', '');
+    RETURN NULL;
+END
+$$;
+
+--
+-- Name: FUNCTION announce_data_change(); Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON FUNCTION public.announce_data_change() IS 'statement trigger of every table the APIs read: announces on starkgraph_data, at commit, that what answers show changed (answercache)';
+
+--
 -- Name: blocks_txs_before(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -41,25 +60,6 @@ BEGIN
     NEW.txs_before := coalesce((SELECT txs_before + tx_count FROM blocks WHERE number = NEW.number - 1), 0);
     RETURN NEW;
 END $$;
-
---
--- Name: bump_data_version(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.bump_data_version() RETURNS trigger
-    LANGUAGE plpgsql
-    AS $$
-DECLARE
-    bumped bigint;
-BEGIN
-    IF current_setting('starkgraph.data_version_bumped', true) IS DISTINCT FROM txid_current()::text THEN
-        UPDATE data_version SET v = v + 1 WHERE id = 1 RETURNING v INTO bumped;
-        PERFORM pg_notify('starkgraph_data', bumped::text);
-        PERFORM set_config('starkgraph.data_version_bumped', txid_current()::text, true);
-    END IF;
-    RETURN NULL;
-END
-$$;
 
 --
 -- Name: contracts_rank(); Type: FUNCTION; Schema: public; Owner: -
@@ -749,6 +749,18 @@ CREATE TABLE public.attestations (
 COMMENT ON TABLE public.attestations IS 'one StakerAttestationSuccessful event of a validator. Written by the indexer (per-block rows).';
 
 --
+-- Name: balance_corrections; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.balance_corrections (
+    token_address bytea NOT NULL,
+    owner_address bytea NOT NULL,
+    block_number bigint NOT NULL,
+    event_balance numeric(78,0) NOT NULL,
+    stored_balance numeric(78,0) NOT NULL
+);
+
+--
 -- Name: block_partitioning; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -801,6 +813,17 @@ CREATE TABLE public.blocks (
 --
 
 COMMENT ON TABLE public.blocks IS 'one block of the canonical chain, with its counts and fee sums. Written by the indexer; status moves to ACCEPTED_ON_L1 in place (write_state.go); a reorg deletes the blocks above its fork point, and every per-block row with them.';
+
+--
+-- Name: call_balances; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.call_balances (
+    token_address bytea NOT NULL,
+    owner_address bytea NOT NULL,
+    balance numeric(78,0) NOT NULL,
+    read_block bigint NOT NULL
+);
 
 --
 -- Name: calls; Type: TABLE; Schema: public; Owner: -
@@ -967,22 +990,6 @@ CREATE TABLE public.contracts (
 --
 
 COMMENT ON TABLE public.contracts IS 'one deployed contract: its class, type and nonce, where it was deployed. Written by the indexer, in place (journaled); a class replacement updates class_hash.';
-
---
--- Name: data_version; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.data_version (
-    id smallint DEFAULT 1 NOT NULL,
-    v bigint NOT NULL,
-    CONSTRAINT data_version_id_check CHECK ((id = 1))
-);
-
---
--- Name: TABLE data_version; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.data_version IS 'the one row holding the data version: advanced once by every transaction that writes a table the APIs read (bump_data_version), followed by the answer cache';
 
 --
 -- Name: deferred_constraints; Type: TABLE; Schema: public; Owner: -
@@ -1885,7 +1892,9 @@ CREATE TABLE public.tokens (
     usd_price double precision,
     market_cap_usd double precision,
     logo_url text,
-    first_block bigint
+    first_block bigint,
+    balances_source text DEFAULT 'events'::text NOT NULL,
+    storage_checked_block bigint
 );
 
 --
@@ -2310,6 +2319,13 @@ ALTER TABLE ONLY public.attestations
     ADD CONSTRAINT attestations_pkey PRIMARY KEY (block_number, tx_index, event_index);
 
 --
+-- Name: balance_corrections balance_corrections_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.balance_corrections
+    ADD CONSTRAINT balance_corrections_pkey PRIMARY KEY (token_address, owner_address, block_number);
+
+--
 -- Name: block_partitioning block_partitioning_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2329,6 +2345,13 @@ ALTER TABLE ONLY public.blocks
 
 ALTER TABLE ONLY public.blocks
     ADD CONSTRAINT blocks_pkey PRIMARY KEY (number);
+
+--
+-- Name: call_balances call_balances_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.call_balances
+    ADD CONSTRAINT call_balances_pkey PRIMARY KEY (token_address, owner_address);
 
 --
 -- Name: calls calls_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2364,13 +2387,6 @@ ALTER TABLE ONLY public.classes
 
 ALTER TABLE ONLY public.contracts
     ADD CONSTRAINT contracts_pkey PRIMARY KEY (address);
-
---
--- Name: data_version data_version_pkey; Type: CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.data_version
-    ADD CONSTRAINT data_version_pkey PRIMARY KEY (id);
 
 --
 -- Name: deferred_constraints deferred_constraints_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2730,6 +2746,18 @@ CREATE INDEX attestations_staker ON public.attestations USING btree (staker_addr
 COMMENT ON INDEX public.attestations_staker IS 'a validator''s attestations, newest first';
 
 --
+-- Name: balance_corrections_block; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX balance_corrections_block ON public.balance_corrections USING btree (block_number);
+
+--
+-- Name: INDEX balance_corrections_block; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON INDEX public.balance_corrections_block IS 'UndoAbove: DELETE FROM balance_corrections WHERE block_number > $1; the newest corrections first';
+
+--
 -- Name: blocks_accepted_on_l2; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2764,6 +2792,18 @@ CREATE INDEX blocks_txs_before ON public.blocks USING btree (txs_before, number)
 --
 
 COMMENT ON INDEX public.blocks_txs_before IS 'the block holding the n-th transaction: /beta/txns pages by position (read_chain.go)';
+
+--
+-- Name: call_balances_block; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX call_balances_block ON public.call_balances USING btree (read_block);
+
+--
+-- Name: INDEX call_balances_block; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON INDEX public.call_balances_block IS 'UndoAbove: DELETE FROM call_balances WHERE read_block > $1';
 
 --
 -- Name: INDEX calls_pkey; Type: COMMENT; Schema: public; Owner: -
@@ -3564,6 +3604,318 @@ ALTER INDEX public.transactions_hash ATTACH PARTITION public.transactions_0_subs
 ALTER INDEX public.transactions_type ATTACH PARTITION public.transactions_0_type_block_number_tx_index_idx;
 
 --
+-- Name: active_sender_blocks announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.active_sender_blocks FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: activity_stats announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.activity_stats FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: aliases announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.aliases FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: attestations announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.attestations FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: balance_corrections announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.balance_corrections FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: block_partitioning announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.block_partitioning FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: blocks announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.blocks FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: call_balances announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.call_balances FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: calls announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.calls FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: chain_stats announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.chain_stats FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: classes announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.classes FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: contracts announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.contracts FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: deferred_constraints announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.deferred_constraints FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: delegations announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.delegations FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: erc20_balance_changes announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.erc20_balance_changes FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: erc20_balances announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.erc20_balances FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: events announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.events FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: felt_ids announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.felt_ids FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: holders_snapshots announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.holders_snapshots FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: indexer_state announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.indexer_state FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: key_counts announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.key_counts FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: key_marks announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.key_marks FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: l1_messages announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.l1_messages FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: l1_state announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.l1_state FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: list_counts announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.list_counts FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: messages announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.messages FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: meta_transactions announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.meta_transactions FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: nft_balances announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_balances FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: nft_events announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_events FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: nft_holders announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_holders FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: nft_items announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_items FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: nft_metadata_requests announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_metadata_requests FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: pools announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.pools FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: rank_spans announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.rank_spans FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: sender_last_blocks announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.sender_last_blocks FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: stake_points announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.stake_points FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: staking_activity announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.staking_activity FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: staking_figures announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.staking_figures FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: staking_overview announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.staking_overview FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: starknet_id_domains announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.starknet_id_domains FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: starknet_id_names announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.starknet_id_names FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: token_prices announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.token_prices FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: token_transfers announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.token_transfers FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: tokens announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.tokens FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: transactions announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.transactions FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: undo_rows announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.undo_rows FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: validator_days announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.validator_days FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: validator_figures announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.validator_figures FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: validators announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.validators FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: verification_job_log announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.verification_job_log FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: verification_jobs announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.verification_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
+-- Name: verified_classes announce_data_change; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.verified_classes FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
+
+--
 -- Name: blocks blocks_txs_before; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -3586,306 +3938,6 @@ CREATE TRIGGER contracts_rank_ins AFTER INSERT ON public.contracts REFERENCING N
 --
 
 CREATE TRIGGER contracts_rank_upd AFTER UPDATE ON public.contracts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.contracts_rank();
-
---
--- Name: active_sender_blocks data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.active_sender_blocks FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: activity_stats data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.activity_stats FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: aliases data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.aliases FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: attestations data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.attestations FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: block_partitioning data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.block_partitioning FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: blocks data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.blocks FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: calls data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.calls FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: chain_stats data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.chain_stats FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: classes data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.classes FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: contracts data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.contracts FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: deferred_constraints data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.deferred_constraints FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: delegations data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.delegations FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: erc20_balance_changes data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.erc20_balance_changes FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: erc20_balances data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.erc20_balances FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: events data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.events FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: felt_ids data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.felt_ids FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: holders_snapshots data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.holders_snapshots FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: indexer_state data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.indexer_state FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: key_counts data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.key_counts FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: key_marks data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.key_marks FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: l1_messages data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.l1_messages FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: l1_state data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.l1_state FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: list_counts data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.list_counts FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: messages data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.messages FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: meta_transactions data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.meta_transactions FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: nft_balances data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_balances FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: nft_events data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_events FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: nft_holders data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_holders FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: nft_items data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_items FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: nft_metadata_requests data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.nft_metadata_requests FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: pools data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.pools FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: rank_spans data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.rank_spans FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: sender_last_blocks data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.sender_last_blocks FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: stake_points data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.stake_points FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: staking_activity data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.staking_activity FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: staking_figures data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.staking_figures FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: staking_overview data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.staking_overview FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: starknet_id_domains data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.starknet_id_domains FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: starknet_id_names data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.starknet_id_names FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: token_prices data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.token_prices FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: token_transfers data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.token_transfers FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: tokens data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.tokens FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: transactions data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.transactions FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: undo_rows data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.undo_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: validator_days data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.validator_days FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: validator_figures data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.validator_figures FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: validators data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.validators FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: verification_job_log data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.verification_job_log FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: verification_jobs data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.verification_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
-
---
--- Name: verified_classes data_version_bump; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER data_version_bump AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.verified_classes FOR EACH STATEMENT EXECUTE FUNCTION public.bump_data_version();
 
 --
 -- Name: erc20_balances erc20_balances_rank_del; Type: TRIGGER; Schema: public; Owner: -

@@ -18,7 +18,7 @@ var notIndexedTables = map[string]string{
 	"indexer_state":         "the head itself: the indexer sets it with every batch, a reorg to the fork point",
 	"block_partitioning":    "a setting of the operator's, read when partitions are made",
 	"undo_rows":             "the undo journal itself",
-	"data_version":          "a counter every writing transaction advances (migration 00058): a reorg advances it again",
+	"call_balances":         "balances read with balance_of by the indexer between polls, not from blocks; a reorg deletes the reads above its fork (db/balance_corrections.go)",
 	"deferred_constraints":  "a bulk load's own bookkeeping, empty outside one",
 	"felt_ids":              "a dictionary that only grows: ids are never undone, an orphaned block's felts keep theirs",
 	"token_prices":          "keyed by block, removed by the cascade from blocks on a reorg; a few rows, not bulk loaded; the prices come from the oracle the fixtures do not hold",
