@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -13,9 +14,11 @@ import (
 	"github.com/starkgraph/starkgraph/db/dbtest"
 )
 
-// serve keeps names for --names-cache-ttl (30 s by default): a label changed behind its
-// back (by another process) is not seen at once, and /metrics counts the hits and misses;
-// with --names-cache-ttl 0 every request reads the names.
+// serve keeps names for --names-cache-ttl (30 s by default). Without the answer cache, a
+// label changed behind its back (by another process) is not seen at once, and /metrics
+// counts the hits and misses; with it (the default), the change's notice makes serve forget
+// the names it holds, so the next answer names the new label; with --names-cache-ttl 0
+// every request reads the names.
 func TestServeCachesNames(t *testing.T) {
 	dbURL := dbtest.NewURL(t)
 	conn, err := sqlx.Open("postgres", dbURL)
@@ -52,7 +55,7 @@ func TestServeCachesNames(t *testing.T) {
 		return n
 	}
 
-	cached := startServe(t, dbURL)
+	cached := startServe(t, dbURL, "--answer-cache-mb", "0")
 	if got := alias(cached.base()); got != "Before" {
 		t.Fatalf("alias %q, want Before", got)
 	}
@@ -64,6 +67,24 @@ func TestServeCachesNames(t *testing.T) {
 		t.Errorf("%d hits and %d misses counted, want some of each", hits, misses)
 	}
 	cached.stop(t)
+
+	dbtest.Exec(t, conn, `UPDATE aliases SET name = 'Before' WHERE address = $1`, class)
+	following := startServe(t, dbURL)
+	if got := alias(following.base()); got != "Before" {
+		t.Fatalf("with the answer cache: alias %q, want Before", got)
+	}
+	dbtest.Exec(t, conn, `UPDATE aliases SET name = 'After' WHERE address = $1`, class)
+	got := ""
+	for range 100 { // the notice arrives within milliseconds
+		if got = alias(following.base()); got == "After" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got != "After" {
+		t.Errorf("with the answer cache, after the label changed: alias %q, want After", got)
+	}
+	following.stop(t)
 
 	uncached := startServe(t, dbURL, "--names-cache-ttl", "0")
 	if got := alias(uncached.base()); got != "After" {
