@@ -103,7 +103,7 @@ var (
 	// AnswerCacheEvictions counts answers pushed out of the answer cache by its byte cap.
 	AnswerCacheEvictions = counter("answer_cache_evictions_total", "Answers pushed out of the answer cache by its byte cap.")
 	// DataVersion is the data version this process serves answers at (db.DataChannel).
-	DataVersion = gauge("data_version", "The data version the API answers at: advanced by every transaction that writes what answers show.")
+	DataVersion = gauge("data_version", "The data version the API answers at: the data changes it heard announced (db.DataChannel).")
 
 	// NamesLookups counts the addresses and classes the API named, by where the name (or
 	// its absence) came from: "hit" (the names cache, --names-cache-ttl) or "miss" (SQL).
