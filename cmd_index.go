@@ -31,6 +31,7 @@ type indexConfig struct {
 	figures     indexer.FiguresConfig
 	nftMeta     nftMetaFlags
 	labels      labelFlags
+	balances    balanceFlags
 }
 
 func (c *indexConfig) register(fs *flag.FlagSet) {
@@ -47,6 +48,7 @@ func (c *indexConfig) register(fs *flag.FlagSet) {
 	registerFigureFlags(fs, &c.figures)
 	c.nftMeta.register(fs)
 	c.labels.register(fs)
+	c.balances.register(fs)
 }
 
 func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
@@ -85,11 +87,13 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer conn.Close()
-	ix, err := indexer.New(indexer.Config{
+	cfg := indexer.Config{
 		RPCURL: c.rpcURL, DB: conn, FromBlock: c.from, StopAt: c.stopAt, MaxReorgDepth: c.maxReorg,
 		Concurrency: c.concurrency, BatchSize: c.batch, BulkLoadMinBlocks: c.bulkFrom, Logger: log, Figures: c.figures,
 		Progress: term.IsTerminal(int(os.Stderr.Fd())),
-	})
+	}
+	c.balances.apply(&cfg)
+	ix, err := indexer.New(cfg)
 	if err != nil {
 		return err
 	}

@@ -34,12 +34,13 @@ const analyticsInterval = time.Minute
 // chainFlags choose where `dev` takes its chain from: the simulated node by default, or a
 // real node with --rpc.
 type chainFlags struct {
-	rpc     string
-	sim     sim.Config
-	l1      l1Flags
-	figures indexer.FiguresConfig
-	nftMeta nftMetaFlags
-	labels  labelFlags // set by dev: the label loader runs beside the indexer
+	rpc      string
+	sim      sim.Config
+	l1       l1Flags
+	figures  indexer.FiguresConfig
+	nftMeta  nftMetaFlags
+	labels   labelFlags // set by dev: the label loader runs beside the indexer
+	balances balanceFlags
 }
 
 // nftMetaFlags configure the NFT metadata fetcher that `index` and `dev` run beside the
@@ -59,6 +60,26 @@ func (f nftMetaFlags) start(ctx context.Context, log *slog.Logger, conn *sqlx.DB
 	fetcher := nftmeta.New(nftmeta.Config{DB: conn, RPCURL: rpcURL, Gateway: f.gateway, AllowPrivate: f.allowPrivate,
 		Logger: log.With("component", "nftmeta")})
 	go fetcher.Run(ctx)
+}
+
+// balanceFlags say how the indexer checks ERC-20 balances against the chain (docs/indexer.md).
+type balanceFlags struct {
+	reconcile bool
+	calls     float64
+}
+
+func (f *balanceFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.reconcile, "reconcile-balances", true, "compare each block's ERC-20 balances with the storage diffs of its state update, the chain's value winning (false: balances as the Transfer events tell)")
+	fs.Float64Var(&f.calls, "balance-calls-per-second", 20, "the most balance_of calls a second, once caught up, reading the balances neither events nor storage show (negative: none)")
+}
+
+// apply sets f in cfg.
+func (f balanceFlags) apply(cfg *indexer.Config) {
+	cfg.NoReconcile = !f.reconcile
+	cfg.BalanceCallsPerSecond = f.calls
+	if f.calls == 0 {
+		cfg.BalanceCallsPerSecond = -1 // 0 means the default to the indexer
+	}
 }
 
 // registerFigureFlags adds the flags naming where `index` and `dev` read staking figures
@@ -136,6 +157,7 @@ func (c *chainFlags) register(fs *flag.FlagSet) {
 	c.l1.register(fs)
 	registerFigureFlags(fs, &c.figures)
 	c.nftMeta.register(fs)
+	c.balances.register(fs)
 }
 
 // followChain runs the simulated node (unless --rpc names a real one) and the indexer for
@@ -164,7 +186,9 @@ func followChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, c chainFl
 		}
 		log.Info("simulated Starknet node", "url", url, "seed", c.sim.Seed, "block_time", c.sim.BlockTime, "l1_url", c.l1.rpc)
 	}
-	ix, err := indexer.New(indexer.Config{RPCURL: url, DB: conn, StopAt: -1, Logger: log, Figures: c.figures})
+	cfg := indexer.Config{RPCURL: url, DB: conn, StopAt: -1, Logger: log, Figures: c.figures}
+	c.balances.apply(&cfg)
+	ix, err := indexer.New(cfg)
 	if err != nil {
 		return err
 	}
