@@ -82,10 +82,19 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	// The service and its raw SQL are measured with the same collector setting: no idle
 	// release between them unless asked for.
-	idleRelease := false
-	fs.Visit(func(f *flag.Flag) { idleRelease = idleRelease || f.Name == "idle-release" })
+	idleRelease, answerCache := false, false
+	fs.Visit(func(f *flag.Flag) {
+		idleRelease = idleRelease || f.Name == "idle-release"
+		answerCache = answerCache || f.Name == "answer-cache-mb"
+	})
 	if !idleRelease {
 		c.server.idleRelease = 0
+	}
+	// The bench's chain stands still, so with the answer cache every request after the first
+	// would be a hit: the service is measured computing its answers, against its raw SQL,
+	// unless --answer-cache-mb is given.
+	if !answerCache {
+		c.server.answerCacheMB = 0
 	}
 
 	if err := checkDataDir(c.dataDir, c.databaseURL); err != nil {
