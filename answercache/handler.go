@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/starkgraph/starkgraph/internal/etag"
 	"github.com/starkgraph/starkgraph/metrics"
 )
 
@@ -196,16 +196,16 @@ func serve(w http.ResponseWriter, r *http.Request, a *answer, result string) {
 	for k, vs := range a.header {
 		h[k] = append([]string(nil), vs...)
 	}
-	etag := h.Get("ETag")
-	if etag == "" && a.status == http.StatusOK {
-		etag = `W/"` + strconv.FormatUint(xxhash.Sum64(a.body), 16) + `"`
-		h.Set("ETag", etag)
+	tag := h.Get("ETag")
+	if tag == "" && a.status == http.StatusOK {
+		tag = etag.Of(a.body)
+		h.Set("ETag", tag)
 		if h.Get("Cache-Control") == "" {
 			h.Set("Cache-Control", "no-cache")
 		}
 	}
 	h.Set(Header, result)
-	if a.status == http.StatusOK && etagMatches(r.Header.Get("If-None-Match"), etag) {
+	if a.status == http.StatusOK && etag.Matches(r.Header.Get("If-None-Match"), tag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -214,21 +214,6 @@ func serve(w http.ResponseWriter, r *http.Request, a *answer, result string) {
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(a.body)
 	}
-}
-
-// etagMatches is If-None-Match's weak comparison (RFC 9110, 13.1.2).
-func etagMatches(header, etag string) bool {
-	if header == "" || etag == "" {
-		return false
-	}
-	want := strings.TrimPrefix(etag, "W/")
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimSpace(t)
-		if t == "*" || strings.TrimPrefix(t, "W/") == want {
-			return true
-		}
-	}
-	return false
 }
 
 // recorder keeps what a handler writes.

@@ -3,11 +3,10 @@ package rest
 import (
 	"bytes"
 	"net/http"
-	"strconv"
-	"strings"
 
-	"github.com/cespare/xxhash/v2"
 	json "github.com/goccy/go-json"
+
+	"github.com/starkgraph/starkgraph/internal/etag"
 )
 
 // final marks a response body as being about finalized data (Accepted on L1 blocks and
@@ -35,12 +34,10 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	if status == http.StatusOK {
-		// A weak validator is only compared with the client's copy of the same URL, so a
-		// 64-bit non-cryptographic hash does (SHA-256 was 3% of /beta/txns' CPU).
-		etag := `W/"` + strconv.FormatUint(xxhash.Sum64(body), 16) + `"`
-		h.Set("ETag", etag)
+		tag := etag.Of(body)
+		h.Set("ETag", tag)
 		h.Set("Cache-Control", cache)
-		if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		if etag.Matches(r.Header.Get("If-None-Match"), tag) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
@@ -65,19 +62,4 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// etagMatches implements the weak comparison of If-None-Match (RFC 9110, 13.1.2).
-func etagMatches(header, etag string) bool {
-	if header == "" {
-		return false
-	}
-	want := strings.TrimPrefix(etag, "W/")
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimSpace(t)
-		if t == "*" || strings.TrimPrefix(t, "W/") == want {
-			return true
-		}
-	}
-	return false
 }
