@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -135,7 +134,7 @@ func (c *Cache) key(r *http.Request) (string, bool) {
 		if strings.HasPrefix(r.URL.Path, "/graphql") && mutates(q.Get("query")) {
 			return "", false
 		}
-		return "GET " + r.URL.Path + "?" + sortedQuery(q), true
+		return "GET " + r.URL.Path + "?" + q.Encode(), true // Encode sorts by name
 	case http.MethodPost:
 		if !strings.HasPrefix(r.URL.Path, "/graphql") || r.ContentLength > c.opts.MaxRequestBody {
 			return "", false
@@ -156,8 +155,6 @@ func (c *Cache) key(r *http.Request) (string, bool) {
 func mutates(doc string) bool {
 	return strings.Contains(doc, "mutation") || strings.Contains(doc, "subscription")
 }
-
-func sortedQuery(q url.Values) string { return q.Encode() } // Encode sorts by key
 
 // compute runs next for r as it would answer a client that holds nothing and takes no
 // compression: the answer kept is the plain one, for every client. It runs on a context

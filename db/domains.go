@@ -64,12 +64,3 @@ func (d Domain) Check(v int64) (int64, error) {
 	}
 	return v, nil
 }
-
-// Clamp is v read in a saturating domain, for a value already checked (or nil).
-func (d Domain) Clamp(v *int64) *int64 {
-	if v == nil || *v <= d.Max {
-		return v
-	}
-	m := d.Max
-	return &m
-}

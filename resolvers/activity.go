@@ -16,7 +16,7 @@ func txFilterOf(filter *model.TransactionFilter) db.TxFilter {
 		if filter.Type != nil {
 			f.Type = *filter.Type
 		}
-		f.FromBlock, f.ToBlock = blockBound(filter.FromBlock), blockBound(filter.ToBlock)
+		f.FromBlock, f.ToBlock = int64Of(filter.FromBlock), int64Of(filter.ToBlock)
 	}
 	return f
 }

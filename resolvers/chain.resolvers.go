@@ -155,7 +155,7 @@ func (r *queryResolver) Events(ctx context.Context, first *int, after *string, f
 	f := db.EventsFilter{}
 	if filter != nil {
 		f.From, f.Key = filter.FromAddress, filter.Key
-		f.FromBlock, f.ToBlock = blockBound(filter.FromBlock), blockBound(filter.ToBlock)
+		f.FromBlock, f.ToBlock = int64Of(filter.FromBlock), int64Of(filter.ToBlock)
 	}
 	pg, err := fetchPage(ctx, first, after, listSpec[*db.Event]{
 		name: "events", keyWidth: 3,

@@ -74,8 +74,3 @@ func argumentName(ctx context.Context) string {
 	}
 	return out
 }
-
-// blockBound is a block bound of a filter as the store takes it: its callers outside
-// GraphQL (REST) bring values their own parameters checked, and every caller's bound above
-// the block numbers' domain reads as its largest, never as a value its columns refuse.
-func blockBound(v *int) *int64 { return db.BlockNumbers.Clamp(int64Of(v)) }

@@ -60,7 +60,6 @@ func transferFilter(token, wallet db.Felt, in *model.TransferFilter, order *mode
 		v := int64(*b.in)
 		*b.out = &v
 	}
-	f.FromBlock, f.ToBlock = db.BlockNumbers.Clamp(f.FromBlock), db.BlockNumbers.Clamp(f.ToBlock)
 	if f.FromBlock != nil && f.ToBlock != nil && *f.FromBlock > *f.ToBlock {
 		return f, false, badInput("filter.fromBlock", "must not be above filter.toBlock")
 	}
