@@ -39,6 +39,7 @@ type benchConfig struct {
 	only         string
 	postgraphile string
 	indexTxs     int
+	projectTxs   int64
 	hotKeys      bool
 	lists        bool
 	cpuProfile   string
@@ -55,6 +56,7 @@ func (c *benchConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.only, "only", "", "run only the workloads whose name contains this text (e.g. stats)")
 	fs.StringVar(&c.postgraphile, "postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (docs/performance.md)")
 	fs.IntVar(&c.indexTxs, "index-txs", 300_000, "transactions indexed from scratch, once per indexing mode, to time the indexer (0: skip), into a database bench_indexing made beside the bench's")
+	fs.Int64Var(&c.projectTxs, "project-txs", 500_000_000, "when the run builds its database, project a first sync of this many transactions from the catch-up's curve")
 	fs.BoolVar(&c.hotKeys, "hot-keys", true, "add the hot-key workloads: every list by its key with the most rows, at its first, middle, deep and last page")
 	fs.BoolVar(&c.lists, "lists", true, "add the list workloads: page 1 and a deep page of every list route of both APIs, unfiltered and by its hottest key (named \"list ...\")")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the process, one file per workload and indexer run (named after it), taken while it runs, to this file name")
@@ -68,8 +70,8 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if c.txs < 1000 || c.concurrency < 1 || c.duration <= 0 || c.indexTxs < 0 {
-		return fmt.Errorf("--txs must be at least 1000, --concurrency and --duration positive, --index-txs not negative")
+	if c.txs < 1000 || c.concurrency < 1 || c.duration <= 0 || c.indexTxs < 0 || c.projectTxs < 0 {
+		return fmt.Errorf("--txs must be at least 1000, --concurrency and --duration positive, --index-txs and --project-txs not negative")
 	}
 	var listenFlag error
 	fs.Visit(func(f *flag.Flag) {
@@ -118,7 +120,8 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer conn.Close()
-	if err := bench.Build(ctx, log, conn, c.txs); err != nil {
+	curve, err := bench.Build(ctx, log, conn, c.txs)
+	if err != nil {
 		return err
 	}
 	workloads, err := bench.Workloads(ctx, conn)
@@ -225,6 +228,13 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	storage, err := bench.MeasureStorage(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("bench: storage: %w", err)
+	}
+	if curve != nil {
+		if table != "" {
+			table += "\n"
+		}
+		table += bench.CatchUpMarkdown(curve, c.projectTxs)
+		report["catchUp"] = curve
 	}
 	if t := bench.StorageMarkdown(storage); t != "" {
 		if table != "" {

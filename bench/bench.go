@@ -37,20 +37,30 @@ import (
 const TxPerBlock = 200
 
 // Build indexes the simulated chain (seed 1) until the database holds about txs
-// transactions, then computes holders analytics. A database that already holds them is
-// left as it is.
-func Build(ctx context.Context, log *slog.Logger, conn *sqlx.DB, txs int) error {
+// transactions, then computes holders analytics, and reports the catch-up's curve. A
+// database that already holds them is left as it is (no curve).
+func Build(ctx context.Context, log *slog.Logger, conn *sqlx.DB, txs int) (*CatchUp, error) {
 	blocks := blocksFor(txs)
 	if head, _, ok, err := db.IndexedHead(ctx, conn); err != nil {
-		return err
+		return nil, err
 	} else if ok && uint64(head)+1 >= blocks {
 		log.Info("bench: reusing the indexed chain", "head", head)
-		return nil
+		return nil, nil
 	}
 	log.Info("bench: indexing the simulated chain", "blocks", blocks, "transactions", txs)
-	if err := indexChain(ctx, log, conn, blocks, blocks, 0); err != nil {
-		return err
+	clock := newCatchUpClock()
+	if err := indexChain(ctx, log, conn, blocks, blocks, 0, clock.event); err != nil {
+		return nil, err
 	}
+	curve := clock.result(time.Now())
+	if err := finishBuild(ctx, conn); err != nil {
+		return nil, err
+	}
+	return curve, nil
+}
+
+// finishBuild leaves the built database as the workloads expect it.
+func finishBuild(ctx context.Context, conn *sqlx.DB) error {
 	// The tables as autovacuum leaves them once they stop growing: their visibility maps
 	// set, so that the lists' index-only scans skip rows without reading the table.
 	if _, err := conn.ExecContext(ctx, `VACUUM (ANALYZE)`); err != nil {
@@ -64,12 +74,13 @@ func blocksFor(txs int) uint64 { return uint64(max(txs/TxPerBlock, 2)) }
 // indexChain runs the indexer from the simulated chain (seed 1) of chainBlocks blocks,
 // served over HTTP, into conn until block blocks-1 is written. bulkLoadMinBlocks is the
 // indexer's setting (0: its default).
-func indexChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, blocks, chainBlocks uint64, bulkLoadMinBlocks int64) error {
+func indexChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, blocks, chainBlocks uint64, bulkLoadMinBlocks int64,
+	onCatchUp func(indexer.CatchUpEvent)) error {
 	chain := sim.New(sim.Config{Seed: 1, Blocks: chainBlocks, TxPerBlock: TxPerBlock})
 	node := httptest.NewServer(chain.Handler())
 	defer node.Close()
 	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: int64(blocks - 1), Logger: log,
-		BulkLoadMinBlocks: bulkLoadMinBlocks})
+		BulkLoadMinBlocks: bulkLoadMinBlocks, OnCatchUp: onCatchUp})
 	if err != nil {
 		return err
 	}
@@ -106,7 +117,7 @@ var IndexingModes = []struct {
 func MeasureIndexing(ctx context.Context, log *slog.Logger, conn *sqlx.DB, txs int, mode string, bulkLoadMinBlocks int64) (Indexing, error) {
 	began := time.Now()
 	blocks := blocksFor(txs)
-	if err := indexChain(ctx, log, conn, blocks, blocks+64, bulkLoadMinBlocks); err != nil {
+	if err := indexChain(ctx, log, conn, blocks, blocks+64, bulkLoadMinBlocks, nil); err != nil {
 		return Indexing{}, err
 	}
 	r := Indexing{Mode: mode, Seconds: time.Since(began).Seconds()}

@@ -28,15 +28,20 @@ func TestBenchOnASmallChain(t *testing.T) {
 	conn := dbtest.New(t)
 	ctx := context.Background()
 	log := slog.New(slog.DiscardHandler)
-	if err := bench.Build(ctx, log, conn, 2000); err != nil {
+	curve, err := bench.Build(ctx, log, conn, 2000)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var txs int64
 	if err := conn.Get(&txs, `SELECT count(*) FROM transactions`); err != nil || txs < 1500 {
 		t.Fatalf("%d transactions built (%v), want about 2000", txs, err)
 	}
-	if err := bench.Build(ctx, log, conn, 2000); err != nil { // the cache: nothing to index
-		t.Fatal(err)
+	// The curve counts what was written: every transaction, in one segment (under a million).
+	if curve == nil || curve.Transactions != txs || len(curve.Segments) != 1 || curve.Segments[0].ToTx != txs || curve.TxPerSecond <= 0 {
+		t.Errorf("the catch-up's curve: %+v, want one segment of %d transactions", curve, txs)
+	}
+	if again, err := bench.Build(ctx, log, conn, 2000); err != nil || again != nil { // the cache: nothing to index
+		t.Fatalf("a second build: curve %+v, %v; want none", again, err)
 	}
 	var again int64
 	if err := conn.Get(&again, `SELECT count(*) FROM transactions`); err != nil || again != txs {

@@ -153,7 +153,7 @@ func TestListWorkloadsAnswerOnASmallChain(t *testing.T) {
 	conn := dbtest.New(t)
 	ctx := context.Background()
 	log := slog.New(slog.DiscardHandler)
-	if err := bench.Build(ctx, log, conn, 2000); err != nil {
+	if _, err := bench.Build(ctx, log, conn, 2000); err != nil {
 		t.Fatal(err)
 	}
 	workloads, err := bench.ListWorkloads(ctx, conn)

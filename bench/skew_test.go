@@ -33,7 +33,7 @@ func TestHotKeyPagesReadOnlyWhatTheyNeed(t *testing.T) {
 	conn := dbtest.New(t)
 	ctx := context.Background()
 	log := slog.New(slog.DiscardHandler)
-	if err := bench.Build(ctx, log, conn, skewTxs); err != nil {
+	if _, err := bench.Build(ctx, log, conn, skewTxs); err != nil {
 		t.Fatal(err)
 	}
 	hot, err := bench.HotKeys(ctx, conn)

@@ -38,7 +38,7 @@ func writeBeside(t *testing.T, conn *sqlx.DB, rows *db.ChainRows, commitOwn bool
 		t.Fatal(err)
 	}
 	defer own.Rollback()
-	beside, err := db.BeginBeside(ctx, conn)
+	beside, err := db.BeginBeside(ctx, conn, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestAFailureBesideFailsTheBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	beside, err := db.BeginBeside(ctx, conn)
+	beside, err := db.BeginBeside(ctx, conn, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,23 +45,43 @@ var KeptWhileBulkLoading = []string{
 }
 
 // rebuiltAfterBulkLoad are indexes that a bulk load keeps, although its rows land all over
-// them: a unique index that guards what is written (a balance change by token and owner),
-// and the index of transactions by hash that the API reads (335 and 74 bytes per
+// them: the index of transactions by hash that the API reads (335 and 74 bytes per
 // transaction against 207 and 58 rebuilt, at 260,000 transactions, when the hashes had a
-// table of their own). Kept up through the load their pages are half to two
-// thirds full; RestoreConstraints rebuilds them once the load has ended (REINDEX
-// CONCURRENTLY: readers and the indexer's writes go on meanwhile).
+// table of their own). Kept up through the load its pages are half to two thirds full;
+// RestoreConstraints rebuilds it once the load has ended (REINDEX CONCURRENTLY: readers
+// and the indexer's writes go on meanwhile).
+var rebuiltAfterBulkLoad = []string{"transactions_hash"}
+
+// Keys and orders of the tables a bulk load updates in place, dropped like the per-block
+// tables' secondary indexes, because their cost per row grows with the database (issue 58:
+// a catch-up made 60 blocks a second at its start and 14 at 1.2M transactions, most of
+// the difference in these):
 //
-// So are the two orders of erc20_balances, which a bulk load updates in place: every
-// balance a batch changes moves its entries (a balance, a newest transfer), and the pages
-// they leave are not given back. On the 1M bench database they took 55 and 32 MB for
-// 12,956 balances at the load's end, 84 bytes a transaction, against 1.4 and 1.4 MB rebuilt.
-var rebuiltAfterBulkLoad = []string{"erc20_balance_changes_pkey", "transactions_hash",
-	"erc20_balances_owner_order", "erc20_balances_holders_order"}
+//   - the primary key of erc20_balance_changes: every balance change lands at a random
+//     place in it (it leads with the token and the owner), and at 1.2M transactions a
+//     batch's COPY read 6,400 of its pages and wrote 940 whole pages into the WAL. A batch
+//     is one transaction, so nothing it guards can be written twice while the key is
+//     away; built again at the end, it checks that.
+//   - the two orders of erc20_balances (by balance, by an owner's newest transfer): each
+//     holds a column every update changes, so no update of a balance could be HOT (in
+//     place, on its page, no index touched); every update added an entry to all four
+//     indexes, and at 1.2M transactions the table's 25,000 balances took 123 MB. Without
+//     them, and with room left on each page (fillfactor, migration 00061), an update
+//     rewrites the row on its page and touches no index.
+//   - the triggers that keep the holders' rank spans (rank_spans.go) of erc20_balances,
+//     which read the order by balance; RestoreConstraints counts the spans again.
+var (
+	droppedWhileBulkLoading     = []string{"erc20_balances_holders_order", "erc20_balances_owner_order"}
+	keysDroppedWhileBulkLoading = []string{"erc20_balance_changes_pkey"}
+	triggersOffWhileBulkLoading = []struct{ table, name string }{
+		{"erc20_balances", "erc20_balances_rank_ins"}, {"erc20_balances", "erc20_balances_rank_upd"},
+		{"erc20_balances", "erc20_balances_rank_del"}}
+)
 
 // DeferConstraints drops the secondary indexes and foreign keys of the per-block tables,
-// keeping their definitions for RestoreConstraints. Unique indexes and primary keys stay:
-// they guard what is written. On a partitioned table they are the parent's, which stand
+// and the keys, orders and triggers named above, keeping their definitions for
+// RestoreConstraints. Other unique indexes and primary keys stay: they guard what is
+// written, or the upserts need them. On a partitioned table they are the parent's, which stand
 // for its partitions': dropping one drops theirs, and its definition, without the ONLY
 // that PostgreSQL writes into it, builds them all again. It returns how many it deferred;
 // none when already deferred.
@@ -71,18 +91,32 @@ func DeferConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 		return 0, err
 	}
 	defer tx.Rollback()
+	var tables, triggers []string
+	for _, t := range triggersOffWhileBulkLoading {
+		tables, triggers = append(tables, t.table), append(triggers, t.name)
+	}
 	n, err := tx.ExecContext(ctx, `INSERT INTO deferred_constraints (name, table_name, kind, definition, comment)
 		SELECT c.conname, c.conrelid::regclass::text, 'foreign key', pg_get_constraintdef(c.oid), NULL
 		FROM pg_constraint c
 		WHERE c.contype = 'f' AND c.conrelid::regclass::text = ANY($1)
 		  AND c.conparentid = 0 -- not those PostgreSQL derives for each partition a key references
 		UNION ALL
+		SELECT c.conname, c.conrelid::regclass::text, 'primary key', pg_get_constraintdef(c.oid),
+			obj_description(c.conindid, 'pg_class')
+		FROM pg_constraint c WHERE c.contype = 'p' AND c.conname = ANY($4) AND c.conparentid = 0
+		UNION ALL
 		SELECT i.relname, t.relname, 'index', replace(pg_get_indexdef(i.oid), ' ON ONLY ', ' ON '),
 			obj_description(i.oid, 'pg_class') -- the query it serves (migration 00034)
 		FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
-		WHERE t.relname = ANY($1) AND t.relnamespace = 'public'::regnamespace
-		  AND NOT x.indisunique AND NOT x.indisprimary AND NOT (i.relname = ANY($2))
-		ON CONFLICT (name) DO NOTHING`, pq.StringArray(bulkTables), pq.StringArray(KeptWhileBulkLoading))
+		WHERE t.relnamespace = 'public'::regnamespace AND NOT x.indisunique AND NOT x.indisprimary
+		  AND ((t.relname = ANY($1) AND NOT (i.relname = ANY($2))) OR i.relname = ANY($3))
+		UNION ALL
+		SELECT g.tgname, g.tgrelid::regclass::text, 'trigger', g.tgname, NULL
+		FROM pg_trigger g JOIN unnest($5::text[], $6::text[]) w (t, name) ON g.tgrelid = w.t::regclass AND g.tgname = w.name
+		WHERE g.tgenabled <> 'D'
+		ON CONFLICT (name) DO NOTHING`, pq.StringArray(bulkTables), pq.StringArray(KeptWhileBulkLoading),
+		pq.StringArray(droppedWhileBulkLoading), pq.StringArray(keysDroppedWhileBulkLoading),
+		pq.StringArray(tables), pq.StringArray(triggers))
 	if err != nil {
 		return 0, fmt.Errorf("record constraints: %w", err)
 	}
@@ -97,8 +131,11 @@ func DeferConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 	}
 	for _, d := range deferred {
 		stmt := fmt.Sprintf(`DROP INDEX IF EXISTS %s`, pq.QuoteIdentifier(d.Name))
-		if d.Kind == "foreign key" {
+		switch d.Kind {
+		case "foreign key", "primary key":
 			stmt = fmt.Sprintf(`ALTER TABLE %s DROP CONSTRAINT IF EXISTS %s`, pq.QuoteIdentifier(d.Table), pq.QuoteIdentifier(d.Name))
+		case "trigger":
+			stmt = fmt.Sprintf(`ALTER TABLE %s DISABLE TRIGGER %s`, pq.QuoteIdentifier(d.Table), pq.QuoteIdentifier(d.Name))
 		}
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return 0, fmt.Errorf("drop %s %s: %w", d.Kind, d.Name, err)
@@ -151,18 +188,28 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 	if err := removeBesideRowsAboveHead(ctx, tx); err != nil {
 		return 0, err
 	}
+	spansStale := false
 	for _, d := range deferred {
 		stmt := d.Definition // CREATE INDEX ... ON public.t USING btree (...)
-		if d.Kind == "foreign key" {
+		switch d.Kind {
+		case "foreign key", "primary key":
 			stmt = fmt.Sprintf(`ALTER TABLE %s ADD CONSTRAINT %s %s`, pq.QuoteIdentifier(d.Table), pq.QuoteIdentifier(d.Name), d.Definition)
+		case "trigger":
+			stmt = fmt.Sprintf(`ALTER TABLE %s ENABLE TRIGGER %s`, pq.QuoteIdentifier(d.Table), pq.QuoteIdentifier(d.Name))
+			spansStale = true
 		}
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return 0, fmt.Errorf("restore %s %s: %w", d.Kind, d.Name, err)
 		}
-		if d.Kind == "index" && d.Comment.Valid {
+		if (d.Kind == "index" || d.Kind == "primary key") && d.Comment.Valid {
 			if _, err := tx.ExecContext(ctx, fmt.Sprintf(`COMMENT ON INDEX %s IS %s`, pq.QuoteIdentifier(d.Name), pq.QuoteLiteral(d.Comment.String))); err != nil {
 				return 0, fmt.Errorf("restore the comment of index %s: %w", d.Name, err)
 			}
+		}
+	}
+	if spansStale {
+		if err := recountHolderSpans(ctx, tx); err != nil {
+			return 0, err
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM deferred_constraints`); err != nil {
@@ -175,6 +222,22 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 		return 0, err
 	}
 	return len(deferred), rebuildAfterBulkLoad(ctx, conn)
+}
+
+// recountHolderSpans makes the rank spans of every token's holders (list 1) again, once its
+// order by balance is back: one span a token holding all its holders, whose count
+// rank_spans_resize, a deferred trigger, cuts into spans of rank_span_rows at commit.
+func recountHolderSpans(ctx context.Context, tx *sqlx.Tx) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM rank_spans WHERE list = 1;
+		INSERT INTO rank_spans (list, key, s1, s2, n)
+		SELECT 1, token_address, 'Infinity', '\x', 0 FROM erc20_balances WHERE balance > 0 GROUP BY token_address;
+		UPDATE rank_spans s SET n = c.n
+		FROM (SELECT token_address, count(*) AS n FROM erc20_balances WHERE balance > 0 GROUP BY token_address) c
+		WHERE s.list = 1 AND s.key = c.token_address AND s.s1 = 'Infinity'`)
+	if err != nil {
+		return fmt.Errorf("count the holders' rank spans again: %w", err)
+	}
+	return nil
 }
 
 // rebuildAfterBulkLoad rebuilds rebuiltAfterBulkLoad compactly, without locking out readers

@@ -983,7 +983,8 @@ CREATE TABLE public.contracts (
     deployed_tx_hash bytea,
     deployed_at bigint,
     class_updated_block bigint
-);
+)
+WITH (fillfactor='70');
 
 --
 -- Name: TABLE contracts; Type: COMMENT; Schema: public; Owner: -
@@ -1001,14 +1002,14 @@ CREATE TABLE public.deferred_constraints (
     kind text NOT NULL,
     definition text NOT NULL,
     comment text,
-    CONSTRAINT deferred_constraints_kind_check CHECK ((kind = ANY (ARRAY['index'::text, 'foreign key'::text])))
+    CONSTRAINT deferred_constraints_kind_check CHECK ((kind = ANY (ARRAY['index'::text, 'foreign key'::text, 'primary key'::text, 'trigger'::text])))
 );
 
 --
 -- Name: TABLE deferred_constraints; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON TABLE public.deferred_constraints IS 'the definition of an index or foreign key of a per-block table that a bulk load dropped (db.DeferConstraints, db/bulk.go), written in the transaction that drops it; db.RestoreConstraints builds it again and deletes the row. Empty outside a bulk load.';
+COMMENT ON TABLE public.deferred_constraints IS 'the definition of an index, key or foreign key, or the name of a trigger, that a bulk load dropped or turned off (db.DeferConstraints, db/bulk.go), written in the transaction that does it; db.RestoreConstraints builds it again (turns it on) and deletes the row. Empty outside a bulk load.';
 
 --
 -- Name: delegations; Type: TABLE; Schema: public; Owner: -
@@ -1081,7 +1082,8 @@ CREATE TABLE public.erc20_balances (
     balance numeric(78,0) NOT NULL,
     last_transfer_block bigint NOT NULL,
     last_transfer_time bigint NOT NULL
-);
+)
+WITH (fillfactor='50');
 
 --
 -- Name: TABLE erc20_balances; Type: COMMENT; Schema: public; Owner: -
@@ -1254,7 +1256,8 @@ CREATE TABLE public.key_counts (
     list smallint NOT NULL,
     key bytea NOT NULL,
     n bigint NOT NULL
-);
+)
+WITH (fillfactor='50');
 
 --
 -- Name: TABLE key_counts; Type: COMMENT; Schema: public; Owner: -

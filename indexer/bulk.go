@@ -59,7 +59,11 @@ func (ix *Indexer) restoreConstraints(ctx context.Context) error {
 	ix.constraintsDeferred = false
 	metrics.IndexerBulkLoading.Set(0)
 	if n > 0 {
-		ix.log.Info("bulk load: secondary indexes and foreign keys rebuilt", "rebuilt", n, "took", time.Since(began).Round(time.Millisecond))
+		took := time.Since(began)
+		ix.log.Info("bulk load: secondary indexes and foreign keys rebuilt", "rebuilt", n, "took", took.Round(time.Millisecond))
+		if ix.cfg.OnCatchUp != nil {
+			ix.cfg.OnCatchUp(CatchUpEvent{Rebuilt: took})
+		}
 	}
 	return nil
 }

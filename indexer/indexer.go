@@ -58,6 +58,17 @@ type Config struct {
 	// balances that neither events nor storage show (callbalances.go); default 20, negative:
 	// none.
 	BalanceCallsPerSecond float64
+	// OnCatchUp, when set, is told of every range a catch-up wrote, once it is committed,
+	// and of the rebuild that ends a bulk load (the bench draws the rate's curve from it).
+	OnCatchUp func(CatchUpEvent)
+}
+
+// CatchUpEvent is a range of blocks a catch-up committed (Last, Txs), or the rebuild of the
+// indexes and keys that ended a bulk load (Rebuilt, its duration).
+type CatchUpEvent struct {
+	Last    int64
+	Txs     int
+	Rebuilt time.Duration
 }
 
 // maxResponseBytes bounds what a node may send in answer to one batch.
@@ -96,7 +107,10 @@ type Indexer struct {
 	// constraintsDeferred is set while a bulk load (bulk.go) has the per-block tables'
 	// secondary indexes and foreign keys dropped, or may have: Run starts by asking.
 	constraintsDeferred bool
-	writeTxTarget       int // defaultWriteTxTarget; tests lower it
+	// besideClean is set once a batch committed both its transactions (db/beside.go): the
+	// next one need not look for rows left above the head.
+	besideClean   bool
+	writeTxTarget int // defaultWriteTxTarget; tests lower it
 	// partitions makes the block partitions (db.PartitionedTables) ahead of the writes.
 	partitions db.Partitions
 	// felts caches the felt ids the rows are written with (db/felt_ids.go).
@@ -427,6 +441,9 @@ func (ix *Indexer) catchUp(ctx context.Context, next, target int64, headHash db.
 		last := blocks[len(blocks)-1].Block
 		headHash, haveHead = db.FeltOf(last.Hash), true
 		ix.progress.add(ix, len(blocks), countTx(blocks))
+		if ix.cfg.OnCatchUp != nil {
+			ix.cfg.OnCatchUp(CatchUpEvent{Last: int64(last.Number), Txs: countTx(blocks)})
+		}
 	}
 }
 
@@ -527,6 +544,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
+	ix.besideClean = false // until both transactions of this batch commit
 	tx.Felts = ix.felts
 	w := newBatchWriter(tx, ix.classes)
 	w.slots = ix.slots
@@ -534,7 +552,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	w.lookup = ix.lookup
 	w.oneByOne = ix.oneByOne
 	if ix.constraintsDeferred && !journal && !ix.oneByOne {
-		if w.beside, err = db.BeginBeside(work, ix.db); err != nil {
+		if w.beside, err = db.BeginBeside(work, ix.db, ix.besideClean); err != nil {
 			return fmt.Errorf("begin beside: %w", err)
 		}
 		defer w.beside.Rollback()
@@ -563,6 +581,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit blocks %d-%d: %w", first, last, err)
 	}
+	ix.besideClean = true
 	db.ForgetNames() // names and tokens of the batch show at once where this process serves too (dev)
 	metrics.IndexerBalancesReconciled.Add(float64(w.reconciled.Compared))
 	metrics.IndexerBalancesCorrected.Add(float64(w.reconciled.Corrected))

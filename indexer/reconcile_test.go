@@ -2,18 +2,26 @@ package indexer
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"math/big"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/audit"
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
 	"github.com/starkgraph/starkgraph/internal/fixtures"
 	"github.com/starkgraph/starkgraph/replay"
+	"github.com/starkgraph/starkgraph/resolvers"
+	"github.com/starkgraph/starkgraph/rest"
 	"github.com/starkgraph/starkgraph/sim"
 	"github.com/starkgraph/starkgraph/starknet"
 	"github.com/starkgraph/starkgraph/starknet/rpc"
@@ -90,6 +98,8 @@ func TestBalancesMatchTheChain(t *testing.T) {
 	}
 	checkHolderCounts(t, d)
 	checkHoldersRecount(t, d, url, uint64(head), chain, []string{odd.FeeOnTransfer, odd.SilentMint, odd.OtherSlot})
+	checkAPIsShowTheBalances(t, d, map[string]string{odd.FeeOnTransfer: db.BalancesFromStorage, odd.SilentMint: db.BalancesFromStorage,
+		odd.OtherSlot: db.BalancesFromEvents})
 	// Every ERC-721 item's owner is the node's owner_of.
 	rep, err := audit.Run(context.Background(), d, rpc.NewClient(url), audit.Options{Holder: &zeroFelt, NFTSample: 1 << 30})
 	if err != nil || rep.Owners < 50 || len(rep.Differences) > 0 {
@@ -282,5 +292,107 @@ func TestReorgRestoresCorrectedBalances(t *testing.T) {
 	checkHolderCounts(t, d)
 	if !equalSnapshots(t, snapshot(t, freshIndex(t, url, head)), snapshot(t, d)) {
 		t.Fatal("after the reorg the state differs from a fresh index of the winning chain")
+	}
+}
+
+// checkAPIsShowTheBalances reads every holder of each token through both APIs, REST's pages
+// of /beta/tokens/{address}/holders and GraphQL's Token.holders, and compares them with the
+// positive balances of erc20_balances (which the callers compared with the chain); REST's
+// X-Balances-Source and GraphQL's balancesSource say sources[token].
+func checkAPIsShowTheBalances(t *testing.T, d *sqlx.DB, sources map[string]string) {
+	t.Helper()
+	store := db.NewStore(d)
+	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits,
+		REST: rest.NewHandler(&resolvers.Resolver{Store: store}, rest.Options{Logger: quietLogger()})}))
+	defer srv.Close()
+	for tok, source := range sources {
+		var rows []struct {
+			Owner   db.Felt `db:"owner_address"`
+			Balance string  `db:"balance"`
+		}
+		if err := d.Select(&rows, `SELECT owner_address, balance::text AS balance FROM erc20_balances
+			WHERE token_address = $1 AND balance > 0`, db.FeltOf(starknet.MustFelt(tok))); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{}
+		for _, r := range rows {
+			want[r.Owner.Starknet().Hex()] = r.Balance
+		}
+		fromREST, fromGraphQL := map[string]string{}, map[string]string{}
+		for page := 1; ; page++ {
+			resp, err := http.Get(fmt.Sprintf("%s/beta/tokens/%s/holders?ps=100&p=%d", srv.URL, tok, page))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body struct {
+				Items []struct {
+					Address string `json:"address"`
+					Balance string `json:"balance"`
+				} `json:"items"`
+				HasMore bool `json:"hasMore"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("REST holders of %s, page %d: %d %v", tok, page, resp.StatusCode, err)
+			}
+			if got := resp.Header.Get(rest.HeaderBalancesSource); got != source {
+				t.Errorf("REST holders of %s: %s %q, want %q", tok, rest.HeaderBalancesSource, got, source)
+			}
+			for _, it := range body.Items {
+				fromREST[starknet.MustFelt(it.Address).Hex()] = it.Balance
+			}
+			if !body.HasMore {
+				break
+			}
+		}
+		after := ""
+		for {
+			doc := fmt.Sprintf(`{"query":"{ token(address: \"%s\") { balancesSource holders(first: 100%s) { edges { node { owner { address } balance } } pageInfo { hasNextPage endCursor } } } }"}`,
+				tok, after)
+			resp, err := http.Post(srv.URL+"/graphql", "application/json", strings.NewReader(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out struct {
+				Data struct {
+					Token struct {
+						BalancesSource string
+						Holders        struct {
+							Edges []struct {
+								Node struct {
+									Owner   struct{ Address string }
+									Balance string
+								}
+							}
+							PageInfo struct {
+								HasNextPage bool
+								EndCursor   string
+							}
+						}
+					}
+				}
+				Errors []any
+			}
+			err = json.NewDecoder(resp.Body).Decode(&out)
+			resp.Body.Close()
+			if err != nil || len(out.Errors) > 0 {
+				t.Fatalf("GraphQL holders of %s: %v %v", tok, err, out.Errors)
+			}
+			if got := strings.ToLower(out.Data.Token.BalancesSource); got != source {
+				t.Errorf("GraphQL balancesSource of %s: %q, want %q", tok, got, source)
+			}
+			for _, e := range out.Data.Token.Holders.Edges {
+				fromGraphQL[starknet.MustFelt(e.Node.Owner.Address).Hex()] = e.Node.Balance
+			}
+			if !out.Data.Token.Holders.PageInfo.HasNextPage {
+				break
+			}
+			after = fmt.Sprintf(`, after: \"%s\"`, out.Data.Token.Holders.PageInfo.EndCursor)
+		}
+		if !maps.Equal(fromREST, want) || !maps.Equal(fromGraphQL, want) {
+			t.Errorf("holders of %s: %d indexed, REST shows %d (equal: %v), GraphQL %d (equal: %v)",
+				tok, len(want), len(fromREST), maps.Equal(fromREST, want), len(fromGraphQL), maps.Equal(fromGraphQL, want))
+		}
 	}
 }

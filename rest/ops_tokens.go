@@ -102,6 +102,27 @@ type walletDepth struct {
 	WalletCount  float64 `json:"walletCount"`
 }
 
+// Headers that say how a token's balances are known (docs/indexer.md, "Balances and the
+// chain's storage"), on the answers that show its balances: the reference's bodies have no
+// field for it, and a header leaves them as they are.
+const (
+	// HeaderBalancesSource is events, events_match_storage, storage or calls, as
+	// tokens.balances_source (GraphQL's Token.balancesSource in lower case).
+	HeaderBalancesSource = "X-Balances-Source"
+	// HeaderStorageCheckedBlock is the newest block whose storage diff was compared with
+	// the token's events (Token.storageCheckedBlock); absent when none was.
+	HeaderStorageCheckedBlock = "X-Balances-Storage-Checked-Block"
+)
+
+// balancesEvidence wraps body with the headers saying how token's balances are known.
+func balancesEvidence(token *db.Token, body any) withHeaders {
+	h := map[string]string{HeaderBalancesSource: strings.ToLower(string(token.BalancesSource()))}
+	if token.StorageCheckedBlock != nil {
+		h[HeaderStorageCheckedBlock] = strconv.FormatInt(*token.StorageCheckedBlock, 10)
+	}
+	return withHeaders{body: body, header: h}
+}
+
 // requireToken answers 404 for an address where no token is indexed.
 func (s *server) requireToken(ctx context.Context, address db.Felt) (*db.Token, error) {
 	t, err := s.res.Query().Token(ctx, address)
@@ -121,7 +142,7 @@ func holdersOverviewOp(ctx context.Context, s *server, a *args, _ *http.Request)
 		return nil, err
 	}
 	if ov == nil {
-		return holdersOverviewBody{}, nil
+		return balancesEvidence(token, holdersOverviewBody{}), nil
 	}
 	computedAt, err := s.res.HoldersOverview().ComputedAt(ctx, ov)
 	if err != nil {
@@ -152,7 +173,7 @@ func holdersOverviewOp(ctx context.Context, s *server, a *args, _ *http.Request)
 		}
 	}
 	out.TierDistribution = emptyIfNil(out.TierDistribution)
-	return holdersOverviewBody{Overview: out}, nil
+	return balancesEvidence(token, holdersOverviewBody{Overview: out}), nil
 }
 
 // tokenHolder is an item of GET /beta/tokens/{address}/holders.
@@ -191,5 +212,6 @@ func tokenHoldersOp(ctx context.Context, s *server, a *args, _ *http.Request) (a
 	for i, b := range balances {
 		items[i] = tokenHolder{Address: addr(b.OwnerAddress), Balance: b.Balance, LastTransferTime: b.LastTransferTime, Alias: aliases[i]}
 	}
-	return tokenHoldersBody{Items: items, LastPage: lastPage(conn.TotalCount, pg.size), HasMore: conn.PageInfo != nil && conn.PageInfo.HasNextPage}, nil
+	return balancesEvidence(token, tokenHoldersBody{Items: items, LastPage: lastPage(conn.TotalCount, pg.size),
+		HasMore: conn.PageInfo != nil && conn.PageInfo.HasNextPage}), nil
 }

@@ -13,6 +13,13 @@ import (
 // their transactions, declared classes): it cannot change, so clients and caches may keep it.
 type final struct{ body any }
 
+// withHeaders adds headers to a response: what the body says about itself beyond the
+// reference's fields, which a client written against the reference never reads.
+type withHeaders struct {
+	body   any
+	header map[string]string
+}
+
 // Cache lifetimes: finalized data for a day; anything else is revalidated every time
 // (the ETag still saves the body when nothing changed).
 const (
@@ -24,6 +31,13 @@ const (
 // Modified when the client already holds this body.
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	cache := cacheLive
+	h := w.Header()
+	if wh, ok := v.(withHeaders); ok {
+		for k, val := range wh.header {
+			h.Set(k, val)
+		}
+		v = wh.body
+	}
 	if f, ok := v.(final); ok {
 		v, cache = f.body, cacheFinalized
 	}
@@ -31,7 +45,6 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	if err != nil {
 		status, body = http.StatusInternalServerError, []byte(`{"error":"internal error"}`)
 	}
-	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	if status == http.StatusOK {
 		tag := etag.Of(body)
