@@ -25,12 +25,14 @@ var bulkTables = []string{"transactions", "calls", "events", "token_transfers", 
 
 // KeptWhileBulkLoading are the secondary indexes of bulkTables that stay through a bulk load.
 // The L1 follower finds L1_HANDLER transactions by message hash while the indexer catches
-// up, and the API transactions by hash (transactions_hash, rebuilt once the load has
-// ended: rebuiltAfterBulkLoad). The others lead with the block, or with a column that
-// takes few values among a batch's rows (a contract, a validator): each batch's rows land
-// at the edge of a few key ranges, on a few pages, and kept up as they arrive these
-// indexes cost less than a rebuild. Those that lead with an account (a sender, a transfer's two sides, a delegator)
-// or a hash take rows all over the tree and are rebuilt at the end; so are the four
+// up. The others lead with the block, or with a column that takes few values among a
+// batch's rows (a contract, a validator): each batch's rows land at the edge of a few key
+// ranges, on a few pages, and kept up as they arrive these indexes cost less than a
+// rebuild. Those that lead with an account (a sender, a transfer's two sides, a delegator)
+// or a hash take rows all over the tree and are rebuilt at the end, transactions_hash
+// among them: kept up, it made the COPY of transactions read 1,600 of its pages a batch at
+// 2.5M transactions and more as it grew (lookups by hash scan the table until the load
+// ends, as the docs' advice to serve the API once it has ended says); so are the four
 // largest that lead with an emitter, a selector, a token or a type (events_from,
 // events_key0, token_transfers_token, transactions_type): kept up through a bulk load, each
 // batch split their pages in the middle of a key's range and left them half full, 1.6-1.8
@@ -38,19 +40,11 @@ var bulkTables = []string{"transactions", "calls", "events", "token_transfers", 
 // transaction: events_from 326 against 182, events_key0 290 against 162;
 // docs/performance.md "Storage").
 var KeptWhileBulkLoading = []string{
-	"transactions_message_hash", "transactions_hash",
+	"transactions_message_hash",
 	"transactions_contract", // most transactions have no contract_address
 	"erc20_balance_changes_block", "meta_transactions_recent", "nft_events_sales", "nft_events_contract",
 	"messages_direction", "messages_contract", "staking_activity_staker", "attestations_staker",
 }
-
-// rebuiltAfterBulkLoad are indexes that a bulk load keeps, although its rows land all over
-// them: the index of transactions by hash that the API reads (335 and 74 bytes per
-// transaction against 207 and 58 rebuilt, at 260,000 transactions, when the hashes had a
-// table of their own). Kept up through the load its pages are half to two thirds full;
-// RestoreConstraints rebuilds it once the load has ended (REINDEX CONCURRENTLY: readers
-// and the indexer's writes go on meanwhile).
-var rebuiltAfterBulkLoad = []string{"transactions_hash"}
 
 // Keys and orders of the tables a bulk load updates in place, dropped like the per-block
 // tables' secondary indexes, because their cost per row grows with the database (issue 58:
@@ -221,7 +215,7 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 	if err := tx.Commit(); err != nil {
 		return 0, err
 	}
-	return len(deferred), rebuildAfterBulkLoad(ctx, conn)
+	return len(deferred), nil
 }
 
 // recountHolderSpans makes the rank spans of every token's holders (list 1) again, once its
@@ -236,34 +230,6 @@ func recountHolderSpans(ctx context.Context, tx *sqlx.Tx) error {
 		WHERE s.list = 1 AND s.key = c.token_address AND s.s1 = 'Infinity'`)
 	if err != nil {
 		return fmt.Errorf("count the holders' rank spans again: %w", err)
-	}
-	return nil
-}
-
-// rebuildAfterBulkLoad rebuilds rebuiltAfterBulkLoad compactly, without locking out readers
-// or writers. REINDEX CONCURRENTLY cannot run in a transaction, so it follows the restore;
-// one interrupted leaves an invalid copy named <index>_ccnew... (or, in its last phases,
-// <index>_ccold...), of the index or of a partition's, dropped here first: the invalid
-// indexes of the tables, and their partitions, whose indexes are rebuilt.
-func rebuildAfterBulkLoad(ctx context.Context, conn *sqlx.DB) error {
-	var leftovers []string
-	if err := conn.SelectContext(ctx, &leftovers, `SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
-		WHERE NOT x.indisvalid AND i.relnamespace = 'public'::regnamespace
-		  AND i.relname ~ '_cc(new|old)[0-9]*$'
-		  AND x.indrelid IN (SELECT p.relid FROM unnest($1::text[]) n
-		      JOIN pg_index r ON r.indexrelid = to_regclass(n), pg_partition_tree(r.indrelid) p)`,
-		pq.StringArray(rebuiltAfterBulkLoad)); err != nil {
-		return err
-	}
-	for _, name := range leftovers {
-		if _, err := conn.ExecContext(ctx, `DROP INDEX CONCURRENTLY IF EXISTS `+pq.QuoteIdentifier(name)); err != nil {
-			return fmt.Errorf("drop the unfinished rebuild %s: %w", name, err)
-		}
-	}
-	for _, name := range rebuiltAfterBulkLoad {
-		if _, err := conn.ExecContext(ctx, `REINDEX INDEX CONCURRENTLY `+pq.QuoteIdentifier(name)); err != nil {
-			return fmt.Errorf("rebuild %s after the bulk load: %w", name, err)
-		}
 	}
 	return nil
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/db/dbtest"
 	"github.com/starkgraph/starkgraph/sim"
 )
@@ -76,7 +78,15 @@ func checkConsistent(t *testing.T, d *sqlx.DB) {
 	checkNFTHolders(t, d)
 	checkStakingFigures(t, d)
 	checkStakingHistory(t, d)
-	if wrong := dbtest.RankSpansWrong(t, d); len(wrong) > 0 {
+	wrong := dbtest.RankSpansWrong(t, d)
+	// A stopped bulk load counts the spans of the ERC-20 holders (list 1) only once it ends
+	// (db/bulk.go): until then they may lag.
+	if deferred, err := db.ConstraintsDeferred(context.Background(), d); err != nil {
+		t.Fatal(err)
+	} else if deferred {
+		wrong = slices.DeleteFunc(wrong, func(w string) bool { return strings.HasPrefix(w, "list 1 ") })
+	}
+	if len(wrong) > 0 {
 		t.Fatalf("the spans of holders and contracts do not count their rows:\n%v", wrong)
 	}
 }
