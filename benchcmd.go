@@ -124,6 +124,9 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
+	if curve != nil { // shown at once: the workloads that follow may take long, or be none
+		fmt.Fprint(os.Stderr, bench.CatchUpMarkdown(curve, c.projectTxs))
+	}
 	workloads, err := bench.Workloads(ctx, conn)
 	if err != nil {
 		return err
