@@ -18,6 +18,7 @@ import (
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/auth"
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/webhooks"
 )
 
 // envOr is the variable's value when it is set (even empty), else fallback.
@@ -66,6 +67,12 @@ type serverFlags struct {
 	stackKiB      int
 	namesTTL      time.Duration
 	answerCacheMB int
+	// webhooks
+	webhooks             bool
+	webhookAllowHTTP     bool
+	webhookAllowLoopback bool
+	webhookWorkers       int
+	webhookPerHost       int
 	// subscriptions
 	subscriptionBuffer int
 	streamWriteTimeout time.Duration
@@ -108,7 +115,17 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.idleRelease, "idle-release", 5*time.Second, "after this long without an API request, give memory back to the system and collect with GOGC=100 until the next one (internal/idlegc; 0: never)")
 	fs.IntVar(&f.stackKiB, "goroutine-stack-kib", 14, "keep new goroutines' stacks starting above this many KiB, the most gqlgen's goroutines use, so that they do not grow while resolving (internal/stackstart; 0: the runtime's choice; at most 64)")
 	fs.IntVar(&f.answerCacheMB, "answer-cache-mb", envInt("STARKGRAPH_ANSWER_CACHE_MB", 256), "keep the APIs' answers in memory until the data they show changes, within this many MiB (answercache; 0: off)")
+	fs.BoolVar(&f.webhooks, "webhooks", envTrue("STARKGRAPH_WEBHOOKS", true), "run the webhooks' delivery loop in this process (docs/webhooks.md; the API's webhook mutations work either way)")
+	fs.BoolVar(&f.webhookAllowHTTP, "webhook-allow-http", envTrue("STARKGRAPH_WEBHOOK_ALLOW_HTTP", false), "accept http:// webhook URLs (development only: messages travel in clear)")
+	fs.BoolVar(&f.webhookAllowLoopback, "webhook-allow-loopback", envTrue("STARKGRAPH_WEBHOOK_ALLOW_LOOPBACK", false), "let webhooks reach 127.0.0.0/8 and ::1 (development and tests only; private and link-local addresses stay refused)")
+	fs.IntVar(&f.webhookWorkers, "webhook-workers", 16, "webhooks delivered to at once by this process (each has one message in flight, in order)")
+	fs.IntVar(&f.webhookPerHost, "webhook-per-host", 2, "webhooks of one receiver host delivered to at once, so that a slow receiver holds back only its own")
 	fs.DurationVar(&f.namesTTL, "names-cache-ttl", db.DefaultNamesTTL, "keep the names of addresses and classes, and their absence, this long in memory (docs/names.md; 0: read them at every request)")
+}
+
+// webhookURLs are the URLs the flags let webhooks have.
+func (f *serverFlags) webhookURLs() webhooks.Options {
+	return webhooks.Options{AllowHTTP: f.webhookAllowHTTP, AllowLoopback: f.webhookAllowLoopback}
 }
 
 // graphQLLimits are the flags' limits.

@@ -25,6 +25,8 @@ import (
 	"github.com/starkgraph/starkgraph/internal/stackstart"
 	"github.com/starkgraph/starkgraph/live"
 	"github.com/starkgraph/starkgraph/metrics"
+	"github.com/starkgraph/starkgraph/resolvers"
+	"github.com/starkgraph/starkgraph/webhooks"
 )
 
 // serveAPI runs the public and admin servers until ctx ends. devKey, when set, is shown
@@ -112,6 +114,18 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 			follower.Run(ctx, primaryURL)
 		}()
 	}
+	// Webhooks: the delivery loop follows the primary's chain notices and writes there.
+	hookSettings := resolvers.WebhookSettings{URLs: sf.webhookURLs()}
+	hooksDone := make(chan struct{})
+	if sf.webhooks {
+		d := webhooks.NewDispatcher(webhooks.DispatchConfig{Store: writes, Sender: webhooks.NewSender(sf.webhookURLs()),
+			Workers: sf.webhookWorkers, PerHost: sf.webhookPerHost, Logger: log})
+		hookSettings.Wake = d.Wake
+		go func() { defer close(hooksDone); d.Run(ctx, primaryURL) }()
+	} else {
+		close(hooksDone)
+	}
+	defer func() { <-hooksDone }() // attempts in flight end (AttemptTimeout at most)
 	handler := api.NewHandler(api.Config{
 		Store:  store,
 		Writes: writes,
@@ -127,6 +141,7 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 		CORSOrigins:        origins,
 		Ready:              api.ReadyCheck(store),
 		Live:               hub,
+		Webhooks:           hookSettings,
 		StreamWriteTimeout: sf.streamWriteTimeout,
 		Stopping:           ctx,
 		Logger:             log,

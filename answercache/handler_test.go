@@ -91,7 +91,7 @@ func TestOneComputationPerMiss(t *testing.T) {
 	}
 }
 
-// Mutations, subscriptions, streams and errors are never kept.
+// Mutations, subscriptions, a key's webhooks, streams and errors are never kept.
 func TestNeverKept(t *testing.T) {
 	var v atomic.Int64
 	next := &counting{version: &v}
@@ -111,9 +111,13 @@ func TestNeverKept(t *testing.T) {
 		post(`{"query":"subscription { newBlocks { number } }"}`, "Accept", "text/event-stream")
 		post(`{"query":"{ blocks { totalCount } }"}`, "Accept", "text/event-stream")
 		get(t, h, "/graphql?query=mutation%7Bx%7D")
+		// A key's webhooks are its own: the same document answers each key differently.
+		post(`{"query":"{ webhooks { id url } }"}`)
+		post(`{"query":"{ \u0077ebhooks { id url } }"}`)
+		get(t, h, "/graphql?query=%7Bwebhooks%7Bid%7D%7D")
 	}
-	if n := next.runs.Load(); n != 8 {
-		t.Fatalf("%d computations of 8 requests that are never kept", n)
+	if n := next.runs.Load(); n != 14 {
+		t.Fatalf("%d computations of 14 requests that are never kept", n)
 	}
 	failing := &counting{version: &v, status: http.StatusNotFound}
 	h = New(func() Version { return Version{} }, Options{}).Handler(failing)

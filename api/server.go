@@ -45,6 +45,8 @@ type Config struct {
 	CORSOrigins []string
 	// Live feeds GraphQL subscriptions; nil serves none.
 	Live *live.Hub
+	// Webhooks are the operator's settings of webhooks (URLs allowed; the delivery loop to wake).
+	Webhooks resolvers.WebhookSettings
 	// StreamWriteTimeout bounds each write to a subscriber's connection (default
 	// DefaultStreamWriteTimeout): a client that stops reading is disconnected after it.
 	StreamWriteTimeout time.Duration
@@ -68,7 +70,7 @@ func NewHandler(cfg Config) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	res := &resolvers.Resolver{Store: cfg.Store, Writes: cfg.Writes, Live: cfg.Live}
+	res := &resolvers.Resolver{Store: cfg.Store, Writes: cfg.Writes, Live: cfg.Live, Webhooks: cfg.Webhooks}
 	var streams []graphql.Transport
 	if cfg.Live != nil {
 		streams = streamTransports(cfg.Auth, cfg.CORSOrigins, log)

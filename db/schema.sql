@@ -1511,9 +1511,11 @@ CREATE TABLE public.plans (
     allowed_operations text[],
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     max_subscriptions integer DEFAULT 100 NOT NULL,
+    max_webhooks integer DEFAULT 10 NOT NULL,
     CONSTRAINT plans_burst_check CHECK ((burst >= 1)),
     CONSTRAINT plans_daily_quota_check CHECK (((daily_quota IS NULL) OR (daily_quota > 0))),
     CONSTRAINT plans_max_subscriptions_check CHECK ((max_subscriptions >= 0)),
+    CONSTRAINT plans_max_webhooks_check CHECK ((max_webhooks >= 0)),
     CONSTRAINT plans_monthly_quota_check CHECK (((monthly_quota IS NULL) OR (monthly_quota > 0))),
     CONSTRAINT plans_name_check CHECK ((name <> ''::text)),
     CONSTRAINT plans_rate_per_second_check CHECK ((rate_per_second > (0)::double precision))
@@ -2243,6 +2245,114 @@ CREATE TABLE public.verified_classes (
 COMMENT ON TABLE public.verified_classes IS 'one class whose sources were verified to compile to it, with the sources. Written by the verification workers.';
 
 --
+-- Name: webhook_deliveries; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhook_deliveries (
+    id bigint NOT NULL,
+    webhook_id bigint NOT NULL,
+    message_id text NOT NULL,
+    block_number bigint NOT NULL,
+    attempt integer NOT NULL,
+    started_at timestamp with time zone NOT NULL,
+    latency_ms integer NOT NULL,
+    outcome text NOT NULL,
+    status integer DEFAULT 0 NOT NULL,
+    response text DEFAULT ''::text NOT NULL,
+    error text DEFAULT ''::text NOT NULL
+);
+
+--
+-- Name: TABLE webhook_deliveries; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.webhook_deliveries IS 'one delivery attempt of a webhook (the delivery log): status, latency, the first KiB of the answer. Written by the delivery loop, pruned by it to the newest rows of each webhook and by age.';
+
+--
+-- Name: webhook_deliveries_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.webhook_deliveries ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.webhook_deliveries_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: webhook_sent; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhook_sent (
+    webhook_id bigint NOT NULL,
+    block_number bigint NOT NULL,
+    tx_index integer NOT NULL,
+    event_index integer NOT NULL,
+    block_hash bytea NOT NULL,
+    message_id text NOT NULL,
+    payload jsonb NOT NULL
+);
+
+--
+-- Name: TABLE webhook_sent; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.webhook_sent IS 'an item delivered to a webhook within the reorg window, with its block hash and message, for retractions after a reorg. Written and pruned by the delivery loop (webhooks/dispatch.go).';
+
+--
+-- Name: webhooks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhooks (
+    id bigint NOT NULL,
+    key_id bigint NOT NULL,
+    url text NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    kind text NOT NULL,
+    filter jsonb DEFAULT '{}'::jsonb NOT NULL,
+    secret text NOT NULL,
+    previous_secret text,
+    previous_expires_at timestamp with time zone,
+    status text DEFAULT 'active'::text NOT NULL,
+    status_reason text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    position_block bigint NOT NULL,
+    position_tx integer DEFAULT 2147483647 NOT NULL,
+    position_event integer DEFAULT 2147483647 NOT NULL,
+    position_hash bytea,
+    attempts integer DEFAULT 0 NOT NULL,
+    failing_since timestamp with time zone,
+    next_attempt_at timestamp with time zone,
+    last_error text DEFAULT ''::text NOT NULL,
+    delivered_at timestamp with time zone,
+    CONSTRAINT webhooks_description_check CHECK ((length(description) <= 200)),
+    CONSTRAINT webhooks_kind_check CHECK ((kind = ANY (ARRAY['blocks'::text, 'transactions'::text, 'transfers'::text, 'events'::text]))),
+    CONSTRAINT webhooks_status_check CHECK ((status = ANY (ARRAY['active'::text, 'paused'::text, 'disabled'::text]))),
+    CONSTRAINT webhooks_url_check CHECK (((url <> ''::text) AND (length(url) <= 2048)))
+);
+
+--
+-- Name: TABLE webhooks; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.webhooks IS 'one webhook of an API key: its URL, filter, secrets, status and position in the indexed chain (the last item its receiver acknowledged). Written by the GraphQL mutations and the delivery loop (webhooks/dispatch.go).';
+
+--
+-- Name: webhooks_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.webhooks ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.webhooks_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: calls_0; Type: TABLE ATTACH; Schema: public; Owner: -
 --
 
@@ -2705,6 +2815,27 @@ ALTER TABLE ONLY public.verification_jobs
 
 ALTER TABLE ONLY public.verified_classes
     ADD CONSTRAINT verified_classes_pkey PRIMARY KEY (class_hash);
+
+--
+-- Name: webhook_deliveries webhook_deliveries_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
+
+--
+-- Name: webhook_sent webhook_sent_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_sent
+    ADD CONSTRAINT webhook_sent_pkey PRIMARY KEY (webhook_id, block_number, tx_index, event_index);
+
+--
+-- Name: webhooks webhooks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhooks
+    ADD CONSTRAINT webhooks_pkey PRIMARY KEY (id);
 
 --
 -- Name: aliases_name_prefix; Type: INDEX; Schema: public; Owner: -
@@ -3523,6 +3654,54 @@ CREATE INDEX verified_classes_at ON public.verified_classes USING btree (verifie
 COMMENT ON INDEX public.verified_classes_at IS 'verified classes, newest first';
 
 --
+-- Name: webhook_deliveries_started; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_deliveries_started ON public.webhook_deliveries USING btree (started_at);
+
+--
+-- Name: INDEX webhook_deliveries_started; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON INDEX public.webhook_deliveries_started IS 'pruning the log by age: DELETE FROM webhook_deliveries WHERE started_at < $1';
+
+--
+-- Name: webhook_deliveries_webhook; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_deliveries_webhook ON public.webhook_deliveries USING btree (webhook_id, id);
+
+--
+-- Name: INDEX webhook_deliveries_webhook; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON INDEX public.webhook_deliveries_webhook IS 'a webhook''s delivery log, newest first (the webhookDeliveries query), and its pruning';
+
+--
+-- Name: webhooks_active; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhooks_active ON public.webhooks USING btree (id) WHERE (status = 'active'::text);
+
+--
+-- Name: INDEX webhooks_active; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON INDEX public.webhooks_active IS 'the delivery loop''s list of active webhooks';
+
+--
+-- Name: webhooks_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhooks_key ON public.webhooks USING btree (key_id, id);
+
+--
+-- Name: INDEX webhooks_key; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON INDEX public.webhooks_key IS 'a key''s webhooks, newest last (the webhooks query; the plan''s bound counted at creation)';
+
+--
 -- Name: calls_0_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
 --
 
@@ -4148,6 +4327,27 @@ ALTER TABLE ONLY public.validators
 
 ALTER TABLE ONLY public.verification_job_log
     ADD CONSTRAINT verification_job_log_job_id_fkey FOREIGN KEY (job_id) REFERENCES public.verification_jobs(id) ON DELETE CASCADE;
+
+--
+-- Name: webhook_deliveries webhook_deliveries_webhook_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_webhook_id_fkey FOREIGN KEY (webhook_id) REFERENCES public.webhooks(id) ON DELETE CASCADE;
+
+--
+-- Name: webhook_sent webhook_sent_webhook_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_sent
+    ADD CONSTRAINT webhook_sent_webhook_id_fkey FOREIGN KEY (webhook_id) REFERENCES public.webhooks(id) ON DELETE CASCADE;
+
+--
+-- Name: webhooks webhooks_key_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhooks
+    ADD CONSTRAINT webhooks_key_id_fkey FOREIGN KEY (key_id) REFERENCES public.api_keys(id) ON DELETE CASCADE;
 
 --
 -- PostgreSQL database dump complete

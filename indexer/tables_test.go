@@ -35,6 +35,9 @@ var notIndexedTables = map[string]string{
 	"verified_classes":      "written by the verification workers, not from blocks",
 	"holders_snapshots":     "written by the analytics job from the balances, not by the indexer",
 	"nft_metadata_requests": "the NFT metadata fetcher's queue (nftmeta/)",
+	"webhooks":              "API keys' webhooks and their positions (webhooks/): the delivery loop sees a reorg by block hashes and rewinds",
+	"webhook_sent":          "what webhooks were sent within the reorg window (webhooks/), compared with the blocks' hashes to retract",
+	"webhook_deliveries":    "the webhooks' delivery log (webhooks/)",
 }
 
 // notBulkLoaded are the tables of db.ChainRows that a bulk load leaves alone.

@@ -264,3 +264,43 @@ func init() {
 		return 0
 	}))
 }
+
+// Webhooks (webhooks/dispatch.go).
+var (
+	// WebhookDeliveries counts delivery attempts by outcome: delivered, retry, slow-down,
+	// disable (the webhooks.Outcome names), for items and retractions alike.
+	WebhookDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "webhook_deliveries_total",
+		Help: "Webhook delivery attempts by outcome (delivered, retry, slow-down, disable).",
+	}, []string{"outcome"})
+	// WebhookRetractions counts retractions delivered after reorgs.
+	WebhookRetractions = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "webhook_retractions_total",
+		Help: "Webhook messages delivered with removed: true, retracting items a reorg undid.",
+	})
+	// WebhookDisabled counts webhooks the delivery loop disabled, by why.
+	WebhookDisabled = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "webhook_disabled_total",
+		Help: "Webhooks disabled by the delivery loop: gone (the receiver answered 410) or failing (retries given up).",
+	}, []string{"reason"})
+	// WebhookDeliveryLatency is the time from an item's block (its timestamp) to its 2xx.
+	WebhookDeliveryLatency = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "webhook_delivery_latency_seconds",
+		Help:    "From an item's block timestamp to its receiver's 2xx.",
+		Buckets: []float64{0.5, 1, 2, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400},
+	})
+	// WebhookBacklogAge is the age of the oldest item not yet delivered to an active webhook.
+	WebhookBacklogAge = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "webhook_backlog_age_seconds",
+		Help: "Age of the oldest matching item not yet delivered to an active webhook (0: none waits).",
+	})
+	// WebhooksActive is the active webhooks the delivery loop serves.
+	WebhooksActive = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "webhooks_active", Help: "Active webhooks the delivery loop of this process serves.",
+	})
+)
+
+func init() {
+	Registry.MustRegister(WebhookDeliveries, WebhookRetractions, WebhookDisabled, WebhookDeliveryLatency,
+		WebhookBacklogAge, WebhooksActive)
+}

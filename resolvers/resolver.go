@@ -16,6 +16,8 @@ type Resolver struct {
 	Writes *db.Store
 	// Live feeds the subscriptions; nil where the process serves none.
 	Live *live.Hub
+	// Webhooks are the operator's settings of webhooks (webhooks.go).
+	Webhooks WebhookSettings
 }
 
 // primary is the store the APIs write to.

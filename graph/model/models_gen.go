@@ -89,6 +89,32 @@ type ContractEdge struct {
 	Node   *db.Contract `json:"node"`
 }
 
+type CreateWebhookInput struct {
+	// Where messages are POSTed: https, a public address.
+	URL  string      `json:"url"`
+	Kind WebhookKind `json:"kind"`
+	// Free text, at most 200 characters.
+	Description *string `json:"description,omitempty"`
+	// TRANSACTIONS: the filter of the transactions subscription.
+	Transactions *LiveTransactionFilter `json:"transactions,omitempty"`
+	// TRANSFERS: the token (any when omitted).
+	Token db.Felt `json:"token,omitempty"`
+	// TRANSFERS: the wallet sending or receiving (anyone when omitted).
+	Wallet db.Felt `json:"wallet,omitempty"`
+	// EVENTS: the emitter (any when omitted).
+	Contract db.Felt `json:"contract,omitempty"`
+	// EVENTS: the leading keys (the first is usually the event selector), at most 16.
+	Keys []db.Felt `json:"keys,omitempty"`
+	// Deliver the items from this block on (default: the blocks indexed after now).
+	FromBlock *int `json:"fromBlock,omitempty"`
+}
+
+type CreatedWebhook struct {
+	Webhook *db.Webhook `json:"webhook"`
+	// The secret signing its messages (whsec_...), shown only here.
+	Secret string `json:"secret"`
+}
+
 type DelegationConnection struct {
 	Edges      []*DelegationEdge `json:"edges"`
 	PageInfo   *PageInfo         `json:"pageInfo"`
@@ -1218,6 +1244,129 @@ func (e *ValueDomain) UnmarshalJSON(b []byte) error {
 }
 
 func (e ValueDomain) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a webhook is told of: the items of one of the subscriptions.
+type WebhookKind string
+
+const (
+	// Each block written (as newBlocks' NEW).
+	WebhookKindBlocks WebhookKind = "BLOCKS"
+	// Transactions, narrowed as the transactions subscription's filter.
+	WebhookKindTransactions WebhookKind = "TRANSACTIONS"
+	// ERC-20 transfers of token (any when omitted) to or from wallet (anyone when omitted).
+	WebhookKindTransfers WebhookKind = "TRANSFERS"
+	// Events emitted by contract (any when omitted) whose keys begin with keys.
+	WebhookKindEvents WebhookKind = "EVENTS"
+)
+
+var AllWebhookKind = []WebhookKind{
+	WebhookKindBlocks,
+	WebhookKindTransactions,
+	WebhookKindTransfers,
+	WebhookKindEvents,
+}
+
+func (e WebhookKind) IsValid() bool {
+	switch e {
+	case WebhookKindBlocks, WebhookKindTransactions, WebhookKindTransfers, WebhookKindEvents:
+		return true
+	}
+	return false
+}
+
+func (e WebhookKind) String() string {
+	return string(e)
+}
+
+func (e *WebhookKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WebhookKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WebhookKind", str)
+	}
+	return nil
+}
+
+func (e WebhookKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WebhookKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WebhookKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type WebhookStatus string
+
+const (
+	WebhookStatusActive WebhookStatus = "ACTIVE"
+	// Paused by its owner.
+	WebhookStatusPaused WebhookStatus = "PAUSED"
+	// Disabled by the delivery loop (statusReason says why): the receiver answered 410, or failed for three days.
+	WebhookStatusDisabled WebhookStatus = "DISABLED"
+)
+
+var AllWebhookStatus = []WebhookStatus{
+	WebhookStatusActive,
+	WebhookStatusPaused,
+	WebhookStatusDisabled,
+}
+
+func (e WebhookStatus) IsValid() bool {
+	switch e {
+	case WebhookStatusActive, WebhookStatusPaused, WebhookStatusDisabled:
+		return true
+	}
+	return false
+}
+
+func (e WebhookStatus) String() string {
+	return string(e)
+}
+
+func (e *WebhookStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WebhookStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WebhookStatus", str)
+	}
+	return nil
+}
+
+func (e WebhookStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WebhookStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WebhookStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

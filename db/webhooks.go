@@ -1,0 +1,437 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// Webhooks (migration 00059, docs/webhooks.md): the rows of an API key's webhooks, their
+// positions in the indexed chain, what was delivered within the reorg window and the
+// delivery log. The API's mutations and the delivery loop (webhooks/dispatch.go) write them,
+// always on the primary.
+
+// WholeBlock is the transaction and event index of a position that covers its whole block.
+const WholeBlock = 2147483647
+
+// Webhook is a row of webhooks.
+type Webhook struct {
+	ID                int64         `db:"id"`
+	KeyID             int64         `db:"key_id"`
+	URL               string        `db:"url"`
+	Description       string        `db:"description"`
+	Kind              string        `db:"kind"`
+	Filter            WebhookFilter `db:"filter"`
+	Secret            string        `db:"secret"`
+	PreviousSecret    *string       `db:"previous_secret"`
+	PreviousExpiresAt *time.Time    `db:"previous_expires_at"`
+	Status            string        `db:"status"`
+	StatusReason      string        `db:"status_reason"`
+	CreatedAt         time.Time     `db:"created_at"`
+	PositionBlock     int64         `db:"position_block"`
+	PositionTx        int           `db:"position_tx"`
+	PositionEvent     int           `db:"position_event"`
+	PositionHash      Felt          `db:"position_hash"`
+	Attempts          int           `db:"attempts"`
+	FailingSince      *time.Time    `db:"failing_since"`
+	NextAttemptAt     *time.Time    `db:"next_attempt_at"`
+	LastError         string        `db:"last_error"`
+	DeliveredAt       *time.Time    `db:"delivered_at"`
+}
+
+const webhookCols = `id, key_id, url, description, kind, filter, secret, previous_secret, previous_expires_at, status,
+	status_reason, created_at, position_block, position_tx, position_event, position_hash, attempts, failing_since,
+	next_attempt_at, last_error, delivered_at`
+
+// Secrets are the secrets that sign the webhook's messages at now: its secret, and the one
+// before it until that expires.
+func (w *Webhook) Secrets(now time.Time) []string {
+	s := []string{w.Secret}
+	if w.PreviousSecret != nil && w.PreviousExpiresAt != nil && now.Before(*w.PreviousExpiresAt) {
+		s = append(s, *w.PreviousSecret)
+	}
+	return s
+}
+
+// Position is a place in the chain's order of items: a block, a transaction index and an
+// event index (-1 for a block or transaction as a whole, WholeBlock past every item).
+type Position struct {
+	Block int64
+	Tx    int
+	Event int
+}
+
+// Less orders positions as the chain does.
+func (p Position) Less(q Position) bool {
+	if p.Block != q.Block {
+		return p.Block < q.Block
+	}
+	if p.Tx != q.Tx {
+		return p.Tx < q.Tx
+	}
+	return p.Event < q.Event
+}
+
+// Position is the webhook's position: the last item delivered.
+func (w *Webhook) Position() Position {
+	return Position{w.PositionBlock, w.PositionTx, w.PositionEvent}
+}
+
+// WebhookFilter narrows a webhook's items, in the shapes of the subscriptions' arguments;
+// addresses and felts in the 0x form. Unset fields match any.
+type WebhookFilter struct {
+	// transactions
+	SenderAddress   string `json:"senderAddress,omitempty"`
+	ContractAddress string `json:"contractAddress,omitempty"` // also the emitter of events
+	Type            string `json:"type,omitempty"`
+	// transfers
+	Token  string `json:"token,omitempty"`
+	Wallet string `json:"wallet,omitempty"`
+	// events
+	Keys []string `json:"keys,omitempty"`
+}
+
+// Value stores the filter as jsonb.
+func (f WebhookFilter) Value() (driver.Value, error) { return json.Marshal(f) }
+
+// Scan reads the jsonb column.
+func (f *WebhookFilter) Scan(src any) error {
+	switch v := src.(type) {
+	case []byte:
+		return json.Unmarshal(v, f)
+	case string:
+		return json.Unmarshal([]byte(v), f)
+	case nil:
+		*f = WebhookFilter{}
+		return nil
+	}
+	return fmt.Errorf("webhook filter: cannot scan %T", src)
+}
+
+// ErrWebhookLimit refuses a webhook beyond the plan's bound.
+var ErrWebhookLimit = errors.New("the API key's plan allows no more webhooks")
+
+func storeErr(q string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &StoreError{Query: q, Err: err}
+}
+
+// BlockHashesOf are the hashes of the stored blocks among numbers (BlockHashes reads a range).
+func (s *Store) BlockHashesOf(ctx context.Context, numbers []int64) (map[int64]Felt, error) {
+	var rows []struct {
+		Number int64 `db:"number"`
+		Hash   Felt  `db:"hash"`
+	}
+	if err := s.db.SelectContext(ctx, &rows, `SELECT number, hash FROM blocks WHERE number = ANY($1)`, pq.Int64Array(numbers)); err != nil {
+		return nil, storeErr("block hashes", err)
+	}
+	out := make(map[int64]Felt, len(rows))
+	for _, r := range rows {
+		out[r.Number] = r.Hash
+	}
+	return out, nil
+}
+
+// CreateWebhook stores w for its key, starting after position (the indexer's head when
+// from is nil, else block *from - 1), unless the key's plan holds no more. It fills in w's
+// id, created_at and position.
+func (s *Store) CreateWebhook(ctx context.Context, w *Webhook, from *int64) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return storeErr("create webhook", err)
+	}
+	defer tx.Rollback()
+	// The key's row is locked, so that two creations at once count each other.
+	var limit int
+	if err := tx.GetContext(ctx, &limit, `SELECT p.max_webhooks FROM api_keys k JOIN plans p ON p.name = k.plan
+		WHERE k.id = $1 FOR UPDATE OF k`, w.KeyID); err != nil {
+		return storeErr("create webhook: plan", err)
+	}
+	var n int
+	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM webhooks WHERE key_id = $1`, w.KeyID); err != nil {
+		return storeErr("create webhook: count", err)
+	}
+	if n >= limit {
+		return fmt.Errorf("%w (%d)", ErrWebhookLimit, limit)
+	}
+	var pos sql.NullInt64
+	if from != nil {
+		pos = sql.NullInt64{Int64: *from - 1, Valid: true}
+	}
+	err = tx.GetContext(ctx, w, `WITH start AS (
+			SELECT coalesce($7, (SELECT max(number) FROM blocks), -1) AS b)
+		INSERT INTO webhooks (key_id, url, description, kind, filter, secret, position_block, position_hash)
+		SELECT $1, $2, $3, $4, $5, $6, start.b, (SELECT hash FROM blocks WHERE number = start.b) FROM start
+		RETURNING `+webhookCols, w.KeyID, w.URL, w.Description, w.Kind, w.Filter, w.Secret, pos)
+	if err != nil {
+		return storeErr("create webhook", err)
+	}
+	return storeErr("create webhook: commit", tx.Commit())
+}
+
+// Webhooks lists the key's webhooks, oldest first.
+func (s *Store) Webhooks(ctx context.Context, keyID int64) ([]*Webhook, error) {
+	var rows []*Webhook
+	err := s.db.SelectContext(ctx, &rows, `SELECT `+webhookCols+` FROM webhooks WHERE key_id = $1 ORDER BY id`, keyID)
+	return rows, storeErr("webhooks", err)
+}
+
+// KeyWebhook is the key's webhook id, or nil when the key has none of that id.
+func (s *Store) KeyWebhook(ctx context.Context, keyID, id int64) (*Webhook, error) {
+	var w Webhook
+	err := s.db.GetContext(ctx, &w, `SELECT `+webhookCols+` FROM webhooks WHERE key_id = $1 AND id = $2`, keyID, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return &w, storeErr("webhook", err)
+}
+
+// Webhook is the webhook id (the delivery loop's read), or nil.
+func (s *Store) Webhook(ctx context.Context, id int64) (*Webhook, error) {
+	var w Webhook
+	err := s.db.GetContext(ctx, &w, `SELECT `+webhookCols+` FROM webhooks WHERE id = $1`, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return &w, storeErr("webhook", err)
+}
+
+// updateKeyWebhook runs set (an UPDATE's SET list, its arguments from $3) on the key's
+// webhook id and returns the row after, or nil when the key has none of that id.
+func (s *Store) updateKeyWebhook(ctx context.Context, keyID, id int64, set string, args ...any) (*Webhook, error) {
+	var w Webhook
+	err := s.db.GetContext(ctx, &w, `UPDATE webhooks SET `+set+` WHERE key_id = $1 AND id = $2 RETURNING `+webhookCols,
+		append([]any{keyID, id}, args...)...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return &w, storeErr("update webhook", err)
+}
+
+// PauseWebhook stops deliveries to the key's webhook until it is resumed.
+func (s *Store) PauseWebhook(ctx context.Context, keyID, id int64) (*Webhook, error) {
+	return s.updateKeyWebhook(ctx, keyID, id, `status = 'paused', status_reason = 'paused by its owner'`)
+}
+
+// ResumeWebhook makes the key's paused or disabled webhook active again, the message it
+// was failing on tried at once.
+func (s *Store) ResumeWebhook(ctx context.Context, keyID, id int64) (*Webhook, error) {
+	return s.updateKeyWebhook(ctx, keyID, id, `status = 'active', status_reason = '', attempts = 0, failing_since = NULL,
+		next_attempt_at = NULL`)
+}
+
+// RotateWebhookSecret makes secret the key's webhook's secret; the one before signs too
+// for overlap.
+func (s *Store) RotateWebhookSecret(ctx context.Context, keyID, id int64, secret string, overlap time.Duration) (*Webhook, error) {
+	return s.updateKeyWebhook(ctx, keyID, id, `previous_secret = secret, secret = $3,
+		previous_expires_at = now() + make_interval(secs => $4)`, secret, overlap.Seconds())
+}
+
+// ReplayWebhook moves the key's webhook back to just before block from: everything from
+// there is delivered again, with the ids it had.
+func (s *Store) ReplayWebhook(ctx context.Context, keyID, id, from int64) (*Webhook, error) {
+	return s.updateKeyWebhook(ctx, keyID, id, `position_block = $3 - 1, position_tx = `+fmt.Sprint(WholeBlock)+`,
+		position_event = `+fmt.Sprint(WholeBlock)+`, position_hash = (SELECT hash FROM blocks WHERE number = $3 - 1),
+		attempts = 0, failing_since = NULL, next_attempt_at = NULL`, from)
+}
+
+// DeleteWebhook deletes the key's webhook with its log; false when it had none of that id.
+func (s *Store) DeleteWebhook(ctx context.Context, keyID, id int64) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM webhooks WHERE key_id = $1 AND id = $2`, keyID, id)
+	if err != nil {
+		return false, storeErr("delete webhook", err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// WebhookDelivery is a row of webhook_deliveries: one attempt.
+type WebhookDelivery struct {
+	ID          int64     `db:"id"`
+	WebhookID   int64     `db:"webhook_id"`
+	MessageID   string    `db:"message_id"`
+	BlockNumber int64     `db:"block_number"`
+	Attempt     int       `db:"attempt"`
+	StartedAt   time.Time `db:"started_at"`
+	LatencyMs   int       `db:"latency_ms"`
+	Outcome     string    `db:"outcome"`
+	Status      int       `db:"status"`
+	Response    string    `db:"response"`
+	Error       string    `db:"error"`
+}
+
+// WebhookDeliveries lists the newest attempts of a webhook, newest first, before the
+// attempt id before (0: from the newest).
+func (s *Store) WebhookDeliveries(ctx context.Context, webhookID int64, first int, before int64) ([]*WebhookDelivery, error) {
+	var rows []*WebhookDelivery
+	err := s.db.SelectContext(ctx, &rows, `SELECT id, webhook_id, message_id, block_number, attempt, started_at, latency_ms,
+		outcome, status, response, error FROM webhook_deliveries
+		WHERE webhook_id = $1 AND ($3 = 0 OR id < $3) ORDER BY id DESC LIMIT $2`, webhookID, first, before)
+	return rows, storeErr("webhook deliveries", err)
+}
+
+// ActiveWebhooks lists the webhooks the delivery loop serves.
+func (s *Store) ActiveWebhooks(ctx context.Context) ([]*Webhook, error) {
+	var rows []*Webhook
+	err := s.db.SelectContext(ctx, &rows, `SELECT `+webhookCols+` FROM webhooks WHERE status = 'active' ORDER BY id`)
+	return rows, storeErr("active webhooks", err)
+}
+
+// SentItem is a row of webhook_sent: an item delivered within the reorg window.
+type SentItem struct {
+	WebhookID   int64  `db:"webhook_id"`
+	BlockNumber int64  `db:"block_number"`
+	TxIndex     int    `db:"tx_index"`
+	EventIndex  int    `db:"event_index"`
+	BlockHash   Felt   `db:"block_hash"`
+	MessageID   string `db:"message_id"`
+	Payload     JSON   `db:"payload"`
+}
+
+// Position is the item's place in the chain.
+func (it *SentItem) Position() Position { return Position{it.BlockNumber, it.TxIndex, it.EventIndex} }
+
+// WebhookSent lists what the webhook was sent within the reorg window, in chain order.
+func (s *Store) WebhookSent(ctx context.Context, webhookID int64) ([]*SentItem, error) {
+	var rows []*SentItem
+	err := s.db.SelectContext(ctx, &rows, `SELECT webhook_id, block_number, tx_index, event_index, block_hash, message_id, payload
+		FROM webhook_sent WHERE webhook_id = $1 ORDER BY block_number, tx_index, event_index`, webhookID)
+	return rows, storeErr("webhook sent", err)
+}
+
+// ErrPositionMoved: the webhook's position or status changed under the delivery loop (a
+// replay, a pause, a deletion); it reads the webhook again.
+var ErrPositionMoved = errors.New("the webhook's position moved or it is no longer active")
+
+func logAttempt(ctx context.Context, tx *sqlx.Tx, d *WebhookDelivery) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (webhook_id, message_id, block_number, attempt, started_at,
+		latency_ms, outcome, status, response, error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		d.WebhookID, d.MessageID, d.BlockNumber, d.Attempt, d.StartedAt, d.LatencyMs, d.Outcome, d.Status, d.Response, d.Error)
+	return err
+}
+
+// moveFrom updates the webhook if it is still active at position from.
+func moveFrom(ctx context.Context, tx *sqlx.Tx, id int64, from Position, set string, args ...any) error {
+	res, err := tx.ExecContext(ctx, `UPDATE webhooks SET `+set+` WHERE id = $1 AND status = 'active'
+		AND position_block = $2 AND position_tx = $3 AND position_event = $4`,
+		append([]any{id, from.Block, from.Tx, from.Event}, args...)...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrPositionMoved
+	}
+	return nil
+}
+
+// WebhookDelivered records the attempt d that delivered item (a 2xx), in one transaction:
+// the log row, the item among those sent, and the position moved from from to the item.
+func (s *Store) WebhookDelivered(ctx context.Context, d *WebhookDelivery, from Position, item *SentItem) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return storeErr("webhook delivered", err)
+	}
+	defer tx.Rollback()
+	p := item.Position()
+	if err := moveFrom(ctx, tx, d.WebhookID, from, `position_block = $5, position_tx = $6, position_event = $7,
+		position_hash = $8, attempts = 0, failing_since = NULL, next_attempt_at = NULL, last_error = '', delivered_at = now()`,
+		p.Block, p.Tx, p.Event, item.BlockHash); err != nil {
+		return storeErr("webhook delivered", err)
+	}
+	if err := logAttempt(ctx, tx, d); err != nil {
+		return storeErr("webhook delivered: log", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_sent (webhook_id, block_number, tx_index, event_index, block_hash,
+		message_id, payload) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (webhook_id, block_number, tx_index, event_index) DO UPDATE
+		SET block_hash = excluded.block_hash, message_id = excluded.message_id, payload = excluded.payload`,
+		d.WebhookID, p.Block, p.Tx, p.Event, item.BlockHash, item.MessageID, item.Payload); err != nil {
+		return storeErr("webhook delivered: sent", err)
+	}
+	return storeErr("webhook delivered: commit", tx.Commit())
+}
+
+// WebhookRetracted records the attempt d that delivered the retraction of item: the log
+// row, and the item no longer among those sent.
+func (s *Store) WebhookRetracted(ctx context.Context, d *WebhookDelivery, from Position, item *SentItem) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return storeErr("webhook retracted", err)
+	}
+	defer tx.Rollback()
+	if err := moveFrom(ctx, tx, d.WebhookID, from, `attempts = 0, failing_since = NULL, next_attempt_at = NULL,
+		last_error = '', delivered_at = now()`); err != nil {
+		return storeErr("webhook retracted", err)
+	}
+	if err := logAttempt(ctx, tx, d); err != nil {
+		return storeErr("webhook retracted: log", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_sent WHERE webhook_id = $1 AND block_number = $2
+		AND tx_index = $3 AND event_index = $4`, d.WebhookID, item.BlockNumber, item.TxIndex, item.EventIndex); err != nil {
+		return storeErr("webhook retracted: sent", err)
+	}
+	return storeErr("webhook retracted: commit", tx.Commit())
+}
+
+// WebhookFailed records the failed attempt d: the log row, the failures counted, the next
+// attempt at next; disabled (with reason) instead when disable is set.
+func (s *Store) WebhookFailed(ctx context.Context, d *WebhookDelivery, from Position, next time.Time, disable bool, reason string) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return storeErr("webhook failed", err)
+	}
+	defer tx.Rollback()
+	set := `attempts = attempts + 1, failing_since = coalesce(failing_since, $5), next_attempt_at = $6, last_error = $7`
+	if disable {
+		set += `, status = 'disabled', status_reason = $8`
+	} else {
+		set += `, status_reason = $8` // unused when active; keeps the argument count fixed
+	}
+	if err := moveFrom(ctx, tx, d.WebhookID, from, set, d.StartedAt, next, d.Error, reason); err != nil {
+		return storeErr("webhook failed", err)
+	}
+	if err := logAttempt(ctx, tx, d); err != nil {
+		return storeErr("webhook failed: log", err)
+	}
+	return storeErr("webhook failed: commit", tx.Commit())
+}
+
+// RewindWebhook moves the webhook's position from from back to to (with its block's hash)
+// after a reorg undid what lay between.
+func (s *Store) RewindWebhook(ctx context.Context, id int64, from, to Position, hash Felt) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return storeErr("rewind webhook", err)
+	}
+	defer tx.Rollback()
+	if err := moveFrom(ctx, tx, id, from, `position_block = $5, position_tx = $6, position_event = $7, position_hash = $8`,
+		to.Block, to.Tx, to.Event, hash); err != nil {
+		return storeErr("rewind webhook", err)
+	}
+	return storeErr("rewind webhook: commit", tx.Commit())
+}
+
+// PruneWebhooks forgets the items sent below block keepFrom (out of the reorg window), the
+// delivery log older than before, and all but the newest keep rows of each webhook's log.
+func (s *Store) PruneWebhooks(ctx context.Context, keepFrom int64, before time.Time, keep int) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM webhook_sent WHERE block_number < $1`, keepFrom); err != nil {
+		return storeErr("prune webhook_sent", err)
+	}
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE started_at < $1`, before); err != nil {
+		return storeErr("prune webhook_deliveries", err)
+	}
+	_, err := s.db.ExecContext(ctx, `DELETE FROM webhook_deliveries d USING (
+			SELECT w.id, (SELECT x.id FROM webhook_deliveries x WHERE x.webhook_id = w.id ORDER BY x.id DESC OFFSET $1 LIMIT 1) AS below
+			FROM webhooks w) c
+		WHERE d.webhook_id = c.id AND d.id <= c.below`, keep)
+	return storeErr("prune webhook_deliveries per webhook", err)
+}

@@ -1,0 +1,624 @@
+package webhooks
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/metrics"
+)
+
+// DispatchConfig configures the delivery loop.
+type DispatchConfig struct {
+	// Store is the primary: positions, the items sent and the log are written there, and
+	// the chain's rows read from it (a replica may lag behind a position).
+	Store  *db.Store
+	Sender *Sender
+	// Workers bounds the webhooks served at once (each has one message in flight at most,
+	// so that its messages arrive in order); default 16.
+	Workers int
+	// PerHost bounds the webhooks of one receiver host served at once; default 2.
+	PerHost int
+	// Poll is how often the loop looks for work without a notice (retries due, webhooks
+	// created or resumed, notices lost); default 1 s.
+	Poll time.Duration
+	// Window is the reorg window, in blocks: what was sent is kept that far below the head
+	// to be compared with the chain (at least the indexer's --max-reorg-depth); default 64.
+	Window int64
+	// Batch is the most blocks read at once for one webhook; default 100.
+	Batch int64
+	// Budget is the most messages one webhook is sent before the others get their turn;
+	// default 200.
+	Budget int
+	// LogKeep is the newest attempts kept in each webhook's log; LogMaxAge the oldest.
+	// Defaults 1000 and 7 days.
+	LogKeep   int
+	LogMaxAge time.Duration
+	Logger    *slog.Logger
+	// Backoff is the wait after a message's n-th failed attempt; nil is Backoff (tests
+	// shorten it).
+	Backoff func(n int) time.Duration
+}
+
+func (c DispatchConfig) withDefaults() DispatchConfig {
+	if c.Workers <= 0 {
+		c.Workers = 16
+	}
+	if c.PerHost <= 0 {
+		c.PerHost = 2
+	}
+	if c.Poll <= 0 {
+		c.Poll = time.Second
+	}
+	if c.Window <= 0 {
+		c.Window = 64
+	}
+	if c.Batch <= 0 {
+		c.Batch = 100
+	}
+	if c.Budget <= 0 {
+		c.Budget = 200
+	}
+	if c.LogKeep <= 0 {
+		c.LogKeep = 1000
+	}
+	if c.LogMaxAge <= 0 {
+		c.LogMaxAge = 7 * 24 * time.Hour
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Backoff == nil {
+		c.Backoff = Backoff
+	}
+	return c
+}
+
+// Dispatcher is the delivery loop: it follows the indexed chain for every active webhook
+// from its position, and delivers the matching items in order, one message in flight per
+// webhook, retrying as Backoff says until GiveUp, when it disables the webhook.
+type Dispatcher struct {
+	cfg   DispatchConfig
+	store *db.Store
+	wake  chan struct{}
+	lock  *locker
+	slots chan struct{} // Workers
+
+	mu      sync.Mutex
+	running map[int64]bool
+	hosts   map[string]chan struct{} // PerHost, by receiver host
+	backlog map[int64]int64          // the oldest pending item's block timestamp, by webhook
+	wg      sync.WaitGroup
+	now     func() time.Time
+}
+
+// NewDispatcher returns the delivery loop of cfg; Run runs it.
+func NewDispatcher(cfg DispatchConfig) *Dispatcher {
+	cfg = cfg.withDefaults()
+	return &Dispatcher{cfg: cfg, store: cfg.Store, wake: make(chan struct{}, 1), lock: &locker{db: cfg.Store.DB().DB},
+		slots: make(chan struct{}, cfg.Workers), running: map[int64]bool{}, hosts: map[string]chan struct{}{},
+		backlog: map[int64]int64{}, now: time.Now}
+}
+
+// Wake makes the loop look for work now (a webhook created, resumed or replayed).
+func (d *Dispatcher) Wake() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run delivers until ctx ends, then waits for the attempts in flight. It is woken by the
+// indexer's chain notices on dsn (the primary; "" for none), by Wake and every Poll.
+func (d *Dispatcher) Run(ctx context.Context, dsn string) {
+	var notices <-chan *pq.Notification
+	if dsn != "" {
+		listener := pq.NewListener(dsn, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
+			if err != nil {
+				d.cfg.Logger.Warn("webhooks: chain notice connection", "event", ev, "err", err)
+			}
+		})
+		defer listener.Close()
+		if err := listener.Listen(db.ChainChannel); err != nil {
+			d.cfg.Logger.Warn("webhooks: no chain notices; polling every "+d.cfg.Poll.String(), "err", err)
+		} else {
+			notices = listener.Notify
+		}
+	}
+	defer d.lock.close()
+	defer d.wg.Wait()
+	tick := time.NewTicker(d.cfg.Poll)
+	defer tick.Stop()
+	var lastPrune time.Time
+	for {
+		d.round(ctx)
+		if d.now().Sub(lastPrune) > time.Minute {
+			lastPrune = d.now()
+			d.prune(ctx)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-d.wake:
+		case <-notices:
+		}
+	}
+}
+
+// round starts a worker for each active webhook due and not being served.
+func (d *Dispatcher) round(ctx context.Context) {
+	hooks, err := d.store.ActiveWebhooks(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.cfg.Logger.Warn("webhooks: listing the active webhooks", "err", err)
+		}
+		return
+	}
+	metrics.WebhooksActive.Set(float64(len(hooks)))
+	now := d.now()
+	active := make(map[int64]bool, len(hooks))
+	for _, w := range hooks {
+		active[w.ID] = true
+		if w.NextAttemptAt != nil && w.NextAttemptAt.After(now) {
+			continue
+		}
+		d.mu.Lock()
+		busy := d.running[w.ID]
+		if !busy {
+			d.running[w.ID] = true
+		}
+		d.mu.Unlock()
+		if busy {
+			continue
+		}
+		if !d.lock.try(ctx, w.ID) { // another process serves it
+			d.done(w.ID)
+			continue
+		}
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			defer d.done(w.ID)
+			defer d.lock.unlock(w.ID)
+			d.serve(ctx, w)
+		}()
+	}
+	d.mu.Lock()
+	var oldest int64
+	for id, ts := range d.backlog {
+		if !active[id] {
+			delete(d.backlog, id)
+		} else if oldest == 0 || ts < oldest {
+			oldest = ts
+		}
+	}
+	d.mu.Unlock()
+	age := 0.0
+	if oldest > 0 {
+		age = max(0, now.Sub(time.Unix(oldest, 0)).Seconds())
+	}
+	metrics.WebhookBacklogAge.Set(age)
+}
+
+func (d *Dispatcher) done(id int64) {
+	d.mu.Lock()
+	delete(d.running, id)
+	d.mu.Unlock()
+}
+
+func (d *Dispatcher) setBacklog(id int64, blockTime int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if blockTime == 0 {
+		delete(d.backlog, id)
+	} else {
+		d.backlog[id] = blockTime
+	}
+}
+
+// hostSlots is the semaphore of the receiver host of rawURL.
+func (d *Dispatcher) hostSlots(rawURL string) chan struct{} {
+	host := rawURL
+	if u, err := url.Parse(rawURL); err == nil {
+		host = strings.ToLower(u.Host)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s, ok := d.hosts[host]
+	if !ok {
+		s = make(chan struct{}, d.cfg.PerHost)
+		d.hosts[host] = s
+	}
+	return s
+}
+
+func acquire(ctx context.Context, s chan struct{}) bool {
+	select {
+	case s <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// serve delivers what is due to webhook w (as listed), within the budget.
+func (d *Dispatcher) serve(ctx context.Context, listed *db.Webhook) {
+	if !acquire(ctx, d.slots) {
+		return
+	}
+	defer func() { <-d.slots }()
+	host := d.hostSlots(listed.URL)
+	if !acquire(ctx, host) {
+		return
+	}
+	defer func() { <-host }()
+	// Read again under the lock: another process may have moved it since the list.
+	w, err := d.store.Webhook(ctx, listed.ID)
+	if err != nil || w == nil || w.Status != "active" || (w.NextAttemptAt != nil && w.NextAttemptAt.After(d.now())) {
+		return
+	}
+	f, err := parseFilter(w.Filter)
+	if err != nil {
+		d.cfg.Logger.Warn("webhooks: a stored filter does not parse", "webhook", w.ID, "err", err)
+		return
+	}
+	deadline := d.now().Add(30 * time.Second)
+	budget := d.cfg.Budget
+	for budget > 0 && d.now().Before(deadline) && ctx.Err() == nil {
+		ok, err := d.checkReorg(ctx, w)
+		if err != nil || !ok {
+			d.logErr(w, "reorg check", err)
+			return
+		}
+		items, blocks, upTo, err := d.next(ctx, w, &f)
+		if err != nil {
+			d.logErr(w, "reading items", err)
+			return
+		}
+		for _, it := range items {
+			if budget == 0 || ctx.Err() != nil {
+				d.setBacklog(w.ID, blocks[it.pos.Block].Timestamp)
+				return
+			}
+			budget--
+			b := blocks[it.pos.Block]
+			id, body, err := payload(w.ID, b, it)
+			if err != nil {
+				d.logErr(w, "payload", err)
+				return
+			}
+			rec, ok := d.attempt(ctx, w, Message{ID: id, Body: body}, b.Number)
+			if !ok {
+				d.setBacklog(w.ID, b.Timestamp)
+				return
+			}
+			sent := &db.SentItem{WebhookID: w.ID, BlockNumber: it.pos.Block, TxIndex: it.pos.Tx, EventIndex: it.pos.Event,
+				BlockHash: b.Hash, MessageID: id, Payload: body}
+			if err := d.store.WebhookDelivered(ctx, rec, w.Position(), sent); err != nil {
+				d.logErr(w, "recording a delivery", err)
+				return
+			}
+			metrics.WebhookDeliveryLatency.Observe(max(0, d.now().Sub(time.Unix(b.Timestamp, 0)).Seconds()))
+			w.PositionBlock, w.PositionTx, w.PositionEvent, w.PositionHash = it.pos.Block, it.pos.Tx, it.pos.Event, b.Hash
+			w.Attempts, w.FailingSince = 0, nil
+		}
+		// Everything up to upTo is delivered: the position moves past the blocks that had
+		// nothing for it, so that they are not read again.
+		if upTo < 0 || (upTo == w.PositionBlock && w.PositionTx == db.WholeBlock) {
+			d.setBacklog(w.ID, 0)
+			return
+		}
+		to := db.Position{Block: upTo, Tx: db.WholeBlock, Event: db.WholeBlock}
+		hash := blocks[upTo].Hash
+		if err := d.store.RewindWebhook(ctx, w.ID, w.Position(), to, hash); err != nil {
+			d.logErr(w, "moving the position", err)
+			return
+		}
+		w.PositionBlock, w.PositionTx, w.PositionEvent, w.PositionHash = to.Block, to.Tx, to.Event, hash
+	}
+}
+
+func (d *Dispatcher) logErr(w *db.Webhook, what string, err error) {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, db.ErrPositionMoved) || errors.Is(err, errRaced) {
+		return
+	}
+	d.cfg.Logger.Warn("webhooks: "+what, "webhook", w.ID, "err", err)
+}
+
+// errRaced: a reorg changed the blocks while their items were read; read again.
+var errRaced = errors.New("webhooks: the blocks changed while their items were read")
+
+// next reads the items of w after its position, in chain order, from the blocks after it
+// up to upTo (at most Batch blocks; -1 when there is nothing new), with those blocks.
+func (d *Dispatcher) next(ctx context.Context, w *db.Webhook, f *filter) (items []item, blocks map[int64]*db.Block, upTo int64, err error) {
+	head, _, ok, err := db.IndexedHead(ctx, d.store.DB())
+	if err != nil || !ok {
+		return nil, nil, -1, err
+	}
+	pos := w.Position()
+	from := pos.Block
+	if pos.Tx == db.WholeBlock {
+		from++
+	}
+	from = max(from, 0)
+	if from > head {
+		return nil, nil, -1, nil
+	}
+	to := min(head, from+d.cfg.Batch-1)
+	bs, err := d.store.BlocksInRange(ctx, from, to)
+	if err != nil {
+		return nil, nil, -1, err
+	}
+	blocks = make(map[int64]*db.Block, len(bs))
+	for _, b := range bs {
+		blocks[b.Number] = b
+	}
+	if int64(len(bs)) != to-from+1 {
+		return nil, nil, -1, errRaced
+	}
+	add := func(p db.Position, typ string, data any) {
+		if pos.Less(p) {
+			items = append(items, item{pos: p, typ: typ, data: data})
+		}
+	}
+	switch w.Kind {
+	case KindBlocks:
+		for _, b := range bs {
+			add(db.Position{Block: b.Number, Tx: -1, Event: -1}, "block", blockData(b))
+		}
+	case KindTransactions:
+		txs, err := d.store.TransactionsInRange(ctx, from, to)
+		if err != nil {
+			return nil, nil, -1, err
+		}
+		for _, t := range txs {
+			if f.transaction(t) {
+				add(db.Position{Block: t.BlockNumber, Tx: t.Index, Event: -1}, "transaction", transactionData(t, blocks[t.BlockNumber].Hash))
+			}
+		}
+	case KindTransfers:
+		ts, err := d.store.TransfersInRange(ctx, from, to)
+		if err != nil {
+			return nil, nil, -1, err
+		}
+		for _, t := range ts {
+			if f.transfer(t) {
+				add(db.Position{Block: t.BlockNumber, Tx: t.TxIndex, Event: t.EventIndex}, "transfer", transferData(t))
+			}
+		}
+	case KindEvents:
+		es, err := d.store.EventsInRange(ctx, from, to)
+		if err != nil {
+			return nil, nil, -1, err
+		}
+		for _, e := range es {
+			if f.event(e) {
+				add(db.Position{Block: e.BlockNumber, Tx: e.TxIndex, Event: e.Index}, "event", eventData(e))
+			}
+		}
+	default:
+		return nil, nil, -1, fmt.Errorf("webhooks: unknown kind %q", w.Kind)
+	}
+	// The rows read belong to the blocks read only if no reorg came in between.
+	numbers := make([]int64, 0, len(bs))
+	for _, b := range bs {
+		numbers = append(numbers, b.Number)
+	}
+	now, err := d.store.BlockHashesOf(ctx, numbers)
+	if err != nil {
+		return nil, nil, -1, err
+	}
+	for _, b := range bs {
+		if !now[b.Number].Equal(b.Hash) {
+			return nil, nil, -1, errRaced
+		}
+	}
+	return items, blocks, to, nil
+}
+
+// checkReorg compares what w was sent within the window, and its position, with the
+// blocks' hashes now. Items of blocks replaced are retracted, newest first; then the
+// position moves back to the newest item still on the chain (or Window blocks back when
+// none is known). It returns false when a retraction failed (retried later).
+func (d *Dispatcher) checkReorg(ctx context.Context, w *db.Webhook) (bool, error) {
+	sent, err := d.store.WebhookSent(ctx, w.ID)
+	if err != nil {
+		return false, err
+	}
+	var numbers []int64
+	for _, s := range sent {
+		if len(numbers) == 0 || numbers[len(numbers)-1] != s.BlockNumber {
+			numbers = append(numbers, s.BlockNumber)
+		}
+	}
+	if w.PositionHash != nil {
+		numbers = append(numbers, w.PositionBlock)
+	}
+	if len(numbers) == 0 {
+		return true, nil
+	}
+	hashes, err := d.store.BlockHashesOf(ctx, numbers)
+	if err != nil {
+		return false, err
+	}
+	var bad []*db.SentItem
+	var good *db.SentItem // the newest still on the chain, before the position
+	lowest := w.PositionBlock
+	for _, s := range sent {
+		if h, ok := hashes[s.BlockNumber]; ok && h.Equal(s.BlockHash) {
+			if s.Position().Less(w.Position()) || s.Position() == w.Position() {
+				good = s
+			}
+		} else {
+			bad = append(bad, s)
+			lowest = min(lowest, s.BlockNumber)
+		}
+	}
+	moved := w.PositionHash != nil && !hashes[w.PositionBlock].Equal(w.PositionHash)
+	if len(bad) == 0 && !moved {
+		return true, nil
+	}
+	for i := len(bad) - 1; i >= 0; i-- {
+		msg, err := retraction(bad[i])
+		if err != nil {
+			return false, err
+		}
+		rec, ok := d.attempt(ctx, w, msg, bad[i].BlockNumber)
+		if !ok {
+			return false, nil
+		}
+		if err := d.store.WebhookRetracted(ctx, rec, w.Position(), bad[i]); err != nil {
+			return false, err
+		}
+		metrics.WebhookRetractions.Inc()
+		w.Attempts, w.FailingSince = 0, nil
+	}
+	if !moved {
+		return true, nil
+	}
+	to, hash := db.Position{Block: max(lowest-d.cfg.Window, -1), Tx: db.WholeBlock, Event: db.WholeBlock}, db.Felt(nil)
+	if good != nil {
+		to, hash = good.Position(), good.BlockHash
+	} else if to.Block >= 0 {
+		hs, err := d.store.BlockHashesOf(ctx, []int64{to.Block})
+		if err != nil {
+			return false, err
+		}
+		hash = hs[to.Block]
+	}
+	d.cfg.Logger.Info("webhooks: reorg; position moved back", "webhook", w.ID, "from", w.PositionBlock, "to", to.Block,
+		"retracted", len(bad))
+	if err := d.store.RewindWebhook(ctx, w.ID, w.Position(), to, hash); err != nil {
+		return false, err
+	}
+	w.PositionBlock, w.PositionTx, w.PositionEvent, w.PositionHash = to.Block, to.Tx, to.Event, hash
+	return true, nil
+}
+
+// attempt makes one attempt to deliver msg to w. On a 2xx it returns the log row for the
+// caller to record with what the delivery moves; otherwise it records the failure itself
+// (the next attempt's time, or the webhook disabled) and returns false.
+func (d *Dispatcher) attempt(ctx context.Context, w *db.Webhook, msg Message, block int64) (*db.WebhookDelivery, bool) {
+	a := d.cfg.Sender.Deliver(ctx, Endpoint{URL: w.URL, Secrets: w.Secrets(d.now())}, msg)
+	if ctx.Err() != nil { // shutting down: not the receiver's failure
+		return nil, false
+	}
+	metrics.WebhookDeliveries.WithLabelValues(a.Outcome.String()).Inc()
+	rec := &db.WebhookDelivery{WebhookID: w.ID, MessageID: msg.ID, BlockNumber: block, Attempt: w.Attempts + 1,
+		StartedAt: a.Start, LatencyMs: int(a.Latency.Milliseconds()), Outcome: a.Outcome.String(), Status: a.Status,
+		Response: cleanText(string(a.Body))}
+	if a.Err != nil {
+		rec.Error = cleanText(a.Err.Error())
+	}
+	if a.Outcome == Delivered {
+		return rec, true
+	}
+	attempts := w.Attempts + 1
+	first := a.Start
+	if w.FailingSince != nil {
+		first = *w.FailingSince
+	}
+	now := d.now()
+	next := now.Add(d.cfg.Backoff(attempts))
+	disable, reason := false, ""
+	switch a.Outcome {
+	case Disable:
+		disable, reason = true, "the receiver answered 410 Gone"
+		metrics.WebhookDisabled.WithLabelValues("gone").Inc()
+	case SlowDown:
+		next = now.Add(a.RetryAfter)
+	}
+	if !disable && GiveUp(attempts, first, next) {
+		disable = true
+		reason = fmt.Sprintf("failing since %s (%d attempts); the last: %s", first.UTC().Format(time.RFC3339), attempts, rec.Error)
+		metrics.WebhookDisabled.WithLabelValues("failing").Inc()
+	}
+	if err := d.store.WebhookFailed(ctx, rec, w.Position(), next, disable, reason); err != nil {
+		d.logErr(w, "recording a failed attempt", err)
+		return nil, false
+	}
+	if disable {
+		d.cfg.Logger.Warn("webhooks: webhook disabled", "webhook", w.ID, "reason", reason)
+	}
+	w.Attempts, w.FailingSince, w.NextAttemptAt = attempts, &first, &next
+	return nil, false
+}
+
+// cleanText is s as PostgreSQL text takes it: valid UTF-8 without NUL.
+func cleanText(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+// prune forgets what fell out of the reorg window and the old log.
+func (d *Dispatcher) prune(ctx context.Context) {
+	head, _, _, err := db.IndexedHead(ctx, d.store.DB())
+	if err == nil {
+		err = d.store.PruneWebhooks(ctx, head-d.cfg.Window, d.now().Add(-d.cfg.LogMaxAge), d.cfg.LogKeep)
+	}
+	if err != nil && ctx.Err() == nil {
+		d.cfg.Logger.Warn("webhooks: pruning", "err", err)
+	}
+}
+
+// locker holds a session advisory lock per webhook served, so that of several processes
+// running the loop one serves each webhook; a process that dies lets go with its session.
+type locker struct {
+	mu   sync.Mutex
+	db   *sql.DB
+	conn *sql.Conn
+}
+
+// lockKey is a webhook's advisory lock: 57 (the issue) in the high bits.
+func lockKey(id int64) int64 { return 57<<48 | id }
+
+func (l *locker) try(ctx context.Context, id int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		c, err := l.db.Conn(ctx)
+		if err != nil {
+			return false
+		}
+		l.conn = c
+	}
+	var ok bool
+	if err := l.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey(id)).Scan(&ok); err != nil {
+		// The session is gone, and its locks with it: start again with a new one.
+		_ = l.conn.Close()
+		l.conn = nil
+		return false
+	}
+	return ok
+}
+
+func (l *locker) unlock(id int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := l.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, lockKey(id)); err != nil {
+			_ = l.conn.Close()
+			l.conn = nil
+		}
+	}
+}
+
+func (l *locker) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn != nil {
+		_ = l.conn.Close()
+		l.conn = nil
+	}
+}
