@@ -79,6 +79,9 @@ func checkConsistent(t *testing.T, d *sqlx.DB) {
 	if wrong := dbtest.RankSpansWrong(t, d); len(wrong) > 0 {
 		t.Fatalf("the spans of holders and contracts do not count their rows:\n%v", wrong)
 	}
+	if wrong := dbtest.NftSaleStatsWrong(t, d); len(wrong) > 0 {
+		t.Fatalf("the NFT sale statistics are not their sales':\n%v", wrong)
+	}
 }
 
 // checkStakingHistory asserts that the staking history ends where the staking state is:
