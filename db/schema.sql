@@ -316,12 +316,17 @@ CREATE FUNCTION public.nft_sales_count() RETURNS trigger
 DECLARE
     rows_table text;
     sign int;
+    sold boolean;
 BEGIN
   -- An update takes its old rows off and adds its new ones. The transition tables are seen
   -- by this function's own statements only, so the work is not in a function of its own.
   FOR rows_table, sign IN SELECT * FROM (VALUES ('old_rows', -1), ('new_rows', 1)) o(t, s)
       WHERE (o.s < 0 AND TG_OP IN ('DELETE', 'UPDATE')) OR (o.s > 0 AND TG_OP IN ('INSERT', 'UPDATE'))
   LOOP
+    -- Most statements write transfers and no sale (and a reorg's cascade deletes a
+    -- transaction's rows at a time): nothing to count.
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I WHERE total_price IS NOT NULL)', rows_table) INTO sold;
+    CONTINUE WHEN NOT sold;
     -- The statement's sales, by collection and by marketplace, per payment token.
     EXECUTE format($q$
         INSERT INTO nft_sale_volumes AS v (scope, key, payment_token, sales, price)
