@@ -36,7 +36,7 @@ type benchConfig struct {
 	duration     time.Duration
 	dataDir      string
 	out          string
-	only         string
+	only         []string
 	postgraphile string
 	indexTxs     int
 	projectTxs   int64
@@ -46,6 +46,12 @@ type benchConfig struct {
 	server       serverFlags
 }
 
+// picks reports whether --only keeps the workload named name: any of its texts is in the
+// name (every workload without --only).
+func (c *benchConfig) picks(name string) bool {
+	return len(c.only) == 0 || slices.ContainsFunc(c.only, func(o string) bool { return strings.Contains(name, o) })
+}
+
 func (c *benchConfig) register(fs *flag.FlagSet) {
 	c.databaseURL = os.Getenv("DATABASE_URL")
 	fs.IntVar(&c.txs, "txs", 1_000_000, "transactions in the benchmark database (built once from the simulated chain, then reused)")
@@ -53,7 +59,10 @@ func (c *benchConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "time per workload, for the service and again for its raw SQL")
 	fs.StringVar(&c.dataDir, "data-dir", envOr("STARKGRAPH_DATA_DIR", ".starkgraph"), "where the private PostgreSQL cluster lives (its database bench_<txs> is the cache)")
 	fs.StringVar(&c.out, "out", "bench/results", "directory for the results (JSON and Markdown)")
-	fs.StringVar(&c.only, "only", "", "run only the workloads whose name contains this text (e.g. stats)")
+	fs.Func("only", "run only the workloads whose name contains this text (e.g. stats); given several times, those whose name contains any", func(s string) error {
+		c.only = append(c.only, s)
+		return nil
+	})
 	fs.StringVar(&c.postgraphile, "postgraphile", "", "base URL of a PostGraphile v5 server over the same database (e.g. http://127.0.0.1:5678): its GraphQL equivalents run as a second baseline (docs/performance.md)")
 	fs.IntVar(&c.indexTxs, "index-txs", 300_000, "transactions indexed from scratch, once per indexing mode, to time the indexer (0: skip), into a database bench_indexing made beside the bench's")
 	fs.Int64Var(&c.projectTxs, "project-txs", 500_000_000, "when the run builds its database, project a first sync of this many transactions from the catch-up's curve")
@@ -145,8 +154,8 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		}
 		workloads = append(workloads, lists...)
 	}
-	workloads = slices.DeleteFunc(workloads, func(w bench.Workload) bool { return !strings.Contains(w.Name, c.only) })
-	timeIndexer := c.indexTxs > 0 && strings.Contains(indexerWorkload, c.only)
+	workloads = slices.DeleteFunc(workloads, func(w bench.Workload) bool { return !c.picks(w.Name) })
+	timeIndexer := c.indexTxs > 0 && c.picks(indexerWorkload)
 	if len(workloads) == 0 && !timeIndexer {
 		return fmt.Errorf("--only %q: no workload's name contains it", c.only)
 	}

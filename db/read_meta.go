@@ -21,8 +21,17 @@ func (s *Store) MetaTransactions(ctx context.Context, contract Felt, w Window) (
 		args = append(args, contract)
 		conds = append(conds, "m.contract_address = $1")
 	}
+	// Unfiltered, a page's first key is found by skipping the offset in the primary key's
+	// index alone, and the page read from there (keysFrom): read in one step, every row
+	// skipped was fetched and joined to its transaction first (5,000 rows deep on the 1M
+	// bench: 554 ms at p99). By account, meta_transactions_contract has no call index, so
+	// the page is read as before.
+	keysFrom := ""
+	if contract == nil {
+		keysFrom = "meta_transactions m"
+	}
 	return keysetList(ctx, s, keysetQuery{name: "meta_transactions", from: `SELECT ` + metaTxCols + metaTxFrom,
-		conds: conds, args: args, keyCols: []string{"m.block_number", "m.tx_index", "m.call_index"}, desc: true},
+		conds: conds, args: args, keyCols: []string{"m.block_number", "m.tx_index", "m.call_index"}, desc: true, keysFrom: keysFrom},
 		w, func(m *MetaTransaction) []any { return []any{m.BlockNumber, m.Index, m.CallIndex} })
 }
 

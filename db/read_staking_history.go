@@ -83,8 +83,18 @@ func (f StakingLogFilter) conds(args *[]any) []string {
 func (s *Store) StakingActivity(ctx context.Context, f StakingLogFilter, w Window) ([]*StakingOperation, error) {
 	var args []any
 	conds := f.conds(&args)
+	// With no filter, or one validator's or one wallet's alone, an index holds the
+	// condition and the order (the primary key, staking_activity_staker,
+	// staking_activity_wallet): a page's first key is found in it alone, skipping the offset
+	// without fetching the rows above it, and the page read from there (keysFrom). Read in
+	// one step, 5,000 rows deep in a validator's activity cost 102 ms at p99 on the 1M bench.
+	keysFrom := ""
+	if (f.Staker == nil || f.Wallet == nil) && f.Pool == nil && f.Operation == "" && f.From == nil && f.To == nil &&
+		f.TransactionHash == nil {
+		keysFrom = "staking_activity a"
+	}
 	return keysetList(ctx, s, keysetQuery{name: "staking_activity", from: `SELECT ` + stakingOperationCols + ` FROM staking_activity a`,
-		conds: conds, args: args, keyCols: eventKeyColumns, desc: !f.Ascending},
+		conds: conds, args: args, keyCols: eventKeyColumns, desc: !f.Ascending, keysFrom: keysFrom},
 		w, func(o *StakingOperation) []any { return []any{o.BlockNumber, o.TxIndex, o.EventIndex} })
 }
 

@@ -89,6 +89,9 @@ func checkConsistent(t *testing.T, d *sqlx.DB) {
 	if len(wrong) > 0 {
 		t.Fatalf("the spans of holders and contracts do not count their rows:\n%v", wrong)
 	}
+	if wrong := dbtest.NftSaleStatsWrong(t, d); len(wrong) > 0 {
+		t.Fatalf("the NFT sale statistics are not their sales':\n%v", wrong)
+	}
 }
 
 // checkStakingHistory asserts that the staking history ends where the staking state is:
