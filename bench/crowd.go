@@ -257,8 +257,11 @@ type CrowdMeasure struct {
 	// AnswerCache counts the answers by their X-Answer-Cache header (hit, miss, wait,
 	// uncached, bypass; none without the cache).
 	AnswerCache map[string]int `json:"answerCache"`
-	Changes     int64          `json:"dataChanges"`   // data versions during the run
-	Blocks      int64          `json:"blocksIndexed"` // blocks indexed during the run
+	// ByAnswerCache are the latencies of the answers by their X-Answer-Cache header: a hit's
+	// is the cache's own, a wait's or a miss's the computation's.
+	ByAnswerCache map[string]Measure `json:"byAnswerCache,omitempty"`
+	Changes       int64              `json:"dataChanges"`   // data versions during the run
+	Blocks        int64              `json:"blocksIndexed"` // blocks indexed during the run
 	// Checked answers showed the head (the latest blocks); Stale of them showed a newest
 	// block older than the head seen FreshnessGrace before the request was sent.
 	Checked    int    `json:"freshnessChecked"`
@@ -280,10 +283,11 @@ func Crowd(ctx context.Context, o CrowdOptions) CrowdMeasure {
 var newestBlock = regexp.MustCompile(`"(?:blockNumber|number)":(\d+)`)
 
 func crowdDrive(ctx context.Context, client *http.Client, o CrowdOptions, d time.Duration) CrowdMeasure {
-	m := CrowdMeasure{Name: o.Name, AnswerCache: map[string]int{}}
+	m := CrowdMeasure{Name: o.Name, AnswerCache: map[string]int{}, ByAnswerCache: map[string]Measure{}}
 	var (
 		mu          sync.Mutex
 		all, first  []time.Duration
+		byAnswer    = map[string][]time.Duration{}
 		errs, five  atomic.Int64
 		firstErr    atomic.Value
 		wg          sync.WaitGroup
@@ -303,6 +307,7 @@ func crowdDrive(ctx context.Context, client *http.Client, o CrowdOptions, d time
 		go func() {
 			defer wg.Done()
 			var mine, mineFirst []time.Duration
+			mineBy := map[string][]time.Duration{}
 			seen := o.Versions.Version()
 			for i := c; ctx.Err() == nil && time.Since(started) < d; i++ {
 				w := o.Requests[i%len(o.Requests)]
@@ -339,7 +344,11 @@ func crowdDrive(ctx context.Context, client *http.Client, o CrowdOptions, d time
 				if isFirst {
 					mineFirst = append(mineFirst, took)
 				}
-				n, _ := cacheCounts.LoadOrStore(resp.Header.Get(answercache.Header), new(atomic.Int64))
+				result := resp.Header.Get(answercache.Header)
+				if result != "" {
+					mineBy[result] = append(mineBy[result], took)
+				}
+				n, _ := cacheCounts.LoadOrStore(result, new(atomic.Int64))
 				n.(*atomic.Int64).Add(1)
 				if need >= 0 {
 					checked.Add(1)
@@ -353,6 +362,9 @@ func crowdDrive(ctx context.Context, client *http.Client, o CrowdOptions, d time
 			mu.Lock()
 			all = append(all, mine...)
 			first = append(first, mineFirst...)
+			for k, v := range mineBy {
+				byAnswer[k] = append(byAnswer[k], v...)
+			}
 			mu.Unlock()
 		}()
 	}
@@ -364,6 +376,9 @@ func crowdDrive(ctx context.Context, client *http.Client, o CrowdOptions, d time
 		m.FirstError = e
 	}
 	m.FirstAfterChange = summarize(first, elapsed)
+	for k, v := range byAnswer {
+		m.ByAnswerCache[k] = summarize(v, elapsed)
+	}
 	cacheCounts.Range(func(k, v any) bool {
 		if name := k.(string); name != "" {
 			m.AnswerCache[name] = int(v.(*atomic.Int64).Load())
@@ -430,16 +445,22 @@ type CrowdResult struct {
 func CrowdMarkdown(r CrowdResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Crowd: %d clients, each cycling over %s; a block every %s.\n\n", r.Clients, strings.Join(r.Requests, ", "), r.BlockTime)
-	b.WriteString("| crowd | req/s | p50 | p99 | first after a change: p50 | p99 | requests | errors | hit | wait | miss | data changes | blocks | stale / checked |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| crowd | req/s | p50 | p99 | first after a change: p50 | p99 | requests | errors | hit | hit p99 | wait | wait p99 | miss | data changes | blocks | stale / checked |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	runs := r.Runs
 	if r.PostGraphile != nil {
 		runs = append(slices.Clone(runs), *r.PostGraphile)
 	}
 	for _, m := range runs {
-		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %d | %d | %d | %d | %d | %d | %d | %d / %d |\n", m.Name, m.PerSecond,
+		p99 := func(result string) string {
+			if r, ok := m.ByAnswerCache[result]; ok {
+				return ms(r.P99)
+			}
+			return "-"
+		}
+		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %d | %d | %d | %s | %d | %s | %d | %d | %d | %d / %d |\n", m.Name, m.PerSecond,
 			ms(m.P50), ms(m.P99), ms(m.FirstAfterChange.P50), ms(m.FirstAfterChange.P99), m.Requests, m.Errors,
-			m.AnswerCache["hit"], m.AnswerCache["wait"], m.AnswerCache["miss"], m.Changes, m.Blocks, m.Stale, m.Checked)
+			m.AnswerCache["hit"], p99("hit"), m.AnswerCache["wait"], p99("wait"), m.AnswerCache["miss"], m.Changes, m.Blocks, m.Stale, m.Checked)
 	}
 	if r.PostGraphileRatio > 0 {
 		fmt.Fprintf(&b, "\nRatio to PostGraphile on the same documents, answer cache on: %.1fx.\n", r.PostGraphileRatio)
