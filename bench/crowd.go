@@ -104,8 +104,11 @@ func FollowChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, blockTime
 	chain := sim.New(sim.Config{Seed: 1, Blocks: uint64(head) + 1, TxPerBlock: TxPerBlock, BlockTime: blockTime})
 	node := httptest.NewServer(chain.Handler())
 	runCtx, cancel := context.WithCancel(ctx)
-	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: -1, Logger: log,
-		PollInterval: max(blockTime/8, 10*time.Millisecond)})
+	// The indexer polls once a block time, as it does by default (2 s) on Starknet: each
+	// poll that finds the chain unchanged may still commit (balances read by call, finality),
+	// and each commit is a data version, so a faster poll would invalidate answers more often
+	// than in production.
+	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: -1, Logger: log, PollInterval: blockTime})
 	if err != nil {
 		cancel()
 		node.Close()
