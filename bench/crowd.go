@@ -282,8 +282,9 @@ func Crowd(ctx context.Context, o CrowdOptions) CrowdMeasure {
 	return crowdDrive(ctx, client, o, o.Duration)
 }
 
-// newestBlock finds the greatest block number in an answer showing blocks.
-var newestBlock = regexp.MustCompile(`"(?:blockNumber|number)":(\d+)`)
+// newestBlock finds the block numbers in an answer showing blocks (PostGraphile writes them
+// as strings).
+var newestBlock = regexp.MustCompile(`"(?:blockNumber|number)":"?(\d+)`)
 
 func crowdDrive(ctx context.Context, client *http.Client, o CrowdOptions, d time.Duration) CrowdMeasure {
 	m := CrowdMeasure{Name: o.Name, AnswerCache: map[string]int{}, ByAnswerCache: map[string]Measure{}}
