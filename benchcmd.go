@@ -17,6 +17,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -42,6 +43,7 @@ type benchConfig struct {
 	projectTxs   int64
 	hotKeys      bool
 	lists        bool
+	crowd        bool
 	cpuProfile   string
 	server       serverFlags
 }
@@ -68,6 +70,7 @@ func (c *benchConfig) register(fs *flag.FlagSet) {
 	fs.Int64Var(&c.projectTxs, "project-txs", 500_000_000, "when the run builds its database, project a first sync of this many transactions from the catch-up's curve")
 	fs.BoolVar(&c.hotKeys, "hot-keys", true, "add the hot-key workloads: every list by its key with the most rows, at its first, middle, deep and last page")
 	fs.BoolVar(&c.lists, "lists", true, "add the list workloads: page 1 and a deep page of every list route of both APIs, unfiltered and by its hottest key (named \"list ...\")")
+	fs.BoolVar(&c.crowd, "crowd", true, "add the crowd (named \"crowd\"): --concurrency clients cycling over the explorer's hot requests while a block arrives every 2 s, with the answer cache on and then off")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the process, one file per workload and indexer run (named after it), taken while it runs, to this file name")
 	c.server.register(fs)
 }
@@ -104,6 +107,12 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	// The bench's chain stands still, so with the answer cache every request after the first
 	// would be a hit: the service is measured computing its answers, against its raw SQL,
 	// unless --answer-cache-mb is given.
+	// The crowd's chain moves: it runs with the cache on (--answer-cache-mb, its default when
+	// not given or 0) and again with it off.
+	crowdCacheMB := c.server.answerCacheMB
+	if crowdCacheMB <= 0 {
+		crowdCacheMB = 256
+	}
 	if !answerCache {
 		c.server.answerCacheMB = 0
 	}
@@ -154,9 +163,16 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		}
 		workloads = append(workloads, lists...)
 	}
+	runCrowd := c.crowd && c.picks(bench.CrowdWorkload)
+	var crowdRequests []bench.Workload
+	if runCrowd {
+		if crowdRequests, err = bench.CrowdRequests(workloads); err != nil {
+			return err
+		}
+	}
 	workloads = slices.DeleteFunc(workloads, func(w bench.Workload) bool { return !c.picks(w.Name) })
 	timeIndexer := c.indexTxs > 0 && c.picks(indexerWorkload)
-	if len(workloads) == 0 && !timeIndexer {
+	if len(workloads) == 0 && !timeIndexer && !runCrowd {
 		return fmt.Errorf("--only %q: no workload's name contains it", c.only)
 	}
 
@@ -167,13 +183,6 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 
-	// The service as it runs in production: serveAPI with its flags' defaults, keys and all.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	c.server.addr, c.server.adminAddr = ln.Addr().String(), ""
-	ln.Close()
 	// Keys are checked and usage counted as for any client; the plan only never says no
 	// (GraphQL requests are charged their cost, which would exhaust even dev's bucket).
 	keys := auth.NewStore(conn)
@@ -184,14 +193,12 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	serveCtx, stopServe := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- serveAPI(serveCtx, slog.New(slog.DiscardHandler), conn, dbURL, c.server, "") }()
-	defer func() { stopServe(); <-served }()
-	base := "http://" + c.server.addr
-	if err := waitReady(ctx, base); err != nil {
+	// The service as it runs in production: serveAPI with its flags' defaults, keys and all.
+	base, stopServe, err := startBenchServer(ctx, conn, dbURL, c.server)
+	if err != nil {
 		return err
 	}
+	defer stopServe()
 	raw, err := openReadPool(ctx, dbURL, c.concurrency, c.server.timeout)
 	if err != nil {
 		return err
@@ -237,6 +244,18 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	report := map[string]any{"txs": c.txs, "concurrency": c.concurrency, "duration": c.duration.String(),
 		"at": time.Now().UTC().Format(time.RFC3339), "results": results}
+	if runCrowd {
+		stopServe() // the crowd's servers are its own
+		crowd, err := runCrowdBench(ctx, log, conn, dbURL, c, crowdCacheMB, key, crowdRequests)
+		if err != nil {
+			return err
+		}
+		if table != "" {
+			table += "\n"
+		}
+		table += bench.CrowdMarkdown(crowd)
+		report["crowd"] = crowd
+	}
 	storage, err := bench.MeasureStorage(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("bench: storage: %w", err)
@@ -279,6 +298,105 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(c.out, stamp+".md"), []byte(table), 0o644)
+}
+
+// startBenchServer serves the API as serve does, with flags sf, on a free local port, and
+// returns its base URL once it is ready; stop ends it (more calls do nothing).
+func startBenchServer(ctx context.Context, conn *sqlx.DB, dbURL string, sf serverFlags) (base string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	sf.addr, sf.adminAddr = ln.Addr().String(), ""
+	ln.Close()
+	serveCtx, cancel := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- serveAPI(serveCtx, slog.New(slog.DiscardHandler), conn, dbURL, sf, "") }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-served }) }
+	base = "http://" + sf.addr
+	if err := waitReady(ctx, base); err != nil {
+		stop()
+		return "", nil, err
+	}
+	return base, stop, nil
+}
+
+// crowdBlockTime is how often a block arrives under the crowd: Starknet's pace.
+const crowdBlockTime = 2 * time.Second
+
+// runCrowdBench runs the crowd while the chain grows: with the answer cache on (cacheMB),
+// then off, a server started for each; with --postgraphile, the GraphQL documents it can
+// answer on ours (cache on) and on it.
+func runCrowdBench(ctx context.Context, log *slog.Logger, conn *sqlx.DB, dbURL string, c benchConfig, cacheMB int, key string,
+	requests []bench.Workload) (bench.CrowdResult, error) {
+	res := bench.CrowdResult{Clients: c.concurrency, BlockTime: crowdBlockTime.String()}
+	for _, w := range requests {
+		res.Requests = append(res.Requests, w.Name)
+	}
+	log.Info("bench: the crowd's chain starts moving (the node builds its ledger first)")
+	chain, err := bench.FollowChain(ctx, slog.New(slog.DiscardHandler), conn, crowdBlockTime, 10*time.Minute)
+	if err != nil {
+		return res, err
+	}
+	defer chain.Stop()
+	versions, err := bench.FollowVersions(ctx, conn, dbURL)
+	if err != nil {
+		return res, err
+	}
+	defer versions.Close()
+	crowd := func(name string, mb int, base, key string, requests []bench.Workload) (bench.CrowdMeasure, error) {
+		sf := c.server
+		sf.answerCacheMB = mb
+		if base == "" {
+			var stop func()
+			var err error
+			if base, stop, err = startBenchServer(ctx, conn, dbURL, sf); err != nil {
+				return bench.CrowdMeasure{}, err
+			}
+			defer stop()
+		}
+		stopProfile, err := startCPUProfile(c.cpuProfile, bench.CrowdWorkload+" "+name)
+		if err != nil {
+			return bench.CrowdMeasure{}, err
+		}
+		m := bench.Crowd(ctx, bench.CrowdOptions{Name: name, Base: base, Key: key, Requests: requests, Concurrency: c.concurrency,
+			Duration: c.duration, Versions: versions, Chain: chain})
+		stopProfile()
+		if m.Errors > 0 || m.Stale > 0 {
+			log.Warn("bench: crowd answers failed or were stale", "run", name, "errors", m.Errors, "first", m.FirstError,
+				"stale", m.Stale, "first_stale", m.FirstStale)
+		}
+		log.Info("bench", "crowd", name, "req_per_s", int(m.PerSecond), "p99", m.P99, "first_after_change_p99", m.FirstAfterChange.P99,
+			"hits", m.AnswerCache["hit"], "blocks", m.Blocks)
+		return m, nil
+	}
+	for _, run := range []struct {
+		name string
+		mb   int
+	}{{"answer cache on", cacheMB}, {"answer cache off", 0}} {
+		m, err := crowd(run.name, run.mb, "", key, requests)
+		if err != nil {
+			return res, err
+		}
+		res.Runs = append(res.Runs, m)
+	}
+	if ours, theirs := bench.PostGraphileCrowd(requests); c.postgraphile != "" && len(ours) > 0 {
+		m, err := crowd("PostGraphile's documents, answer cache on", cacheMB, "", key, ours)
+		if err != nil {
+			return res, err
+		}
+		res.Runs = append(res.Runs, m)
+		pg, err := crowd("PostGraphile", 0, strings.TrimSuffix(c.postgraphile, "/"), "", theirs)
+		if err != nil {
+			return res, err
+		}
+		res.PostGraphile = &pg
+		if pg.PerSecond > 0 {
+			res.PostGraphileRatio = m.PerSecond / pg.PerSecond
+		}
+	}
+	return res, chain.Stop()
 }
 
 // indexerWorkload names the indexer's measurement for --only.

@@ -177,13 +177,29 @@ func CountNames(hits, misses int) {
 	namesMisses.Add(float64(misses))
 }
 
+// pools are the gauges RegisterPool made, by pool name.
+var pools = struct {
+	sync.Mutex
+	by map[string][]prometheus.Collector
+}{by: map[string][]prometheus.Collector{}}
+
 // RegisterPool exports the gauges of a database/sql pool under a name: open
-// connections, those in use, and requests waiting for one (with the total wait).
+// connections, those in use, and requests waiting for one (with the total wait). A pool
+// registered again under the same name (a server started again in the process, as the
+// bench's crowd does) replaces the earlier one.
 func RegisterPool(name string, stats func() sql.DBStats) {
+	pools.Lock()
+	defer pools.Unlock()
+	for _, c := range pools.by[name] {
+		Registry.Unregister(c)
+	}
+	pools.by[name] = nil
 	labels := prometheus.Labels{"pool": name}
 	gauge := func(metric, help string, value func(sql.DBStats) float64) {
-		Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metric, Help: help, ConstLabels: labels},
-			func() float64 { return value(stats()) }))
+		g := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metric, Help: help, ConstLabels: labels},
+			func() float64 { return value(stats()) })
+		Registry.MustRegister(g)
+		pools.by[name] = append(pools.by[name], g)
 	}
 	gauge("db_pool_open_connections", "Connections the pool holds open.", func(s sql.DBStats) float64 { return float64(s.OpenConnections) })
 	gauge("db_pool_in_use_connections", "Connections running a statement.", func(s sql.DBStats) float64 { return float64(s.InUse) })

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"database/sql"
 	"fmt"
 	"io"
 	"net/http"
@@ -189,5 +190,32 @@ func TestSetGaugeIsAbsentUntilSet(t *testing.T) {
 	g.Set(0)
 	if n, v := testutil.CollectAndCount(g), testutil.ToFloat64(g); n != 1 || v != 0 {
 		t.Fatalf("set to 0: %d series, value %v", n, v)
+	}
+}
+
+// A pool registered again under its name (a server started twice in one process, as the
+// bench's crowd does) replaces the first: no panic, one series, the new pool's.
+func TestRegisterPoolAgainReplacesIt(t *testing.T) {
+	RegisterPool("twice", func() sql.DBStats { return sql.DBStats{OpenConnections: 1} })
+	RegisterPool("twice", func() sql.DBStats { return sql.DBStats{OpenConnections: 7} })
+	families, err := Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, f := range families {
+		if f.GetName() != "db_pool_open_connections" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "pool" && l.GetValue() == "twice" {
+					got = append(got, m.GetGauge().GetValue())
+				}
+			}
+		}
+	}
+	if len(got) != 1 || got[0] != 7 {
+		t.Errorf("db_pool_open_connections{pool=twice}: %v, want [7]", got)
 	}
 }
