@@ -24,8 +24,8 @@ import (
 
 // chaosPhase is how long each trouble of TestWebhooksChaos lasts. Issue 57 asks for a
 // receiver down for a minute and slow for another; the test scales that minute down so
-// that it stays within CI's time: 2 s by default (the whole test about 40 s), 6 s with
-// STARKGRAPH_WEBHOOK_CHAOS=1 (about 80 s), or STARKGRAPH_WEBHOOK_CHAOS_PHASE (e.g. 1m,
+// that it stays within CI's time: 2 s by default (the whole test 16-25 s here), 6 s with
+// STARKGRAPH_WEBHOOK_CHAOS=1 (about 65 s), or STARKGRAPH_WEBHOOK_CHAOS_PHASE (e.g. 1m,
 // the issue's minute as written). The retry schedule's ceiling is scaled with it
 // (--webhook-retry-max phase/4), so that a receiver back up is tried again within the
 // phase, and a receiver down for a phase is not failed the 36 times that disable it.
