@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"time"
 
 	"golang.org/x/term"
 
@@ -23,6 +24,7 @@ type indexConfig struct {
 	from        int64
 	stopAt      int64
 	maxReorg    int
+	poll        time.Duration
 	concurrency int
 	batch       int
 	bulkFrom    int64
@@ -40,6 +42,7 @@ func (c *indexConfig) register(fs *flag.FlagSet) {
 	fs.Int64Var(&c.from, "from-block", 0, "first block to index into an empty database")
 	fs.Int64Var(&c.stopAt, "stop-at", -1, "exit 0 once this block is written (-1: follow forever)")
 	fs.IntVar(&c.maxReorg, "max-reorg-depth", 64, "deepest reorg to follow")
+	fs.DurationVar(&c.poll, "poll-interval", 2*time.Second, "how often the node is asked for new blocks once caught up")
 	fs.IntVar(&c.concurrency, "concurrency", 4, "block ranges fetched at once")
 	fs.IntVar(&c.batch, "batch-size", 20, "blocks per JSON-RPC batch and per SQL transaction while catching up")
 	fs.Int64Var(&c.bulkFrom, "bulk-load-min-blocks", 1000, "catch up at least this many blocks (and at least as many as are indexed) as a bulk load: secondary indexes and foreign keys rebuilt once at the end (-1: never)")
@@ -89,7 +92,8 @@ func runIndex(ctx context.Context, log *slog.Logger, args []string) error {
 	defer conn.Close()
 	cfg := indexer.Config{
 		RPCURL: c.rpcURL, DB: conn, FromBlock: c.from, StopAt: c.stopAt, MaxReorgDepth: c.maxReorg,
-		Concurrency: c.concurrency, BatchSize: c.batch, BulkLoadMinBlocks: c.bulkFrom, Logger: log, Figures: c.figures,
+		PollInterval: c.poll,
+		Concurrency:  c.concurrency, BatchSize: c.batch, BulkLoadMinBlocks: c.bulkFrom, Logger: log, Figures: c.figures,
 		Progress: term.IsTerminal(int(os.Stderr.Fd())),
 	}
 	c.balances.apply(&cfg)

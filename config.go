@@ -73,6 +73,7 @@ type serverFlags struct {
 	webhookAllowLoopback bool
 	webhookWorkers       int
 	webhookPerHost       int
+	webhookRetryMax      time.Duration
 	// subscriptions
 	subscriptionBuffer int
 	streamWriteTimeout time.Duration
@@ -120,6 +121,7 @@ func (f *serverFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.webhookAllowLoopback, "webhook-allow-loopback", envTrue("STARKGRAPH_WEBHOOK_ALLOW_LOOPBACK", false), "let webhooks reach 127.0.0.0/8 and ::1 (development and tests only; private and link-local addresses stay refused)")
 	fs.IntVar(&f.webhookWorkers, "webhook-workers", 16, "webhooks delivered to at once by this process (each has one message in flight, in order)")
 	fs.IntVar(&f.webhookPerHost, "webhook-per-host", 2, "webhooks of one receiver host delivered to at once, so that a slow receiver holds back only its own")
+	fs.DurationVar(&f.webhookRetryMax, "webhook-retry-max", webhooks.BackoffCap, "longest wait between two attempts of a webhook message (the schedule's ceiling; lower it to retry sooner, at the cost of reaching the 36 attempts that disable a webhook sooner)")
 	fs.DurationVar(&f.namesTTL, "names-cache-ttl", db.DefaultNamesTTL, "keep the names of addresses and classes, and their absence, this long in memory (docs/names.md; 0: read them at every request)")
 }
 

@@ -36,7 +36,8 @@ func flagsOf(t *testing.T, env []string, args ...string) []string {
 }
 
 // commandFlags are the flags of every command, from their -h output; "keys create" is
-// the keys command's only one with flags.
+// the keys command's only one with flags, "webhooks list" and "webhooks replay" the
+// webhooks command's.
 func commandFlags(t *testing.T) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
@@ -48,6 +49,9 @@ func commandFlags(t *testing.T) map[string][]string {
 			out["labels list"] = flagsOf(t, []string{"DATABASE_URL=" + dbtest.NewURL(t)}, "labels", "list")
 		case "replay":
 			out[c.name] = flagsOf(t, nil, "replay", "DIR")
+		case "webhooks":
+			out["webhooks list"] = flagsOf(t, nil, "webhooks", "list")
+			out["webhooks replay"] = flagsOf(t, nil, "webhooks", "replay")
 		default:
 			out[c.name] = flagsOf(t, nil, c.name)
 		}

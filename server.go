@@ -7,6 +7,7 @@
 //	starkgraph migrate      apply migrations to DATABASE_URL
 //	starkgraph keys ...     create, list, revoke API keys and show their usage
 //	starkgraph labels ...   import, list, remove the names of addresses
+//	starkgraph webhooks ... list every key's webhooks, pause, resume, replay, delete them
 //	starkgraph sim          the simulated Starknet node alone
 //	starkgraph replay DIR   serve a fixture set as a JSON-RPC node
 //	starkgraph verify-worker  class-verification workers alone, against DATABASE_URL
@@ -53,6 +54,7 @@ func commands() []command {
 		{"index", "index a node into DATABASE_URL: --rpc URL [--from-block N] [--stop-at N]", runIndex},
 		{"migrate", "apply database migrations to DATABASE_URL", runMigrate},
 		{"keys", "manage API keys: create --plan NAME [--label TEXT] | list | revoke ID | usage KEY", runKeys},
+		{"webhooks", "every key's webhooks for operators: list [--key ID] [--json] | pause ID | resume ID | replay ID --from-block N | delete ID", runWebhooks},
 		{"labels", "manage the names of addresses (docs/names.md): import FILE | list [--json] | rm ADDRESS", runLabels},
 		{"sim", "serve the simulated Starknet node: --addr ADDR [--seed N] [--blocks N] [--block-time D]", runSim},
 		{"replay", "serve a fixture set as a JSON-RPC node: replay DIR --addr ADDR", runReplay},

@@ -119,7 +119,8 @@ func serveAPI(ctx context.Context, log *slog.Logger, conn *sqlx.DB, primaryURL s
 	hooksDone := make(chan struct{})
 	if sf.webhooks {
 		d := webhooks.NewDispatcher(webhooks.DispatchConfig{Store: writes, Sender: webhooks.NewSender(sf.webhookURLs()),
-			Workers: sf.webhookWorkers, PerHost: sf.webhookPerHost, Logger: log})
+			Workers: sf.webhookWorkers, PerHost: sf.webhookPerHost, Logger: log, Meter: auth.NewDeliveryMeter(keys, limiter, usage, log),
+			Backoff: func(n int) time.Duration { return webhooks.BackoffUpTo(n, sf.webhookRetryMax) }})
 		hookSettings.Wake = d.Wake
 		go func() { defer close(hooksDone); d.Run(ctx, primaryURL) }()
 	} else {

@@ -18,7 +18,7 @@ const keysUsage = `usage: starkgraph keys COMMAND
   create --plan NAME [--label TEXT]   create a key; the key is the last line printed
   list                                list keys (prefix, plan, label, state)
   revoke ID|PREFIX|KEY                revoke a key
-  usage ID|PREFIX|KEY                 requests, 4xx and 429 answers per UTC day
+  usage ID|PREFIX|KEY                 requests, 4xx and 429 answers, webhook deliveries per UTC day
   plans                               list plans`
 
 // RunKeysCommand runs `starkgraph keys ...`; args follow "keys". db must be
@@ -121,9 +121,9 @@ func runUsage(ctx context.Context, s *Store, ref string, stdout io.Writer) error
 	}
 	fmt.Fprintf(stdout, "Key %d (%s, plan %s); counts are written every few seconds.\n", k.ID, k.Prefix, k.PlanName)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "DAY (UTC)\tREQUESTS\t4XX\t429\t")
+	fmt.Fprintln(tw, "DAY (UTC)\tREQUESTS\t4XX\t429\tWEBHOOK DELIVERIES\t")
 	for _, d := range days {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", d.Day.Format("2006-01-02"), d.Requests, d.ClientErrors, d.RateLimited)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", d.Day.Format("2006-01-02"), d.Requests, d.ClientErrors, d.RateLimited, d.Deliveries)
 	}
 	return tw.Flush()
 }

@@ -95,6 +95,8 @@ type UsageDay struct {
 	Requests     int64     `db:"requests"`
 	ClientErrors int64     `db:"client_errors"`
 	RateLimited  int64     `db:"rate_limited"`
+	// Deliveries are the webhook delivery attempts made for the key (DeliveryMeter).
+	Deliveries int64 `db:"webhook_deliveries"`
 }
 
 // Store reads and writes plans, keys and usage, and caches key lookups.
@@ -380,7 +382,7 @@ func (s *Store) Usage(ctx context.Context, ref string) (Key, []UsageDay, error) 
 		return Key{}, nil, err
 	}
 	var days []UsageDay
-	err = s.db.SelectContext(ctx, &days, `SELECT day, requests, client_errors, rate_limited
+	err = s.db.SelectContext(ctx, &days, `SELECT day, requests, client_errors, rate_limited, webhook_deliveries
 		FROM api_key_usage WHERE key_id = $1 ORDER BY day DESC`, k.ID)
 	return k, days, err
 }
@@ -402,16 +404,18 @@ func (s *Store) addUsage(ctx context.Context, deltas []usageDelta) error {
 	reqs := make(pq.Int64Array, len(deltas))
 	errs := make(pq.Int64Array, len(deltas))
 	limited := make(pq.Int64Array, len(deltas))
+	deliveries := make(pq.Int64Array, len(deltas))
 	for i, d := range deltas {
-		ids[i], days[i], reqs[i], errs[i], limited[i] = d.keyID, d.day, d.Requests, d.ClientErrors, d.RateLimited
+		ids[i], days[i], reqs[i], errs[i], limited[i], deliveries[i] = d.keyID, d.day, d.Requests, d.ClientErrors, d.RateLimited, d.Deliveries
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO api_key_usage AS u (key_id, day, requests, client_errors, rate_limited)
-		SELECT * FROM unnest($1::bigint[], $2::date[], $3::bigint[], $4::bigint[], $5::bigint[])
+	_, err := s.db.ExecContext(ctx, `INSERT INTO api_key_usage AS u (key_id, day, requests, client_errors, rate_limited, webhook_deliveries)
+		SELECT * FROM unnest($1::bigint[], $2::date[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
 		ON CONFLICT (key_id, day) DO UPDATE SET
 			requests = u.requests + excluded.requests,
 			client_errors = u.client_errors + excluded.client_errors,
-			rate_limited = u.rate_limited + excluded.rate_limited`,
-		ids, days, reqs, errs, limited)
+			rate_limited = u.rate_limited + excluded.rate_limited,
+			webhook_deliveries = u.webhook_deliveries + excluded.webhook_deliveries`,
+		ids, days, reqs, errs, limited, deliveries)
 	if err != nil {
 		return fmt.Errorf("record API key usage: %w", err)
 	}

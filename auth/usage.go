@@ -63,6 +63,19 @@ func (u *UsageRecorder) Record(keyID int64, status int, at time.Time) {
 	}
 }
 
+// RecordDelivery counts one webhook delivery attempt made for keyID.
+func (u *UsageRecorder) RecordDelivery(keyID int64, at time.Time) {
+	slot := usageSlot{keyID: keyID, day: at.UTC().Format("2006-01-02")}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	c, ok := u.pending[slot]
+	if !ok {
+		c = &UsageDay{}
+		u.pending[slot] = c
+	}
+	c.Deliveries++
+}
+
 // Flush writes what has been counted so far. On failure the counts are kept
 // for the next attempt.
 func (u *UsageRecorder) Flush(ctx context.Context) error {
@@ -85,6 +98,7 @@ func (u *UsageRecorder) Flush(ctx context.Context) error {
 				p.Requests += c.Requests
 				p.ClientErrors += c.ClientErrors
 				p.RateLimited += c.RateLimited
+				p.Deliveries += c.Deliveries
 			} else {
 				u.pending[slot] = c
 			}

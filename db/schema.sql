@@ -771,7 +771,8 @@ CREATE TABLE public.api_key_usage (
     day date NOT NULL,
     requests bigint DEFAULT 0 NOT NULL,
     client_errors bigint DEFAULT 0 NOT NULL,
-    rate_limited bigint DEFAULT 0 NOT NULL
+    rate_limited bigint DEFAULT 0 NOT NULL,
+    webhook_deliveries bigint DEFAULT 0 NOT NULL
 );
 
 --
@@ -779,6 +780,12 @@ CREATE TABLE public.api_key_usage (
 --
 
 COMMENT ON TABLE public.api_key_usage IS 'a key''s request counts for one UTC day. Written by auth (auth/store.go) as requests are served.';
+
+--
+-- Name: COLUMN api_key_usage.webhook_deliveries; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.api_key_usage.webhook_deliveries IS 'webhook delivery attempts made for the key that day (each counts toward its quotas as a request does). Written by the delivery loop through auth.DeliveryMeter.';
 
 --
 -- Name: api_keys; Type: TABLE; Schema: public; Owner: -
@@ -2465,6 +2472,7 @@ CREATE TABLE public.webhooks (
     next_attempt_at timestamp with time zone,
     last_error text DEFAULT ''::text NOT NULL,
     delivered_at timestamp with time zone,
+    start_block bigint DEFAULT '-1'::integer NOT NULL,
     CONSTRAINT webhooks_description_check CHECK ((length(description) <= 200)),
     CONSTRAINT webhooks_kind_check CHECK ((kind = ANY (ARRAY['blocks'::text, 'transactions'::text, 'transfers'::text, 'events'::text]))),
     CONSTRAINT webhooks_status_check CHECK ((status = ANY (ARRAY['active'::text, 'paused'::text, 'disabled'::text]))),
@@ -2476,6 +2484,12 @@ CREATE TABLE public.webhooks (
 --
 
 COMMENT ON TABLE public.webhooks IS 'one webhook of an API key: its URL, filter, secrets, status and position in the indexed chain (the last item its receiver acknowledged). Written by the GraphQL mutations and the delivery loop (webhooks/dispatch.go).';
+
+--
+-- Name: COLUMN webhooks.start_block; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.webhooks.start_block IS 'the block before the first the webhook was to be told of (fromBlock - 1, the head at creation, or a replay''s block - 1): a reorg never moves its position below it.';
 
 --
 -- Name: webhooks_id_seq; Type: SEQUENCE; Schema: public; Owner: -

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -44,11 +45,14 @@ type Webhook struct {
 	NextAttemptAt     *time.Time    `db:"next_attempt_at"`
 	LastError         string        `db:"last_error"`
 	DeliveredAt       *time.Time    `db:"delivered_at"`
+	// StartBlock is the block before the first it was to be told of: a reorg never
+	// moves its position below it.
+	StartBlock int64 `db:"start_block"`
 }
 
 const webhookCols = `id, key_id, url, description, kind, filter, secret, previous_secret, previous_expires_at, status,
 	status_reason, created_at, position_block, position_tx, position_event, position_hash, attempts, failing_since,
-	next_attempt_at, last_error, delivered_at`
+	next_attempt_at, last_error, delivered_at, start_block`
 
 // Secrets are the secrets that sign the webhook's messages at now: its secret, and the one
 // before it until that expires.
@@ -169,8 +173,8 @@ func (s *Store) CreateWebhook(ctx context.Context, w *Webhook, from *int64) erro
 	}
 	err = tx.GetContext(ctx, w, `WITH start AS (
 			SELECT coalesce($7, (SELECT max(number) FROM blocks), -1) AS b)
-		INSERT INTO webhooks (key_id, url, description, kind, filter, secret, position_block, position_hash)
-		SELECT $1, $2, $3, $4, $5, $6, start.b, (SELECT hash FROM blocks WHERE number = start.b) FROM start
+		INSERT INTO webhooks (key_id, url, description, kind, filter, secret, position_block, position_hash, start_block)
+		SELECT $1, $2, $3, $4, $5, $6, start.b, (SELECT hash FROM blocks WHERE number = start.b), start.b FROM start
 		RETURNING `+webhookCols, w.KeyID, w.URL, w.Description, w.Kind, w.Filter, w.Secret, pos)
 	if err != nil {
 		return storeErr("create webhook", err)
@@ -205,11 +209,16 @@ func (s *Store) Webhook(ctx context.Context, id int64) (*Webhook, error) {
 	return &w, storeErr("webhook", err)
 }
 
+// AnyKey, as the key of the operations on a webhook, lets them act on any key's webhook:
+// the operator's `starkgraph webhooks`, never the API (whose keys' ids are positive).
+const AnyKey int64 = -1
+
 // updateKeyWebhook runs set (an UPDATE's SET list, its arguments from $3) on the key's
-// webhook id and returns the row after, or nil when the key has none of that id.
+// webhook id (any key's with AnyKey) and returns the row after, or nil when the key has
+// none of that id.
 func (s *Store) updateKeyWebhook(ctx context.Context, keyID, id int64, set string, args ...any) (*Webhook, error) {
 	var w Webhook
-	err := s.db.GetContext(ctx, &w, `UPDATE webhooks SET `+set+` WHERE key_id = $1 AND id = $2 RETURNING `+webhookCols,
+	err := s.db.GetContext(ctx, &w, `UPDATE webhooks SET `+set+` WHERE ($1 = -1 OR key_id = $1) AND id = $2 RETURNING `+webhookCols,
 		append([]any{keyID, id}, args...)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -219,7 +228,11 @@ func (s *Store) updateKeyWebhook(ctx context.Context, keyID, id int64, set strin
 
 // PauseWebhook stops deliveries to the key's webhook until it is resumed.
 func (s *Store) PauseWebhook(ctx context.Context, keyID, id int64) (*Webhook, error) {
-	return s.updateKeyWebhook(ctx, keyID, id, `status = 'paused', status_reason = 'paused by its owner'`)
+	by := "its owner"
+	if keyID == AnyKey {
+		by = "an operator"
+	}
+	return s.updateKeyWebhook(ctx, keyID, id, `status = 'paused', status_reason = $3`, "paused by "+by)
 }
 
 // ResumeWebhook makes the key's paused or disabled webhook active again, the message it
@@ -241,17 +254,51 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, keyID, id int64, secret
 func (s *Store) ReplayWebhook(ctx context.Context, keyID, id, from int64) (*Webhook, error) {
 	return s.updateKeyWebhook(ctx, keyID, id, `position_block = $3 - 1, position_tx = `+fmt.Sprint(WholeBlock)+`,
 		position_event = `+fmt.Sprint(WholeBlock)+`, position_hash = (SELECT hash FROM blocks WHERE number = $3 - 1),
-		attempts = 0, failing_since = NULL, next_attempt_at = NULL`, from)
+		start_block = $3 - 1, attempts = 0, failing_since = NULL, next_attempt_at = NULL`, from)
 }
 
 // DeleteWebhook deletes the key's webhook with its log; false when it had none of that id.
 func (s *Store) DeleteWebhook(ctx context.Context, keyID, id int64) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM webhooks WHERE key_id = $1 AND id = $2`, keyID, id)
+	res, err := s.db.ExecContext(ctx, `DELETE FROM webhooks WHERE ($1 = -1 OR key_id = $1) AND id = $2`, keyID, id)
 	if err != nil {
 		return false, storeErr("delete webhook", err)
 	}
 	n, _ := res.RowsAffected()
 	return n > 0, nil
+}
+
+// ListedWebhook is a webhook as an operator lists it: with its key, and how far its
+// position is behind the indexed head.
+type ListedWebhook struct {
+	Webhook
+	KeyPrefix string `db:"key_prefix"`
+	KeyLabel  string `db:"key_label"`
+	// BehindBlocks are the indexed blocks after its position's block (0: caught up).
+	BehindBlocks int64 `db:"behind_blocks"`
+	// PendingSince is the timestamp of the first block it has still to be told of, when
+	// it is behind.
+	PendingSince *int64 `db:"pending_since"`
+}
+
+// AllWebhooks lists every key's webhooks (of one key when keyID > 0), oldest first.
+func (s *Store) AllWebhooks(ctx context.Context, keyID int64) ([]*ListedWebhook, error) {
+	var rows []*ListedWebhook
+	err := s.db.SelectContext(ctx, &rows, `WITH head AS (SELECT coalesce(max(number), -1) AS n FROM blocks)
+		SELECT `+prefixed("w.", webhookCols)+`, k.key_prefix, k.label AS key_label,
+			greatest(head.n - w.position_block, 0) AS behind_blocks,
+			(SELECT b.timestamp FROM blocks b WHERE b.number = w.position_block + 1) AS pending_since
+		FROM webhooks w JOIN api_keys k ON k.id = w.key_id, head
+		WHERE $1 <= 0 OR w.key_id = $1 ORDER BY w.id`, keyID)
+	return rows, storeErr("all webhooks", err)
+}
+
+// prefixed is the comma-separated columns cols, each with prefix.
+func prefixed(prefix, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		parts[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // WebhookDelivery is a row of webhook_deliveries: one attempt.
@@ -403,6 +450,20 @@ func (s *Store) WebhookFailed(ctx context.Context, d *WebhookDelivery, from Posi
 		return storeErr("webhook failed: log", err)
 	}
 	return storeErr("webhook failed: commit", tx.Commit())
+}
+
+// WebhookDeferred puts off the webhook's next attempt until next without counting a
+// failure (its key's quota is used up: reason), if it is still active at from.
+func (s *Store) WebhookDeferred(ctx context.Context, id int64, from Position, next time.Time, reason string) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return storeErr("webhook deferred", err)
+	}
+	defer tx.Rollback()
+	if err := moveFrom(ctx, tx, id, from, `next_attempt_at = $5, last_error = $6`, next, reason); err != nil {
+		return storeErr("webhook deferred", err)
+	}
+	return storeErr("webhook deferred: commit", tx.Commit())
 }
 
 // RewindWebhook moves the webhook's position from from back to to (with its block's hash)

@@ -46,6 +46,16 @@ func Backoff(attempt int) time.Duration {
 	return time.Duration(rand.Int64N(int64(BackoffCeiling(attempt)) + 1))
 }
 
+// BackoffUpTo is Backoff with its ceiling lowered to most (an operator's
+// --webhook-retry-max; tests make it seconds): uniformly random in
+// [0, min(BackoffCeiling(attempt), most)]. most <= 0 is Backoff.
+func BackoffUpTo(attempt int, most time.Duration) time.Duration {
+	if most <= 0 {
+		return Backoff(attempt)
+	}
+	return time.Duration(rand.Int64N(int64(min(BackoffCeiling(attempt), most)) + 1))
+}
+
 // GiveUp says whether a message that has failed attempts times, the first at first, is
 // given up rather than tried again at next (the delivery loop then records it failed; an
 // endpoint whose messages keep being given up is disabled, its owner told why).

@@ -47,6 +47,15 @@ type DispatchConfig struct {
 	// Backoff is the wait after a message's n-th failed attempt; nil is Backoff (tests
 	// shorten it).
 	Backoff func(n int) time.Duration
+	// Meter, when set, counts each attempt toward its webhook's key's quota before it is
+	// made (auth.DeliveryMeter); an attempt it refuses waits until retryAt, not counted
+	// as a failure.
+	Meter Meter
+}
+
+// Meter counts delivery attempts toward their key's quota.
+type Meter interface {
+	Spend(ctx context.Context, keyID int64, now time.Time) (ok bool, retryAt time.Time, reason string)
 }
 
 func (c DispatchConfig) withDefaults() DispatchConfig {
@@ -486,7 +495,9 @@ func (d *Dispatcher) checkReorg(ctx context.Context, w *db.Webhook) (bool, error
 	if !moved {
 		return true, nil
 	}
-	to, hash := db.Position{Block: max(lowest-d.cfg.Window, -1), Tx: db.WholeBlock, Event: db.WholeBlock}, db.Felt(nil)
+	// Not knowing where the branches part, back the window, but never before its start:
+	// what came before was never asked for.
+	to, hash := db.Position{Block: max(lowest-d.cfg.Window, w.StartBlock, -1), Tx: db.WholeBlock, Event: db.WholeBlock}, db.Felt(nil)
 	if good != nil {
 		to, hash = good.Position(), good.BlockHash
 	} else if to.Block >= 0 {
@@ -509,6 +520,16 @@ func (d *Dispatcher) checkReorg(ctx context.Context, w *db.Webhook) (bool, error
 // caller to record with what the delivery moves; otherwise it records the failure itself
 // (the next attempt's time, or the webhook disabled) and returns false.
 func (d *Dispatcher) attempt(ctx context.Context, w *db.Webhook, msg Message, block int64) (*db.WebhookDelivery, bool) {
+	if d.cfg.Meter != nil {
+		if ok, retryAt, reason := d.cfg.Meter.Spend(ctx, w.KeyID, d.now()); !ok {
+			metrics.WebhookDeliveries.WithLabelValues("over-quota").Inc()
+			if err := d.store.WebhookDeferred(ctx, w.ID, w.Position(), retryAt, reason); err != nil {
+				d.logErr(w, "deferring a delivery over quota", err)
+			}
+			w.NextAttemptAt = &retryAt
+			return nil, false
+		}
+	}
 	a := d.cfg.Sender.Deliver(ctx, Endpoint{URL: w.URL, Secrets: w.Secrets(d.now())}, msg)
 	if ctx.Err() != nil { // shutting down: not the receiver's failure
 		return nil, false
@@ -551,6 +572,9 @@ func (d *Dispatcher) attempt(ctx context.Context, w *db.Webhook, msg Message, bl
 		d.cfg.Logger.Warn("webhooks: webhook disabled", "webhook", w.ID, "reason", reason)
 	}
 	w.Attempts, w.FailingSince, w.NextAttemptAt = attempts, &first, &next
+	if wait := next.Sub(now); !disable && wait < d.cfg.Poll {
+		time.AfterFunc(wait, d.Wake) // due before the next round: not a round late
+	}
 	return nil, false
 }
 

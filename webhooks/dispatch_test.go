@@ -2,15 +2,10 @@ package webhooks_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,101 +16,10 @@ import (
 	"github.com/starkgraph/starkgraph/indexer"
 	"github.com/starkgraph/starkgraph/sim"
 	"github.com/starkgraph/starkgraph/webhooks"
+	"github.com/starkgraph/starkgraph/webhooks/webhookstest"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
-
-// applied is what a receiver that applies messages in order holds for one webhook: the
-// items, in the order they came, each once (deduplicated on webhook-id), with retractions
-// taking their item back.
-type applied struct {
-	items       []appliedItem
-	seen        map[string]bool // webhook-ids applied (items and retractions)
-	duplicates  int
-	retractions int
-	violations  []string
-}
-
-type appliedItem struct {
-	id  string
-	pos db.Position
-}
-
-func position(p webhooks.Payload) db.Position {
-	pos := db.Position{Block: p.Position.BlockNumber, Tx: -1, Event: -1}
-	if p.Position.TransactionIndex != nil {
-		pos.Tx = *p.Position.TransactionIndex
-	}
-	if p.Position.EventIndex != nil {
-		pos.Event = *p.Position.EventIndex
-	}
-	return pos
-}
-
-func (a *applied) apply(id string, p webhooks.Payload) {
-	if a.seen[id] {
-		a.duplicates++
-		return
-	}
-	a.seen[id] = true
-	if p.Removed {
-		a.retractions++
-		// Retractions come newest first: the item taken back is the last one applied.
-		if n := len(a.items); n == 0 || a.items[n-1].id != p.ItemID {
-			a.violations = append(a.violations, fmt.Sprintf("retraction of %s, which is not the last item applied", p.ItemID))
-			a.items = slices.DeleteFunc(a.items, func(it appliedItem) bool { return it.id == p.ItemID })
-			return
-		}
-		a.items = a.items[:len(a.items)-1]
-		return
-	}
-	pos := position(p)
-	if n := len(a.items); n > 0 && !a.items[n-1].pos.Less(pos) {
-		a.violations = append(a.violations, fmt.Sprintf("%s at %v after %s at %v", id, pos, a.items[n-1].id, a.items[n-1].pos))
-	}
-	a.items = append(a.items, appliedItem{id, pos})
-}
-
-// flakyReceiver verifies each message's signature, answers 500 to a third of them at random
-// (without applying them), and applies the others.
-type flakyReceiver struct {
-	mu       sync.Mutex
-	secrets  map[string][]string // by webhook id
-	state    map[string]*applied // by webhook id
-	rng      *rand.Rand
-	failed   int
-	received int
-	bad      []string
-}
-
-func (r *flakyReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(req.Body)
-	var p webhooks.Payload
-	if err := json.Unmarshal(body, &p); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.received++
-	if err := webhooks.Verify(r.secrets[p.Webhook], req.Header, body, time.Now()); err != nil {
-		r.bad = append(r.bad, err.Error())
-		http.Error(w, err.Error(), http.StatusUnauthorized)
-		return
-	}
-	if r.rng.IntN(3) == 0 {
-		r.failed++
-		http.Error(w, "flaky", http.StatusInternalServerError)
-		return
-	}
-	st := r.state[p.Webhook]
-	if st == nil {
-		st = &applied{seen: map[string]bool{}}
-		r.state[p.Webhook] = st
-	}
-	st.apply(req.Header.Get(webhooks.HeaderID), p)
-	w.WriteHeader(http.StatusNoContent)
-}
 
 // TestDeliveriesFollowTheChain: the indexer follows the simulated node while it grows and
 // reorganizes; the delivery loop serves four webhooks (blocks, a busy sender's transactions,
@@ -188,9 +92,12 @@ func TestDeliveriesFollowTheChain(t *testing.T) {
 	if err := conn.Get(&keyID, `SELECT id FROM api_keys`); err != nil {
 		t.Fatal(err)
 	}
-	recv := &flakyReceiver{secrets: map[string][]string{}, state: map[string]*applied{}, rng: rand.New(rand.NewPCG(57, 1))}
-	srv := httptest.NewServer(recv)
-	defer srv.Close()
+	recv := webhookstest.NewReceiver(57, 3)
+	recvURL, err := recv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recv.Close()
 	from := int64(3)
 	hooks := []*db.Webhook{
 		{Kind: webhooks.KindBlocks},
@@ -199,7 +106,7 @@ func TestDeliveriesFollowTheChain(t *testing.T) {
 		{Kind: webhooks.KindEvents, Filter: db.WebhookFilter{ContractAddress: emitter.Padded(), Keys: []string{eventKey.Hex()}}},
 	}
 	for _, w := range hooks {
-		w.KeyID, w.URL = keyID, srv.URL+"/hook"
+		w.KeyID, w.URL = keyID, recvURL+"/hook"
 		if w.Secret, err = webhooks.NewSecret(); err != nil {
 			t.Fatal(err)
 		}
@@ -209,9 +116,7 @@ func TestDeliveriesFollowTheChain(t *testing.T) {
 		if err := store.CreateWebhook(ctx, w, &from); err != nil {
 			t.Fatal(err)
 		}
-		recv.mu.Lock()
-		recv.secrets[fmt.Sprint(w.ID)] = []string{w.Secret}
-		recv.mu.Unlock()
+		recv.Expect(w.ID, w.Secret)
 	}
 
 	d := webhooks.NewDispatcher(webhooks.DispatchConfig{Store: store, Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil)), Poll: 20 * time.Millisecond,
@@ -224,10 +129,8 @@ func TestDeliveriesFollowTheChain(t *testing.T) {
 	// The chain grows and reorganizes under the deliveries; before each reorg the blocks
 	// webhook has been told of the head, so that the reorg undoes what it was told.
 	told := func(block uint64) bool {
-		recv.mu.Lock()
-		defer recv.mu.Unlock()
-		st := recv.state[fmt.Sprint(hooks[0].ID)]
-		return st != nil && len(st.items) > 0 && st.items[len(st.items)-1].pos.Block >= int64(block)
+		st := recv.State(hooks[0].ID)
+		return st != nil && len(st.Items) > 0 && st.Items[len(st.Items)-1].Pos.Block >= int64(block)
 	}
 	for i := range 24 {
 		time.Sleep(120 * time.Millisecond)
@@ -251,88 +154,55 @@ func TestDeliveriesFollowTheChain(t *testing.T) {
 
 	// What each webhook's receiver must hold: the chain's matching items, by message id.
 	want := map[int64][]string{}
-	blocks, _ := store.BlocksInRange(ctx, from, head)
-	hash := map[int64]db.Felt{}
-	for _, b := range blocks {
-		hash[b.Number] = b.Hash
-		want[hooks[0].ID] = append(want[hooks[0].ID], webhooks.MessageID(hooks[0].ID, b.Hash, db.Position{Block: b.Number, Tx: -1, Event: -1}))
-	}
-	txs, _ = store.TransactionsInRange(ctx, from, head)
-	for _, x := range txs {
-		if x.SenderAddress.Equal(sender) {
-			want[hooks[1].ID] = append(want[hooks[1].ID], webhooks.MessageID(hooks[1].ID, hash[x.BlockNumber], db.Position{Block: x.BlockNumber, Tx: x.Index, Event: -1}))
-		}
-	}
-	transfers, _ = store.TransfersInRange(ctx, from, head)
-	for _, x := range transfers {
-		if x.TokenAddress.Equal(token) && (x.FromAddress.Equal(sender) || x.ToAddress.Equal(sender)) {
-			want[hooks[2].ID] = append(want[hooks[2].ID], webhooks.MessageID(hooks[2].ID, hash[x.BlockNumber], db.Position{Block: x.BlockNumber, Tx: x.TxIndex, Event: x.EventIndex}))
-		}
-	}
-	events, _ = store.EventsInRange(ctx, from, head)
-	for _, e := range events {
-		if e.FromAddress.Equal(emitter) && len(e.Keys) > 0 && e.Keys[0].Equal(eventKey) {
-			want[hooks[3].ID] = append(want[hooks[3].ID], webhooks.MessageID(hooks[3].ID, hash[e.BlockNumber], db.Position{Block: e.BlockNumber, Tx: e.TxIndex, Event: e.Index}))
+	for _, w := range hooks {
+		if want[w.ID], err = webhookstest.ChainMessages(ctx, store, w, from, head); err != nil {
+			t.Fatal(err)
 		}
 	}
 
-	holds := func(id int64) []string {
-		recv.mu.Lock()
-		defer recv.mu.Unlock()
-		st := recv.state[fmt.Sprint(id)]
-		if st == nil {
-			return nil
-		}
-		var ids []string
-		for _, it := range st.items {
-			ids = append(ids, it.id)
-		}
-		return ids
-	}
 	deadline := time.Now().Add(90 * time.Second)
 	for _, w := range hooks {
-		for !slices.Equal(holds(w.ID), want[w.ID]) && time.Now().Before(deadline) {
+		for !slices.Equal(recv.Holds(w.ID), want[w.ID]) && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
 	stopD()
 	<-dDone
 
-	recv.mu.Lock()
-	defer recv.mu.Unlock()
 	retractions := 0
 	for _, w := range hooks {
-		st := recv.state[fmt.Sprint(w.ID)]
+		st := recv.State(w.ID)
 		if st == nil {
 			t.Errorf("webhook %d (%s): nothing applied", w.ID, w.Kind)
 			continue
 		}
-		got := holds2(st)
+		got := st.IDs()
 		if !slices.Equal(got, want[w.ID]) {
 			t.Errorf("webhook %d (%s): the receiver holds %d items, the chain %d:\n got  %v\n want %v", w.ID, w.Kind, len(got), len(want[w.ID]), got, want[w.ID])
 		}
-		for _, v := range st.violations {
+		for _, v := range st.Violations {
 			t.Errorf("webhook %d (%s): out of order: %s", w.ID, w.Kind, v)
 		}
 		if len(want[w.ID]) == 0 {
 			t.Errorf("webhook %d (%s): its filter matches nothing; the test shows nothing", w.ID, w.Kind)
 		}
-		retractions += st.retractions
-		t.Logf("webhook %d (%s): %d items, %d retractions, %d duplicates", w.ID, w.Kind, len(got), st.retractions, st.duplicates)
+		retractions += st.Retractions
+		t.Logf("webhook %d (%s): %d items, %d retractions, %d duplicates", w.ID, w.Kind, len(got), st.Retractions, st.Duplicates)
 	}
-	if st := recv.state[fmt.Sprint(hooks[0].ID)]; st == nil || st.retractions < 6 {
+	if st := recv.State(hooks[0].ID); st == nil || st.Retractions < 6 {
 		t.Error("the blocks webhook was not sent a retraction for each reorg")
 	}
 	if retractions == 0 {
 		t.Error("no retraction was delivered: the reorgs undid nothing delivered")
 	}
-	if recv.failed == 0 {
+	received, failed, _, bad := recv.Counts()
+	if failed == 0 {
 		t.Error("the receiver never failed")
 	}
-	for _, b := range recv.bad {
+	for _, b := range bad {
 		t.Errorf("a signature did not verify: %s", b)
 	}
-	t.Logf("%d requests, %d answered 500", recv.received, recv.failed)
+	t.Logf("%d requests, %d answered 500", received, failed)
 
 	// The delivery log recorded the attempts, failures included.
 	var logged, failures int
@@ -342,17 +212,9 @@ func TestDeliveriesFollowTheChain(t *testing.T) {
 	if err := conn.Get(&failures, `SELECT count(*) FROM webhook_deliveries WHERE status = 500 AND outcome = 'retry'`); err != nil {
 		t.Fatal(err)
 	}
-	if logged != recv.received || failures != recv.failed {
-		t.Errorf("the log has %d attempts (%d failed), the receiver saw %d requests (%d failed)", logged, failures, recv.received, recv.failed)
+	if logged != received || failures != failed {
+		t.Errorf("the log has %d attempts (%d failed), the receiver saw %d requests (%d failed)", logged, failures, received, failed)
 	}
-}
-
-func holds2(st *applied) []string {
-	var ids []string
-	for _, it := range st.items {
-		ids = append(ids, it.id)
-	}
-	return ids
 }
 
 func busiest[T any](rows []T, key func(T) db.Felt) db.Felt {
