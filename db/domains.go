@@ -38,6 +38,8 @@ var (
 	SearchSizes = Domain{Name: "a number of search results", Min: 1, Max: MaxPageSize}
 	RangeDays   = Domain{Name: "a number of days", Min: 1, Max: MaxRangeDays}
 	RangeHours  = Domain{Name: "a number of hours", Min: 1, Max: 24}
+	// SecretOverlaps are the seconds a webhook's old secret keeps signing after a rotation.
+	SecretOverlaps = Domain{Name: "a number of seconds", Min: 0, Max: 7 * 24 * 3600}
 )
 
 // MaxPageSize is the most items of a page; MaxRangeDays the longest series of days (ten

@@ -6001,6 +6001,8 @@ enum ValueDomain {
   DAYS
   "1 to 24."
   HOURS
+  "Seconds a rotated webhook secret keeps signing: 0 to 604800 (7 days)."
+  SECRET_OVERLAP
 }
 
 enum SortDirection {
@@ -7392,7 +7394,7 @@ extend type Query {
   "One of the calling API key's webhooks; null when it has none of that id."
   webhook(id: ID!): Webhook
   "A webhook's delivery log: its attempts, newest first, before the attempt ` + "`" + `before` + "`" + ` (kept: the newest 1000 of the last 7 days)."
-  webhookDeliveries(id: ID!, first: Int = 50, before: ID): [WebhookDelivery!]!
+  webhookDeliveries(id: ID!, first: Int = 50 @domain(of: PAGE_SIZE), before: ID): [WebhookDelivery!]!
 }
 
 extend type Mutation {
@@ -7403,11 +7405,11 @@ extend type Mutation {
   "Deliver again to a paused or disabled webhook, from where it stopped; the message it failed on is tried at once."
   resumeWebhook(id: ID!): Webhook!
   "Give the webhook a new secret (shown here once); the old one signs too, beside it, for overlapSeconds (at most 7 days)."
-  rotateWebhookSecret(id: ID!, overlapSeconds: Int = 86400): CreatedWebhook!
+  rotateWebhookSecret(id: ID!, overlapSeconds: Int = 86400 @domain(of: SECRET_OVERLAP)): CreatedWebhook!
   "Delete a webhook and its delivery log."
   deleteWebhook(id: ID!): Boolean!
   "Deliver everything from fromBlock on again, with the ids it had (receivers that deduplicate drop what they hold)."
-  replayWebhook(id: ID!, fromBlock: Int!): Webhook!
+  replayWebhook(id: ID!, fromBlock: Int! @domain(of: BLOCK_NUMBER)): Webhook!
 }
 
 "What a webhook is told of: the items of one of the subscriptions."
@@ -7447,7 +7449,7 @@ input CreateWebhookInput {
   "EVENTS: the leading keys (the first is usually the event selector), at most 16."
   keys: [Felt!]
   "Deliver the items from this block on (default: the blocks indexed after now)."
-  fromBlock: Int
+  fromBlock: Int @domain(of: BLOCK_NUMBER)
 }
 
 type CreatedWebhook {
@@ -9753,15 +9755,53 @@ func (ec *executionContext) field_Mutation_replayWebhook_args(ctx context.Contex
 		return nil, err
 	}
 	args["id"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "fromBlock",
-		func(ctx context.Context, v any) (int, error) {
-			return ec.unmarshalNInt2int(ctx, v)
-		})
+
+	arg1, err := ec.field_Mutation_replayWebhook_argsFromBlock(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
 	args["fromBlock"] = arg1
 	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_replayWebhook_argsFromBlock(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("fromBlock"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["fromBlock"]
+		if !ok {
+			var zeroVal int
+			return zeroVal, nil
+		}
+		return ec.unmarshalNInt2int(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+		if err != nil {
+			var zeroVal int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(int); ok {
+		return data, nil
+	} else {
+		var zeroVal int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Mutation_requestNftMetadataUpdate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -9811,15 +9851,56 @@ func (ec *executionContext) field_Mutation_rotateWebhookSecret_args(ctx context.
 		return nil, err
 	}
 	args["id"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "overlapSeconds",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg1, err := ec.field_Mutation_rotateWebhookSecret_argsOverlapSeconds(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
 	args["overlapSeconds"] = arg1
 	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rotateWebhookSecret_argsOverlapSeconds(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("overlapSeconds"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["overlapSeconds"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "SECRET_OVERLAP")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Mutation_submitVerification_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -11922,10 +12003,8 @@ func (ec *executionContext) field_Query_webhookDeliveries_args(ctx context.Conte
 		return nil, err
 	}
 	args["id"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
+
+	arg1, err := ec.field_Query_webhookDeliveries_argsFirst(ctx, rawArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -11939,6 +12018,49 @@ func (ec *executionContext) field_Query_webhookDeliveries_args(ctx context.Conte
 	}
 	args["before"] = arg2
 	return args, nil
+}
+
+func (ec *executionContext) field_Query_webhookDeliveries_argsFirst(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("first"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["first"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "PAGE_SIZE")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
+	}
 }
 
 func (ec *executionContext) field_Query_webhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
@@ -32103,11 +32225,33 @@ func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context
 			it.Keys = data
 		case "fromBlock":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromBlock"))
-			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
-			if err != nil {
-				return it, err
+			directive0 := func(ctx context.Context) (any, error) { return ec.unmarshalOInt2ᚖint(ctx, v) }
+
+			directive1 := func(ctx context.Context) (any, error) {
+				of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+				if err != nil {
+					var zeroVal *int
+					return zeroVal, err
+				}
+				if ec.Directives.Domain == nil {
+					var zeroVal *int
+					return zeroVal, errors.New("directive domain is not implemented")
+				}
+				return ec.Directives.Domain(ctx, obj, directive0, of)
 			}
-			it.FromBlock = data
+
+			tmp, err := directive1(ctx)
+			if err != nil {
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
+			if data, ok := tmp.(*int); ok {
+				it.FromBlock = data
+			} else if tmp == nil {
+				it.FromBlock = nil
+			} else {
+				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
+				return it, graphql.ErrorOnPath(ctx, err)
+			}
 		}
 	}
 	return it, nil

@@ -319,4 +319,9 @@ var (
 func init() {
 	Registry.MustRegister(WebhookDeliveries, WebhookRetractions, WebhookDisabled, WebhookDeliveryLatency,
 		WebhookBacklogAge, WebhooksActive)
+	// Every reason exported from the start, at 0: the alert's increase() needs a series
+	// before the first webhook is disabled.
+	for _, reason := range []string{"gone", "failing"} {
+		WebhookDisabled.WithLabelValues(reason)
+	}
 }

@@ -11,12 +11,13 @@ import (
 
 // domains are the db.Domain of each value of the schema's ValueDomain enum.
 var domains = map[model.ValueDomain]*db.Domain{
-	model.ValueDomainBlockNumber: &db.BlockNumbers,
-	model.ValueDomainUnixTime:    &db.UnixTimes,
-	model.ValueDomainPageSize:    &db.PageSizes,
-	model.ValueDomainSearchSize:  &db.SearchSizes,
-	model.ValueDomainDays:        &db.RangeDays,
-	model.ValueDomainHours:       &db.RangeHours,
+	model.ValueDomainBlockNumber:   &db.BlockNumbers,
+	model.ValueDomainUnixTime:      &db.UnixTimes,
+	model.ValueDomainPageSize:      &db.PageSizes,
+	model.ValueDomainSearchSize:    &db.SearchSizes,
+	model.ValueDomainDays:          &db.RangeDays,
+	model.ValueDomainHours:         &db.RangeHours,
+	model.ValueDomainSecretOverlap: &db.SecretOverlaps,
 }
 
 // DomainOf is the db.Domain a @domain directive names (nil for a value the enum gained

@@ -1195,6 +1195,8 @@ const (
 	ValueDomainDays ValueDomain = "DAYS"
 	// 1 to 24.
 	ValueDomainHours ValueDomain = "HOURS"
+	// Seconds a rotated webhook secret keeps signing: 0 to 604800 (7 days).
+	ValueDomainSecretOverlap ValueDomain = "SECRET_OVERLAP"
 )
 
 var AllValueDomain = []ValueDomain{
@@ -1204,11 +1206,12 @@ var AllValueDomain = []ValueDomain{
 	ValueDomainSearchSize,
 	ValueDomainDays,
 	ValueDomainHours,
+	ValueDomainSecretOverlap,
 }
 
 func (e ValueDomain) IsValid() bool {
 	switch e {
-	case ValueDomainBlockNumber, ValueDomainUnixTime, ValueDomainPageSize, ValueDomainSearchSize, ValueDomainDays, ValueDomainHours:
+	case ValueDomainBlockNumber, ValueDomainUnixTime, ValueDomainPageSize, ValueDomainSearchSize, ValueDomainDays, ValueDomainHours, ValueDomainSecretOverlap:
 		return true
 	}
 	return false
