@@ -31,7 +31,6 @@ func (r *Resolver) wakeWebhooks() {
 	}
 }
 
-
 // callerKey is the id of the request's API key; webhooks belong to one.
 func callerKey(ctx context.Context) (int64, error) {
 	k, ok := auth.KeyFromContext(ctx)
