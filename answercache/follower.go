@@ -72,6 +72,11 @@ func (f *Follower) Run(ctx context.Context, dsn string) {
 		tick := time.NewTicker(f.PollEvery)
 		defer tick.Stop()
 		blind = tick.C
+	} else {
+		// Listening now (Listen waits for the connection): answers computed before may
+		// miss a change whose notice came before, and no notice may follow for a while
+		// (a version moves about once a block).
+		f.advance()
 	}
 	replica := false
 	if f.read != nil && f.read != f.primary {

@@ -144,8 +144,10 @@ func run(t *testing.T, frozen bool) (stale, checked, hits int) {
 				// Only an answer whose data version is certain is compared: no change was
 				// heard of from the request's arrival until the uncached answer was computed,
 				// nor in the moment after (a change committed while the request ran is
-				// heard of within milliseconds).
-				time.Sleep(20 * time.Millisecond)
+				// heard of within milliseconds: 50 of them leave room for a loaded machine,
+				// where the follower's goroutine waited over 20 ms for a core; with one
+				// version a block, far fewer notices fall in the window to hide that).
+				time.Sleep(50 * time.Millisecond)
 				if follower.Current().Data != known {
 					continue
 				}

@@ -104,10 +104,10 @@ func FollowChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, blockTime
 	chain := sim.New(sim.Config{Seed: 1, Blocks: uint64(head) + 1, TxPerBlock: TxPerBlock, BlockTime: blockTime})
 	node := httptest.NewServer(chain.Handler())
 	runCtx, cancel := context.WithCancel(ctx)
-	// The indexer polls once a block time, as it does by default (2 s) on Starknet: each
-	// poll that finds the chain unchanged may still commit (balances read by call, finality),
-	// and each commit is a data version, so a faster poll would invalidate answers more often
-	// than in production.
+	// The indexer polls once a block time, as it does by default (2 s) on Starknet. What a
+	// poll learns besides blocks (the node's head, L1 acceptance, balances read by calls)
+	// waits for the next block's transaction (indexer/sidewrites.go), held up to five polls:
+	// one data version a block.
 	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: -1, Logger: log, PollInterval: blockTime})
 	if err != nil {
 		cancel()

@@ -4061,12 +4061,6 @@ CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE
 CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.events FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
 
 --
--- Name: felt_ids announce_data_change; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER announce_data_change AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.felt_ids FOR EACH STATEMENT EXECUTE FUNCTION public.announce_data_change();
-
---
 -- Name: holders_snapshots announce_data_change; Type: TRIGGER; Schema: public; Owner: -
 --
 

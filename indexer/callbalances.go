@@ -2,7 +2,6 @@ package indexer
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/big"
 	"time"
@@ -77,6 +76,9 @@ type heldRow struct {
 // readCallBalances spends the calls the rate allows on probing tokens and reading the
 // balances of call tokens, at the indexed head.
 func (ix *Indexer) readCallBalances(ctx context.Context) error {
+	if len(ix.side.balances) > 0 {
+		return nil // the reads held are written first (sidewrites.go); the budget grows meanwhile
+	}
 	budget := ix.calls.take(time.Now())
 	if budget == 0 || ix.head < 0 {
 		return nil
@@ -156,18 +158,12 @@ func (ix *Indexer) readCallBalances(ctx context.Context) error {
 			rows = append(rows, db.CallBalance{TokenAddress: r.Token, OwnerAddress: r.Owner, Balance: got[i].String(), ReadBlock: int64(head)})
 		}
 	}
-	if len(rows) == 0 {
-		return nil
+	if len(rows) > 0 {
+		// Written with the next block's transaction (sidewrites.go).
+		ix.side.hold(time.Now())
+		ix.side.balances = rows
 	}
-	tx, err := ix.db.BeginTxx(ctx, &sql.TxOptions{})
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := db.UpsertCallBalances(ctx, tx, rows); err != nil {
-		return fmt.Errorf("call balances: write: %w", err)
-	}
-	return tx.Commit()
+	return nil
 }
 
 // balancesOf asks balance_of at block n for each row; a call that fails gives nil.

@@ -32,6 +32,10 @@ func indexAndCall(t *testing.T, d *sqlx.DB, url string, head int64) {
 	if err := ix.readCallBalances(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The reads wait for a block's transaction; not following (StopAt), they commit at once.
+	if err := ix.flushSide(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // checkCallBalances: the interest-bearing token, and it alone, is known by calls, and each

@@ -115,6 +115,10 @@ type Indexer struct {
 	partitions db.Partitions
 	// felts caches the felt ids the rows are written with (db/felt_ids.go).
 	felts *db.FeltIDs
+	// side holds what the indexer learnt besides blocks until a block's transaction
+	// writes it, or sideHold passed (sidewrites.go).
+	side     sideWrites
+	sideHold time.Duration
 }
 
 // New checks the configuration; Run does the work.
@@ -168,6 +172,7 @@ func New(cfg Config) (*Indexer, error) {
 		rate = defaultBalanceCallsPerSecond
 	}
 	ix.calls = newCallReader(rate)
+	ix.sideHold = sideHoldPolls * cfg.PollInterval
 	return ix, nil
 }
 
@@ -356,6 +361,9 @@ func (ix *Indexer) step(ctx context.Context) (done bool, err error) {
 			ix.log.Warn("reading balances by calls failed", "err", err)
 		}
 	}
+	if err := ix.flushSide(ctx); err != nil {
+		ix.log.Warn("recording the node head, L1 acceptance or balances read by calls failed", "err", err)
+	}
 	if ix.cfg.StopAt >= 0 && ix.head >= ix.cfg.StopAt {
 		return true, nil
 	}
@@ -377,9 +385,9 @@ func noteNodeAnswer(err error) {
 
 func (ix *Indexer) noteNodeHead(ctx context.Context, nodeHead uint64) {
 	ix.nodeHeadSeen = nodeHead
-	if err := db.SetIndexerNode(ctx, ix.db, int64(nodeHead), ix.chainID, ix.specVersion); err != nil {
-		ix.log.Warn("cannot record the node head", "err", err)
-	}
+	// Recorded with the next block's transaction, or on its own after this step
+	// (sidewrites.go): not on every poll, which would be a data version each.
+	ix.side.nodeSeen = nodeRecord{head: int64(nodeHead), chainID: ix.chainID, specVersion: ix.specVersion}
 	indexed := uint64(0)
 	if ix.head > 0 {
 		indexed = uint64(ix.head)
@@ -569,6 +577,10 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	if err := db.NotifyChain(work, tx, db.ChainNotice{Written: &db.BlockRange{From: int64(first), To: int64(last)}}); err != nil {
 		return fmt.Errorf("notify blocks %d-%d: %w", first, last, err)
 	}
+	sideDone, err := ix.side.write(work, tx.Tx)
+	if err != nil {
+		return fmt.Errorf("blocks %d-%d: %w", first, last, err)
+	}
 	if err := ctx.Err(); err != nil {
 		return err // stopped: the batch is rolled back
 	}
@@ -582,6 +594,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 		return fmt.Errorf("commit blocks %d-%d: %w", first, last, err)
 	}
 	ix.besideClean = true
+	sideDone()
 	db.ForgetNames() // names and tokens of the batch show at once where this process serves too (dev)
 	metrics.IndexerBalancesReconciled.Add(float64(w.reconciled.Compared))
 	metrics.IndexerBalancesCorrected.Add(float64(w.reconciled.Corrected))
@@ -678,6 +691,7 @@ func (ix *Indexer) handleReorg(ctx context.Context, head int64) error {
 		return err
 	}
 	db.ForgetNames()
+	ix.side.reorged(ancestor)
 	ix.classes.reset()
 	ix.tokenMeta.reset()
 	ix.log.Warn("reorg: undid blocks", "from", ancestor+1, "to", head, "depth", head-ancestor)
@@ -685,8 +699,9 @@ func (ix *Indexer) handleReorg(ctx context.Context, head int64) error {
 	return nil
 }
 
-// updateFinality moves blocks the node reports as ACCEPTED_ON_L1 (and their transactions)
-// out of ACCEPTED_ON_L2. Blocks become final in order, so a binary search over the oldest
+// updateFinality finds the blocks the node reports as ACCEPTED_ON_L1 that are still
+// ACCEPTED_ON_L2 in the database; the next block's transaction (or flushSide) moves them and
+// their transactions. Blocks become final in order, so a binary search over the oldest
 // L2 blocks finds the newest L1 one.
 func (ix *Indexer) updateFinality(ctx context.Context) error {
 	if time.Since(ix.lastFinality) < ix.cfg.FinalityInterval && ix.cfg.StopAt < 0 {
@@ -714,26 +729,9 @@ func (ix *Indexer) updateFinality(ctx context.Context) error {
 	if found < 0 {
 		return nil
 	}
-	tx, err := ix.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	n, err := db.MarkAcceptedOnL1(ctx, tx, oldest, found)
-	if err != nil {
-		return err
-	}
-	if n > 0 {
-		if err := db.NotifyChain(ctx, tx, db.ChainNotice{AcceptedOnL1: &db.BlockRange{From: oldest, To: found}}); err != nil {
-			return err
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	if n > 0 {
-		ix.log.Debug("blocks accepted on L1", "up_to", found, "blocks", n)
-	}
+	// Marked with the next block's transaction (sidewrites.go).
+	ix.side.hold(time.Now())
+	ix.side.l1 = &db.BlockRange{From: oldest, To: found}
 	return nil
 }
 
