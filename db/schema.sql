@@ -3146,13 +3146,13 @@ COMMENT ON INDEX public.contracts_class_order IS 'contracts of a class, newest d
 -- Name: contracts_deployed_order; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX contracts_deployed_order ON public.contracts USING btree (COALESCE(deployed_block, ('-1'::integer)::bigint) DESC, address DESC);
+CREATE INDEX contracts_deployed_order ON public.contracts USING btree (COALESCE(deployed_block, ('-1'::integer)::bigint) DESC, address DESC) INCLUDE (deployed_block);
 
 --
 -- Name: INDEX contracts_deployed_order; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON INDEX public.contracts_deployed_order IS 'contracts, newest deployed first';
+COMMENT ON INDEX public.contracts_deployed_order IS 'contracts, newest deployed first; deployed_block included for index-only scans of deep pages';
 
 --
 -- Name: contracts_type_order; Type: INDEX; Schema: public; Owner: -
@@ -3440,7 +3440,7 @@ COMMENT ON INDEX public.nft_events_sales IS 'NFT sales in a time window (marketp
 -- Name: nft_events_token; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX nft_events_token ON public.nft_events USING btree (contract_address, token_id, block_number DESC);
+CREATE INDEX nft_events_token ON public.nft_events USING btree (contract_address, token_id, block_number DESC, tx_index DESC, event_index DESC, sub_index DESC);
 
 --
 -- Name: INDEX nft_events_token; Type: COMMENT; Schema: public; Owner: -
