@@ -27,7 +27,7 @@ const webhooksUsage = `usage: starkgraph webhooks COMMAND (against DATABASE_URL)
   replay ID --from-block N           deliver again everything from block N on, with the same message ids
   delete ID                          delete webhook ID and its delivery log
 
-The delivery loops of serve and dev see a change within a second.`
+The delivery loops of serve and dev see a change within a second`
 
 // runWebhooks is `starkgraph webhooks ...`.
 func runWebhooks(ctx context.Context, _ *slog.Logger, args []string) error {

@@ -45,13 +45,12 @@ type CatchUpSegment struct {
 
 // catchUpClock records an indexer's catch-up events (indexer.Config.OnCatchUp).
 type catchUpClock struct {
-	mu       sync.Mutex
-	began    time.Time
-	txs      int64
-	marks    []time.Time // when each whole million was passed
-	last     time.Time   // the last range written
-	rebuilt  time.Duration
-	inRanges time.Duration // the rebuild happens between two ranges: not part of a segment
+	mu      sync.Mutex
+	began   time.Time
+	txs     int64
+	marks   []time.Time // when each whole million was passed
+	last    time.Time   // the last range written
+	rebuilt time.Duration
 }
 
 func newCatchUpClock() *catchUpClock { return &catchUpClock{began: time.Now()} }
