@@ -13,9 +13,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -138,7 +140,12 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer conn.Close()
-	curve, err := bench.Build(ctx, log, conn, c.txs)
+	nodeURL, stopNode, err := startBenchNode(ctx, conn, c.txs)
+	if err != nil {
+		return err
+	}
+	curve, err := bench.BuildFrom(ctx, log, conn, c.txs, nodeURL)
+	stopNode()
 	if err != nil {
 		return err
 	}
@@ -397,6 +404,46 @@ func runCrowdBench(ctx context.Context, log *slog.Logger, conn *sqlx.DB, dbURL s
 		}
 	}
 	return res, chain.Stop()
+}
+
+// startBenchNode runs the simulated node the bench's database is built from in a process of
+// its own (this binary's sim), as an operator's node is, when the database is still to be
+// built; its URL, and how to stop it. A database already built needs none ("", a no-op).
+func startBenchNode(ctx context.Context, conn *sqlx.DB, txs int) (string, func(), error) {
+	blocks := bench.BlocksFor(txs)
+	if head, _, ok, err := db.IndexedHead(ctx, conn); err != nil {
+		return "", nil, err
+	} else if ok && uint64(head)+1 >= blocks {
+		return "", func() {}, nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(exe, "sim", "--seed", "1", "--blocks", strconv.FormatUint(blocks, 10),
+		"--tx-per-block", strconv.Itoa(bench.TxPerBlock), "--addr", addr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("bench: start the simulated node: %w", err)
+	}
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return "http://" + addr, stop, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			stop()
+			return "", nil, fmt.Errorf("bench: the simulated node did not listen on %s", addr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // indexerWorkload names the indexer's measurement for --only.

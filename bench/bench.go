@@ -40,6 +40,15 @@ const TxPerBlock = 200
 // transactions, then computes holders analytics, and reports the catch-up's curve. A
 // database that already holds them is left as it is (no curve).
 func Build(ctx context.Context, log *slog.Logger, conn *sqlx.DB, txs int) (*CatchUp, error) {
+	return BuildFrom(ctx, log, conn, txs, "")
+}
+
+// BuildFrom is Build from the simulated node at nodeURL, serving seed 1's chain of
+// BlocksFor(txs) blocks at TxPerBlock (the simulated node in this process when empty). A node
+// of its own process is what an operator's first sync reads from: in this one, the garbage
+// collector marks the node's history of every balance with the indexer's heap, and the
+// catch-up slows as that history grows.
+func BuildFrom(ctx context.Context, log *slog.Logger, conn *sqlx.DB, txs int, nodeURL string) (*CatchUp, error) {
 	blocks := blocksFor(txs)
 	if head, _, ok, err := db.IndexedHead(ctx, conn); err != nil {
 		return nil, err
@@ -49,7 +58,13 @@ func Build(ctx context.Context, log *slog.Logger, conn *sqlx.DB, txs int) (*Catc
 	}
 	log.Info("bench: indexing the simulated chain", "blocks", blocks, "transactions", txs)
 	clock := newCatchUpClock()
-	if err := indexChain(ctx, log, conn, blocks, blocks, 0, clock.event); err != nil {
+	var err error
+	if nodeURL != "" {
+		err = indexFrom(ctx, log, conn, nodeURL, blocks, 0, clock.event)
+	} else {
+		err = indexChain(ctx, log, conn, blocks, blocks, 0, clock.event)
+	}
+	if err != nil {
 		return nil, err
 	}
 	curve := clock.result(time.Now())
@@ -71,6 +86,10 @@ func finishBuild(ctx context.Context, conn *sqlx.DB) error {
 
 func blocksFor(txs int) uint64 { return uint64(max(txs/TxPerBlock, 2)) }
 
+// BlocksFor is the length of the simulated chain a database of about txs transactions is
+// built from.
+func BlocksFor(txs int) uint64 { return blocksFor(txs) }
+
 // indexChain runs the indexer from the simulated chain (seed 1) of chainBlocks blocks,
 // served over HTTP, into conn until block blocks-1 is written. bulkLoadMinBlocks is the
 // indexer's setting (0: its default).
@@ -79,7 +98,13 @@ func indexChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, blocks, ch
 	chain := sim.New(sim.Config{Seed: 1, Blocks: chainBlocks, TxPerBlock: TxPerBlock})
 	node := httptest.NewServer(chain.Handler())
 	defer node.Close()
-	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: int64(blocks - 1), Logger: log,
+	return indexFrom(ctx, log, conn, node.URL, blocks, bulkLoadMinBlocks, onCatchUp)
+}
+
+// indexFrom runs the indexer from the node at url into conn until block blocks-1 is written.
+func indexFrom(ctx context.Context, log *slog.Logger, conn *sqlx.DB, url string, blocks uint64, bulkLoadMinBlocks int64,
+	onCatchUp func(indexer.CatchUpEvent)) error {
+	ix, err := indexer.New(indexer.Config{RPCURL: url, DB: conn, StopAt: int64(blocks - 1), Logger: log,
 		BulkLoadMinBlocks: bulkLoadMinBlocks, OnCatchUp: onCatchUp})
 	if err != nil {
 		return err

@@ -136,12 +136,15 @@ func (c *CatchUp) Project(txs int64) time.Duration {
 // CatchUpMarkdown renders the curve, and a projection to projectTxs transactions.
 func CatchUpMarkdown(c *CatchUp, projectTxs int64) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "| catch-up from empty (simulated node in process, fsync on), transactions | seconds | tx/s |\n|---|---|---|\n")
+	fmt.Fprintf(&b, "| catch-up from empty (the simulated node over HTTP, fsync on), transactions | seconds | tx/s |\n|---|---|---|\n")
 	for _, s := range c.Segments {
 		fmt.Fprintf(&b, "| %s-%s | %.1f | %.0f |\n", millions(s.FromTx), millions(s.ToTx), s.Seconds, s.TxPerSecond)
 	}
 	fmt.Fprintf(&b, "| rebuild at the end of the bulk load | %.1f | |\n", c.RebuildSeconds)
 	fmt.Fprintf(&b, "| the whole catch-up, %d transactions | %.1f | %.0f |\n", c.Transactions, float64(c.Transactions)/math.Max(c.TxPerSecond, 1e-9), c.TxPerSecond)
+	if c.LastOverFirst == 0 {
+		return b.String() // under a million: no curve to speak of
+	}
 	fmt.Fprintf(&b, "\nThe last million's rate over the first's: %.2f. Seconds per million fitted as %.1f + %.2f × (millions indexed)",
 		c.LastOverFirst, c.Fit.Intercept, c.Fit.Slope)
 	if p := c.Project(projectTxs); p > 0 {
