@@ -93,6 +93,10 @@ func TestDeepPagesSkipByIndexAlone(t *testing.T) {
 			rows, err := store.NftEvents(ctx, db.NftEventFilter{Contract: addr(0x52), TokenID: &token}, w)
 			return len(rows), err
 		}},
+		{"NFT events of an item, as NftItem.events loads them", "nft_events", func() (int, error) {
+			rows, err := store.NftEventsOfItems(ctx, []db.NftKey{{Contract: string(addr(0x52)), TokenID: "7"}}, w.Limit, w.Offset)
+			return len(rows), err
+		}},
 		{"contracts", "contracts", func() (int, error) {
 			rows, err := store.Contracts(ctx, "", nil, w)
 			return len(rows), err
