@@ -46,14 +46,9 @@ func NewUsageRecorder(store *Store, interval time.Duration, log *slog.Logger) *U
 
 // Record counts one answered request of key with HTTP status.
 func (u *UsageRecorder) Record(keyID int64, status int, at time.Time) {
-	slot := usageSlot{keyID: keyID, day: at.UTC().Format("2006-01-02")}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	c, ok := u.pending[slot]
-	if !ok {
-		c = &UsageDay{}
-		u.pending[slot] = c
-	}
+	c := u.day(keyID, at)
 	c.Requests++
 	switch {
 	case status == http.StatusTooManyRequests:
@@ -65,15 +60,20 @@ func (u *UsageRecorder) Record(keyID int64, status int, at time.Time) {
 
 // RecordDelivery counts one webhook delivery attempt made for keyID.
 func (u *UsageRecorder) RecordDelivery(keyID int64, at time.Time) {
-	slot := usageSlot{keyID: keyID, day: at.UTC().Format("2006-01-02")}
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.day(keyID, at).Deliveries++
+}
+
+// day is keyID's pending counts of at's UTC day, made when missing; u.mu is held.
+func (u *UsageRecorder) day(keyID int64, at time.Time) *UsageDay {
+	slot := usageSlot{keyID: keyID, day: at.UTC().Format("2006-01-02")}
 	c, ok := u.pending[slot]
 	if !ok {
 		c = &UsageDay{}
 		u.pending[slot] = c
 	}
-	c.Deliveries++
+	return c
 }
 
 // Flush writes what has been counted so far. On failure the counts are kept
