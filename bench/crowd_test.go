@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/starkgraph/starkgraph/answercache"
 	"github.com/starkgraph/starkgraph/api"
 	"github.com/starkgraph/starkgraph/bench"
@@ -29,12 +27,7 @@ func TestCrowdOnAGrowingChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("follows a growing simulated chain")
 	}
-	dsn := dbtest.NewURL(t)
-	conn, err := sqlx.Open("postgres", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn, dsn := dbtest.NewWithURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	log := slog.New(slog.DiscardHandler)

@@ -31,12 +31,7 @@ func TestOneDataVersionPerBlock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("follows a simulated chain for a few seconds")
 	}
-	url := dbtest.NewURL(t)
-	d, err := sqlx.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d, url := dbtest.NewWithURL(t)
 	chain, node := simNode(t, sim.Config{Seed: 11, Blocks: 30, L1Lag: 3, TxPerBlock: 10})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

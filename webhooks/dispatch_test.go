@@ -31,12 +31,7 @@ func TestDeliveriesFollowTheChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("follows a live simulated chain")
 	}
-	url := dbtest.NewURL(t)
-	conn, err := sqlx.Open("postgres", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn, url := dbtest.NewWithURL(t)
 	quiet := slog.New(slog.DiscardHandler)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -175,13 +175,21 @@ func (s *server) drop(ctx context.Context, name string) error {
 // It skips t when there is no PostgreSQL (outside CI).
 func New(t testing.TB) *sqlx.DB {
 	t.Helper()
+	conn, _ := NewWithURL(t)
+	return conn
+}
+
+// NewWithURL is New and the database's URL, for tests that also hand it to a server or
+// a listener.
+func NewWithURL(t testing.TB) (*sqlx.DB, string) {
+	t.Helper()
 	url := NewURL(t)
 	conn, err := sqlx.Open("postgres", url)
 	if err != nil {
 		t.Fatalf("dbtest: open %s: %v", url, err)
 	}
 	t.Cleanup(func() { conn.Close() }) // runs before NewURL's drop
-	return conn
+	return conn, url
 }
 
 // NewURL creates a new migrated database like New and returns its lib/pq
