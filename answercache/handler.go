@@ -160,8 +160,12 @@ func mutates(doc string) bool {
 }
 
 // documentOf is the query of a GraphQL POST body as the server decodes it (a JSON escape
-// such as \u0077 spells a word mutates would otherwise miss); "" when it is not one.
+// such as \u0077 spells a word mutates would otherwise miss); "" when it is not one, or
+// has no escape (the raw body said it all: no decoding on the hits' path).
 func documentOf(body []byte) string {
+	if bytes.IndexByte(body, '\\') < 0 {
+		return ""
+	}
 	var req struct {
 		Query string `json:"query"`
 	}
