@@ -64,6 +64,9 @@ func (w *Webhook) Secrets(now time.Time) []string {
 	return s
 }
 
+// AcceptedOnL1Only: the webhook is told of items of ACCEPTED_ON_L1 blocks only.
+func (w *Webhook) AcceptedOnL1Only() bool { return w.Filter.AcceptedOnL1Only }
+
 // Position is a place in the chain's order of items: a block, a transaction index and an
 // event index (-1 for a block or transaction as a whole, WholeBlock past every item).
 type Position struct {
@@ -100,6 +103,9 @@ type WebhookFilter struct {
 	Wallet string `json:"wallet,omitempty"`
 	// events
 	Keys []string `json:"keys,omitempty"`
+	// AcceptedOnL1Only holds every item back until its block is ACCEPTED_ON_L1 (any kind):
+	// such a webhook is told of final blocks only, and its payloads say ACCEPTED_ON_L1.
+	AcceptedOnL1Only bool `json:"acceptedOnL1Only,omitempty"`
 }
 
 // Value stores the filter as jsonb.
@@ -143,6 +149,19 @@ func (s *Store) BlockHashesOf(ctx context.Context, numbers []int64) (map[int64]F
 		out[r.Number] = r.Hash
 	}
 	return out, nil
+}
+
+// L1Head is the newest block of the run of ACCEPTED_ON_L1 blocks the stored chain starts
+// with: blocks become final in order (indexer.updateFinality marks every block up to the
+// newest the node reports ACCEPTED_ON_L1), so it is the block before the oldest still
+// ACCEPTED_ON_L2 (found in blocks_accepted_on_l2), or the head when none is. It is below
+// the oldest stored block when that one is not final yet; ok is false when no block is
+// stored.
+func L1Head(ctx context.Context, q sqlx.QueryerContext) (number int64, ok bool, err error) {
+	var n sql.NullInt64
+	err = q.QueryRowxContext(ctx, `SELECT coalesce((SELECT min(number) - 1 FROM blocks WHERE status = 'ACCEPTED_ON_L2'),
+		(SELECT max(number) FROM blocks))`).Scan(&n)
+	return n.Int64, n.Valid, err
 }
 
 // CreateWebhook stores w for its key, starting after position (the indexer's head when

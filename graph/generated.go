@@ -997,6 +997,7 @@ type ComplexityRoot struct {
 	}
 
 	Webhook struct {
+		AcceptedOnL1Only        func(childComplexity int) int
 		Attempts                func(childComplexity int) int
 		CreatedAt               func(childComplexity int) int
 		DeliveredAt             func(childComplexity int) int
@@ -1320,6 +1321,7 @@ type WebhookResolver interface {
 
 	Kind(ctx context.Context, obj *db.Webhook) (model.WebhookKind, error)
 	Filter(ctx context.Context, obj *db.Webhook) (db.JSON, error)
+
 	Status(ctx context.Context, obj *db.Webhook) (model.WebhookStatus, error)
 
 	CreatedAt(ctx context.Context, obj *db.Webhook) (int, error)
@@ -5690,6 +5692,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.WalletStaking.TotalStakedStrk(childComplexity), true
 
+	case "Webhook.acceptedOnL1Only":
+		if e.ComplexityRoot.Webhook.AcceptedOnL1Only == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.AcceptedOnL1Only(childComplexity), true
 	case "Webhook.attempts":
 		if e.ComplexityRoot.Webhook.Attempts == nil {
 			break
@@ -7450,6 +7458,8 @@ input CreateWebhookInput {
   keys: [Felt!]
   "Deliver the items from this block on (default: the blocks indexed after now)."
   fromBlock: Int @domain(of: BLOCK_NUMBER)
+  "Hold each item back until its block is ACCEPTED_ON_L1 (final: never undone by a reorg); its message says so in block.finalityStatus. Any kind."
+  acceptedOnL1Only: Boolean = false
 }
 
 type CreatedWebhook {
@@ -7465,6 +7475,8 @@ type Webhook {
   kind: WebhookKind!
   "The filter, as given (addresses normalized)."
   filter: JSON!
+  "Items are delivered only once their block is ACCEPTED_ON_L1."
+  acceptedOnL1Only: Boolean!
   status: WebhookStatus!
   "Why it is paused or disabled."
   statusReason: String!
@@ -9254,6 +9266,8 @@ func (ec *executionContext) childFields_Webhook(ctx context.Context, field graph
 		return ec.fieldContext_Webhook_kind(ctx, field)
 	case "filter":
 		return ec.fieldContext_Webhook_filter(ctx, field)
+	case "acceptedOnL1Only":
+		return ec.fieldContext_Webhook_acceptedOnL1Only(ctx, field)
 	case "status":
 		return ec.fieldContext_Webhook_status(ctx, field)
 	case "statusReason":
@@ -30545,6 +30559,29 @@ func (ec *executionContext) fieldContext_Webhook_filter(_ context.Context, field
 	return graphql.NewScalarFieldContext("Webhook", field, true, true, "JSON")
 }
 
+func (ec *executionContext) _Webhook_acceptedOnL1Only(ctx context.Context, field graphql.CollectedField, obj *db.Webhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_acceptedOnL1Only(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AcceptedOnL1Only(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_acceptedOnL1Only(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Webhook", field, true, false, "Boolean")
+}
+
 func (ec *executionContext) _Webhook_status(ctx context.Context, field graphql.CollectedField, obj *db.Webhook) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -32160,7 +32197,11 @@ func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"url", "kind", "description", "transactions", "token", "wallet", "contract", "keys", "fromBlock"}
+	if _, present := asMap["acceptedOnL1Only"]; !present {
+		asMap["acceptedOnL1Only"] = false
+	}
+
+	fieldsInOrder := [...]string{"url", "kind", "description", "transactions", "token", "wallet", "contract", "keys", "fromBlock", "acceptedOnL1Only"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -32252,6 +32293,13 @@ func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context
 				err := fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp)
 				return it, graphql.ErrorOnPath(ctx, err)
 			}
+		case "acceptedOnL1Only":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acceptedOnL1Only"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcceptedOnL1Only = data
 		}
 	}
 	return it, nil
@@ -39261,6 +39309,11 @@ func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Webhook_filter(ctx, field, obj)
 				})
+		case "acceptedOnL1Only":
+			out.Values[i] = ec._Webhook_acceptedOnL1Only(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "status":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

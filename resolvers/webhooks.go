@@ -126,6 +126,7 @@ func (r *Resolver) createWebhook(ctx context.Context, in model.CreateWebhookInpu
 	for _, k := range in.Keys {
 		f.Keys = append(f.Keys, k.Hex())
 	}
+	f.AcceptedOnL1Only = in.AcceptedOnL1Only != nil && *in.AcceptedOnL1Only
 	if w.Filter, err = webhooks.CheckFilter(w.Kind, f); err != nil {
 		return nil, badInput("input", err.Error())
 	}

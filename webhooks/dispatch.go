@@ -351,6 +351,11 @@ var errRaced = errors.New("webhooks: the blocks changed while their items were r
 // up to upTo (at most Batch blocks; -1 when there is nothing new), with those blocks.
 func (d *Dispatcher) next(ctx context.Context, w *db.Webhook, f *filter) (items []item, blocks map[int64]*db.Block, upTo int64, err error) {
 	head, _, ok, err := db.IndexedHead(ctx, d.store.DB())
+	if f.l1Only && err == nil && ok {
+		// Only final blocks: the items of the others wait until the indexer marks them
+		// ACCEPTED_ON_L1 (its notice wakes the loop).
+		head, ok, err = db.L1Head(ctx, d.store.DB())
+	}
 	if err != nil || !ok {
 		return nil, nil, -1, err
 	}

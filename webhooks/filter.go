@@ -15,6 +15,8 @@ type filter struct {
 	sender, contract, token, wallet db.Felt
 	typ                             db.TxType
 	keys                            []db.Felt
+	// l1Only: items are delivered once their block is ACCEPTED_ON_L1 (db.L1Head).
+	l1Only bool
 }
 
 func parseFelt(name, s string) (db.Felt, error) {
@@ -38,7 +40,7 @@ func CheckFilter(kind string, f db.WebhookFilter) (db.WebhookFilter, error) {
 	if err != nil {
 		return f, err
 	}
-	var out db.WebhookFilter
+	out := db.WebhookFilter{AcceptedOnL1Only: f.AcceptedOnL1Only}
 	pad := func(v db.Felt) string {
 		if v == nil {
 			return ""
@@ -77,7 +79,7 @@ func CheckFilter(kind string, f db.WebhookFilter) (db.WebhookFilter, error) {
 }
 
 func parseFilter(f db.WebhookFilter) (filter, error) {
-	var p filter
+	p := filter{l1Only: f.AcceptedOnL1Only}
 	var err error
 	for _, x := range []struct {
 		name string

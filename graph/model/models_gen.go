@@ -107,6 +107,8 @@ type CreateWebhookInput struct {
 	Keys []db.Felt `json:"keys,omitempty"`
 	// Deliver the items from this block on (default: the blocks indexed after now).
 	FromBlock *int `json:"fromBlock,omitempty"`
+	// Hold each item back until its block is ACCEPTED_ON_L1 (final: never undone by a reorg); its message says so in block.finalityStatus. Any kind.
+	AcceptedOnL1Only *bool `json:"acceptedOnL1Only,omitempty"`
 }
 
 type CreatedWebhook struct {

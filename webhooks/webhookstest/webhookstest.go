@@ -28,9 +28,12 @@ import (
 // items in the order they came, each once (deduplicated on webhook-id), retractions taking
 // their item back.
 type Applied struct {
-	Items       []Item
-	Seen        map[string]bool // webhook-ids applied (items and retractions)
-	Duplicates  int             // messages received again after a 2xx
+	Items []Item
+	Seen  map[string]bool // webhook-ids applied (items and retractions)
+	// Acked are the webhook-ids of every message acknowledged, in order, duplicates
+	// included (a replay's messages come again with their ids).
+	Acked       []string
+	Duplicates  int // messages received again after a 2xx
 	Retractions int
 	// Violations: an item older than the last applied, or a retraction of an item that
 	// is not the last applied (retractions come newest first).
@@ -60,6 +63,7 @@ func (a *Applied) Apply(id string, p webhooks.Payload) {
 	if a.Seen == nil {
 		a.Seen = map[string]bool{}
 	}
+	a.Acked = append(a.Acked, id)
 	if a.Seen[id] {
 		a.Duplicates++
 		return
@@ -205,6 +209,7 @@ func (r *Receiver) State(id int64) *Applied {
 	c := *st
 	c.Items = slices.Clone(st.Items)
 	c.Violations = slices.Clone(st.Violations)
+	c.Acked = slices.Clone(st.Acked)
 	return &c
 }
 
