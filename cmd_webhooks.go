@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/starkgraph/starkgraph/db"
+	"github.com/starkgraph/starkgraph/webhooks"
 )
 
 const webhooksUsage = `usage: starkgraph webhooks COMMAND (against DATABASE_URL)
@@ -24,7 +25,10 @@ const webhooksUsage = `usage: starkgraph webhooks COMMAND (against DATABASE_URL)
   list [--key ID] [--json]           every key's webhooks: status and why, position, backlog, failures
   pause ID                           stop delivering to webhook ID (its owner sees "paused by an operator")
   resume ID                          deliver again to a paused or disabled webhook, from where it stopped
-  replay ID --from-block N           deliver again everything from block N on, with the same message ids
+  replay ID --from-block N [--to-block M]
+                                     deliver again everything from block N on, with the same message ids;
+                                     with --to-block, blocks N to M only, then continue where it stood
+  replay ID --message MESSAGE_ID     deliver again that message alone (its webhook-id), then continue
   delete ID                          delete webhook ID and its delivery log
 
 The delivery loops of serve and dev see a change within a second`
@@ -49,14 +53,17 @@ func webhooksCommand(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fs := flag.NewFlagSet("webhooks "+cmd, flag.ContinueOnError)
 	fs.SetOutput(out)
-	var keyID, from int64
+	var keyID, from, to int64
+	var message string
 	var asJSON bool
 	switch cmd {
 	case "list":
 		fs.Int64Var(&keyID, "key", 0, "only this API key's webhooks (its id, as `starkgraph keys list` shows)")
 		fs.BoolVar(&asJSON, "json", false, "one JSON object a line instead of a table")
 	case "replay":
-		fs.Int64Var(&from, "from-block", -1, "the first block delivered again (required)")
+		fs.Int64Var(&from, "from-block", -1, "the first block delivered again")
+		fs.Int64Var(&to, "to-block", -1, "the last block delivered again (default: everything after --from-block)")
+		fs.StringVar(&message, "message", "", "the webhook-id of the one message delivered again")
 	}
 	// The id may come before the flags (replay 12 --from-block 100) or after them.
 	var id int64 = -1
@@ -82,8 +89,15 @@ func webhooksCommand(ctx context.Context, args []string, out io.Writer) error {
 	if cmd != "list" && id < 0 {
 		return fmt.Errorf("webhooks %s: the webhook's id is required\n%s", cmd, webhooksUsage)
 	}
-	if cmd == "replay" && from < 0 {
-		return fmt.Errorf("webhooks replay: --from-block N is required\n%s", webhooksUsage)
+	if cmd == "replay" {
+		switch {
+		case message != "" && (from >= 0 || to >= 0):
+			return fmt.Errorf("webhooks replay: --message or --from-block, not both\n%s", webhooksUsage)
+		case message == "" && from < 0:
+			return fmt.Errorf("webhooks replay: --from-block N or --message ID is required\n%s", webhooksUsage)
+		case to >= 0 && to < from:
+			return fmt.Errorf("webhooks replay: --to-block %d is before --from-block %d", to, from)
+		}
 	}
 	conn, err := openDatabaseURL(ctx, os.Getenv("DATABASE_URL"))
 	if err != nil {
@@ -105,7 +119,17 @@ func webhooksCommand(ctx context.Context, args []string, out io.Writer) error {
 	case "resume":
 		w, err = store.ResumeWebhook(ctx, db.AnyKey, id)
 	case "replay":
-		w, err = store.ReplayWebhook(ctx, db.AnyKey, id, from)
+		switch {
+		case message != "":
+			w, err = webhooks.ReplayMessage(ctx, store, db.AnyKey, id, message)
+		case to >= 0:
+			w, err = webhooks.ReplayRange(ctx, store, db.AnyKey, id, from, to)
+		default:
+			w, err = store.ReplayWebhook(ctx, db.AnyKey, id, from)
+		}
+		if in := (*webhooks.InputError)(nil); errors.As(err, &in) {
+			return fmt.Errorf("webhooks replay: %s", strings.Replace(in.Error(), in.Arg, cliFlag[in.Arg], 1))
+		}
 	case "delete":
 		var ok bool
 		if ok, err = store.DeleteWebhook(ctx, db.AnyKey, id); err == nil && ok {
@@ -125,30 +149,43 @@ func webhooksCommand(ctx context.Context, args []string, out io.Writer) error {
 	case "resume":
 		fmt.Fprintf(out, "Resumed webhook %d (key %d, %s) after block %d.\n", w.ID, w.KeyID, w.URL, w.PositionBlock)
 	case "replay":
-		fmt.Fprintf(out, "Webhook %d (key %d) delivers again from block %d, with the message ids it had; status %s.\n",
-			w.ID, w.KeyID, from, w.Status)
+		switch r := w.Replay; {
+		case r != nil && r.Message != "":
+			fmt.Fprintf(out, "Webhook %d (key %d) delivers message %s again, then continues after block %d; status %s.\n",
+				w.ID, w.KeyID, r.Message, r.Resume.Block, w.Status)
+		case r != nil:
+			fmt.Fprintf(out, "Webhook %d (key %d) delivers blocks %d to %d again, with the message ids they had, then continues after block %d; status %s.\n",
+				w.ID, w.KeyID, r.From, r.End.Block, r.Resume.Block, w.Status)
+		default:
+			fmt.Fprintf(out, "Webhook %d (key %d) delivers again from block %d, with the message ids it had; status %s.\n",
+				w.ID, w.KeyID, from, w.Status)
+		}
 	}
 	return nil
 }
 
+// cliFlag names the flag of a replay's argument.
+var cliFlag = map[string]string{"fromBlock": "--from-block", "toBlock": "--to-block", "messageId": "--message"}
+
 // listedJSON is a line of `webhooks list --json`.
 type listedJSON struct {
-	ID            int64            `json:"id"`
-	Key           int64            `json:"key"`
-	KeyPrefix     string           `json:"keyPrefix"`
-	KeyLabel      string           `json:"keyLabel"`
-	URL           string           `json:"url"`
-	Kind          string           `json:"kind"`
-	Filter        db.WebhookFilter `json:"filter"`
-	Status        string           `json:"status"`
-	StatusReason  string           `json:"statusReason"`
-	PositionBlock int64            `json:"positionBlock"`
-	BehindBlocks  int64            `json:"behindBlocks"`
-	BacklogAge    *float64         `json:"backlogAgeSeconds"`
-	Attempts      int              `json:"attempts"`
-	NextAttemptAt *time.Time       `json:"nextAttemptAt"`
-	LastError     string           `json:"lastError"`
-	DeliveredAt   *time.Time       `json:"deliveredAt"`
+	ID            int64             `json:"id"`
+	Key           int64             `json:"key"`
+	KeyPrefix     string            `json:"keyPrefix"`
+	KeyLabel      string            `json:"keyLabel"`
+	URL           string            `json:"url"`
+	Kind          string            `json:"kind"`
+	Filter        db.WebhookFilter  `json:"filter"`
+	Status        string            `json:"status"`
+	StatusReason  string            `json:"statusReason"`
+	PositionBlock int64             `json:"positionBlock"`
+	BehindBlocks  int64             `json:"behindBlocks"`
+	BacklogAge    *float64          `json:"backlogAgeSeconds"`
+	Attempts      int               `json:"attempts"`
+	NextAttemptAt *time.Time        `json:"nextAttemptAt"`
+	LastError     string            `json:"lastError"`
+	DeliveredAt   *time.Time        `json:"deliveredAt"`
+	Replay        *db.WebhookReplay `json:"replay,omitempty"`
 }
 
 func listWebhooks(out io.Writer, hooks []*db.ListedWebhook, asJSON bool, now time.Time) error {
@@ -165,7 +202,7 @@ func listWebhooks(out io.Writer, hooks []*db.ListedWebhook, asJSON bool, now tim
 			if err := enc.Encode(listedJSON{ID: w.ID, Key: w.KeyID, KeyPrefix: w.KeyPrefix, KeyLabel: w.KeyLabel, URL: w.URL,
 				Kind: w.Kind, Filter: w.Filter, Status: w.Status, StatusReason: w.StatusReason, PositionBlock: w.PositionBlock,
 				BehindBlocks: w.BehindBlocks, BacklogAge: age(w), Attempts: w.Attempts, NextAttemptAt: w.NextAttemptAt,
-				LastError: w.LastError, DeliveredAt: w.DeliveredAt}); err != nil {
+				LastError: w.LastError, DeliveredAt: w.DeliveredAt, Replay: w.Replay}); err != nil {
 				return err
 			}
 		}
@@ -189,6 +226,9 @@ func listWebhooks(out io.Writer, hooks []*db.ListedWebhook, asJSON bool, now tim
 			}
 		}
 		why := w.StatusReason
+		if r := w.Replay; r != nil {
+			why = strings.TrimPrefix(why+fmt.Sprintf("; replaying blocks %d to %d, then after block %d", r.From, r.End.Block, r.Resume.Block), "; ")
+		}
 		if w.LastError != "" {
 			why = strings.TrimPrefix(why+"; last error: "+w.LastError, "; ")
 		}

@@ -86,6 +86,32 @@ func TestWebhooksCommand(t *testing.T) {
 		t.Errorf("after replay from 7: position %d/%d, %s", w.PositionBlock, w.PositionTx, w.Status)
 	}
 
+	// A closed range: webhook 1 (at block 3) delivers blocks 2 and 3 again, then goes on.
+	if out := must("replay", "1", "--from-block", "2", "--to-block", "3"); !strings.Contains(out, "delivers blocks 2 to 3 again") ||
+		!strings.Contains(out, "continues after block 3") {
+		t.Errorf("replay --to-block: %s", out)
+	}
+	w, _ = store.Webhook(ctx, hooks[0].ID)
+	if w.Replay == nil || w.Replay.From != 2 || w.Replay.End.Block != 3 || w.PositionBlock != 1 {
+		t.Errorf("after replay --from-block 2 --to-block 3: position %d, replay %+v", w.PositionBlock, w.Replay)
+	}
+	if list := must("list", "--key", "1"); !strings.Contains(list, "replaying blocks 2 to 3, then after block 3") {
+		t.Errorf("list does not show the replay under way:\n%s", list)
+	}
+	for bad, says := range map[string]string{
+		"replay 1 --from-block 3 --to-block 2":       "--to-block 2 is before --from-block 3",
+		"replay 1 --from-block 2 --to-block 99":      "--to-block: is not indexed yet",
+		"replay 1 --message nonsense":                "--message: is not a message id",
+		"replay 1 --message wh2_5_0x6_-1_-1":         "--message: is a message of webhook 2, not of webhook 1",
+		"replay 1 --message x --from-block 2":        "not both",
+		"replay 1 --to-block 2":                      "is required",
+		"replay 1 --message wh1_5_0x6_-1_-1:removed": "retraction",
+	} {
+		if out, err := run(strings.Fields(bad)...); err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("webhooks %s: %v (%s), want an error saying %q", bad, err, out, says)
+		}
+	}
+
 	var lines []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(must("list", "--json", "--key", "2")), "\n") {
 		var m map[string]any

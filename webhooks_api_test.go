@@ -37,6 +37,11 @@ func TestWebhookOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := db.NewStore(conn)
+	// Blocks 0 to 9 (hash n + 1): the webhooks start after 9, and replays name them.
+	if _, err := conn.Exec(`INSERT INTO blocks (number, hash, parent_hash, timestamp, status)
+		SELECT n, int8send(n + 1), int8send(n), 1700000000 + n, 'ACCEPTED_ON_L2' FROM generate_series(0, 9) n`); err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(api.NewHandler(api.Config{Store: store, Limits: api.DefaultGraphQLLimits,
 		Auth:     auth.New(auth.Options{Keys: keys, Limiter: auth.NewMemoryLimiter(), Logger: quiet}),
 		Webhooks: resolvers.WebhookSettings{URLs: webhooks.Options{}}}))
@@ -74,6 +79,8 @@ func TestWebhookOperations(t *testing.T) {
 		a := ask(key, query)
 		if len(a.Errors) == 0 || a.Errors[0].Extensions["code"] != code {
 			t.Errorf("%s: want %s, got %+v", query, code, a.Errors)
+		} else {
+			t.Logf("%s: %s", query, a.Errors[0].Message)
 		}
 	}
 
@@ -131,6 +138,20 @@ func TestWebhookOperations(t *testing.T) {
 		t.Errorf("webhookDeliveries: %s %+v", a.Data["webhookDeliveries"], a.Errors)
 	}
 
+	// A replay of blocks 5 to 7 is under way, then continues after block 9; another key
+	// cannot start one.
+	if a := ask(mine, `mutation { replayWebhook(id: "`+id+`", fromBlock: 5, toBlock: 7) { positionBlock replay { fromBlock toBlock messageId resumeBlock } } }`); string(a.Data["replayWebhook"]) !=
+		`{"positionBlock":4,"replay":{"fromBlock":5,"toBlock":7,"messageId":null,"resumeBlock":9}}` {
+		t.Errorf("replayWebhook with toBlock: %s %+v", a.Data["replayWebhook"], a.Errors)
+	}
+	refused(theirs, `mutation { replayWebhook(id: "`+id+`", fromBlock: 5, toBlock: 7) { id } }`, "NOT_FOUND")
+	refused(theirs, `mutation { replayWebhookMessage(id: "`+id+`", messageId: "wh`+id+`_5_0x6_0_0") { id } }`, "NOT_FOUND")
+	// Only final blocks: kept, and shown.
+	if a := ask(theirs, `mutation { createWebhook(input: {url: "https://hooks.example.com/f", kind: BLOCKS, acceptedOnL1Only: true}) { webhook { acceptedOnL1Only filter } } }`); string(a.Data["createWebhook"]) !=
+		`{"webhook":{"acceptedOnL1Only":true,"filter":{"acceptedOnL1Only":true}}}` {
+		t.Errorf("createWebhook with acceptedOnL1Only: %s %+v", a.Data["createWebhook"], a.Errors)
+	}
+
 	// Bad input, refused URLs and the plan's bound.
 	for _, q := range []string{
 		`mutation { createWebhook(input: {url: "http://hooks.example.com/x", kind: BLOCKS}) { secret } }`,
@@ -143,6 +164,20 @@ func TestWebhookOperations(t *testing.T) {
 		`mutation { createWebhook(input: {url: "https://hooks.example.com/x", kind: EVENTS, keys: ["0x1","0x2","0x3","0x4","0x5","0x6","0x7","0x8","0x9","0xa","0xb","0xc","0xd","0xe","0xf","0x10","0x11"]}) { secret } }`,
 		`mutation { createWebhook(input: {url: "https://hooks.example.com/x", kind: BLOCKS, fromBlock: -1}) { secret } }`,
 		`mutation { replayWebhook(id: "` + id + `", fromBlock: 99999999) { id } }`,
+		`mutation { replayWebhook(id: "` + id + `", fromBlock: 5, toBlock: 3) { id } }`,
+		`mutation { replayWebhook(id: "` + id + `", fromBlock: 5, toBlock: 10) { id } }`,
+		`mutation { replayWebhook(id: "` + id + `", fromBlock: 5, toBlock: -1) { id } }`,
+		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "") { id } }`,
+		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "msg_2Lp9") { id } }`,
+		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh` + id + `_5_0x6_0_0_0_0") { id } }`,
+		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh` + id + `_99999999999999999999_0x6_0_0") { id } }`,
+		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh` + id + `_5_0xzz_0_0") { id } }`,
+		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh999_5_0x6_0_0") { id } }`,
+		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh` + id + `_5_0x6_0_0:removed") { id } }`,
+		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh` + id + `_5_0x7_0_0") { id } }`,
+		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh` + id + `_5_0x6_0_0") { id } }`,
+		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh` + id + `_10_0xb_0_0") { id } }`,
+		`mutation { replayWebhookMessage(id: "x", messageId: "wh1_5_0x6_0_0") { id } }`,
 		`mutation { rotateWebhookSecret(id: "` + id + `", overlapSeconds: 99999999) { secret } }`,
 		`mutation { pauseWebhook(id: "x") { id } }`,
 		`{ webhookDeliveries(id: "` + id + `", first: 0) { id } }`,

@@ -2473,6 +2473,7 @@ CREATE TABLE public.webhooks (
     last_error text DEFAULT ''::text NOT NULL,
     delivered_at timestamp with time zone,
     start_block bigint DEFAULT '-1'::integer NOT NULL,
+    replay jsonb,
     CONSTRAINT webhooks_description_check CHECK ((length(description) <= 200)),
     CONSTRAINT webhooks_kind_check CHECK ((kind = ANY (ARRAY['blocks'::text, 'transactions'::text, 'transfers'::text, 'events'::text]))),
     CONSTRAINT webhooks_status_check CHECK ((status = ANY (ARRAY['active'::text, 'paused'::text, 'disabled'::text]))),
@@ -2490,6 +2491,12 @@ COMMENT ON TABLE public.webhooks IS 'one webhook of an API key: its URL, filter,
 --
 
 COMMENT ON COLUMN public.webhooks.start_block IS 'the block before the first the webhook was to be told of (fromBlock - 1, the head at creation, or a replay''s block - 1): a reorg never moves its position below it.';
+
+--
+-- Name: COLUMN webhooks.replay; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.webhooks.replay IS 'the replay under way (db.WebhookReplay: its end, and the position deliveries resume from after it), NULL when none. Written by replayWebhook / replayWebhookMessage and `starkgraph webhooks replay`; ended by the delivery loop (webhooks/dispatch.go).';
 
 --
 -- Name: webhooks_id_seq; Type: SEQUENCE; Schema: public; Owner: -

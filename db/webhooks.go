@@ -48,11 +48,66 @@ type Webhook struct {
 	// StartBlock is the block before the first it was to be told of: a reorg never
 	// moves its position below it.
 	StartBlock int64 `db:"start_block"`
+	// Replay is the replay of a block range or a message under way (migration 00065), nil
+	// when none is.
+	Replay *WebhookReplay `db:"replay"`
+}
+
+// WebhookReplay is a replay under way: the position was moved back to just before the
+// first item delivered again; the delivery loop delivers from there up to End (inclusive),
+// in chain order, then moves the position on to Resume, where deliveries stood before,
+// so that what followed is not delivered again.
+type WebhookReplay struct {
+	// From is the first block delivered again.
+	From int64 `json:"from"`
+	// End is the last position delivered again: a block range's last block as a whole
+	// (WholeBlock), or the message's item.
+	End Position `json:"end"`
+	// Resume is the furthest position delivered before the replay (or before an earlier
+	// replay still under way), with its block's hash in hex ("" when none).
+	Resume     Position `json:"resume"`
+	ResumeHash string   `json:"resumeHash,omitempty"`
+	// Message is the id of the message replayed, when one is.
+	Message string `json:"message,omitempty"`
+}
+
+// FromBlock, ToBlock, MessageID and ResumeBlock are the replay as the API shows it.
+func (r *WebhookReplay) FromBlock() int   { return int(r.From) }
+func (r *WebhookReplay) ToBlock() int     { return int(r.End.Block) }
+func (r *WebhookReplay) ResumeBlock() int { return int(r.Resume.Block) }
+func (r *WebhookReplay) MessageID() *string {
+	if r.Message == "" {
+		return nil
+	}
+	return &r.Message
+}
+
+// Value stores the replay as jsonb.
+func (r WebhookReplay) Value() (driver.Value, error) { return json.Marshal(r) }
+
+// Scan reads the jsonb column (NULL leaves the pointer nil).
+func (r *WebhookReplay) Scan(src any) error {
+	switch v := src.(type) {
+	case []byte:
+		return json.Unmarshal(v, r)
+	case string:
+		return json.Unmarshal([]byte(v), r)
+	}
+	return fmt.Errorf("webhook replay: cannot scan %T", src)
+}
+
+// ResumeAt is where deliveries resume after the replay, with its block's hash.
+func (r *WebhookReplay) ResumeAt() (Position, Felt) {
+	h, err := ParseFelt(r.ResumeHash)
+	if err != nil {
+		h = nil
+	}
+	return r.Resume, h
 }
 
 const webhookCols = `id, key_id, url, description, kind, filter, secret, previous_secret, previous_expires_at, status,
 	status_reason, created_at, position_block, position_tx, position_event, position_hash, attempts, failing_since,
-	next_attempt_at, last_error, delivered_at, start_block`
+	next_attempt_at, last_error, delivered_at, start_block, replay`
 
 // Secrets are the secrets that sign the webhook's messages at now: its secret, and the one
 // before it until that expires.
@@ -70,9 +125,9 @@ func (w *Webhook) AcceptedOnL1Only() bool { return w.Filter.AcceptedOnL1Only }
 // Position is a place in the chain's order of items: a block, a transaction index and an
 // event index (-1 for a block or transaction as a whole, WholeBlock past every item).
 type Position struct {
-	Block int64
-	Tx    int
-	Event int
+	Block int64 `json:"block"`
+	Tx    int   `json:"tx"`
+	Event int   `json:"event"`
 }
 
 // Less orders positions as the chain does.
@@ -269,11 +324,71 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, keyID, id int64, secret
 }
 
 // ReplayWebhook moves the key's webhook back to just before block from: everything from
-// there is delivered again, with the ids it had.
+// there is delivered again, with the ids it had. A replay under way is dropped.
 func (s *Store) ReplayWebhook(ctx context.Context, keyID, id, from int64) (*Webhook, error) {
 	return s.updateKeyWebhook(ctx, keyID, id, `position_block = $3 - 1, position_tx = `+fmt.Sprint(WholeBlock)+`,
 		position_event = `+fmt.Sprint(WholeBlock)+`, position_hash = (SELECT hash FROM blocks WHERE number = $3 - 1),
-		start_block = $3 - 1, attempts = 0, failing_since = NULL, next_attempt_at = NULL`, from)
+		start_block = $3 - 1, attempts = 0, failing_since = NULL, next_attempt_at = NULL, replay = NULL`, from)
+}
+
+// Furthest is the furthest position the webhook was delivered: its position, or where it
+// resumes after the replay under way when that is further.
+func (w *Webhook) Furthest() Position {
+	if w.Replay != nil && w.Position().Less(w.Replay.Resume) {
+		return w.Replay.Resume
+	}
+	return w.Position()
+}
+
+// StartWebhookReplay starts the replay job on the key's webhook (any key's with AnyKey):
+// its position moves back to start (the position just before the first item delivered
+// again) and job.Resume is set to the furthest position delivered (kept from a replay
+// under way, which this one replaces). The message being retried is tried again at once.
+// It returns the row after, or nil when the key has no webhook of that id.
+func (s *Store) StartWebhookReplay(ctx context.Context, keyID, id int64, start Position, job WebhookReplay) (*Webhook, error) {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return nil, storeErr("replay webhook", err)
+	}
+	defer tx.Rollback()
+	var w Webhook
+	err = tx.GetContext(ctx, &w, `SELECT `+webhookCols+` FROM webhooks WHERE ($1 = -1 OR key_id = $1) AND id = $2 FOR UPDATE`, keyID, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, storeErr("replay webhook", err)
+	}
+	job.Resume, job.ResumeHash = w.Position(), ""
+	if w.PositionHash != nil {
+		job.ResumeHash = w.PositionHash.Hex()
+	}
+	if w.Replay != nil && job.Resume.Less(w.Replay.Resume) {
+		job.Resume, job.ResumeHash = w.Replay.Resume, w.Replay.ResumeHash
+	}
+	err = tx.GetContext(ctx, &w, `UPDATE webhooks SET position_block = $2, position_tx = $3, position_event = $4,
+		position_hash = (SELECT hash FROM blocks WHERE number = $2), attempts = 0, failing_since = NULL,
+		next_attempt_at = NULL, replay = $5 WHERE id = $1 RETURNING `+webhookCols, id, start.Block, start.Tx, start.Event, job)
+	if err != nil {
+		return nil, storeErr("replay webhook", err)
+	}
+	return &w, storeErr("replay webhook: commit", tx.Commit())
+}
+
+// EndWebhookReplay ends the webhook's replay job, if it is still active at position from
+// with that job: the position moves to to (with its block's hash).
+func (s *Store) EndWebhookReplay(ctx context.Context, id int64, from Position, job *WebhookReplay, to Position, hash Felt) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE webhooks SET position_block = $5, position_tx = $6, position_event = $7,
+		position_hash = $8, replay = NULL WHERE id = $1 AND status = 'active'
+		AND position_block = $2 AND position_tx = $3 AND position_event = $4 AND replay = $9::jsonb`,
+		id, from.Block, from.Tx, from.Event, to.Block, to.Tx, to.Event, hash, job)
+	if err != nil {
+		return storeErr("end webhook replay", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrPositionMoved
+	}
+	return nil
 }
 
 // DeleteWebhook deletes the key's webhook with its log; false when it had none of that id.

@@ -438,7 +438,8 @@ type ComplexityRoot struct {
 		CreateWebhook            func(childComplexity int, input model.CreateWebhookInput) int
 		DeleteWebhook            func(childComplexity int, id string) int
 		PauseWebhook             func(childComplexity int, id string) int
-		ReplayWebhook            func(childComplexity int, id string, fromBlock int) int
+		ReplayWebhook            func(childComplexity int, id string, fromBlock int, toBlock *int) int
+		ReplayWebhookMessage     func(childComplexity int, id string, messageID string) int
 		RequestNftMetadataUpdate func(childComplexity int, contractAddress db.Felt, tokenID string) int
 		ResumeWebhook            func(childComplexity int, id string) int
 		RotateWebhookSecret      func(childComplexity int, id string, overlapSeconds *int) int
@@ -1010,6 +1011,7 @@ type ComplexityRoot struct {
 		NextAttemptAt           func(childComplexity int) int
 		PositionBlock           func(childComplexity int) int
 		PreviousSecretExpiresAt func(childComplexity int) int
+		Replay                  func(childComplexity int) int
 		Status                  func(childComplexity int) int
 		StatusReason            func(childComplexity int) int
 		URL                     func(childComplexity int) int
@@ -1026,6 +1028,13 @@ type ComplexityRoot struct {
 		Response    func(childComplexity int) int
 		StartedAt   func(childComplexity int) int
 		Status      func(childComplexity int) int
+	}
+
+	WebhookReplay struct {
+		FromBlock   func(childComplexity int) int
+		MessageID   func(childComplexity int) int
+		ResumeBlock func(childComplexity int) int
+		ToBlock     func(childComplexity int) int
 	}
 }
 
@@ -1120,7 +1129,8 @@ type MutationResolver interface {
 	ResumeWebhook(ctx context.Context, id string) (*db.Webhook, error)
 	RotateWebhookSecret(ctx context.Context, id string, overlapSeconds *int) (*model.CreatedWebhook, error)
 	DeleteWebhook(ctx context.Context, id string) (bool, error)
-	ReplayWebhook(ctx context.Context, id string, fromBlock int) (*db.Webhook, error)
+	ReplayWebhook(ctx context.Context, id string, fromBlock int, toBlock *int) (*db.Webhook, error)
+	ReplayWebhookMessage(ctx context.Context, id string, messageID string) (*db.Webhook, error)
 }
 type NftBalanceResolver interface {
 	Owner(ctx context.Context, obj *db.NftBalance) (*db.Contract, error)
@@ -2912,7 +2922,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ReplayWebhook(childComplexity, args["id"].(string), args["fromBlock"].(int)), true
+		return e.ComplexityRoot.Mutation.ReplayWebhook(childComplexity, args["id"].(string), args["fromBlock"].(int), args["toBlock"].(*int)), true
+	case "Mutation.replayWebhookMessage":
+		if e.ComplexityRoot.Mutation.ReplayWebhookMessage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replayWebhookMessage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplayWebhookMessage(childComplexity, args["id"].(string), args["messageId"].(string)), true
 	case "Mutation.requestNftMetadataUpdate":
 		if e.ComplexityRoot.Mutation.RequestNftMetadataUpdate == nil {
 			break
@@ -5770,6 +5791,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Webhook.PreviousSecretExpiresAt(childComplexity), true
+	case "Webhook.replay":
+		if e.ComplexityRoot.Webhook.Replay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Replay(childComplexity), true
 	case "Webhook.status":
 		if e.ComplexityRoot.Webhook.Status == nil {
 			break
@@ -5849,6 +5876,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookDelivery.Status(childComplexity), true
+
+	case "WebhookReplay.fromBlock":
+		if e.ComplexityRoot.WebhookReplay.FromBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookReplay.FromBlock(childComplexity), true
+	case "WebhookReplay.messageId":
+		if e.ComplexityRoot.WebhookReplay.MessageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookReplay.MessageID(childComplexity), true
+	case "WebhookReplay.resumeBlock":
+		if e.ComplexityRoot.WebhookReplay.ResumeBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookReplay.ResumeBlock(childComplexity), true
+	case "WebhookReplay.toBlock":
+		if e.ComplexityRoot.WebhookReplay.ToBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookReplay.ToBlock(childComplexity), true
 
 	}
 	return 0, false
@@ -7416,8 +7468,15 @@ extend type Mutation {
   rotateWebhookSecret(id: ID!, overlapSeconds: Int = 86400 @domain(of: SECRET_OVERLAP)): CreatedWebhook!
   "Delete a webhook and its delivery log."
   deleteWebhook(id: ID!): Boolean!
-  "Deliver everything from fromBlock on again, with the ids it had (receivers that deduplicate drop what they hold)."
-  replayWebhook(id: ID!, fromBlock: Int! @domain(of: BLOCK_NUMBER)): Webhook!
+  """
+  Deliver the items from fromBlock on again, with the ids they had (receivers that deduplicate drop what they hold).
+  Without toBlock, everything after fromBlock comes again. With toBlock, the closed range fromBlock..toBlock comes
+  again, in chain order, then deliveries continue where they stood, without delivering again what followed the
+  range (Webhook.replay shows the replay under way; it survives restarts).
+  """
+  replayWebhook(id: ID!, fromBlock: Int! @domain(of: BLOCK_NUMBER), toBlock: Int @domain(of: BLOCK_NUMBER)): Webhook!
+  "Deliver one message again, by its webhook-id (as webhookDeliveries shows it), then continue where deliveries stood. Its block must still be on the chain; a retraction is not replayed."
+  replayWebhookMessage(id: ID!, messageId: String!): Webhook!
 }
 
 "What a webhook is told of: the items of one of the subscriptions."
@@ -7495,6 +7554,20 @@ type Webhook {
   deliveredAt: Int
   "Until when the secret before the last rotation signs too (null: no rotation under way)."
   previousSecretExpiresAt: Int
+  "The replay of a block range or of a message under way (null: none)."
+  replay: WebhookReplay
+}
+
+"A replay under way: what is delivered again, then where deliveries continue."
+type WebhookReplay {
+  "The first block delivered again."
+  fromBlock: Int!
+  "The last block delivered again."
+  toBlock: Int!
+  "The message delivered again, when one alone is."
+  messageId: String
+  "The block of the last item delivered before the replay: deliveries continue after it."
+  resumeBlock: Int!
 }
 
 "One delivery attempt."
@@ -9288,6 +9361,8 @@ func (ec *executionContext) childFields_Webhook(ctx context.Context, field graph
 		return ec.fieldContext_Webhook_deliveredAt(ctx, field)
 	case "previousSecretExpiresAt":
 		return ec.fieldContext_Webhook_previousSecretExpiresAt(ctx, field)
+	case "replay":
+		return ec.fieldContext_Webhook_replay(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Webhook", field.Name)
 }
@@ -9316,6 +9391,20 @@ func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, fie
 		return ec.fieldContext_WebhookDelivery_error(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WebhookDelivery", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookReplay(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "fromBlock":
+		return ec.fieldContext_WebhookReplay_fromBlock(ctx, field)
+	case "toBlock":
+		return ec.fieldContext_WebhookReplay_toBlock(ctx, field)
+	case "messageId":
+		return ec.fieldContext_WebhookReplay_messageId(ctx, field)
+	case "resumeBlock":
+		return ec.fieldContext_WebhookReplay_resumeBlock(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookReplay", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9758,6 +9847,28 @@ func (ec *executionContext) field_Mutation_pauseWebhook_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_replayWebhookMessage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "messageId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["messageId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_replayWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9775,6 +9886,12 @@ func (ec *executionContext) field_Mutation_replayWebhook_args(ctx context.Contex
 		return nil, err
 	}
 	args["fromBlock"] = arg1
+
+	arg2, err := ec.field_Mutation_replayWebhook_argsToBlock(ctx, rawArgs)
+	if err != nil {
+		return nil, err
+	}
+	args["toBlock"] = arg2
 	return args, nil
 }
 
@@ -9815,6 +9932,49 @@ func (ec *executionContext) field_Mutation_replayWebhook_argsFromBlock(
 	} else {
 		var zeroVal int
 		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be int`, tmp))
+	}
+}
+
+func (ec *executionContext) field_Mutation_replayWebhook_argsToBlock(
+	ctx context.Context,
+	rawArgs map[string]any,
+) (*int, error) {
+	ctx = graphql.WithPathContext(ctx, graphql.NewPathWithField("toBlock"))
+	directive0 := func(ctx context.Context) (any, error) {
+		tmp, ok := rawArgs["toBlock"]
+		if !ok {
+			var zeroVal *int
+			return zeroVal, nil
+		}
+		return ec.unmarshalOInt2ᚖint(ctx, tmp)
+	}
+
+	directive1 := func(ctx context.Context) (any, error) {
+		of, err := ec.unmarshalNValueDomain2githubᚗcomᚋstarkgraphᚋstarkgraphᚋgraphᚋmodelᚐValueDomain(ctx, "BLOCK_NUMBER")
+		if err != nil {
+			var zeroVal *int
+			return zeroVal, err
+		}
+		if ec.Directives.Domain == nil {
+			var zeroVal *int
+			return zeroVal, errors.New("directive domain is not implemented")
+		}
+		return ec.Directives.Domain(ctx, rawArgs, directive0, of)
+	}
+
+	tmp, err := directive1(ctx)
+	if err != nil {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, err)
+	}
+	if data, ok := tmp.(*int); ok {
+		return data, nil
+	} else if tmp == nil {
+		var zeroVal *int
+		return zeroVal, nil
+	} else {
+		var zeroVal *int
+		return zeroVal, graphql.ErrorOnPath(ctx, fmt.Errorf(`unexpected type %T from directive, should be *int`, tmp))
 	}
 }
 
@@ -19216,7 +19376,7 @@ func (ec *executionContext) _Mutation_replayWebhook(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ReplayWebhook(ctx, fc.Args["id"].(string), fc.Args["fromBlock"].(int))
+			return ec.Resolvers.Mutation().ReplayWebhook(ctx, fc.Args["id"].(string), fc.Args["fromBlock"].(int), fc.Args["toBlock"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *db.Webhook) graphql.Marshaler {
@@ -19244,6 +19404,50 @@ func (ec *executionContext) fieldContext_Mutation_replayWebhook(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_replayWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_replayWebhookMessage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_replayWebhookMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReplayWebhookMessage(ctx, fc.Args["id"].(string), fc.Args["messageId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Webhook) graphql.Marshaler {
+			return ec.marshalNWebhook2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐWebhook(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_replayWebhookMessage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Webhook(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_replayWebhookMessage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -30812,6 +31016,38 @@ func (ec *executionContext) fieldContext_Webhook_previousSecretExpiresAt(_ conte
 	return graphql.NewScalarFieldContext("Webhook", field, true, true, "Int")
 }
 
+func (ec *executionContext) _Webhook_replay(ctx context.Context, field graphql.CollectedField, obj *db.Webhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_replay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Replay, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.WebhookReplay) graphql.Marshaler {
+			return ec.marshalOWebhookReplay2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐWebhookReplay(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_replay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Webhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WebhookReplay(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *db.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -31040,6 +31276,98 @@ func (ec *executionContext) _WebhookDelivery_error(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_WebhookDelivery_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, "String")
+}
+
+func (ec *executionContext) _WebhookReplay_fromBlock(ctx context.Context, field graphql.CollectedField, obj *db.WebhookReplay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookReplay_fromBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FromBlock(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookReplay_fromBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookReplay", field, true, false, "Int")
+}
+
+func (ec *executionContext) _WebhookReplay_toBlock(ctx context.Context, field graphql.CollectedField, obj *db.WebhookReplay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookReplay_toBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ToBlock(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookReplay_toBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookReplay", field, true, false, "Int")
+}
+
+func (ec *executionContext) _WebhookReplay_messageId(ctx context.Context, field graphql.CollectedField, obj *db.WebhookReplay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookReplay_messageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MessageID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookReplay_messageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookReplay", field, true, false, "String")
+}
+
+func (ec *executionContext) _WebhookReplay_resumeBlock(ctx context.Context, field graphql.CollectedField, obj *db.WebhookReplay) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookReplay_resumeBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResumeBlock(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookReplay_resumeBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookReplay", field, true, false, "Int")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -35726,6 +36054,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "replayWebhookMessage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_replayWebhookMessage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -39370,6 +39705,11 @@ func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Webhook_previousSecretExpiresAt(ctx, field, obj)
 				})
+		case "replay":
+			out.Values[i] = ec._Webhook_replay(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -39449,6 +39789,54 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 			out.Values[i] = ec._WebhookDelivery_error(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var webhookReplayImplementors = []string{"WebhookReplay"}
+
+func (ec *executionContext) _WebhookReplay(ctx context.Context, sel ast.SelectionSet, obj *db.WebhookReplay) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, webhookReplayImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WebhookReplay")
+		case "fromBlock":
+			out.Values[i] = ec._WebhookReplay_fromBlock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "toBlock":
+			out.Values[i] = ec._WebhookReplay_toBlock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "messageId":
+			out.Values[i] = ec._WebhookReplay_messageId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "resumeBlock":
+			out.Values[i] = ec._WebhookReplay_resumeBlock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -42303,6 +42691,13 @@ func (ec *executionContext) marshalOWebhook2ᚖgithubᚗcomᚋstarkgraphᚋstark
 		return graphql.Null
 	}
 	return ec._Webhook(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOWebhookReplay2ᚖgithubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐWebhookReplay(ctx context.Context, sel ast.SelectionSet, v *db.WebhookReplay) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._WebhookReplay(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

@@ -185,22 +185,46 @@ func (r *Resolver) deleteWebhook(ctx context.Context, id string) (bool, error) {
 	return ok, err
 }
 
-func (r *Resolver) replayWebhook(ctx context.Context, id string, fromBlock int) (*db.Webhook, error) {
+func (r *Resolver) replayWebhook(ctx context.Context, id string, fromBlock int, toBlock *int) (*db.Webhook, error) {
 	key, n, err := webhookArgs(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	if toBlock != nil {
+		return r.replayed(webhooks.ReplayRange(ctx, r.primary(), key, n, int64(fromBlock), int64(*toBlock)))
 	}
 	w, err := found(r.primary().KeyWebhook(ctx, key, n))
 	if err != nil {
 		return nil, err
 	}
-	if fromBlock < 0 || int64(fromBlock) > w.PositionBlock+1 {
+	if limit := w.Furthest().Block + 1; fromBlock < 0 || int64(fromBlock) > limit {
 		return nil, badInput("fromBlock", "must be 0 to the block after the webhook's position ("+
-			strconv.FormatInt(w.PositionBlock+1, 10)+")")
+			strconv.FormatInt(limit, 10)+")")
 	}
 	return r.changeWebhook(ctx, id, func(k, n int64) (*db.Webhook, error) {
 		return r.primary().ReplayWebhook(ctx, k, n, int64(fromBlock))
 	})
+}
+
+func (r *Resolver) replayWebhookMessage(ctx context.Context, id, messageID string) (*db.Webhook, error) {
+	key, n, err := webhookArgs(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return r.replayed(webhooks.ReplayMessage(ctx, r.primary(), key, n, messageID))
+}
+
+// replayed answers a replay started: its refusals as BAD_USER_INPUT, a missing webhook
+// as NOT_FOUND; the delivery loop is woken.
+func (r *Resolver) replayed(w *db.Webhook, err error) (*db.Webhook, error) {
+	if in := (*webhooks.InputError)(nil); errors.As(err, &in) {
+		return nil, badInput(in.Arg, in.Msg)
+	}
+	w, err = found(w, err)
+	if err == nil {
+		r.wakeWebhooks()
+	}
+	return w, err
 }
 
 func (r *Resolver) webhookDeliveries(ctx context.Context, id string, first *int, before *string) ([]*db.WebhookDelivery, error) {

@@ -37,8 +37,12 @@ func (r *mutationResolver) DeleteWebhook(ctx context.Context, id string) (bool, 
 	return r.deleteWebhook(ctx, id)
 }
 
-func (r *mutationResolver) ReplayWebhook(ctx context.Context, id string, fromBlock int) (*db.Webhook, error) {
-	return r.replayWebhook(ctx, id, fromBlock)
+func (r *mutationResolver) ReplayWebhook(ctx context.Context, id string, fromBlock int, toBlock *int) (*db.Webhook, error) {
+	return r.replayWebhook(ctx, id, fromBlock, toBlock)
+}
+
+func (r *mutationResolver) ReplayWebhookMessage(ctx context.Context, id string, messageID string) (*db.Webhook, error) {
+	return r.replayWebhookMessage(ctx, id, messageID)
 }
 
 func (r *queryResolver) Webhooks(ctx context.Context) ([]*db.Webhook, error) {

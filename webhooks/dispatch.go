@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -289,6 +290,13 @@ func (d *Dispatcher) serve(ctx context.Context, listed *db.Webhook) {
 			d.logErr(w, "reorg check", err)
 			return
 		}
+		if w.Replay != nil && !w.Position().Less(w.Replay.End) {
+			if err := d.endReplay(ctx, w); err != nil {
+				d.logErr(w, "ending a replay", err)
+				return
+			}
+			continue
+		}
 		items, blocks, upTo, err := d.next(ctx, w, &f)
 		if err != nil {
 			d.logErr(w, "reading items", err)
@@ -321,8 +329,18 @@ func (d *Dispatcher) serve(ctx context.Context, listed *db.Webhook) {
 			w.PositionBlock, w.PositionTx, w.PositionEvent, w.PositionHash = it.pos.Block, it.pos.Tx, it.pos.Event, b.Hash
 			w.Attempts, w.FailingSince = 0, nil
 		}
-		// Everything up to upTo is delivered: the position moves past the blocks that had
-		// nothing for it, so that they are not read again.
+		// Everything up to upTo is delivered. A replay that reached its end ends: the
+		// position stays on the last item delivered (the rest of its end block is read
+		// again, not skipped) or moves on to where the replay resumes.
+		if w.Replay != nil && upTo >= w.Replay.End.Block {
+			if err := d.endReplay(ctx, w); err != nil {
+				d.logErr(w, "ending a replay", err)
+				return
+			}
+			continue
+		}
+		// The position moves past the blocks that had nothing for it, so that they are not
+		// read again.
 		if upTo < 0 || (upTo == w.PositionBlock && w.PositionTx == db.WholeBlock) {
 			d.setBacklog(w.ID, 0)
 			return
@@ -337,6 +355,22 @@ func (d *Dispatcher) serve(ctx context.Context, listed *db.Webhook) {
 	}
 }
 
+// endReplay ends w's replay: everything up to its end was delivered again, and the
+// position moves on to where deliveries stood before it, when that is further.
+func (d *Dispatcher) endReplay(ctx context.Context, w *db.Webhook) error {
+	to, hash := w.Position(), w.PositionHash
+	if resume, h := w.Replay.ResumeAt(); to.Less(resume) {
+		to, hash = resume, h
+	}
+	if err := d.store.EndWebhookReplay(ctx, w.ID, w.Position(), w.Replay, to, hash); err != nil {
+		return err
+	}
+	d.cfg.Logger.Info("webhooks: replay done", "webhook", w.ID, "from", w.Replay.From, "to", w.Replay.End.Block,
+		"message", w.Replay.Message, "resume", to.Block)
+	w.PositionBlock, w.PositionTx, w.PositionEvent, w.PositionHash, w.Replay = to.Block, to.Tx, to.Event, hash, nil
+	return nil
+}
+
 func (d *Dispatcher) logErr(w *db.Webhook, what string, err error) {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, db.ErrPositionMoved) || errors.Is(err, errRaced) {
 		return
@@ -348,7 +382,8 @@ func (d *Dispatcher) logErr(w *db.Webhook, what string, err error) {
 var errRaced = errors.New("webhooks: the blocks changed while their items were read")
 
 // next reads the items of w after its position, in chain order, from the blocks after it
-// up to upTo (at most Batch blocks; -1 when there is nothing new), with those blocks.
+// up to upTo (at most Batch blocks, and not past a replay's end; -1 when there is nothing
+// new), with those blocks.
 func (d *Dispatcher) next(ctx context.Context, w *db.Webhook, f *filter) (items []item, blocks map[int64]*db.Block, upTo int64, err error) {
 	head, _, ok, err := db.IndexedHead(ctx, d.store.DB())
 	if f.l1Only && err == nil && ok {
@@ -369,31 +404,48 @@ func (d *Dispatcher) next(ctx context.Context, w *db.Webhook, f *filter) (items 
 		return nil, nil, -1, nil
 	}
 	to := min(head, from+d.cfg.Batch-1)
-	bs, err := d.store.BlocksInRange(ctx, from, to)
+	if w.Replay != nil {
+		to = min(to, w.Replay.End.Block)
+	}
+	if to < from {
+		return nil, nil, -1, nil
+	}
+	items, blocks, err = readItems(ctx, d.store, w.Kind, f, from, to)
 	if err != nil {
 		return nil, nil, -1, err
+	}
+	items = slices.DeleteFunc(items, func(it item) bool {
+		return !pos.Less(it.pos) || (w.Replay != nil && w.Replay.End.Less(it.pos))
+	})
+	return items, blocks, to, nil
+}
+
+// readItems reads the items of kind matching f in blocks from..to, in chain order, with
+// those blocks; errRaced when a reorg changed the blocks while they were read.
+func readItems(ctx context.Context, store *db.Store, kind string, f *filter, from, to int64) (items []item, blocks map[int64]*db.Block, err error) {
+	bs, err := store.BlocksInRange(ctx, from, to)
+	if err != nil {
+		return nil, nil, err
 	}
 	blocks = make(map[int64]*db.Block, len(bs))
 	for _, b := range bs {
 		blocks[b.Number] = b
 	}
 	if int64(len(bs)) != to-from+1 {
-		return nil, nil, -1, errRaced
+		return nil, nil, errRaced
 	}
 	add := func(p db.Position, typ string, data any) {
-		if pos.Less(p) {
-			items = append(items, item{pos: p, typ: typ, data: data})
-		}
+		items = append(items, item{pos: p, typ: typ, data: data})
 	}
-	switch w.Kind {
+	switch kind {
 	case KindBlocks:
 		for _, b := range bs {
 			add(db.Position{Block: b.Number, Tx: -1, Event: -1}, "block", blockData(b))
 		}
 	case KindTransactions:
-		txs, err := d.store.TransactionsInRange(ctx, from, to)
+		txs, err := store.TransactionsInRange(ctx, from, to)
 		if err != nil {
-			return nil, nil, -1, err
+			return nil, nil, err
 		}
 		for _, t := range txs {
 			if f.transaction(t) {
@@ -401,9 +453,9 @@ func (d *Dispatcher) next(ctx context.Context, w *db.Webhook, f *filter) (items 
 			}
 		}
 	case KindTransfers:
-		ts, err := d.store.TransfersInRange(ctx, from, to)
+		ts, err := store.TransfersInRange(ctx, from, to)
 		if err != nil {
-			return nil, nil, -1, err
+			return nil, nil, err
 		}
 		for _, t := range ts {
 			if f.transfer(t) {
@@ -411,9 +463,9 @@ func (d *Dispatcher) next(ctx context.Context, w *db.Webhook, f *filter) (items 
 			}
 		}
 	case KindEvents:
-		es, err := d.store.EventsInRange(ctx, from, to)
+		es, err := store.EventsInRange(ctx, from, to)
 		if err != nil {
-			return nil, nil, -1, err
+			return nil, nil, err
 		}
 		for _, e := range es {
 			if f.event(e) {
@@ -421,23 +473,23 @@ func (d *Dispatcher) next(ctx context.Context, w *db.Webhook, f *filter) (items 
 			}
 		}
 	default:
-		return nil, nil, -1, fmt.Errorf("webhooks: unknown kind %q", w.Kind)
+		return nil, nil, fmt.Errorf("webhooks: unknown kind %q", kind)
 	}
 	// The rows read belong to the blocks read only if no reorg came in between.
 	numbers := make([]int64, 0, len(bs))
 	for _, b := range bs {
 		numbers = append(numbers, b.Number)
 	}
-	now, err := d.store.BlockHashesOf(ctx, numbers)
+	now, err := store.BlockHashesOf(ctx, numbers)
 	if err != nil {
-		return nil, nil, -1, err
+		return nil, nil, err
 	}
 	for _, b := range bs {
 		if !now[b.Number].Equal(b.Hash) {
-			return nil, nil, -1, errRaced
+			return nil, nil, errRaced
 		}
 	}
-	return items, blocks, to, nil
+	return items, blocks, nil
 }
 
 // checkReorg compares what w was sent within the window, and its position, with the
