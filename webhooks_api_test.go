@@ -152,6 +152,12 @@ func TestWebhookOperations(t *testing.T) {
 		t.Errorf("createWebhook with acceptedOnL1Only: %s %+v", a.Data["createWebhook"], a.Errors)
 	}
 
+	// NFT transfers of a collection to or from a wallet.
+	if a := ask(theirs, `mutation { createWebhook(input: {url: "https://hooks.example.com/n", kind: NFT_TRANSFERS, collection: "0xABC", wallet: "0x1"}) { webhook { kind filter } } }`); string(a.Data["createWebhook"]) !=
+		`{"webhook":{"kind":"NFT_TRANSFERS","filter":{"wallet":"0x0000000000000000000000000000000000000000000000000000000000000001","collection":"0x0000000000000000000000000000000000000000000000000000000000000abc"}}}` {
+		t.Errorf("createWebhook NFT_TRANSFERS: %s %+v", a.Data["createWebhook"], a.Errors)
+	}
+
 	// Bad input, refused URLs and the plan's bound.
 	for _, q := range []string{
 		`mutation { createWebhook(input: {url: "http://hooks.example.com/x", kind: BLOCKS}) { secret } }`,
@@ -163,6 +169,8 @@ func TestWebhookOperations(t *testing.T) {
 		`mutation { createWebhook(input: {url: "https://hooks.example.com/x", kind: BLOCKS, token: "0x1"}) { secret } }`,
 		`mutation { createWebhook(input: {url: "https://hooks.example.com/x", kind: EVENTS, keys: ["0x1","0x2","0x3","0x4","0x5","0x6","0x7","0x8","0x9","0xa","0xb","0xc","0xd","0xe","0xf","0x10","0x11"]}) { secret } }`,
 		`mutation { createWebhook(input: {url: "https://hooks.example.com/x", kind: BLOCKS, fromBlock: -1}) { secret } }`,
+		`mutation { createWebhook(input: {url: "https://hooks.example.com/x", kind: NFT_TRANSFERS, token: "0x1"}) { secret } }`,
+		`mutation { createWebhook(input: {url: "https://hooks.example.com/x", kind: TRANSFERS, collection: "0x1"}) { secret } }`,
 		`mutation { replayWebhook(id: "` + id + `", fromBlock: 99999999) { id } }`,
 		`mutation { replayWebhook(id: "` + id + `", fromBlock: 5, toBlock: 3) { id } }`,
 		`mutation { replayWebhook(id: "` + id + `", fromBlock: 5, toBlock: 10) { id } }`,
@@ -170,6 +178,8 @@ func TestWebhookOperations(t *testing.T) {
 		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "") { id } }`,
 		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "msg_2Lp9") { id } }`,
 		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh` + id + `_5_0x6_0_0_0_0") { id } }`,
+		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh` + id + `_5_0x6_0_0_0") { id } }`,
+		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh` + id + `_5_0x6_0_0_2147483647") { id } }`,
 		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh` + id + `_99999999999999999999_0x6_0_0") { id } }`,
 		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh` + id + `_5_0xzz_0_0") { id } }`,
 		`mutation { replayWebhookMessage(id: "` + id + `", messageId: "wh999_5_0x6_0_0") { id } }`,

@@ -47,3 +47,12 @@ func (s *Store) TransfersInRange(ctx context.Context, from, to int64) ([]*TokenT
 	}
 	return rows, s.nameTransfers(ctx, rows)
 }
+
+// NftTransfersInRange lists the NFT transfers (ERC-721 and ERC-1155, mints and burns) of
+// blocks from..to in chain order, the rows of an ERC-1155 batch event by sub index.
+func (s *Store) NftTransfersInRange(ctx context.Context, from, to int64) ([]*NftEvent, error) {
+	var rows []*NftEvent
+	err := s.selectRows(ctx, &rows, `SELECT `+nftEventCols+` FROM nft_events e WHERE e.block_number BETWEEN $1 AND $2
+		ORDER BY e.block_number, e.tx_index, e.event_index, e.sub_index`, from, to)
+	return rows, err
+}

@@ -2437,7 +2437,8 @@ CREATE TABLE public.webhook_sent (
     event_index integer NOT NULL,
     block_hash bytea NOT NULL,
     message_id text NOT NULL,
-    payload jsonb NOT NULL
+    payload jsonb NOT NULL,
+    sub_index integer DEFAULT 0 NOT NULL
 );
 
 --
@@ -2445,6 +2446,12 @@ CREATE TABLE public.webhook_sent (
 --
 
 COMMENT ON TABLE public.webhook_sent IS 'an item delivered to a webhook within the reorg window, with its block hash and message, for retractions after a reorg. Written and pruned by the delivery loop (webhooks/dispatch.go).';
+
+--
+-- Name: COLUMN webhook_sent.sub_index; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.webhook_sent.sub_index IS 'the item''s sub index: the row of an ERC-1155 batch event (nft_events.sub_index); 0 for every other item.';
 
 --
 -- Name: webhooks; Type: TABLE; Schema: public; Owner: -
@@ -2474,8 +2481,9 @@ CREATE TABLE public.webhooks (
     delivered_at timestamp with time zone,
     start_block bigint DEFAULT '-1'::integer NOT NULL,
     replay jsonb,
+    position_sub integer DEFAULT 0 NOT NULL,
     CONSTRAINT webhooks_description_check CHECK ((length(description) <= 200)),
-    CONSTRAINT webhooks_kind_check CHECK ((kind = ANY (ARRAY['blocks'::text, 'transactions'::text, 'transfers'::text, 'events'::text]))),
+    CONSTRAINT webhooks_kind_check CHECK ((kind = ANY (ARRAY['blocks'::text, 'transactions'::text, 'transfers'::text, 'events'::text, 'nft_transfers'::text]))),
     CONSTRAINT webhooks_status_check CHECK ((status = ANY (ARRAY['active'::text, 'paused'::text, 'disabled'::text]))),
     CONSTRAINT webhooks_url_check CHECK (((url <> ''::text) AND (length(url) <= 2048)))
 );
@@ -2497,6 +2505,12 @@ COMMENT ON COLUMN public.webhooks.start_block IS 'the block before the first the
 --
 
 COMMENT ON COLUMN public.webhooks.replay IS 'the replay under way (db.WebhookReplay: its end, and the position deliveries resume from after it), NULL when none. Written by replayWebhook / replayWebhookMessage and `starkgraph webhooks replay`; ended by the delivery loop (webhooks/dispatch.go).';
+
+--
+-- Name: COLUMN webhooks.position_sub; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.webhooks.position_sub IS 'the sub index of the position''s item: which row of an ERC-1155 batch event (nft_events.sub_index) of an nft_transfers webhook; 0 for every other kind and item.';
 
 --
 -- Name: webhooks_id_seq; Type: SEQUENCE; Schema: public; Owner: -
@@ -3008,7 +3022,7 @@ ALTER TABLE ONLY public.webhook_deliveries
 --
 
 ALTER TABLE ONLY public.webhook_sent
-    ADD CONSTRAINT webhook_sent_pkey PRIMARY KEY (webhook_id, block_number, tx_index, event_index);
+    ADD CONSTRAINT webhook_sent_pkey PRIMARY KEY (webhook_id, block_number, tx_index, event_index, sub_index);
 
 --
 -- Name: webhooks webhooks_pkey; Type: CONSTRAINT; Schema: public; Owner: -

@@ -39,6 +39,7 @@ type Webhook struct {
 	PositionBlock     int64         `db:"position_block"`
 	PositionTx        int           `db:"position_tx"`
 	PositionEvent     int           `db:"position_event"`
+	PositionSub       int           `db:"position_sub"`
 	PositionHash      Felt          `db:"position_hash"`
 	Attempts          int           `db:"attempts"`
 	FailingSince      *time.Time    `db:"failing_since"`
@@ -106,7 +107,7 @@ func (r *WebhookReplay) ResumeAt() (Position, Felt) {
 }
 
 const webhookCols = `id, key_id, url, description, kind, filter, secret, previous_secret, previous_expires_at, status,
-	status_reason, created_at, position_block, position_tx, position_event, position_hash, attempts, failing_since,
+	status_reason, created_at, position_block, position_tx, position_event, position_sub, position_hash, attempts, failing_since,
 	next_attempt_at, last_error, delivered_at, start_block, replay`
 
 // Secrets are the secrets that sign the webhook's messages at now: its secret, and the one
@@ -119,15 +120,23 @@ func (w *Webhook) Secrets(now time.Time) []string {
 	return s
 }
 
+// SetPosition sets the webhook's position, with its block's hash.
+func (w *Webhook) SetPosition(p Position, hash Felt) {
+	w.PositionBlock, w.PositionTx, w.PositionEvent, w.PositionSub, w.PositionHash = p.Block, p.Tx, p.Event, p.Sub, hash
+}
+
 // AcceptedOnL1Only: the webhook is told of items of ACCEPTED_ON_L1 blocks only.
 func (w *Webhook) AcceptedOnL1Only() bool { return w.Filter.AcceptedOnL1Only }
 
-// Position is a place in the chain's order of items: a block, a transaction index and an
-// event index (-1 for a block or transaction as a whole, WholeBlock past every item).
+// Position is a place in the chain's order of items: a block, a transaction index, an
+// event index (-1 for a block or transaction as a whole, WholeBlock past every item) and a
+// sub index (the row of an ERC-1155 batch event among those of one event, nft_events'
+// sub_index; 0 for every other item).
 type Position struct {
 	Block int64 `json:"block"`
 	Tx    int   `json:"tx"`
 	Event int   `json:"event"`
+	Sub   int   `json:"sub"`
 }
 
 // Less orders positions as the chain does.
@@ -138,12 +147,15 @@ func (p Position) Less(q Position) bool {
 	if p.Tx != q.Tx {
 		return p.Tx < q.Tx
 	}
-	return p.Event < q.Event
+	if p.Event != q.Event {
+		return p.Event < q.Event
+	}
+	return p.Sub < q.Sub
 }
 
 // Position is the webhook's position: the last item delivered.
 func (w *Webhook) Position() Position {
-	return Position{w.PositionBlock, w.PositionTx, w.PositionEvent}
+	return Position{w.PositionBlock, w.PositionTx, w.PositionEvent, w.PositionSub}
 }
 
 // WebhookFilter narrows a webhook's items, in the shapes of the subscriptions' arguments;
@@ -153,9 +165,11 @@ type WebhookFilter struct {
 	SenderAddress   string `json:"senderAddress,omitempty"`
 	ContractAddress string `json:"contractAddress,omitempty"` // also the emitter of events
 	Type            string `json:"type,omitempty"`
-	// transfers
+	// transfers, and wallet of NFT transfers too
 	Token  string `json:"token,omitempty"`
 	Wallet string `json:"wallet,omitempty"`
+	// NFT transfers: the collection (an ERC-721 or ERC-1155 contract)
+	Collection string `json:"collection,omitempty"`
 	// events
 	Keys []string `json:"keys,omitempty"`
 	// AcceptedOnL1Only holds every item back until its block is ACCEPTED_ON_L1 (any kind):
@@ -327,7 +341,7 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, keyID, id int64, secret
 // there is delivered again, with the ids it had. A replay under way is dropped.
 func (s *Store) ReplayWebhook(ctx context.Context, keyID, id, from int64) (*Webhook, error) {
 	return s.updateKeyWebhook(ctx, keyID, id, `position_block = $3 - 1, position_tx = `+fmt.Sprint(WholeBlock)+`,
-		position_event = `+fmt.Sprint(WholeBlock)+`, position_hash = (SELECT hash FROM blocks WHERE number = $3 - 1),
+		position_event = `+fmt.Sprint(WholeBlock)+`, position_sub = 0, position_hash = (SELECT hash FROM blocks WHERE number = $3 - 1),
 		start_block = $3 - 1, attempts = 0, failing_since = NULL, next_attempt_at = NULL, replay = NULL`, from)
 }
 
@@ -367,8 +381,9 @@ func (s *Store) StartWebhookReplay(ctx context.Context, keyID, id int64, start P
 		job.Resume, job.ResumeHash = w.Replay.Resume, w.Replay.ResumeHash
 	}
 	err = tx.GetContext(ctx, &w, `UPDATE webhooks SET position_block = $2, position_tx = $3, position_event = $4,
-		position_hash = (SELECT hash FROM blocks WHERE number = $2), attempts = 0, failing_since = NULL,
-		next_attempt_at = NULL, replay = $5 WHERE id = $1 RETURNING `+webhookCols, id, start.Block, start.Tx, start.Event, job)
+		position_sub = $5, position_hash = (SELECT hash FROM blocks WHERE number = $2), attempts = 0, failing_since = NULL,
+		next_attempt_at = NULL, replay = $6 WHERE id = $1 RETURNING `+webhookCols, id, start.Block, start.Tx, start.Event,
+		start.Sub, job)
 	if err != nil {
 		return nil, storeErr("replay webhook", err)
 	}
@@ -379,9 +394,9 @@ func (s *Store) StartWebhookReplay(ctx context.Context, keyID, id int64, start P
 // with that job: the position moves to to (with its block's hash).
 func (s *Store) EndWebhookReplay(ctx context.Context, id int64, from Position, job *WebhookReplay, to Position, hash Felt) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE webhooks SET position_block = $5, position_tx = $6, position_event = $7,
-		position_hash = $8, replay = NULL WHERE id = $1 AND status = 'active'
-		AND position_block = $2 AND position_tx = $3 AND position_event = $4 AND replay = $9::jsonb`,
-		id, from.Block, from.Tx, from.Event, to.Block, to.Tx, to.Event, hash, job)
+		position_hash = $8, position_sub = $10, replay = NULL WHERE id = $1 AND status = 'active'
+		AND position_block = $2 AND position_tx = $3 AND position_event = $4 AND replay = $9::jsonb AND position_sub = $11`,
+		id, from.Block, from.Tx, from.Event, to.Block, to.Tx, to.Event, hash, job, to.Sub, from.Sub)
 	if err != nil {
 		return storeErr("end webhook replay", err)
 	}
@@ -473,19 +488,22 @@ type SentItem struct {
 	BlockNumber int64  `db:"block_number"`
 	TxIndex     int    `db:"tx_index"`
 	EventIndex  int    `db:"event_index"`
+	SubIndex    int    `db:"sub_index"`
 	BlockHash   Felt   `db:"block_hash"`
 	MessageID   string `db:"message_id"`
 	Payload     JSON   `db:"payload"`
 }
 
 // Position is the item's place in the chain.
-func (it *SentItem) Position() Position { return Position{it.BlockNumber, it.TxIndex, it.EventIndex} }
+func (it *SentItem) Position() Position {
+	return Position{it.BlockNumber, it.TxIndex, it.EventIndex, it.SubIndex}
+}
 
 // WebhookSent lists what the webhook was sent within the reorg window, in chain order.
 func (s *Store) WebhookSent(ctx context.Context, webhookID int64) ([]*SentItem, error) {
 	var rows []*SentItem
-	err := s.db.SelectContext(ctx, &rows, `SELECT webhook_id, block_number, tx_index, event_index, block_hash, message_id, payload
-		FROM webhook_sent WHERE webhook_id = $1 ORDER BY block_number, tx_index, event_index`, webhookID)
+	err := s.db.SelectContext(ctx, &rows, `SELECT webhook_id, block_number, tx_index, event_index, sub_index, block_hash,
+		message_id, payload FROM webhook_sent WHERE webhook_id = $1 ORDER BY block_number, tx_index, event_index, sub_index`, webhookID)
 	return rows, storeErr("webhook sent", err)
 }
 
@@ -500,11 +518,12 @@ func logAttempt(ctx context.Context, tx *sqlx.Tx, d *WebhookDelivery) error {
 	return err
 }
 
-// moveFrom updates the webhook if it is still active at position from.
+// moveFrom updates the webhook if it is still active at position from: set, an UPDATE's
+// SET list, takes its arguments args from $5 on.
 func moveFrom(ctx context.Context, tx *sqlx.Tx, id int64, from Position, set string, args ...any) error {
 	res, err := tx.ExecContext(ctx, `UPDATE webhooks SET `+set+` WHERE id = $1 AND status = 'active'
-		AND position_block = $2 AND position_tx = $3 AND position_event = $4`,
-		append([]any{id, from.Block, from.Tx, from.Event}, args...)...)
+		AND position_block = $2 AND position_tx = $3 AND position_event = $4 AND position_sub = $`+fmt.Sprint(5+len(args)),
+		append(append([]any{id, from.Block, from.Tx, from.Event}, args...), from.Sub)...)
 	if err != nil {
 		return err
 	}
@@ -524,18 +543,18 @@ func (s *Store) WebhookDelivered(ctx context.Context, d *WebhookDelivery, from P
 	defer tx.Rollback()
 	p := item.Position()
 	if err := moveFrom(ctx, tx, d.WebhookID, from, `position_block = $5, position_tx = $6, position_event = $7,
-		position_hash = $8, attempts = 0, failing_since = NULL, next_attempt_at = NULL, last_error = '', delivered_at = now()`,
-		p.Block, p.Tx, p.Event, item.BlockHash); err != nil {
+		position_hash = $8, position_sub = $9, attempts = 0, failing_since = NULL, next_attempt_at = NULL, last_error = '',
+		delivered_at = now()`, p.Block, p.Tx, p.Event, item.BlockHash, p.Sub); err != nil {
 		return storeErr("webhook delivered", err)
 	}
 	if err := logAttempt(ctx, tx, d); err != nil {
 		return storeErr("webhook delivered: log", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_sent (webhook_id, block_number, tx_index, event_index, block_hash,
-		message_id, payload) VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (webhook_id, block_number, tx_index, event_index) DO UPDATE
+	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_sent (webhook_id, block_number, tx_index, event_index, sub_index,
+		block_hash, message_id, payload) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (webhook_id, block_number, tx_index, event_index, sub_index) DO UPDATE
 		SET block_hash = excluded.block_hash, message_id = excluded.message_id, payload = excluded.payload`,
-		d.WebhookID, p.Block, p.Tx, p.Event, item.BlockHash, item.MessageID, item.Payload); err != nil {
+		d.WebhookID, p.Block, p.Tx, p.Event, p.Sub, item.BlockHash, item.MessageID, item.Payload); err != nil {
 		return storeErr("webhook delivered: sent", err)
 	}
 	return storeErr("webhook delivered: commit", tx.Commit())
@@ -557,7 +576,8 @@ func (s *Store) WebhookRetracted(ctx context.Context, d *WebhookDelivery, from P
 		return storeErr("webhook retracted: log", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_sent WHERE webhook_id = $1 AND block_number = $2
-		AND tx_index = $3 AND event_index = $4`, d.WebhookID, item.BlockNumber, item.TxIndex, item.EventIndex); err != nil {
+		AND tx_index = $3 AND event_index = $4 AND sub_index = $5`, d.WebhookID, item.BlockNumber, item.TxIndex,
+		item.EventIndex, item.SubIndex); err != nil {
 		return storeErr("webhook retracted: sent", err)
 	}
 	return storeErr("webhook retracted: commit", tx.Commit())
@@ -608,8 +628,8 @@ func (s *Store) RewindWebhook(ctx context.Context, id int64, from, to Position, 
 		return storeErr("rewind webhook", err)
 	}
 	defer tx.Rollback()
-	if err := moveFrom(ctx, tx, id, from, `position_block = $5, position_tx = $6, position_event = $7, position_hash = $8`,
-		to.Block, to.Tx, to.Event, hash); err != nil {
+	if err := moveFrom(ctx, tx, id, from, `position_block = $5, position_tx = $6, position_event = $7, position_hash = $8,
+		position_sub = $9`, to.Block, to.Tx, to.Event, hash, to.Sub); err != nil {
 		return storeErr("rewind webhook", err)
 	}
 	return storeErr("rewind webhook: commit", tx.Commit())

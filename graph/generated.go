@@ -7489,6 +7489,8 @@ enum WebhookKind {
   TRANSFERS
   "Events emitted by contract (any when omitted) whose keys begin with keys."
   EVENTS
+  "ERC-721 and ERC-1155 transfers, mints and burns of collection (any when omitted) to or from wallet (anyone when omitted), each row of an ERC-1155 batch a message of its own."
+  NFT_TRANSFERS
 }
 
 enum WebhookStatus {
@@ -7509,8 +7511,10 @@ input CreateWebhookInput {
   transactions: LiveTransactionFilter
   "TRANSFERS: the token (any when omitted)."
   token: Address
-  "TRANSFERS: the wallet sending or receiving (anyone when omitted)."
+  "TRANSFERS and NFT_TRANSFERS: the wallet sending or receiving (anyone when omitted)."
   wallet: Address
+  "NFT_TRANSFERS: the collection, an ERC-721 or ERC-1155 contract (any when omitted)."
+  collection: Address
   "EVENTS: the emitter (any when omitted)."
   contract: Address
   "EVENTS: the leading keys (the first is usually the event selector), at most 16."
@@ -32529,7 +32533,7 @@ func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context
 		asMap["acceptedOnL1Only"] = false
 	}
 
-	fieldsInOrder := [...]string{"url", "kind", "description", "transactions", "token", "wallet", "contract", "keys", "fromBlock", "acceptedOnL1Only"}
+	fieldsInOrder := [...]string{"url", "kind", "description", "transactions", "token", "wallet", "collection", "contract", "keys", "fromBlock", "acceptedOnL1Only"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -32578,6 +32582,13 @@ func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context
 				return it, err
 			}
 			it.Wallet = data
+		case "collection":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("collection"))
+			data, err := ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Collection = data
 		case "contract":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contract"))
 			data, err := ec.unmarshalOAddress2githubᚗcomᚋstarkgraphᚋstarkgraphᚋdbᚐFelt(ctx, v)

@@ -114,7 +114,7 @@ func (r *Resolver) createWebhook(ctx context.Context, in model.CreateWebhookInpu
 			f.Type = string(*t.Type)
 		}
 	}
-	f.Token, f.Wallet = felt(in.Token), felt(in.Wallet)
+	f.Token, f.Wallet, f.Collection = felt(in.Token), felt(in.Wallet), felt(in.Collection)
 	if in.Contract != nil {
 		if in.Transactions != nil && in.Transactions.ContractAddress != nil {
 			return nil, badInput("input.contract", "is a filter of EVENTS webhooks; TRANSACTIONS take transactions.contractAddress")

@@ -319,14 +319,14 @@ func (d *Dispatcher) serve(ctx context.Context, listed *db.Webhook) {
 				d.setBacklog(w.ID, b.Timestamp)
 				return
 			}
-			sent := &db.SentItem{WebhookID: w.ID, BlockNumber: it.pos.Block, TxIndex: it.pos.Tx, EventIndex: it.pos.Event,
+			sent := &db.SentItem{WebhookID: w.ID, BlockNumber: it.pos.Block, TxIndex: it.pos.Tx, EventIndex: it.pos.Event, SubIndex: it.pos.Sub,
 				BlockHash: b.Hash, MessageID: id, Payload: body}
 			if err := d.store.WebhookDelivered(ctx, rec, w.Position(), sent); err != nil {
 				d.logErr(w, "recording a delivery", err)
 				return
 			}
 			metrics.WebhookDeliveryLatency.Observe(max(0, d.now().Sub(time.Unix(b.Timestamp, 0)).Seconds()))
-			w.PositionBlock, w.PositionTx, w.PositionEvent, w.PositionHash = it.pos.Block, it.pos.Tx, it.pos.Event, b.Hash
+			w.SetPosition(it.pos, b.Hash)
 			w.Attempts, w.FailingSince = 0, nil
 		}
 		// Everything up to upTo is delivered. A replay that reached its end ends: the
@@ -351,7 +351,7 @@ func (d *Dispatcher) serve(ctx context.Context, listed *db.Webhook) {
 			d.logErr(w, "moving the position", err)
 			return
 		}
-		w.PositionBlock, w.PositionTx, w.PositionEvent, w.PositionHash = to.Block, to.Tx, to.Event, hash
+		w.SetPosition(to, hash)
 	}
 }
 
@@ -367,7 +367,8 @@ func (d *Dispatcher) endReplay(ctx context.Context, w *db.Webhook) error {
 	}
 	d.cfg.Logger.Info("webhooks: replay done", "webhook", w.ID, "from", w.Replay.From, "to", w.Replay.End.Block,
 		"message", w.Replay.Message, "resume", to.Block)
-	w.PositionBlock, w.PositionTx, w.PositionEvent, w.PositionHash, w.Replay = to.Block, to.Tx, to.Event, hash, nil
+	w.SetPosition(to, hash)
+	w.Replay = nil
 	return nil
 }
 
@@ -472,6 +473,16 @@ func readItems(ctx context.Context, store *db.Store, kind string, f *filter, fro
 				add(db.Position{Block: e.BlockNumber, Tx: e.TxIndex, Event: e.Index}, "event", eventData(e))
 			}
 		}
+	case KindNftTransfers:
+		es, err := store.NftTransfersInRange(ctx, from, to)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range es {
+			if f.nftTransfer(e) {
+				add(db.Position{Block: e.BlockNumber, Tx: e.TxIndex, Event: e.EventIndex, Sub: e.SubIndex}, "nft_transfer", nftTransferData(e))
+			}
+		}
 	default:
 		return nil, nil, fmt.Errorf("webhooks: unknown kind %q", kind)
 	}
@@ -569,7 +580,7 @@ func (d *Dispatcher) checkReorg(ctx context.Context, w *db.Webhook) (bool, error
 	if err := d.store.RewindWebhook(ctx, w.ID, w.Position(), to, hash); err != nil {
 		return false, err
 	}
-	w.PositionBlock, w.PositionTx, w.PositionEvent, w.PositionHash = to.Block, to.Tx, to.Event, hash
+	w.SetPosition(to, hash)
 	return true, nil
 }
 

@@ -12,9 +12,9 @@ const MaxFilterKeys = 16
 
 // filter is a webhook's filter parsed.
 type filter struct {
-	sender, contract, token, wallet db.Felt
-	typ                             db.TxType
-	keys                            []db.Felt
+	sender, contract, token, wallet, collection db.Felt
+	typ                                         db.TxType
+	keys                                        []db.Felt
 	// l1Only: items are delivered once their block is ACCEPTED_ON_L1 (db.L1Head).
 	l1Only bool
 }
@@ -58,19 +58,25 @@ func CheckFilter(kind string, f db.WebhookFilter) (db.WebhookFilter, error) {
 	switch kind {
 	case KindBlocks:
 		err = unused("senderAddress", f.SenderAddress, "contractAddress", f.ContractAddress, "type", f.Type,
-			"token", f.Token, "wallet", f.Wallet)
+			"token", f.Token, "wallet", f.Wallet, "collection", f.Collection)
 	case KindTransactions:
 		out.SenderAddress, out.ContractAddress, out.Type = pad(p.sender), pad(p.contract), f.Type
-		err = unused("token", f.Token, "wallet", f.Wallet)
+		err = unused("token", f.Token, "wallet", f.Wallet, "collection", f.Collection)
 	case KindTransfers:
 		out.Token, out.Wallet = pad(p.token), pad(p.wallet)
-		err = unused("senderAddress", f.SenderAddress, "contractAddress", f.ContractAddress, "type", f.Type)
+		err = unused("senderAddress", f.SenderAddress, "contractAddress", f.ContractAddress, "type", f.Type,
+			"collection", f.Collection)
 	case KindEvents:
 		out.ContractAddress = pad(p.contract)
 		for _, k := range p.keys {
 			out.Keys = append(out.Keys, k.Hex())
 		}
-		err = unused("senderAddress", f.SenderAddress, "type", f.Type, "token", f.Token, "wallet", f.Wallet)
+		err = unused("senderAddress", f.SenderAddress, "type", f.Type, "token", f.Token, "wallet", f.Wallet,
+			"collection", f.Collection)
+	case KindNftTransfers:
+		out.Collection, out.Wallet = pad(p.collection), pad(p.wallet)
+		err = unused("senderAddress", f.SenderAddress, "contractAddress", f.ContractAddress, "type", f.Type,
+			"token", f.Token)
 	}
 	if err == nil && kind != KindEvents && len(f.Keys) > 0 {
 		err = fmt.Errorf("keys: not a filter of %s webhooks", kind)
@@ -86,7 +92,7 @@ func parseFilter(f db.WebhookFilter) (filter, error) {
 		s    string
 		dst  *db.Felt
 	}{{"senderAddress", f.SenderAddress, &p.sender}, {"contractAddress", f.ContractAddress, &p.contract},
-		{"token", f.Token, &p.token}, {"wallet", f.Wallet, &p.wallet}} {
+		{"token", f.Token, &p.token}, {"wallet", f.Wallet, &p.wallet}, {"collection", f.Collection, &p.collection}} {
 		if *x.dst, err = parseFelt(x.name, x.s); err != nil {
 			return p, err
 		}
@@ -139,4 +145,9 @@ func (p *filter) event(e *db.Event) bool {
 		}
 	}
 	return true
+}
+
+func (p *filter) nftTransfer(e *db.NftEvent) bool {
+	return (p.collection == nil || p.collection.Equal(e.ContractAddress)) &&
+		(p.wallet == nil || p.wallet.Equal(e.FromAddress) || p.wallet.Equal(e.ToAddress))
 }

@@ -13,16 +13,20 @@ const (
 	KindTransactions = "transactions" // transactions by sender, contract, type
 	KindTransfers    = "transfers"    // ERC-20 transfers of a token, to or from a wallet
 	KindEvents       = "events"       // events by emitter and leading keys
+	// KindNftTransfers are ERC-721 and ERC-1155 transfers (mints and burns too) of a
+	// collection, to or from a wallet: the rows of nft_events, an ERC-1155 batch event's
+	// told one by one (Position.Sub, the row's sub index).
+	KindNftTransfers = "nft_transfers"
 )
 
 // Kinds are the kinds a webhook may have.
-var Kinds = []string{KindBlocks, KindTransactions, KindTransfers, KindEvents}
+var Kinds = []string{KindBlocks, KindTransactions, KindTransfers, KindEvents, KindNftTransfers}
 
 // Payload is the body of a message: one item, where it is in the chain, and whether a reorg
 // took it back. Data has the item in the shape the GraphQL schema gives it (its scalar
 // fields).
 type Payload struct {
-	// Type is "block", "transaction", "transfer" or "event".
+	// Type is "block", "transaction", "transfer", "event" or "nft_transfer".
 	Type string `json:"type"`
 	// Webhook is the id of the webhook the message belongs to.
 	Webhook string `json:"webhook"`
@@ -39,11 +43,14 @@ type Payload struct {
 		Timestamp      int64  `json:"timestamp"`
 	} `json:"block"`
 	// Position is the item's place: its transaction's index in the block and its event's
-	// in the transaction's receipt (absent for a block, and for a transaction's event).
+	// in the transaction's receipt (absent for a block, and for a transaction's event), and
+	// for an NFT transfer its row among those of its event (subIndex: an ERC-1155 batch
+	// event's ids in order; 0 for any other).
 	Position struct {
 		BlockNumber      int64 `json:"blockNumber"`
 		TransactionIndex *int  `json:"transactionIndex,omitempty"`
 		EventIndex       *int  `json:"eventIndex,omitempty"`
+		SubIndex         *int  `json:"subIndex,omitempty"`
 	} `json:"position"`
 	Data json.RawMessage `json:"data"`
 }
@@ -57,8 +64,13 @@ type item struct {
 
 // MessageID is the id of the message telling webhook of the item at pos of the block hash:
 // the same on every attempt and after a restart, different on another branch of a reorg.
-// Its retraction's is RetractionID of it.
+// Its retraction's is RetractionID of it. An item with a sub index (a row of an ERC-1155
+// batch event after the first) has it as a sixth part; the ids of every other item have
+// five, as they had before sub indexes.
 func MessageID(webhook int64, hash db.Felt, pos db.Position) string {
+	if pos.Sub != 0 {
+		return fmt.Sprintf("wh%d_%d_%s_%d_%d_%d", webhook, pos.Block, hash.Hex(), pos.Tx, pos.Event, pos.Sub)
+	}
 	return fmt.Sprintf("wh%d_%d_%s_%d_%d", webhook, pos.Block, hash.Hex(), pos.Tx, pos.Event)
 }
 
@@ -85,6 +97,9 @@ func payload(webhook int64, b *db.Block, it item) (id string, body []byte, err e
 		b.Number, b.Hash.Hex(), b.Status(), b.RawStatus, b.Timestamp
 	p.Position.BlockNumber = it.pos.Block
 	p.Position.TransactionIndex, p.Position.EventIndex = optInt(it.pos.Tx), optInt(it.pos.Event)
+	if it.typ == "nft_transfer" {
+		p.Position.SubIndex = optInt(it.pos.Sub)
+	}
 	body, err = json.Marshal(p)
 	return MessageID(webhook, b.Hash, it.pos), body, err
 }
@@ -162,5 +177,16 @@ func eventData(e *db.Event) any {
 	return map[string]any{
 		"blockNumber": e.BlockNumber, "transactionHash": e.TransactionHash.Hex(), "index": e.Index,
 		"fromAddress": addr(e.FromAddress), "keys": hexes(e.Keys), "data": hexes(e.Data), "timestamp": e.Timestamp,
+	}
+}
+
+// nftTransferData is an NftEvent's scalar fields as GraphQL names them.
+func nftTransferData(e *db.NftEvent) any {
+	return map[string]any{
+		"blockNumber": e.BlockNumber, "transactionHash": e.TransactionHash.Hex(), "timestamp": e.Timestamp,
+		"contractAddress": addr(e.ContractAddress), "tokenId": e.TokenID, "fromAddress": addr(e.FromAddress),
+		"toAddress": addr(e.ToAddress), "quantity": e.Quantity, "type": e.Type,
+		"paymentTokenAddress": addr(e.PaymentTokenAddress), "paymentTokenSymbol": e.PaymentTokenSymbol,
+		"totalPrice": e.TotalPrice, "marketplaceContractAddress": addr(e.MarketplaceContractAddress),
 	}
 }

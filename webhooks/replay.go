@@ -38,7 +38,7 @@ const maxMessageID = 200
 func ParseMessageID(id string) (webhook int64, hash db.Felt, pos db.Position, removed bool, err error) {
 	bad := func() (int64, db.Felt, db.Position, bool, error) {
 		return 0, nil, db.Position{}, false, errors.New("is not a message id (wh<webhook>_<block>_<block hash>_<transaction>_<event>, " +
-			"as the webhook-id header and webhookDeliveries show it)")
+			"and _<sub index> for a row of an ERC-1155 batch after the first, as the webhook-id header and webhookDeliveries show it)")
 	}
 	if len(id) > maxMessageID {
 		return bad()
@@ -49,7 +49,7 @@ func ParseMessageID(id string) (webhook int64, hash db.Felt, pos db.Position, re
 		return bad()
 	}
 	parts := strings.Split(rest, "_")
-	if len(parts) != 5 {
+	if len(parts) != 5 && len(parts) != 6 {
 		return bad()
 	}
 	if webhook, err = strconv.ParseInt(parts[0], 10, 64); err != nil || webhook <= 0 {
@@ -64,9 +64,12 @@ func ParseMessageID(id string) (webhook int64, hash db.Felt, pos db.Position, re
 	if hash, err = db.ParseFelt(parts[2]); err != nil {
 		return bad()
 	}
-	for i, dst := range []*int{&pos.Tx, &pos.Event} {
+	for i, dst := range []*int{&pos.Tx, &pos.Event, &pos.Sub} {
+		if 3+i == len(parts) {
+			break
+		}
 		v, err := strconv.ParseInt(parts[3+i], 10, 32)
-		if err != nil || v < -1 || v >= db.WholeBlock {
+		if err != nil || v < -1 || v >= db.WholeBlock || (dst == &pos.Sub && v < 1) {
 			return bad()
 		}
 		*dst = int(v)
@@ -164,8 +167,10 @@ func ReplayMessage(ctx context.Context, store *db.Store, keyID, id int64, messag
 	if !found {
 		return nil, &InputError{"messageId", fmt.Sprintf("names no item of this webhook in block %d", pos.Block)}
 	}
-	// Just before the item: no item lies between (indexes are integers, -1 the least).
-	start := db.Position{Block: pos.Block, Tx: pos.Tx, Event: pos.Event - 1}
+	// Just before the item: no item lies between (indexes are integers, sub indexes at
+	// least 0).
+	start := pos
+	start.Sub--
 	return store.StartWebhookReplay(ctx, keyID, id, start, db.WebhookReplay{From: pos.Block, End: pos,
 		Message: MessageID(id, hash, pos)})
 }

@@ -99,8 +99,10 @@ type CreateWebhookInput struct {
 	Transactions *LiveTransactionFilter `json:"transactions,omitempty"`
 	// TRANSFERS: the token (any when omitted).
 	Token db.Felt `json:"token,omitempty"`
-	// TRANSFERS: the wallet sending or receiving (anyone when omitted).
+	// TRANSFERS and NFT_TRANSFERS: the wallet sending or receiving (anyone when omitted).
 	Wallet db.Felt `json:"wallet,omitempty"`
+	// NFT_TRANSFERS: the collection, an ERC-721 or ERC-1155 contract (any when omitted).
+	Collection db.Felt `json:"collection,omitempty"`
 	// EVENTS: the emitter (any when omitted).
 	Contract db.Felt `json:"contract,omitempty"`
 	// EVENTS: the leading keys (the first is usually the event selector), at most 16.
@@ -1266,6 +1268,8 @@ const (
 	WebhookKindTransfers WebhookKind = "TRANSFERS"
 	// Events emitted by contract (any when omitted) whose keys begin with keys.
 	WebhookKindEvents WebhookKind = "EVENTS"
+	// ERC-721 and ERC-1155 transfers, mints and burns of collection (any when omitted) to or from wallet (anyone when omitted), each row of an ERC-1155 batch a message of its own.
+	WebhookKindNftTransfers WebhookKind = "NFT_TRANSFERS"
 )
 
 var AllWebhookKind = []WebhookKind{
@@ -1273,11 +1277,12 @@ var AllWebhookKind = []WebhookKind{
 	WebhookKindTransactions,
 	WebhookKindTransfers,
 	WebhookKindEvents,
+	WebhookKindNftTransfers,
 }
 
 func (e WebhookKind) IsValid() bool {
 	switch e {
-	case WebhookKindBlocks, WebhookKindTransactions, WebhookKindTransfers, WebhookKindEvents:
+	case WebhookKindBlocks, WebhookKindTransactions, WebhookKindTransfers, WebhookKindEvents, WebhookKindNftTransfers:
 		return true
 	}
 	return false

@@ -55,6 +55,9 @@ func PositionOf(p webhooks.Payload) db.Position {
 	if p.Position.EventIndex != nil {
 		pos.Event = *p.Position.EventIndex
 	}
+	if p.Position.SubIndex != nil {
+		pos.Sub = *p.Position.SubIndex
+	}
 	return pos
 }
 
@@ -267,7 +270,7 @@ func (r *Receiver) Close() { r.Down() }
 // caught up with the chain stored in store from block from to head: the matching items,
 // in chain order. The filter is applied here independently of the delivery loop's
 // (blocks; transactions by sender; transfers by token and wallet; events by emitter and
-// leading keys); other filter fields are an error.
+// leading keys; NFT transfers by collection and wallet); other filter fields are an error.
 func ChainMessages(ctx context.Context, store *db.Store, w *db.Webhook, from, head int64) ([]string, error) {
 	f := w.Filter
 	felt := func(s string) db.Felt {
@@ -333,6 +336,28 @@ func ChainMessages(ctx context.Context, store *db.Store, w *db.Webhook, from, he
 				}
 			}
 			add(db.Position{Block: e.BlockNumber, Tx: e.TxIndex, Event: e.Index})
+		}
+	case webhooks.KindNftTransfers:
+		collection, wallet := felt(f.Collection), felt(f.Wallet)
+		var es []struct {
+			Block    int64   `db:"block_number"`
+			Tx       int     `db:"tx_index"`
+			Event    int     `db:"event_index"`
+			Sub      int     `db:"sub_index"`
+			Contract db.Felt `db:"contract_address"`
+			From     db.Felt `db:"from_address"`
+			To       db.Felt `db:"to_address"`
+		}
+		// Read here with a query of its own, not the delivery loop's reader.
+		if err := store.DB().SelectContext(ctx, &es, `SELECT block_number, tx_index, event_index, sub_index, contract_address,
+			from_address, to_address FROM nft_events WHERE block_number BETWEEN $1 AND $2
+			ORDER BY block_number, tx_index, event_index, sub_index`, from, head); err != nil {
+			return nil, err
+		}
+		for _, x := range es {
+			if (collection == nil || x.Contract.Equal(collection)) && (wallet == nil || x.From.Equal(wallet) || x.To.Equal(wallet)) {
+				add(db.Position{Block: x.Block, Tx: x.Tx, Event: x.Event, Sub: x.Sub})
+			}
 		}
 	default:
 		return nil, fmt.Errorf("webhookstest: kind %q", w.Kind)
