@@ -284,7 +284,8 @@ func init() {
 // Webhooks (webhooks/dispatch.go).
 var (
 	// WebhookDeliveries counts delivery attempts by outcome: delivered, retry, slow-down,
-	// disable (the webhooks.Outcome names), for items and retractions alike.
+	// disable (the webhooks.Outcome names), for items and retractions alike, and over-quota
+	// (not attempted: the key's quota is used up).
 	WebhookDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "webhook_deliveries_total",
 		Help: "Webhook delivery attempts by outcome (delivered, retry, slow-down, disable).",
@@ -323,5 +324,10 @@ func init() {
 	// before the first webhook is disabled.
 	for _, reason := range []string{"gone", "failing"} {
 		WebhookDisabled.WithLabelValues(reason)
+	}
+	// And every outcome, so that the dashboard's deliveries by outcome and retries have a
+	// series (at 0) where no webhook delivers yet.
+	for _, outcome := range []string{"delivered", "retry", "slow-down", "disable", "over-quota"} {
+		WebhookDeliveries.WithLabelValues(outcome)
 	}
 }
