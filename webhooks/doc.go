@@ -50,10 +50,11 @@
 //
 // The delivery loop (dispatch.go). Durability is a position per webhook in the indexed
 // chain, not an outbox: the last item its receiver acknowledged (block, transaction index,
-// event index, and the block's hash), moved in the same transaction as the attempt's log row
-// only after a 2xx. Messages are rebuilt from the indexed rows after it (the store's
-// BlocksInRange, TransactionsInRange, TransfersInRange, EventsInRange, filtered as the
-// subscriptions filter: filter.go), so the indexer writes nothing for webhooks. A message's
+// event index, sub index, and the block's hash), moved in the same transaction as the
+// attempt's log row only after a 2xx. Messages are rebuilt from the indexed rows after it
+// (the store's BlocksInRange, TransactionsInRange, TransfersInRange, EventsInRange,
+// NftTransfersInRange, filtered as the subscriptions filter: filter.go), so the indexer
+// writes nothing for webhooks. A message's
 // id is derived from the webhook, the block's hash and the item's position (MessageID):
 // stable across restarts, different on another branch. What was delivered within the reorg
 // window (Window, 64 blocks) is kept in webhook_sent with its block's hash; a changed hash
@@ -71,10 +72,41 @@
 // Payloads (payload.go) carry the block, the position, the finality status and the item's
 // scalar fields in the GraphQL schema's names.
 //
+// Kinds (payload.go): blocks, transactions, ERC-20 transfers, events, and NFT transfers
+// (KindNftTransfers: the nft_events rows of a collection to or from a wallet, mints and
+// burns too). An ERC-1155 batch event makes several nft_events rows at one (block,
+// transaction, event) place, told apart by their sub index, so a position has a fourth part,
+// db.Position.Sub (webhooks.position_sub and webhook_sent.sub_index, migration 00065; 0 for
+// every other item), rather than the sub index folded into the event index: nothing bounds
+// a batch's length or a receipt's events for every block ever indexed. A batch row after
+// the first has its sub index as a sixth part of its message id (MessageID); the ids of
+// every other item are what they were.
+//
+// Final blocks only (db.WebhookFilter.AcceptedOnL1Only, any kind): the loop reads such a
+// webhook's items up to db.L1Head, the newest ACCEPTED_ON_L1 block (blocks become final in
+// order), instead of the indexed head; the indexer's AcceptedOnL1 notice wakes it. Its
+// payloads say ACCEPTED_ON_L1, and it never needs a retraction.
+//
+// Replays (replay.go): an open replay (replayWebhook without toBlock) moves the position
+// back and everything after it comes again. A replay of a closed block range (ReplayRange)
+// or of one message by its id (ReplayMessage, ParseMessageID) is a job on the webhook's row
+// (db.WebhookReplay, migration 00065), so it survives restarts: the position moves back to
+// just before the first item delivered again, and the job remembers where deliveries stood
+// (the furthest position delivered, with its block's hash). The loop delivers as always,
+// one message in flight, in chain order, reading no further than the job's end; there it
+// ends the job and moves the position on to where deliveries stood, so that what followed
+// is not delivered again (endReplay). A webhook's order stays simple: the replayed items,
+// then the items after where it stood. A replay started while another runs replaces it and
+// keeps the first's resume point. A retraction is not replayed: what a reorg undid is not
+// kept, and its block is no longer on the chain. Refusals are InputErrors, which the API
+// answers as BAD_USER_INPUT and `starkgraph webhooks replay` as an error naming its flag.
+//
 // Metrics: webhook_deliveries_total{outcome}, webhook_retractions_total,
 // webhook_disabled_total{reason}, webhook_delivery_latency_seconds, webhook_backlog_age_seconds,
 // webhooks_active; alerts StarkgraphWebhooksBehind and StarkgraphWebhooksDisabled with
-// promtool tests (monitoring/).
+// promtool tests (monitoring/); a Webhooks row in the Grafana dashboard (deliveries by
+// outcome, retries and retractions, backlog age, disabled, latency p50 and p99), whose
+// queries TestMonitoringAgainstRealPrometheus runs against a Prometheus scraping dev.
 //
 // Quotas: with DispatchConfig.Meter (auth.DeliveryMeter, which serve and dev set), each
 // attempt, retries and retractions included, takes one unit from the key's daily and
@@ -106,25 +138,31 @@
 // webhook waits for the next day, the usage counts both. TestWebhooksCommand (package
 // main) drives `starkgraph webhooks`. TestWebhookOperations (package main) drives the
 // GraphQL operations through /graphql with two keys: ownership, the secret shown once and
-// rotated, BAD_USER_INPUT for bad input and refused URLs, the plan's bound. The answer
-// cache never keeps a document naming webhooks (answercache.TestNeverKept).
+// rotated, BAD_USER_INPUT for bad input and refused URLs (and replays: a toBlock before
+// fromBlock or not indexed, message ids malformed, hostile, of another webhook, of a
+// retraction, of a replaced block, not delivered yet), the plan's bound. The answer cache
+// never keeps a document naming webhooks (answercache.TestNeverKept).
+// TestAcceptedOnL1Only: with the indexer following the simulated node (L1 lag 4), final-only
+// webhooks hold exactly the items of the final blocks, in order, their payloads saying
+// ACCEPTED_ON_L1, while a webhook without the option holds the head's and is sent
+// retractions after a reorg; new final blocks come after. TestReplayRangeAndMessage: a
+// range replay started with no loop running is done by a loop started after, delivers
+// exactly the range's items with their ids, puts the position back where it stood, and new
+// blocks follow without the blocks after the range again; a message replay delivers that
+// message alone; the refusals name their argument. TestNftTransfers: a wallet's and a
+// collection's NFT transfers follow the chain through reorgs exactly; an ERC-1155 batch of
+// three rows is three messages in order with their sub indexes, one replayed alone, and the
+// three retracted newest first when a reorg takes their block.
 //
 // # What is left of issue 57
 //
-//   - NFT (ERC-721/1155) transfers: TRANSFERS covers ERC-20 token_transfers only. NFT
-//     transfers are nft_events rows; a range reader is cheap (block_number leads), but an
-//     ERC-1155 batch event makes several rows at one (block, transaction, event) position
-//     (sub_index), and a webhook's position, message ids and webhook_sent have three parts:
-//     a fourth (or the sub index folded into the event index) comes first.
-//   - Optionally only ACCEPTED_ON_L1 items; a finality change is not a message.
-//   - Replay of one message or a closed block range (replayWebhook and `starkgraph webhooks
-//     replay` rewind to a block and redeliver everything after it, with the same ids).
 //   - Cost at scale: each webhook reads its own range of rows, and the position of a webhook
 //     with nothing to deliver is written once per new block. For 1,000 webhooks, one shared
 //     read per block range for all webhooks at the same position, and fewer position
 //     writes, are the next steps; then the bench's figure the issue asks for (delivery
 //     latency p50/p99 from block commit to receiver with 1,000 webhooks on dev, the
-//     indexer's tx/s with them within 10% of without), not measured yet, and a dashboard row.
+//     indexer's tx/s with them within 10% of without), not measured yet. The dashboard row
+//     shows the latency and backlog the bench would measure.
 //   - Throughput per webhook: one message in flight, and a retry after a failure waits its
 //     backoff; in the chaos test (a third of the requests failing) a webhook delivers a few
 //     messages a second, and falls behind a chain making more matching items than that.
@@ -132,4 +170,13 @@
 //     is lost (PostgreSQL restarted), another process may serve a webhook while this one
 //     finishes its current batch, which can reorder a few messages (each still delivered).
 //     The chaos test runs one API process at a time.
+//   - Finality: a webhook without acceptedOnL1Only is told of an item once, with the status
+//     it had then; its block becoming ACCEPTED_ON_L1 later is not a message.
+//   - A retraction cannot be replayed (replayWebhookMessage refuses its id): what a reorg
+//     undid is not kept. Keeping retracted payloads (webhook_sent rows marked rather than
+//     deleted) would allow it.
+//   - `starkgraph webhooks list` counts a final-only webhook's backlog from the indexed
+//     head, not from the newest final block: blocks not final yet show as behind.
+//   - The simulated node emits no ERC-1155 TransferBatch: TestNftTransfers writes a batch's
+//     rows into nft_events itself; a batch from the node through the indexer is not run.
 package webhooks
