@@ -118,6 +118,25 @@ func (h *harness) waitHolds(w *db.Webhook, want []string) {
 	}
 }
 
+// waitCaughtUp waits until webhook w's position is past block head, every delivery up
+// to it recorded.
+func (h *harness) waitCaughtUp(w *db.Webhook, head int64) {
+	h.t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; {
+		cur, err := h.store.Webhook(h.ctx, w.ID)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		if cur.PositionBlock == head && cur.PositionTx == db.WholeBlock {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("webhook %d: position %v, not past block %d", w.ID, cur.Position(), head)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // chainMessages are the messages webhook w's receiver must hold from block from to head.
 func (h *harness) chainMessages(w *db.Webhook, from, head int64) []string {
 	h.t.Helper()
