@@ -127,8 +127,9 @@ func TestNeverKept(t *testing.T) {
 	}
 }
 
-// 100,000 distinct questions: the cache holds no more than its cap, and the process no
-// more than the cap's worth besides.
+// 100,000 distinct questions, half REST paths and half GraphQL documents (POSTed, each with
+// its own variables): the cache holds no more than its cap, and the process no more than
+// the cap's worth besides.
 func TestMemoryStaysWithinTheCap(t *testing.T) {
 	const limit = 4 << 20
 	var v atomic.Int64
@@ -138,7 +139,14 @@ func TestMemoryStaysWithinTheCap(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := range 100_000 {
-		get(t, h, fmt.Sprintf("/beta/txns?block=%d", i))
+		if i%2 == 0 {
+			get(t, h, fmt.Sprintf("/beta/txns?block=%d", i))
+		} else {
+			body := fmt.Sprintf(`{"query":"query Q($n: Int!) { block(number: $n) { hash } }","variables":{"n":%d}}`, i)
+			r := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(body))
+			r.Header.Set("Content-Type", "application/json")
+			h.ServeHTTP(httptest.NewRecorder(), r)
+		}
 		if c.Bytes() > limit {
 			t.Fatalf("after %d questions the cache holds %d bytes, over its cap of %d", i+1, c.Bytes(), limit)
 		}
