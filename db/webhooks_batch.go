@@ -30,15 +30,15 @@ type ServedWebhook struct {
 func (s *Store) WebhooksToServe(ctx context.Context, ids, full []int64) ([]*ServedWebhook, error) {
 	var rows []*ServedWebhook
 	err := s.db.SelectContext(ctx, &rows, `SELECT `+prefixed("w.", webhookCols)+`,
-		(w.replay IS NULL AND CASE WHEN w.position_hash IS NULL
+		coalesce(w.replay IS NULL AND CASE WHEN w.position_hash IS NULL
 			THEN NOT EXISTS (SELECT 1 FROM webhook_sent s WHERE s.webhook_id = w.id)
 			ELSE EXISTS (SELECT 1 FROM blocks b WHERE b.number = w.position_block AND b.hash = w.position_hash)
 				AND NOT EXISTS (SELECT 1 FROM webhook_sent s WHERE s.webhook_id = w.id AND s.block_number >= w.position_block
 					AND (s.block_number, s.tx_index, s.event_index, s.sub_index) >
 						(w.position_block, w.position_tx, w.position_event, w.position_sub))
-				AND (w.id <> ALL($2) OR NOT EXISTS (SELECT 1 FROM webhook_sent s WHERE s.webhook_id = w.id
+				AND (w.id <> ALL(coalesce($2, '{}'::bigint[])) OR NOT EXISTS (SELECT 1 FROM webhook_sent s WHERE s.webhook_id = w.id
 					AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.number = s.block_number AND b.hash = s.block_hash)))
-			END) AS clean
+			END, false) AS clean
 		FROM webhooks w WHERE w.id = ANY($1) AND w.status = 'active' ORDER BY w.id`, pq.Int64Array(ids), pq.Int64Array(full))
 	return rows, storeErr("webhooks to serve", err)
 }
@@ -73,7 +73,7 @@ func (s *Store) MoveWebhooks(ctx context.Context, moves []WebhookMove) (moved []
 	}
 	n := len(moves)
 	var (
-		ids, fromBlock, toBlock                         = make(pq.Int64Array, n), make(pq.Int64Array, n), make(pq.Int64Array, n)
+		ids, fromBlock, toBlock                          = make(pq.Int64Array, n), make(pq.Int64Array, n), make(pq.Int64Array, n)
 		fromTx, fromEvent, fromSub, toTx, toEvent, toSub = make(pq.Int64Array, n), make(pq.Int64Array, n), make(pq.Int64Array, n),
 			make(pq.Int64Array, n), make(pq.Int64Array, n), make(pq.Int64Array, n)
 		hashes    = make(pq.ByteaArray, n)
@@ -113,12 +113,12 @@ func (s *Store) MoveWebhooks(ctx context.Context, moves []WebhookMove) (moved []
 		moved[i] = isDone[m.ID]
 	}
 	var (
-		logHook, logBlock, sentHook, sentBlock                 pq.Int64Array
-		logAttempt, logLatency, logStatus                      pq.Int64Array
-		sentTx, sentEvent, sentSub                             pq.Int64Array
+		logHook, logBlock, sentHook, sentBlock                  pq.Int64Array
+		logAttempt, logLatency, logStatus                       pq.Int64Array
+		sentTx, sentEvent, sentSub                              pq.Int64Array
 		logMessage, logStarted, logOutcome, logResponse, logErr pq.StringArray
-		sentHash                                               pq.ByteaArray
-		sentMessage, sentPayload                               pq.StringArray
+		sentHash                                                pq.ByteaArray
+		sentMessage, sentPayload                                pq.StringArray
 	)
 	for i, m := range moves {
 		if !moved[i] || m.Delivery == nil {
