@@ -160,3 +160,28 @@ func (s *Store) MoveWebhooks(ctx context.Context, moves []WebhookMove) (moved []
 	}
 	return moved, nil
 }
+
+// WebhookState is what the delivery loop's round needs of an active webhook to decide
+// whether to serve it.
+type WebhookState struct {
+	ID            int64      `db:"id"`
+	NextAttemptAt *time.Time `db:"next_attempt_at"`
+	// From is the first block it still has items of to be told (its position's block, or
+	// the next when the position covers its whole block).
+	From int64 `db:"from_block"`
+	// AtHead: its position is past the head given, at the head's hash, without a replay
+	// under way and not waiting for final blocks: nothing to deliver until a block comes.
+	AtHead bool `db:"at_head"`
+}
+
+// ActiveWebhookStates lists the active webhooks' states, oldest first, head (with its
+// hash) being the indexed head.
+func (s *Store) ActiveWebhookStates(ctx context.Context, head int64, headHash Felt) ([]WebhookState, error) {
+	var rows []WebhookState
+	err := s.db.SelectContext(ctx, &rows, `SELECT id, next_attempt_at,
+			position_block + CASE WHEN position_tx = $3 THEN 1 ELSE 0 END AS from_block,
+			(position_block = $1 AND position_tx = $3 AND position_hash = $2 AND replay IS NULL
+				AND filter->'acceptedOnL1Only' IS DISTINCT FROM 'true'::jsonb) IS TRUE AS at_head
+		FROM webhooks WHERE status = 'active' ORDER BY id`, head, headHash, WholeBlock)
+	return rows, storeErr("active webhook states", err)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -104,6 +105,8 @@ type Dispatcher struct {
 	slots chan struct{} // Workers
 
 	records chan recordReq // to the recorder (record.go)
+	more    chan struct{}  // the loop woke itself: webhooks have more to deliver
+	cache   *rowCache      // used by the round's goroutine only
 
 	mu      sync.Mutex
 	running map[int64]bool
@@ -123,7 +126,8 @@ type Dispatcher struct {
 func NewDispatcher(cfg DispatchConfig) *Dispatcher {
 	cfg = cfg.withDefaults()
 	return &Dispatcher{cfg: cfg, store: cfg.Store, wake: make(chan struct{}, 1), lock: &locker{db: cfg.Store.DB().DB},
-		slots: make(chan struct{}, cfg.Workers), records: make(chan recordReq, cfg.Workers), running: map[int64]bool{},
+		slots: make(chan struct{}, cfg.Workers), records: make(chan recordReq, cfg.Workers), more: make(chan struct{}, 1),
+		cache: &rowCache{blocks: map[int64]*cachedBlock{}}, running: map[int64]bool{},
 		unlocking: map[int64]bool{}, verified: map[int64]bool{}, hosts: map[string]chan struct{}{}, backlog: map[int64]int64{},
 		now: time.Now}
 }
@@ -163,6 +167,7 @@ func (d *Dispatcher) Run(ctx context.Context, dsn string) {
 	defer tick.Stop()
 	var lastPrune time.Time
 	for {
+		began := d.now()
 		d.round(ctx)
 		if d.now().Sub(lastPrune) > time.Minute {
 			lastPrune = d.now()
@@ -174,7 +179,38 @@ func (d *Dispatcher) Run(ctx context.Context, dsn string) {
 		case <-tick.C:
 		case <-d.wake:
 		case <-notices:
+		case <-d.more:
+			// Woken by itself (webhooks with more to deliver): at most a round every
+			// moreGap, so that the webhooks coming back one by one are served together.
+			if gap := moreGap - d.now().Sub(began); gap > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(gap):
+				}
+			}
 		}
+		// One round for every notice and wake waiting.
+		for drained := false; !drained; {
+			select {
+			case <-notices:
+			case <-d.wake:
+			case <-d.more:
+			default:
+				drained = true
+			}
+		}
+	}
+}
+
+// moreGap is the least time between the rounds the loop wakes itself for.
+const moreGap = 50 * time.Millisecond
+
+// again wakes the loop for webhooks with more to deliver (a round at most every moreGap).
+func (d *Dispatcher) again() {
+	select {
+	case d.more <- struct{}{}:
+	default:
 	}
 }
 
@@ -188,15 +224,10 @@ func (d *Dispatcher) Run(ctx context.Context, dsn string) {
 func (d *Dispatcher) round(ctx context.Context) {
 	d.releaseLocks(ctx)
 	defer d.releaseLocks(ctx) // those that had nothing to deliver, at once
-	hooks, err := d.store.ActiveWebhooks(ctx)
+	head, headHash, haveHead, err := db.IndexedHead(ctx, d.store.DB())
+	var hooks []db.WebhookState
 	if err == nil {
-		metrics.WebhooksActive.Set(float64(len(hooks)))
-	}
-	var head int64
-	var headHash db.Felt
-	var haveHead bool
-	if err == nil {
-		head, headHash, haveHead, err = db.IndexedHead(ctx, d.store.DB())
+		hooks, err = d.store.ActiveWebhookStates(ctx, head, headHash)
 	}
 	if err != nil {
 		if ctx.Err() == nil {
@@ -204,12 +235,15 @@ func (d *Dispatcher) round(ctx context.Context) {
 		}
 		return
 	}
+	metrics.WebhooksActive.Set(float64(len(hooks)))
 	now := d.now()
 	active := make(map[int64]bool, len(hooks))
 	var due []int64
+	minFrom := int64(math.MaxInt64) // the oldest block a webhook still needs
 	d.mu.Lock()
 	for _, w := range hooks {
 		active[w.ID] = true
+		minFrom = min(minFrom, w.From)
 		if w.NextAttemptAt != nil && w.NextAttemptAt.After(now) {
 			continue
 		}
@@ -217,8 +251,7 @@ func (d *Dispatcher) round(ctx context.Context) {
 			continue
 		}
 		// At the head, and the head is the block it was at: nothing to do.
-		if d.verified[w.ID] && haveHead && w.Replay == nil && !w.AcceptedOnL1Only() && w.PositionBlock == head &&
-			w.PositionTx == db.WholeBlock && w.PositionHash.Equal(headHash) {
+		if d.verified[w.ID] && w.AtHead {
 			delete(d.backlog, w.ID)
 			continue
 		}
@@ -245,13 +278,15 @@ func (d *Dispatcher) round(ctx context.Context) {
 	}
 	metrics.WebhookBacklogAge.Set(age)
 	if len(due) > 0 {
-		d.serveDue(ctx, due, head, haveHead)
+		d.serveDue(ctx, due, head, haveHead, minFrom)
+	} else {
+		d.cache.evict(minFrom, minFrom, int(d.cfg.Batch))
 	}
 }
 
 // serveDue locks the webhooks due (another process may serve some), reads them again under
 // their locks, and serves them.
-func (d *Dispatcher) serveDue(ctx context.Context, due []int64, head int64, haveHead bool) {
+func (d *Dispatcher) serveDue(ctx context.Context, due []int64, head int64, haveHead bool, minFrom int64) {
 	locked := d.lock.tryMany(ctx, due)
 	isLocked := make(map[int64]bool, len(locked))
 	var full []int64
@@ -304,7 +339,7 @@ func (d *Dispatcher) serveDue(ctx context.Context, due []int64, head int64, have
 			d.finish(id)
 		}
 	}
-	d.serveShared(ctx, shared, head, haveHead)
+	d.serveShared(ctx, shared, head, haveHead, minFrom)
 }
 
 // done forgets that webhook id is being served (its lock was not taken).

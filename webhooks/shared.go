@@ -33,7 +33,7 @@ type sharedJob struct {
 
 // serveShared serves the clean webhooks hooks, locked and marked running, from the rows of
 // their blocks read once.
-func (d *Dispatcher) serveShared(ctx context.Context, hooks []*db.Webhook, head int64, haveHead bool) {
+func (d *Dispatcher) serveShared(ctx context.Context, hooks []*db.Webhook, head int64, haveHead bool, minFrom int64) {
 	if len(hooks) == 0 {
 		return
 	}
@@ -148,16 +148,17 @@ func (d *Dispatcher) serveShared(ctx context.Context, hooks []*db.Webhook, head 
 			d.finish(j.w.ID)
 		}
 	}
+	d.cache.evict(minFrom, lo, int(d.cfg.Batch))
 	if more {
-		d.Wake()
+		d.again()
 	}
 }
 
-// readShared reads the rows the jobs need: the blocks of their window, the rows of each
-// kind over the blocks of the jobs of that kind, then the hashes of those blocks and of
-// the jobs' positions (now), which say what was read in a block that a reorg replaced.
+// readShared reads the blocks of the jobs' window, and the rows the jobs need that the cache
+// lacks (of each kind, over the blocks of the jobs of that kind); then the hashes of those
+// blocks and of the jobs' positions (now), which say what a reorg replaced since it was
+// read. It returns the window's rows still on the chain.
 func (d *Dispatcher) readShared(ctx context.Context, jobs []*sharedJob) (*chainRows, map[int64]db.Felt, error) {
-	rows := newChainRows()
 	lo, hi := jobs[0].from, jobs[0].to
 	spans := map[string][2]int64{} // by kind: the lowest and highest block wanted
 	for _, j := range jobs {
@@ -168,15 +169,9 @@ func (d *Dispatcher) readShared(ctx context.Context, jobs []*sharedJob) (*chainR
 			spans[j.w.Kind] = [2]int64{j.from, j.to}
 		}
 	}
-	if err := rows.readBlocks(ctx, d.store, lo, hi); err != nil {
+	blocks, err := d.cache.fill(ctx, d.store, lo, hi, spans)
+	if err != nil {
 		return nil, nil, err
-	}
-	for _, kind := range Kinds {
-		if s, ok := spans[kind]; ok {
-			if err := rows.read(ctx, d.store, kind, s[0], s[1]); err != nil {
-				return nil, nil, err
-			}
-		}
 	}
 	numbers := make([]int64, 0, hi-lo+1)
 	for n := lo; n <= hi; n++ {
@@ -193,7 +188,7 @@ func (d *Dispatcher) readShared(ctx context.Context, jobs []*sharedJob) (*chainR
 	if err != nil {
 		return nil, nil, err
 	}
-	return rows, now, nil
+	return d.cache.view(lo, hi, blocks, now), now, nil
 }
 
 // deliverShared delivers items (read from blocks, up to block upTo) to w, in order, one
@@ -215,7 +210,7 @@ func (d *Dispatcher) deliverShared(ctx context.Context, w *db.Webhook, items []i
 		b := blocks[it.pos.Block]
 		if i == d.cfg.Budget || ctx.Err() != nil || d.now().After(deadline) {
 			d.setBacklog(w.ID, b.Timestamp)
-			d.Wake() // the others' turn, then its again
+			d.again() // the others' turn, then its again
 			return
 		}
 		id, body, err := payload(w.ID, b, it)
@@ -245,7 +240,7 @@ func (d *Dispatcher) deliverShared(ctx context.Context, w *db.Webhook, items []i
 		w.Attempts, w.FailingSince = 0, nil
 	}
 	if upTo < top {
-		d.Wake()
+		d.again()
 	} else {
 		d.setBacklog(w.ID, 0)
 	}
