@@ -19,6 +19,36 @@ type chainRows struct {
 	nfts      map[int64][]*db.NftEvent
 	// data is each item's payload data, made once for every webhook it goes to.
 	data map[dataKey]json.RawMessage
+	// The rows of a block by the address most filters name (made when first wanted):
+	// transactions by sender, transfers by token and by wallet (from or to), events by
+	// emitter, so that a webhook's filter looks at the rows of its address only.
+	bySender  map[int64]map[string][]*db.Transaction
+	byToken   map[int64]map[string][]*db.TokenTransfer
+	byWallet  map[int64]map[string][]*db.TokenTransfer
+	byEmitter map[int64]map[string][]*db.Event
+}
+
+// key is a felt as the indexes of chainRows hold it.
+func key(f db.Felt) string { return string(db.Normalize(f)) }
+
+// index groups rows by the keys of each (in their order), once per block.
+func index[T any](cache map[int64]map[string][]T, n int64, rows []T, keys func(T) []db.Felt) map[string][]T {
+	if m, ok := cache[n]; ok {
+		return m
+	}
+	m := map[string][]T{}
+	for _, r := range rows {
+		var last string
+		for i, k := range keys(r) {
+			if k == nil || (i > 0 && key(k) == last) {
+				continue
+			}
+			last = key(k)
+			m[last] = append(m[last], r)
+		}
+	}
+	cache[n] = m
+	return m
 }
 
 type dataKey struct {
@@ -28,7 +58,9 @@ type dataKey struct {
 
 func newChainRows() *chainRows {
 	return &chainRows{blocks: map[int64]*db.Block{}, txs: map[int64][]*db.Transaction{}, transfers: map[int64][]*db.TokenTransfer{},
-		events: map[int64][]*db.Event{}, nfts: map[int64][]*db.NftEvent{}, data: map[dataKey]json.RawMessage{}}
+		events: map[int64][]*db.Event{}, nfts: map[int64][]*db.NftEvent{}, data: map[dataKey]json.RawMessage{},
+		bySender: map[int64]map[string][]*db.Transaction{}, byToken: map[int64]map[string][]*db.TokenTransfer{},
+		byWallet: map[int64]map[string][]*db.TokenTransfer{}, byEmitter: map[int64]map[string][]*db.Event{}}
 }
 
 // readBlocks reads blocks from..to.
@@ -112,19 +144,34 @@ func (r *chainRows) items(kind string, f *filter, from, to int64) ([]item, error
 		case KindBlocks:
 			add(db.Position{Block: b.Number, Tx: -1, Event: -1}, "block", func() any { return blockData(b) })
 		case KindTransactions:
-			for _, t := range r.txs[n] {
+			txs := r.txs[n]
+			if f.sender != nil {
+				txs = index(r.bySender, n, txs, func(t *db.Transaction) []db.Felt { return []db.Felt{t.SenderAddress} })[key(f.sender)]
+			}
+			for _, t := range txs {
 				if f.transaction(t) {
 					add(db.Position{Block: t.BlockNumber, Tx: t.Index, Event: -1}, "transaction", func() any { return transactionData(t, b.Hash) })
 				}
 			}
 		case KindTransfers:
-			for _, t := range r.transfers[n] {
+			transfers := r.transfers[n]
+			switch {
+			case f.wallet != nil:
+				transfers = index(r.byWallet, n, transfers, func(t *db.TokenTransfer) []db.Felt { return []db.Felt{t.FromAddress, t.ToAddress} })[key(f.wallet)]
+			case f.token != nil:
+				transfers = index(r.byToken, n, transfers, func(t *db.TokenTransfer) []db.Felt { return []db.Felt{t.TokenAddress} })[key(f.token)]
+			}
+			for _, t := range transfers {
 				if f.transfer(t) {
 					add(db.Position{Block: t.BlockNumber, Tx: t.TxIndex, Event: t.EventIndex}, "transfer", func() any { return transferData(t) })
 				}
 			}
 		case KindEvents:
-			for _, e := range r.events[n] {
+			events := r.events[n]
+			if f.contract != nil {
+				events = index(r.byEmitter, n, events, func(e *db.Event) []db.Felt { return []db.Felt{e.FromAddress} })[key(f.contract)]
+			}
+			for _, e := range events {
 				if f.event(e) {
 					add(db.Position{Block: e.BlockNumber, Tx: e.TxIndex, Event: e.Index}, "event", func() any { return eventData(e) })
 				}
