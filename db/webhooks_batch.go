@@ -185,3 +185,38 @@ func (s *Store) ActiveWebhookStates(ctx context.Context, head int64, headHash Fe
 		FROM webhooks WHERE status = 'active' ORDER BY id`, head, headHash, WholeBlock)
 	return rows, storeErr("active webhook states", err)
 }
+
+// WebhookAt is a webhook and the position the delivery loop holds it at.
+type WebhookAt struct {
+	ID  int64
+	Pos Position
+}
+
+// WebhooksStillAt says, in one statement, which of hooks are still active at the position
+// given: a worker asks before its first attempt, which may come a while after the round read
+// the webhook (a pause, a deletion or a replay since stops it).
+func (s *Store) WebhooksStillAt(ctx context.Context, hooks []WebhookAt) ([]bool, error) {
+	n := len(hooks)
+	ids, blocks, txs, events, subs := make(pq.Int64Array, n), make(pq.Int64Array, n), make(pq.Int64Array, n),
+		make(pq.Int64Array, n), make(pq.Int64Array, n)
+	for i, h := range hooks {
+		ids[i], blocks[i], txs[i], events[i], subs[i] = h.ID, h.Pos.Block, int64(h.Pos.Tx), int64(h.Pos.Event), int64(h.Pos.Sub)
+	}
+	var still []int64
+	err := s.db.SelectContext(ctx, &still, `SELECT w.id FROM webhooks w
+		JOIN unnest($1::bigint[], $2::bigint[], $3::int[], $4::int[], $5::int[]) AS u(id, b, t, e, s) ON w.id = u.id
+		WHERE w.status = 'active' AND w.position_block = u.b AND w.position_tx = u.t AND w.position_event = u.e
+			AND w.position_sub = u.s`, ids, blocks, txs, events, subs)
+	if err != nil {
+		return nil, storeErr("webhooks still at", err)
+	}
+	is := make(map[int64]bool, len(still))
+	for _, id := range still {
+		is[id] = true
+	}
+	out := make([]bool, n)
+	for i, h := range hooks {
+		out[i] = is[h.ID]
+	}
+	return out, nil
+}

@@ -10,9 +10,9 @@ import (
 )
 
 // The delivery loop's statements for many webhooks: WebhooksToServe says which can be
-// trusted without comparing their items sent with the chain, and MoveWebhooks moves many
+// trusted without comparing their items sent with the chain, MoveWebhooks moves many
 // positions (with the deliveries they record) in one transaction, each only if its webhook
-// is still active where the loop read it.
+// is still active where the loop read it, and WebhooksStillAt says which still are.
 func TestWebhookBatches(t *testing.T) {
 	conn := dbtest.New(t)
 	ctx := context.Background()
@@ -156,6 +156,15 @@ func TestWebhookBatches(t *testing.T) {
 	}
 	if items, _ := store.WebhookSent(ctx, stale); len(items) != 1 {
 		t.Errorf("a move not made recorded its item: %+v", items)
+	}
+	// Still where the loop holds them: active at that position.
+	still, err := store.WebhooksStillAt(ctx, []db.WebhookAt{{ID: clean, Pos: to9}, {ID: stale, Pos: at5}, {ID: paused, Pos: at5},
+		{ID: good, Pos: at5}, {ID: 1 << 40, Pos: at5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{true, true, false, false, false}; !equalBools(still, want) {
+		t.Errorf("still at: %v, want %v", still, want)
 	}
 	// The same webhook twice in a batch is refused, and nothing moves.
 	if _, err := store.MoveWebhooks(ctx, []db.WebhookMove{{ID: good, From: to9, To: to9}, {ID: good, From: to9, To: to9}}); err == nil {

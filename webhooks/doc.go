@@ -91,7 +91,9 @@
 // (db.MoveWebhooks); the others get a worker each, whose deliveries the recorder writes in
 // batches (several webhooks' moves, log rows and items sent in one transaction of five
 // statements), each worker waiting for its commit before its next message, so that a position
-// still moves only after a 2xx, in order. The last item delivered moves the position past the
+// still moves only after a 2xx, in order; before its first attempt a worker asks, in the
+// recorder's next batch, whether its webhook is still active where the round read it (a pause
+// or a replay since stops it: TestPausedWhileWaitingIsNotSent). The last item delivered moves the position past the
 // blocks read. The rows read stay in a cache (rowCache, at most Batch blocks, dropped once no
 // webhook needs them) so that webhooks coming back at other times in a catch-up read only what
 // is missing; the blocks themselves are read every round (a block's status, and its
@@ -99,7 +101,7 @@
 // are read again. A webhook that is not clean is served alone as before (serve: retractions,
 // replays). The loop wakes itself for webhooks with more to deliver at most every 50 ms.
 // TestRoundStatementsDoNotGrowWithWebhooks counts a round's statements on the wire (a proxy
-// counting the protocol's queries and executions): with a new block, 22 for 40 webhooks and
+// counting the protocol's queries and executions): with a new block, 23 for 40 webhooks and
 // for 400 (504 and 5,904 before), 2 at the head.
 //
 // Kinds (payload.go): blocks, transactions, ERC-20 transfers, events, and NFT transfers

@@ -205,6 +205,12 @@ func (d *Dispatcher) deliverShared(ctx context.Context, w *db.Webhook, items []i
 		return
 	}
 	defer func() { <-host }()
+	// The round read it a while ago, perhaps: paused, deleted or replayed since, it waits
+	// for the next round.
+	if err := d.stillAt(ctx, w.ID, w.Position()); err != nil {
+		d.logErr(w, "reading the webhook again", err)
+		return
+	}
 	deadline := d.now().Add(30 * time.Second)
 	for i, it := range items {
 		b := blocks[it.pos.Block]
