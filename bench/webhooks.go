@@ -414,6 +414,10 @@ func RunWebhooks(ctx context.Context, conn *sqlx.DB, chain *Chain, o WebhooksOpt
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	o.Webhooks, o.Hosts, o.CatchUpBlocks, o.CatchUps = max(o.Webhooks, 4), max(o.Hosts, 1), max(o.CatchUpBlocks, 1), max(o.CatchUps, 0)
+	if o.BlockTime <= 0 {
+		o.BlockTime = 2 * time.Second
+	}
 	res := WebhooksResult{Webhooks: o.Webhooks, Kinds: map[string]int{}, Hosts: o.Hosts, BlockTime: o.BlockTime.String()}
 	store := db.NewStore(conn)
 	cleanup := func() error {
