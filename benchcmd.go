@@ -46,6 +46,10 @@ type benchConfig struct {
 	hotKeys      bool
 	lists        bool
 	crowd        bool
+	hooks        bool // the webhooks workload (--webhook-load)
+	hooksSet     bool // --webhook-load was given
+	hookCount    int
+	hookBlocks   int
 	cpuProfile   string
 	server       serverFlags
 }
@@ -73,6 +77,9 @@ func (c *benchConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.hotKeys, "hot-keys", true, "add the hot-key workloads: every list by its key with the most rows, at its first, middle, deep and last page")
 	fs.BoolVar(&c.lists, "lists", true, "add the list workloads: page 1 and a deep page of every list route of both APIs, unfiltered and by its hottest key (named \"list ...\")")
 	fs.BoolVar(&c.crowd, "crowd", true, "add the crowd (named \"crowd\"): --concurrency clients cycling over the explorer's hot requests while a block arrives every 2 s, with the answer cache on and then off")
+	fs.BoolVar(&c.hooks, "webhook-load", false, "add the webhooks workload (named \"webhooks\"; on with --only webhooks unless set false): --webhook-load-count webhooks served by serve's delivery loop while the chain moves, in a database of its own (bench_webhooks, 20,000 transactions to start): delivery latency, and the indexer's rate with them against without; about 2 minutes")
+	fs.IntVar(&c.hookCount, "webhook-load-count", 1000, "webhooks of the webhooks workload (a quarter of each kind: blocks, transactions, transfers, events)")
+	fs.IntVar(&c.hookBlocks, "webhook-load-blocks", 250, "blocks of each of the webhooks workload's four catch-ups (two without the webhooks, two with)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the process, one file per workload and indexer run (named after it), taken while it runs, to this file name")
 	c.server.register(fs)
 }
@@ -84,9 +91,10 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if c.txs < 1000 || c.concurrency < 1 || c.duration <= 0 || c.indexTxs < 0 || c.projectTxs < 0 {
-		return fmt.Errorf("--txs must be at least 1000, --concurrency and --duration positive, --index-txs and --project-txs not negative")
+	if c.txs < 1000 || c.concurrency < 1 || c.duration <= 0 || c.indexTxs < 0 || c.projectTxs < 0 || c.hookCount < 4 || c.hookCount > 100_000 || c.hookBlocks < 1 {
+		return fmt.Errorf("--txs must be at least 1000, --concurrency and --duration positive, --index-txs and --project-txs not negative, --webhook-load-count 4 to 100000, --webhook-load-blocks positive")
 	}
+	fs.Visit(func(f *flag.Flag) { c.hooksSet = c.hooksSet || f.Name == "webhook-load" })
 	var listenFlag error
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "addr" || f.Name == "admin-addr" {
@@ -179,7 +187,9 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	workloads = slices.DeleteFunc(workloads, func(w bench.Workload) bool { return !c.picks(w.Name) })
 	timeIndexer := c.indexTxs > 0 && c.picks(indexerWorkload)
-	if len(workloads) == 0 && !timeIndexer && !runCrowd {
+	// The webhooks workload is off in a full run (it takes minutes), on when --only names it.
+	runHooks := c.picks(bench.WebhooksWorkload) && (c.hooks || !c.hooksSet && len(c.only) > 0)
+	if len(workloads) == 0 && !timeIndexer && !runCrowd && !runHooks {
 		return fmt.Errorf("--only %q: no workload's name contains it", c.only)
 	}
 
@@ -262,6 +272,18 @@ func runBench(ctx context.Context, log *slog.Logger, args []string) error {
 		}
 		table += bench.CrowdMarkdown(crowd)
 		report["crowd"] = crowd
+	}
+	if runHooks {
+		stopServe() // the workload's server is its own
+		hooks, err := runWebhooksBench(ctx, log, conn, dbURL, c)
+		if err != nil {
+			return err
+		}
+		if table != "" {
+			table += "\n"
+		}
+		table += bench.WebhooksMarkdown(hooks)
+		report["webhooks"] = hooks
 	}
 	storage, err := bench.MeasureStorage(ctx, conn)
 	if err != nil {
@@ -403,6 +425,80 @@ func runCrowdBench(ctx context.Context, log *slog.Logger, conn *sqlx.DB, dbURL s
 			res.PostGraphileRatio = m.PerSecond / pg.PerSecond
 		}
 	}
+	return res, chain.Stop()
+}
+
+// webhooksTxs are the transactions the webhooks workload's database starts with: enough
+// blocks (100) for its filters to be picked from the last 50.
+const webhooksTxs = 20_000
+
+// runWebhooksBench runs the webhooks workload in a database of its own beside the bench's
+// (bench_webhooks, dropped at the end), so that the blocks its catch-ups add do not grow the
+// bench's: a chain of webhooksTxs transactions indexed from the simulated node, then the
+// chain driven on (DriveChain), the API served as serve does with its delivery loop, loopback
+// and http allowed for the receiver.
+func runWebhooksBench(ctx context.Context, log *slog.Logger, admin *sqlx.DB, benchURL string, c benchConfig) (bench.WebhooksResult, error) {
+	const name = "bench_webhooks"
+	var res bench.WebhooksResult
+	u, err := url.Parse(benchURL)
+	if err != nil || u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		return res, fmt.Errorf("bench: the webhooks workload needs a postgres:// DATABASE_URL")
+	}
+	u.Path = "/" + name
+	drop := func() error {
+		_, err := admin.ExecContext(context.WithoutCancel(ctx), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
+		return err
+	}
+	if err := drop(); err != nil {
+		return res, err
+	}
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name); err != nil {
+		return res, fmt.Errorf("bench: create the webhooks' database: %w", err)
+	}
+	defer func() { _ = drop() }()
+	dsn := u.String()
+	conn, err := openMigrated(ctx, dsn)
+	if err != nil {
+		return res, err
+	}
+	defer conn.Close()
+	quiet := slog.New(slog.DiscardHandler)
+	log.Info("bench: the webhooks workload indexes its chain", "transactions", webhooksTxs)
+	if _, err := bench.Build(ctx, quiet, conn, webhooksTxs); err != nil {
+		return res, err
+	}
+	keys := auth.NewStore(conn)
+	if err := keys.UpsertPlan(ctx, auth.Plan{Name: "bench", RatePerSecond: 1e9, Burst: 1e9}); err != nil {
+		return res, err
+	}
+	_, key, err := keys.CreateKey(ctx, "bench", "bench webhooks")
+	if err != nil {
+		return res, err
+	}
+	chain, err := bench.DriveChain(ctx, quiet, conn, 100*time.Millisecond, 5*time.Minute)
+	if err != nil {
+		return res, err
+	}
+	defer chain.Stop()
+	sf := c.server
+	sf.webhooks, sf.webhookAllowHTTP, sf.webhookAllowLoopback = true, true, true
+	_, stop, err := startBenchServer(ctx, conn, dsn, sf)
+	if err != nil {
+		return res, err
+	}
+	defer stop()
+	stopProfile, err := startCPUProfile(c.cpuProfile, bench.WebhooksWorkload)
+	if err != nil {
+		return res, err
+	}
+	log.Info("bench: webhooks", "webhooks", c.hookCount, "follow", 3*c.duration)
+	res, err = bench.RunWebhooks(ctx, conn, chain, bench.WebhooksOptions{DSN: dsn, KeyID: key.ID, Webhooks: c.hookCount, Hosts: 100,
+		BlockTime: crowdBlockTime, Follow: 3 * c.duration, CatchUpBlocks: c.hookBlocks, CatchUps: 2, Log: log})
+	stopProfile()
+	if err != nil {
+		return res, err
+	}
+	stop()
 	return res, chain.Stop()
 }
 

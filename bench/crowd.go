@@ -83,18 +83,46 @@ func PostGraphileCrowd(requests []Workload) (ours, theirs []Workload) {
 
 // Chain is the simulated chain growing under the bench's database: the node serves the
 // chain the database was built from (seed 1, TxPerBlock) and appends a block every block
-// time, and the real indexer follows it, so the data version moves as in production.
+// time (or when Add says), and the real indexer follows it, so the data version moves as in
+// production.
 type Chain struct {
 	// Start is the head indexed when the chain started moving.
 	Start int64
 	conn  *sqlx.DB
+	sim   *sim.Chain
 	stop  func() error
+
+	mu      sync.Mutex
+	written []chainWrite // the indexer's writes, in order (indexer.Config.OnCatchUp)
+}
+
+// chainWrite is a range of blocks the indexer committed: its last block, its transactions,
+// and when the commit was reported.
+type chainWrite struct {
+	last int64
+	txs  int
+	at   time.Time
 }
 
 // FollowChain starts the chain above conn's indexed head: a block every blockTime, indexed
 // as it comes. It returns once the first new block is indexed (the node has then built its
 // ledger up to the head, which takes a while on a big chain), or fails after wait.
 func FollowChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, blockTime, wait time.Duration) (*Chain, error) {
+	// The indexer polls once a block time, as it does by default (2 s) on Starknet. What a
+	// poll learns besides blocks (the node's head, L1 acceptance, balances read by calls)
+	// waits for the next block's transaction (indexer/sidewrites.go), held up to five polls:
+	// one data version a block.
+	return startChain(ctx, log, conn, blockTime, blockTime, false, wait)
+}
+
+// DriveChain starts the chain above conn's indexed head, growing only when Add says, the
+// indexer polling the node every poll. It returns once a first block added is indexed
+// (the node has then built its ledger up to the head), or fails after wait.
+func DriveChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, poll, wait time.Duration) (*Chain, error) {
+	return startChain(ctx, log, conn, 0, poll, true, wait)
+}
+
+func startChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, blockTime, poll time.Duration, addFirst bool, wait time.Duration) (*Chain, error) {
 	head, _, ok, err := db.IndexedHead(ctx, conn)
 	if err != nil || !ok {
 		return nil, fmt.Errorf("bench: the crowd needs an indexed chain (%v)", err)
@@ -104,11 +132,15 @@ func FollowChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, blockTime
 	chain := sim.New(sim.Config{Seed: 1, Blocks: uint64(head) + 1, TxPerBlock: TxPerBlock, BlockTime: blockTime})
 	node := httptest.NewServer(chain.Handler())
 	runCtx, cancel := context.WithCancel(ctx)
-	// The indexer polls once a block time, as it does by default (2 s) on Starknet. What a
-	// poll learns besides blocks (the node's head, L1 acceptance, balances read by calls)
-	// waits for the next block's transaction (indexer/sidewrites.go), held up to five polls:
-	// one data version a block.
-	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: -1, Logger: log, PollInterval: blockTime})
+	c := &Chain{Start: head, conn: conn, sim: chain}
+	ix, err := indexer.New(indexer.Config{RPCURL: node.URL, DB: conn, StopAt: -1, Logger: log, PollInterval: poll,
+		OnCatchUp: func(e indexer.CatchUpEvent) {
+			if e.Txs > 0 || e.Last > 0 {
+				c.mu.Lock()
+				c.written = append(c.written, chainWrite{last: e.Last, txs: e.Txs, at: time.Now()})
+				c.mu.Unlock()
+			}
+		}})
 	if err != nil {
 		cancel()
 		node.Close()
@@ -118,7 +150,6 @@ func FollowChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, blockTime
 	go func() { ixDone <- ix.Run(runCtx) }()
 	simDone := make(chan struct{})
 	go func() { chain.Run(runCtx); close(simDone) }()
-	c := &Chain{Start: head, conn: conn}
 	var once sync.Once
 	var stopErr error
 	c.stop = func() error {
@@ -131,6 +162,9 @@ func FollowChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, blockTime
 			node.Close()
 		})
 		return stopErr
+	}
+	if addFirst {
+		chain.AddBlocks(1)
 	}
 	deadline := time.Now().Add(wait)
 	for {
@@ -149,6 +183,41 @@ func FollowChain(ctx context.Context, log *slog.Logger, conn *sqlx.DB, blockTime
 			_ = c.stop()
 			return nil, fmt.Errorf("bench: no block indexed above %d within %s", head, wait)
 		}
+	}
+}
+
+// Add appends n blocks to the node's chain at once and returns the new head.
+func (c *Chain) Add(n int) int64 {
+	c.sim.AddBlocks(uint64(n))
+	head, _ := c.sim.Head()
+	return int64(head)
+}
+
+// WaitIndexed waits until block target is indexed (at most wait) and returns when the
+// indexer reported its commit, and the transactions it reported written after block
+// after up to target.
+func (c *Chain) WaitIndexed(ctx context.Context, after, target int64, wait time.Duration) (at time.Time, txs int, err error) {
+	deadline := time.Now().Add(wait)
+	for {
+		c.mu.Lock()
+		txs = 0
+		for _, w := range c.written {
+			if w.last > after && w.last <= target {
+				txs += w.txs
+			}
+			if w.last >= target {
+				at = w.at
+				break
+			}
+		}
+		c.mu.Unlock()
+		if !at.IsZero() {
+			return at, txs, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return at, txs, fmt.Errorf("bench: block %d not indexed within %s", target, wait)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

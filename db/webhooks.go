@@ -475,13 +475,6 @@ func (s *Store) WebhookDeliveries(ctx context.Context, webhookID int64, first in
 	return rows, storeErr("webhook deliveries", err)
 }
 
-// ActiveWebhooks lists the webhooks the delivery loop serves.
-func (s *Store) ActiveWebhooks(ctx context.Context) ([]*Webhook, error) {
-	var rows []*Webhook
-	err := s.db.SelectContext(ctx, &rows, `SELECT `+webhookCols+` FROM webhooks WHERE status = 'active' ORDER BY id`)
-	return rows, storeErr("active webhooks", err)
-}
-
 // SentItem is a row of webhook_sent: an item delivered within the reorg window.
 type SentItem struct {
 	WebhookID   int64  `db:"webhook_id"`

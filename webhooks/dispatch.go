@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -103,20 +104,32 @@ type Dispatcher struct {
 	lock  *locker
 	slots chan struct{} // Workers
 
+	records chan recordReq // to the recorder (record.go)
+	more    chan struct{}  // the loop woke itself: webhooks have more to deliver
+	cache   *rowCache      // used by the round's goroutine only
+
 	mu      sync.Mutex
 	running map[int64]bool
-	hosts   map[string]chan struct{} // PerHost, by receiver host
-	backlog map[int64]int64          // the oldest pending item's block timestamp, by webhook
-	wg      sync.WaitGroup
-	now     func() time.Time
+	// unlocking are the webhooks served since their lock was taken, whose locks the next
+	// round releases (all at once); they are not served again before.
+	unlocking map[int64]bool
+	// verified are the webhooks whose every item sent was compared with the chain since this
+	// loop started: from then on, a position still on the chain vouches for them.
+	verified map[int64]bool
+	hosts    map[string]chan struct{} // PerHost, by receiver host
+	backlog  map[int64]int64          // the oldest pending item's block timestamp, by webhook
+	wg       sync.WaitGroup
+	now      func() time.Time
 }
 
 // NewDispatcher returns the delivery loop of cfg; Run runs it.
 func NewDispatcher(cfg DispatchConfig) *Dispatcher {
 	cfg = cfg.withDefaults()
 	return &Dispatcher{cfg: cfg, store: cfg.Store, wake: make(chan struct{}, 1), lock: &locker{db: cfg.Store.DB().DB},
-		slots: make(chan struct{}, cfg.Workers), running: map[int64]bool{}, hosts: map[string]chan struct{}{},
-		backlog: map[int64]int64{}, now: time.Now}
+		slots: make(chan struct{}, cfg.Workers), records: make(chan recordReq, cfg.Workers), more: make(chan struct{}, 1),
+		cache: &rowCache{blocks: map[int64]*cachedBlock{}}, running: map[int64]bool{},
+		unlocking: map[int64]bool{}, verified: map[int64]bool{}, hosts: map[string]chan struct{}{}, backlog: map[int64]int64{},
+		now: time.Now}
 }
 
 // Wake makes the loop look for work now (a webhook created, resumed or replayed).
@@ -145,11 +158,16 @@ func (d *Dispatcher) Run(ctx context.Context, dsn string) {
 		}
 	}
 	defer d.lock.close()
+	stopRecorder := make(chan struct{})
+	recorded := make(chan struct{})
+	go func() { defer close(recorded); d.recorder(ctx, stopRecorder) }()
+	defer func() { close(stopRecorder); <-recorded }()
 	defer d.wg.Wait()
 	tick := time.NewTicker(d.cfg.Poll)
 	defer tick.Stop()
 	var lastPrune time.Time
 	for {
+		began := d.now()
 		d.round(ctx)
 		if d.now().Sub(lastPrune) > time.Minute {
 			lastPrune = d.now()
@@ -161,13 +179,56 @@ func (d *Dispatcher) Run(ctx context.Context, dsn string) {
 		case <-tick.C:
 		case <-d.wake:
 		case <-notices:
+		case <-d.more:
+			// Woken by itself (webhooks with more to deliver): at most a round every
+			// moreGap, so that the webhooks coming back one by one are served together.
+			if gap := moreGap - d.now().Sub(began); gap > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(gap):
+				}
+			}
+		}
+		// One round for every notice and wake waiting.
+		for drained := false; !drained; {
+			select {
+			case <-notices:
+			case <-d.wake:
+			case <-d.more:
+			default:
+				drained = true
+			}
 		}
 	}
 }
 
-// round starts a worker for each active webhook due and not being served.
+// moreGap is the least time between the rounds the loop wakes itself for.
+const moreGap = 50 * time.Millisecond
+
+// again wakes the loop for webhooks with more to deliver (a round at most every moreGap).
+func (d *Dispatcher) again() {
+	select {
+	case d.more <- struct{}{}:
+	default:
+	}
+}
+
+// round serves the active webhooks due and not being served, with a number of statements
+// that does not grow with them: one lists them; the webhooks already at the indexed head
+// are left; the others are locked, and read again under their locks, at once; those whose
+// position can be trusted (db.ServedWebhook.Clean) are served together (serveShared): the
+// rows of their blocks read once, the positions of those with nothing to deliver moved in
+// one statement, and deliveries recorded in batches (record.go). The others (a reorg to
+// retract, a replay under way) are served one by one (serve).
 func (d *Dispatcher) round(ctx context.Context) {
-	hooks, err := d.store.ActiveWebhooks(ctx)
+	d.releaseLocks(ctx)
+	defer d.releaseLocks(ctx) // those that had nothing to deliver, at once
+	head, headHash, haveHead, err := db.IndexedHead(ctx, d.store.DB())
+	var hooks []db.WebhookState
+	if err == nil {
+		hooks, err = d.store.ActiveWebhookStates(ctx, head, headHash)
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			d.cfg.Logger.Warn("webhooks: listing the active webhooks", "err", err)
@@ -177,33 +238,26 @@ func (d *Dispatcher) round(ctx context.Context) {
 	metrics.WebhooksActive.Set(float64(len(hooks)))
 	now := d.now()
 	active := make(map[int64]bool, len(hooks))
+	var due []int64
+	minFrom := int64(math.MaxInt64) // the oldest block a webhook still needs
+	d.mu.Lock()
 	for _, w := range hooks {
 		active[w.ID] = true
+		minFrom = min(minFrom, w.From)
 		if w.NextAttemptAt != nil && w.NextAttemptAt.After(now) {
 			continue
 		}
-		d.mu.Lock()
-		busy := d.running[w.ID]
-		if !busy {
-			d.running[w.ID] = true
-		}
-		d.mu.Unlock()
-		if busy {
+		if d.running[w.ID] || d.unlocking[w.ID] {
 			continue
 		}
-		if !d.lock.try(ctx, w.ID) { // another process serves it
-			d.done(w.ID)
+		// At the head, and the head is the block it was at: nothing to do.
+		if d.verified[w.ID] && w.AtHead {
+			delete(d.backlog, w.ID)
 			continue
 		}
-		d.wg.Add(1)
-		go func() {
-			defer d.wg.Done()
-			defer d.done(w.ID)
-			defer d.lock.unlock(w.ID)
-			d.serve(ctx, w)
-		}()
+		d.running[w.ID] = true
+		due = append(due, w.ID)
 	}
-	d.mu.Lock()
 	var oldest int64
 	for id, ts := range d.backlog {
 		if !active[id] {
@@ -212,18 +266,107 @@ func (d *Dispatcher) round(ctx context.Context) {
 			oldest = ts
 		}
 	}
+	for id := range d.verified {
+		if !active[id] {
+			delete(d.verified, id)
+		}
+	}
 	d.mu.Unlock()
 	age := 0.0
 	if oldest > 0 {
 		age = max(0, now.Sub(time.Unix(oldest, 0)).Seconds())
 	}
 	metrics.WebhookBacklogAge.Set(age)
+	if len(due) > 0 {
+		d.serveDue(ctx, due, head, haveHead, minFrom)
+	} else {
+		d.cache.evict(minFrom, minFrom, int(d.cfg.Batch))
+	}
 }
 
+// serveDue locks the webhooks due (another process may serve some), reads them again under
+// their locks, and serves them.
+func (d *Dispatcher) serveDue(ctx context.Context, due []int64, head int64, haveHead bool, minFrom int64) {
+	locked := d.lock.tryMany(ctx, due)
+	isLocked := make(map[int64]bool, len(locked))
+	var full []int64
+	d.mu.Lock()
+	for _, id := range locked {
+		isLocked[id] = true
+		if !d.verified[id] {
+			full = append(full, id)
+		}
+	}
+	d.mu.Unlock()
+	for _, id := range due {
+		if !isLocked[id] { // another process serves it
+			d.done(id)
+		}
+	}
+	if len(locked) == 0 {
+		return
+	}
+	served, err := d.store.WebhooksToServe(ctx, locked, full)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.cfg.Logger.Warn("webhooks: reading the webhooks to serve", "err", err)
+		}
+		for _, id := range locked {
+			d.finish(id)
+		}
+		return
+	}
+	read := make(map[int64]bool, len(served))
+	var shared []*db.Webhook
+	for _, w := range served {
+		read[w.ID] = true
+		if !w.Clean {
+			d.wg.Add(1)
+			go func() {
+				defer d.wg.Done()
+				defer d.finish(w.ID)
+				d.serve(ctx, &w.Webhook)
+			}()
+			continue
+		}
+		d.mu.Lock()
+		d.verified[w.ID] = true
+		d.mu.Unlock()
+		shared = append(shared, &w.Webhook)
+	}
+	for _, id := range locked {
+		if !read[id] { // no longer active
+			d.finish(id)
+		}
+	}
+	d.serveShared(ctx, shared, head, haveHead, minFrom)
+}
+
+// done forgets that webhook id is being served (its lock was not taken).
 func (d *Dispatcher) done(id int64) {
 	d.mu.Lock()
 	delete(d.running, id)
 	d.mu.Unlock()
+}
+
+// finish ends the serving of webhook id: its lock is released by the next round.
+func (d *Dispatcher) finish(id int64) {
+	d.mu.Lock()
+	delete(d.running, id)
+	d.unlocking[id] = true
+	d.mu.Unlock()
+}
+
+// releaseLocks releases the locks of the webhooks finished, in one statement.
+func (d *Dispatcher) releaseLocks(ctx context.Context) {
+	d.mu.Lock()
+	ids := make([]int64, 0, len(d.unlocking))
+	for id := range d.unlocking {
+		ids = append(ids, id)
+	}
+	clear(d.unlocking)
+	d.mu.Unlock()
+	d.lock.unlockMany(ctx, ids)
 }
 
 func (d *Dispatcher) setBacklog(id int64, blockTime int64) {
@@ -411,7 +554,7 @@ func (d *Dispatcher) next(ctx context.Context, w *db.Webhook, f *filter) (items 
 	if to < from {
 		return nil, nil, -1, nil
 	}
-	items, blocks, err = readItems(ctx, d.store, w.Kind, f, from, to)
+	items, blocks, err = readItems(ctx, d.store, w.Kind, f, from, to, pos, w.PositionHash)
 	if err != nil {
 		return nil, nil, -1, err
 	}
@@ -419,88 +562,6 @@ func (d *Dispatcher) next(ctx context.Context, w *db.Webhook, f *filter) (items 
 		return !pos.Less(it.pos) || (w.Replay != nil && w.Replay.End.Less(it.pos))
 	})
 	return items, blocks, to, nil
-}
-
-// readItems reads the items of kind matching f in blocks from..to, in chain order, with
-// those blocks; errRaced when a reorg changed the blocks while they were read.
-func readItems(ctx context.Context, store *db.Store, kind string, f *filter, from, to int64) (items []item, blocks map[int64]*db.Block, err error) {
-	bs, err := store.BlocksInRange(ctx, from, to)
-	if err != nil {
-		return nil, nil, err
-	}
-	blocks = make(map[int64]*db.Block, len(bs))
-	for _, b := range bs {
-		blocks[b.Number] = b
-	}
-	if int64(len(bs)) != to-from+1 {
-		return nil, nil, errRaced
-	}
-	add := func(p db.Position, typ string, data any) {
-		items = append(items, item{pos: p, typ: typ, data: data})
-	}
-	switch kind {
-	case KindBlocks:
-		for _, b := range bs {
-			add(db.Position{Block: b.Number, Tx: -1, Event: -1}, "block", blockData(b))
-		}
-	case KindTransactions:
-		txs, err := store.TransactionsInRange(ctx, from, to)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, t := range txs {
-			if f.transaction(t) {
-				add(db.Position{Block: t.BlockNumber, Tx: t.Index, Event: -1}, "transaction", transactionData(t, blocks[t.BlockNumber].Hash))
-			}
-		}
-	case KindTransfers:
-		ts, err := store.TransfersInRange(ctx, from, to)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, t := range ts {
-			if f.transfer(t) {
-				add(db.Position{Block: t.BlockNumber, Tx: t.TxIndex, Event: t.EventIndex}, "transfer", transferData(t))
-			}
-		}
-	case KindEvents:
-		es, err := store.EventsInRange(ctx, from, to)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, e := range es {
-			if f.event(e) {
-				add(db.Position{Block: e.BlockNumber, Tx: e.TxIndex, Event: e.Index}, "event", eventData(e))
-			}
-		}
-	case KindNftTransfers:
-		es, err := store.NftTransfersInRange(ctx, from, to)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, e := range es {
-			if f.nftTransfer(e) {
-				add(db.Position{Block: e.BlockNumber, Tx: e.TxIndex, Event: e.EventIndex, Sub: e.SubIndex}, "nft_transfer", nftTransferData(e))
-			}
-		}
-	default:
-		return nil, nil, fmt.Errorf("webhooks: unknown kind %q", kind)
-	}
-	// The rows read belong to the blocks read only if no reorg came in between.
-	numbers := make([]int64, 0, len(bs))
-	for _, b := range bs {
-		numbers = append(numbers, b.Number)
-	}
-	now, err := store.BlockHashesOf(ctx, numbers)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, b := range bs {
-		if !now[b.Number].Equal(b.Hash) {
-			return nil, nil, errRaced
-		}
-	}
-	return items, blocks, nil
 }
 
 // checkReorg compares what w was sent within the window, and its position, with the
@@ -673,36 +734,58 @@ type locker struct {
 // lockKey is a webhook's advisory lock: 57 (the issue) in the high bits.
 func lockKey(id int64) int64 { return 57<<48 | id }
 
-func (l *locker) try(ctx context.Context, id int64) bool {
+// tryMany takes the locks of ids that no other session holds, in one statement, and
+// returns those it took.
+func (l *locker) tryMany(ctx context.Context, ids []int64) []int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.conn == nil {
 		c, err := l.db.Conn(ctx)
 		if err != nil {
-			return false
+			return nil
 		}
 		l.conn = c
 	}
-	var ok bool
-	if err := l.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey(id)).Scan(&ok); err != nil {
+	keys := make(pq.Int64Array, len(ids))
+	idOf := make(map[int64]int64, len(ids))
+	for i, id := range ids {
+		keys[i] = lockKey(id)
+		idOf[keys[i]] = id
+	}
+	var took pq.Int64Array
+	if err := l.conn.QueryRowContext(ctx, `SELECT coalesce(array_agg(k), '{}') FROM unnest($1::bigint[]) AS k
+		WHERE pg_try_advisory_lock(k)`, keys).Scan(&took); err != nil {
 		// The session is gone, and its locks with it: start again with a new one.
 		_ = l.conn.Close()
 		l.conn = nil
-		return false
+		return nil
 	}
-	return ok
+	out := make([]int64, len(took))
+	for i, k := range took {
+		out[i] = idOf[k]
+	}
+	return out
 }
 
-func (l *locker) unlock(id int64) {
+// unlockMany releases the locks of ids, in one statement.
+func (l *locker) unlockMany(ctx context.Context, ids []int64) {
+	if len(ids) == 0 {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.conn != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if _, err := l.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, lockKey(id)); err != nil {
-			_ = l.conn.Close()
-			l.conn = nil
-		}
+	if l.conn == nil {
+		return // the session, and its locks, are gone
+	}
+	keys := make(pq.Int64Array, len(ids))
+	for i, id := range ids {
+		keys[i] = lockKey(id)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, err := l.conn.ExecContext(ctx, `SELECT pg_advisory_unlock(k) FROM unnest($1::bigint[]) AS k`, keys); err != nil {
+		_ = l.conn.Close()
+		l.conn = nil
 	}
 }
 

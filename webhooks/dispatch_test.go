@@ -160,6 +160,17 @@ func TestDeliveriesFollowTheChain(t *testing.T) {
 		for !slices.Equal(recv.Holds(w.ID), want[w.ID]) && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
+		// and the last delivery recorded (a 2xx is logged once its position has moved)
+		for time.Now().Before(deadline) {
+			cur, err := store.Webhook(ctx, w.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cur.PositionBlock == head && cur.PositionTx == db.WholeBlock {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 	stopD()
 	<-dDone

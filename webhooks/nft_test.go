@@ -74,6 +74,7 @@ func TestNftTransfers(t *testing.T) {
 		t.Fatalf("the batch's webhook should be told of 3 rows, the chain has %v", wantBatch)
 	}
 	h.waitHolds(batch, wantBatch)
+	h.waitCaughtUp(batch, head) // the last delivery recorded
 	for sub, id := range wantBatch {
 		_, _, pos, _, err := webhooks.ParseMessageID(id)
 		if err != nil || pos.Block != head || pos.Event != batchEvent || pos.Sub != sub {

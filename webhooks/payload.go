@@ -55,7 +55,8 @@ type Payload struct {
 	Data json.RawMessage `json:"data"`
 }
 
-// item is one thing a webhook is told of, with its payload's data.
+// item is one thing a webhook is told of, with its payload's data (marshalled once, for
+// every webhook it goes to, as a json.RawMessage).
 type item struct {
 	pos  db.Position
 	typ  string
@@ -87,9 +88,11 @@ func optInt(v int) *int {
 
 // payload builds the message of it in block b for webhook.
 func payload(webhook int64, b *db.Block, it item) (id string, body []byte, err error) {
-	data, err := json.Marshal(it.data)
-	if err != nil {
-		return "", nil, err
+	data, ok := it.data.(json.RawMessage)
+	if !ok {
+		if data, err = json.Marshal(it.data); err != nil {
+			return "", nil, err
+		}
 	}
 	var p Payload
 	p.Type, p.Webhook, p.Data = it.typ, fmt.Sprint(webhook), data

@@ -153,7 +153,7 @@ func ReplayMessage(ctx context.Context, store *db.Store, keyID, id int64, messag
 	if err != nil {
 		return nil, err
 	}
-	items, _, err := readItems(ctx, store, w.Kind, &f, pos.Block, pos.Block)
+	items, _, err := readItems(ctx, store, w.Kind, &f, pos.Block, pos.Block, pos, nil)
 	if errors.Is(err, errRaced) {
 		return nil, &InputError{"messageId", fmt.Sprintf("block %d changed while it was read (a reorg): try again", pos.Block)}
 	}

@@ -3,7 +3,8 @@
 // 503 or be down (connection refused), and applies the messages it acknowledges as a
 // receiver that deduplicates on webhook-id and applies in order would; and the messages a
 // webhook's receiver must hold, read from the indexed chain. The delivery loop's test
-// (webhooks) and the chaos test of the real processes (package main) share them.
+// (webhooks) and the chaos test of the real processes (package main) share them; the
+// bench's webhooks workload checks a sample of its webhooks with ChainMessages.
 package webhookstest
 
 import (
