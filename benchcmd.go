@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -374,7 +375,7 @@ func runCrowdBench(ctx context.Context, log *slog.Logger, conn *sqlx.DB, dbURL s
 		return res, err
 	}
 	defer versions.Close()
-	crowd := func(name string, mb int, base, key string, requests []bench.Workload) (bench.CrowdMeasure, error) {
+	crowd := func(name string, mb int, base, key string, requests []bench.Workload, vary ...func(bench.Workload, *rand.Rand) bench.Workload) (bench.CrowdMeasure, error) {
 		sf := c.server
 		sf.answerCacheMB = mb
 		if base == "" {
@@ -389,8 +390,12 @@ func runCrowdBench(ctx context.Context, log *slog.Logger, conn *sqlx.DB, dbURL s
 		if err != nil {
 			return bench.CrowdMeasure{}, err
 		}
-		m := bench.Crowd(ctx, bench.CrowdOptions{Name: name, Base: base, Key: key, Requests: requests, Concurrency: c.concurrency,
-			Duration: c.duration, Versions: versions, Chain: chain})
+		o := bench.CrowdOptions{Name: name, Base: base, Key: key, Requests: requests, Concurrency: c.concurrency,
+			Duration: c.duration, Versions: versions, Chain: chain}
+		if len(vary) > 0 {
+			o.Vary = vary[0]
+		}
+		m := bench.Crowd(ctx, o)
 		stopProfile()
 		if m.Errors > 0 || m.Stale > 0 {
 			log.Warn("bench: crowd answers failed or were stale", "run", name, "errors", m.Errors, "first", m.FirstError,
@@ -424,6 +429,29 @@ func runCrowdBench(ctx context.Context, log *slog.Logger, conn *sqlx.DB, dbURL s
 		if pg.PerSecond > 0 {
 			res.PostGraphileRatio = m.PerSecond / pg.PerSecond
 		}
+	}
+	// Cold: requests that never repeat, with the cache on and off; the cache should cost
+	// them nothing measurable (issue 56).
+	head, err := chain.Head(ctx)
+	if err != nil {
+		return res, err
+	}
+	cold := bench.ColdRequests()
+	var coldRuns [2]bench.CrowdMeasure
+	for i, run := range []struct {
+		name string
+		mb   int
+	}{{"cold, answer cache on", cacheMB}, {"cold, answer cache off", 0}} {
+		if coldRuns[i], err = crowd(run.name, run.mb, "", key, cold, bench.ColdVary(head)); err != nil {
+			return res, err
+		}
+		res.Runs = append(res.Runs, coldRuns[i])
+	}
+	for _, w := range cold {
+		res.ColdRequests = append(res.ColdRequests, w.Name)
+	}
+	if coldRuns[1].PerSecond > 0 {
+		res.ColdRatio = coldRuns[0].PerSecond / coldRuns[1].PerSecond
 	}
 	return res, chain.Stop()
 }

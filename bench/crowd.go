@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -67,6 +68,31 @@ func CrowdRequests(workloads []Workload) ([]Workload, error) {
 		out = append(out, workloads[i])
 	}
 	return out, nil
+}
+
+// ColdRequests are requests that do not repeat (issue 56's cold workloads): the transactions
+// of a block and a block by number, each at a block drawn at random (ColdVary), so that the
+// answer cache only adds its own work: a key, a miss, an answer kept and later evicted.
+func ColdRequests() []Workload {
+	return []Workload{
+		{Name: "cold /beta/txns?block=N", Path: "/beta/txns?block=%d"},
+		{Name: "cold GraphQL block(number: N)", Path: "/graphql",
+			Body: `{"query":"query B($n: Int!) { block(number: $n) { number hash timestamp transactions(first: 5) { edges { node { hash } } } } }","variables":{"n":%d}}`},
+	}
+}
+
+// ColdVary is the Vary of ColdRequests: each request at a block drawn from [0, head].
+func ColdVary(head int64) func(w Workload, rnd *rand.Rand) Workload {
+	return func(w Workload, rnd *rand.Rand) Workload {
+		n := rnd.Int64N(head + 1)
+		if strings.Contains(w.Path, "%d") {
+			w.Path = fmt.Sprintf(w.Path, n)
+		}
+		if strings.Contains(w.Body, "%d") {
+			w.Body = fmt.Sprintf(w.Body, n)
+		}
+		return w
+	}
 }
 
 // PostGraphileCrowd are the requests of a crowd that PostGraphile can answer too: each as
@@ -317,6 +343,8 @@ type CrowdOptions struct {
 	Duration    time.Duration
 	Versions    *Versions
 	Chain       *Chain // to count the blocks indexed during the run; nil: not counted
+	// Vary, when set, makes each request from its Workload (ColdVary: distinct variables).
+	Vary func(w Workload, rnd *rand.Rand) Workload
 }
 
 // CrowdMeasure is what one crowd run saw.
@@ -382,8 +410,12 @@ func crowdDrive(ctx context.Context, client *http.Client, o CrowdOptions, d time
 			var mine, mineFirst []time.Duration
 			mineBy := map[string][]time.Duration{}
 			seen := o.Versions.Version()
+			rnd := rand.New(rand.NewPCG(uint64(c), uint64(started.UnixNano())))
 			for i := c; ctx.Err() == nil && time.Since(started) < d; i++ {
 				w := o.Requests[i%len(o.Requests)]
+				if o.Vary != nil {
+					w = o.Vary(w, rnd)
+				}
 				t0 := time.Now()
 				v := o.Versions.Version()
 				isFirst := v != seen
@@ -510,8 +542,12 @@ type CrowdResult struct {
 	Runs         []CrowdMeasure `json:"runs"`
 	PostGraphile *CrowdMeasure  `json:"postgraphile,omitempty"`
 	// PostGraphileRatio is the req/s of the run on PostGraphile's documents with the cache
-	// on (the last of Runs) over PostGraphile's.
+	// on over PostGraphile's.
 	PostGraphileRatio float64 `json:"postgraphileRatio,omitempty"`
+	// ColdRequests name the requests of the cold runs (ColdRequests), and ColdRatio is the
+	// req/s of the cold run with the cache on over the one with it off.
+	ColdRequests []string `json:"coldRequests,omitempty"`
+	ColdRatio    float64  `json:"coldRatio,omitempty"`
 }
 
 // CrowdMarkdown renders the crowd's runs as a table.
@@ -537,6 +573,15 @@ func CrowdMarkdown(r CrowdResult) string {
 	}
 	if r.PostGraphileRatio > 0 {
 		fmt.Fprintf(&b, "\nRatio to PostGraphile on the same documents, answer cache on: %.1fx.\n", r.PostGraphileRatio)
+	}
+	if r.ColdRatio > 0 {
+		fmt.Fprintf(&b, "\nCold requests (%s, at blocks drawn at random), answer cache on over off: %.2f.", strings.Join(r.ColdRequests, ", "), r.ColdRatio)
+		for _, m := range r.Runs {
+			if miss, ok := m.ByAnswerCache["miss"]; ok && strings.HasPrefix(m.Name, "cold") {
+				fmt.Fprintf(&b, " Its misses alone (%d of %d requests; a block drawn twice is a hit): p50 %s, p99 %s.", m.AnswerCache["miss"], m.Requests, ms(miss.P50), ms(miss.P99))
+			}
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

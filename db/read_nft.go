@@ -136,8 +136,12 @@ func (s *Store) NftBalances(ctx context.Context, contract Felt, tokenID *string,
 	if tokenID != nil {
 		conds, args = append(conds, "b.token_id = $2::numeric"), append(args, *tokenID)
 	}
+	// A deep page finds its keys in nft_balances_item_order alone (keysFrom) and reads only
+	// its own rows, by their key: through the table, 5,000 rows deep of the largest
+	// collection took 59 ms at p99 at 10M transactions (issue 59).
 	return keysetList(ctx, s, keysetQuery{name: "nft balances", from: `SELECT ` + nftBalanceCols + ` FROM nft_balances b`,
-		conds: conds, args: args, keyCols: []string{"b.token_id", "b.balance", "b.owner_address"}, desc: true, flipLead: true},
+		conds: conds, args: args, keyCols: []string{"b.token_id", "b.balance", "b.owner_address"}, desc: true, flipLead: true,
+		keysFrom: "nft_balances b", keysJoin: []string{"b.contract_address"}},
 		w, func(b *NftBalance) []any { return []any{b.TokenID, b.Balance, b.OwnerAddress} })
 }
 
