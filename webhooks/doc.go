@@ -190,20 +190,16 @@
 //
 // # What is left of issue 57
 //
-//   - The issue's figure: the bench's webhooks workload (bench/webhooks.go, `starkgraph bench
-//     --only webhooks`, docs/webhooks.md) reports the delivery latency p50/p99 with 1,000
-//     webhooks and the indexer's catch-up rate with them against without, but it was run only
-//     at small sizes on a shared 2-core machine, where its timings mean nothing; the figure is
-//     to be taken on a quiet machine. There the remaining cost is per message, not per
-//     webhook: an HTTP request each way (the receiver runs in the bench's process, as the
-//     simulated node and the indexer do), a signature, and three rows written (the position,
-//     the log row, the item sent with its payload, which a retraction needs). The workload's
-//     filters match about 1.4 items a webhook and block (1,400 a block in the small runs), so
-//     the loop writes more rows a block than the indexer does for the block's 200
-//     transactions; whether the indexer stays within 10% while the loop chases a catch-up at
-//     full speed depends on that volume and on the cores. Deliveries do not yield to the
-//     indexer: pacing them while it catches up would be the next lever, and writing less per
-//     message the next saving.
+//   - The issue's figure, half met (bench/results/20261129-133824.md, docs/webhooks.md):
+//     with 1,000 webhooks and a block every 2 s, latency p50 391 ms and p99 867 ms from the
+//     commit notice to the receiver, and the indexer no slower while it follows the head; but
+//     during a catch-up, with the loop delivering 1,300-1,500 messages a second on the same 2
+//     cores, the indexer made 0.72 of its rate without. The cost is per message, not per
+//     webhook: an HTTP request each way (the receiver runs in the bench's process), a
+//     signature, and three rows written (the position, the log row, the item sent with its
+//     payload, which a retraction needs). Deliveries do not yield to the indexer: pacing them
+//     while it is far behind the node is the next lever, and writing less per message the
+//     next saving.
 //   - The row cache holds the rows of up to Batch (100) blocks of the kinds wanted, about
 //     40 MB at 200 transactions a block, while webhooks are spread over a catch-up; at the
 //     head it holds the newest block.
