@@ -404,17 +404,53 @@ func acquire(ctx context.Context, s chan struct{}) bool {
 	}
 }
 
+// takeSlots waits for a worker slot and one of rawURL's host slots, and returns what gives
+// both back; false when ctx ended first.
+func (d *Dispatcher) takeSlots(ctx context.Context, rawURL string) (release func(), ok bool) {
+	if !acquire(ctx, d.slots) {
+		return nil, false
+	}
+	host := d.hostSlots(rawURL)
+	if !acquire(ctx, host) {
+		<-d.slots
+		return nil, false
+	}
+	return func() { <-host; <-d.slots }, true
+}
+
+// sendItem makes the message of it to w (of block b) and attempts it. On a 2xx it returns the
+// attempt's log row and the item sent, for the caller to record with the position it
+// moves; otherwise attempt has recorded the failure and it returns false.
+func (d *Dispatcher) sendItem(ctx context.Context, w *db.Webhook, it item, b *db.Block) (*db.WebhookDelivery, *db.SentItem, bool) {
+	id, body, err := payload(w.ID, b, it)
+	if err != nil {
+		d.logErr(w, "payload", err)
+		return nil, nil, false
+	}
+	rec, ok := d.attempt(ctx, w, Message{ID: id, Body: body}, b.Number)
+	if !ok {
+		d.setBacklog(w.ID, b.Timestamp)
+		return nil, nil, false
+	}
+	sent := &db.SentItem{WebhookID: w.ID, BlockNumber: it.pos.Block, TxIndex: it.pos.Tx, EventIndex: it.pos.Event,
+		SubIndex: it.pos.Sub, BlockHash: b.Hash, MessageID: id, Payload: body}
+	return rec, sent, true
+}
+
+// delivered notes in w that a message of block b was delivered and its position is now to.
+func (d *Dispatcher) delivered(w *db.Webhook, b *db.Block, to db.Position, hash db.Felt) {
+	metrics.WebhookDeliveryLatency.Observe(max(0, d.now().Sub(time.Unix(b.Timestamp, 0)).Seconds()))
+	w.SetPosition(to, hash)
+	w.Attempts, w.FailingSince = 0, nil
+}
+
 // serve delivers what is due to webhook w (as listed), within the budget.
 func (d *Dispatcher) serve(ctx context.Context, listed *db.Webhook) {
-	if !acquire(ctx, d.slots) {
+	release, ok := d.takeSlots(ctx, listed.URL)
+	if !ok {
 		return
 	}
-	defer func() { <-d.slots }()
-	host := d.hostSlots(listed.URL)
-	if !acquire(ctx, host) {
-		return
-	}
-	defer func() { <-host }()
+	defer release()
 	// Read again under the lock: another process may have moved it since the list.
 	w, err := d.store.Webhook(ctx, listed.ID)
 	if err != nil || w == nil || w.Status != "active" || (w.NextAttemptAt != nil && w.NextAttemptAt.After(d.now())) {
@@ -452,25 +488,15 @@ func (d *Dispatcher) serve(ctx context.Context, listed *db.Webhook) {
 			}
 			budget--
 			b := blocks[it.pos.Block]
-			id, body, err := payload(w.ID, b, it)
-			if err != nil {
-				d.logErr(w, "payload", err)
-				return
-			}
-			rec, ok := d.attempt(ctx, w, Message{ID: id, Body: body}, b.Number)
+			rec, sent, ok := d.sendItem(ctx, w, it, b)
 			if !ok {
-				d.setBacklog(w.ID, b.Timestamp)
 				return
 			}
-			sent := &db.SentItem{WebhookID: w.ID, BlockNumber: it.pos.Block, TxIndex: it.pos.Tx, EventIndex: it.pos.Event, SubIndex: it.pos.Sub,
-				BlockHash: b.Hash, MessageID: id, Payload: body}
 			if err := d.store.WebhookDelivered(ctx, rec, w.Position(), sent); err != nil {
 				d.logErr(w, "recording a delivery", err)
 				return
 			}
-			metrics.WebhookDeliveryLatency.Observe(max(0, d.now().Sub(time.Unix(b.Timestamp, 0)).Seconds()))
-			w.SetPosition(it.pos, b.Hash)
-			w.Attempts, w.FailingSince = 0, nil
+			d.delivered(w, b, it.pos, b.Hash)
 		}
 		// Everything up to upTo is delivered. A replay that reached its end ends: the
 		// position stays on the last item delivered (the rest of its end block is read

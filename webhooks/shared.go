@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/starkgraph/starkgraph/db"
-	"github.com/starkgraph/starkgraph/metrics"
 )
 
 // Serving many webhooks at once. A round's clean webhooks (db.ServedWebhook.Clean: no
@@ -196,15 +195,11 @@ func (d *Dispatcher) readShared(ctx context.Context, jobs []*sharedJob) (*chainR
 // lies past block upTo. top is the newest block w may be told of: when upTo is short of
 // it, the loop is woken for the rest.
 func (d *Dispatcher) deliverShared(ctx context.Context, w *db.Webhook, items []item, blocks map[int64]*db.Block, upTo, top int64) {
-	if !acquire(ctx, d.slots) {
+	release, ok := d.takeSlots(ctx, w.URL)
+	if !ok {
 		return
 	}
-	defer func() { <-d.slots }()
-	host := d.hostSlots(w.URL)
-	if !acquire(ctx, host) {
-		return
-	}
-	defer func() { <-host }()
+	defer release()
 	// The round read it a while ago, perhaps: paused, deleted or replayed since, it waits
 	// for the next round.
 	if err := d.stillAt(ctx, w.ID, w.Position()); err != nil {
@@ -219,14 +214,8 @@ func (d *Dispatcher) deliverShared(ctx context.Context, w *db.Webhook, items []i
 			d.again() // the others' turn, then its again
 			return
 		}
-		id, body, err := payload(w.ID, b, it)
-		if err != nil {
-			d.logErr(w, "payload", err)
-			return
-		}
-		rec, ok := d.attempt(ctx, w, Message{ID: id, Body: body}, b.Number)
+		rec, sent, ok := d.sendItem(ctx, w, it, b)
 		if !ok {
-			d.setBacklog(w.ID, b.Timestamp)
 			return
 		}
 		// The last item moves the position past the blocks read: nothing after it in them
@@ -235,15 +224,11 @@ func (d *Dispatcher) deliverShared(ctx context.Context, w *db.Webhook, items []i
 		if i == len(items)-1 {
 			to, hash = db.Position{Block: upTo, Tx: db.WholeBlock, Event: db.WholeBlock}, blocks[upTo].Hash
 		}
-		sent := &db.SentItem{WebhookID: w.ID, BlockNumber: it.pos.Block, TxIndex: it.pos.Tx, EventIndex: it.pos.Event,
-			SubIndex: it.pos.Sub, BlockHash: b.Hash, MessageID: id, Payload: body}
 		if err := d.record(ctx, db.WebhookMove{ID: w.ID, From: w.Position(), To: to, Hash: hash, Delivery: rec, Sent: sent}); err != nil {
 			d.logErr(w, "recording a delivery", err)
 			return
 		}
-		metrics.WebhookDeliveryLatency.Observe(max(0, d.now().Sub(time.Unix(b.Timestamp, 0)).Seconds()))
-		w.SetPosition(to, hash)
-		w.Attempts, w.FailingSince = 0, nil
+		d.delivered(w, b, to, hash)
 	}
 	if upTo < top {
 		d.again()
