@@ -85,7 +85,11 @@ func (d *Dispatcher) recorder(ctx context.Context, stop <-chan struct{}) {
 			}
 			still, err := d.store.WebhooksStillAt(ctx, at)
 			for i, r := range checks {
-				r.done <- moveResult(still[i:i+1], err)
+				if err != nil { // still is nil: slicing it would panic
+					r.done <- err
+				} else {
+					r.done <- moveResult(still[i:i+1], nil)
+				}
 			}
 		}
 		if len(writes) == 0 {
