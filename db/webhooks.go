@@ -526,33 +526,6 @@ func moveFrom(ctx context.Context, tx *sqlx.Tx, id int64, from Position, set str
 	return nil
 }
 
-// WebhookDelivered records the attempt d that delivered item (a 2xx), in one transaction:
-// the log row, the item among those sent, and the position moved from from to the item.
-func (s *Store) WebhookDelivered(ctx context.Context, d *WebhookDelivery, from Position, item *SentItem) error {
-	tx, err := s.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return storeErr("webhook delivered", err)
-	}
-	defer tx.Rollback()
-	p := item.Position()
-	if err := moveFrom(ctx, tx, d.WebhookID, from, `position_block = $5, position_tx = $6, position_event = $7,
-		position_hash = $8, position_sub = $9, attempts = 0, failing_since = NULL, next_attempt_at = NULL, last_error = '',
-		delivered_at = now()`, p.Block, p.Tx, p.Event, item.BlockHash, p.Sub); err != nil {
-		return storeErr("webhook delivered", err)
-	}
-	if err := logAttempt(ctx, tx, d); err != nil {
-		return storeErr("webhook delivered: log", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_sent (webhook_id, block_number, tx_index, event_index, sub_index,
-		block_hash, message_id, payload) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (webhook_id, block_number, tx_index, event_index, sub_index) DO UPDATE
-		SET block_hash = excluded.block_hash, message_id = excluded.message_id, payload = excluded.payload`,
-		d.WebhookID, p.Block, p.Tx, p.Event, p.Sub, item.BlockHash, item.MessageID, item.Payload); err != nil {
-		return storeErr("webhook delivered: sent", err)
-	}
-	return storeErr("webhook delivered: commit", tx.Commit())
-}
-
 // WebhookRetracted records the attempt d that delivered the retraction of item: the log
 // row, and the item no longer among those sent.
 func (s *Store) WebhookRetracted(ctx context.Context, d *WebhookDelivery, from Position, item *SentItem) error {

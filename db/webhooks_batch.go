@@ -45,7 +45,7 @@ func (s *Store) WebhooksToServe(ctx context.Context, ids, full []int64) ([]*Serv
 
 // WebhookMove moves a webhook's position from From to To (with To's block's Hash), if it
 // is still active at From. With Delivery, the move records the attempt that delivered an
-// item (Sent, among those sent), as WebhookDelivered does; To may then lie past the item,
+// item (Sent, among those sent); To may then lie past the item,
 // at the end of the blocks read after it when they held nothing more for the webhook.
 type WebhookMove struct {
 	ID       int64

@@ -492,7 +492,8 @@ func (d *Dispatcher) serve(ctx context.Context, listed *db.Webhook) {
 			if !ok {
 				return
 			}
-			if err := d.store.WebhookDelivered(ctx, rec, w.Position(), sent); err != nil {
+			move := db.WebhookMove{ID: w.ID, From: w.Position(), To: it.pos, Hash: b.Hash, Delivery: rec, Sent: sent}
+			if err := moveResult(d.store.MoveWebhooks(ctx, []db.WebhookMove{move})); err != nil {
 				d.logErr(w, "recording a delivery", err)
 				return
 			}
