@@ -375,7 +375,7 @@ func runCrowdBench(ctx context.Context, log *slog.Logger, conn *sqlx.DB, dbURL s
 		return res, err
 	}
 	defer versions.Close()
-	crowd := func(name string, mb int, base, key string, requests []bench.Workload, vary ...func(bench.Workload, *rand.Rand) bench.Workload) (bench.CrowdMeasure, error) {
+	crowd := func(name string, mb int, base, key string, requests []bench.Workload, vary func(bench.Workload, *rand.Rand) bench.Workload) (bench.CrowdMeasure, error) {
 		sf := c.server
 		sf.answerCacheMB = mb
 		if base == "" {
@@ -390,12 +390,8 @@ func runCrowdBench(ctx context.Context, log *slog.Logger, conn *sqlx.DB, dbURL s
 		if err != nil {
 			return bench.CrowdMeasure{}, err
 		}
-		o := bench.CrowdOptions{Name: name, Base: base, Key: key, Requests: requests, Concurrency: c.concurrency,
-			Duration: c.duration, Versions: versions, Chain: chain}
-		if len(vary) > 0 {
-			o.Vary = vary[0]
-		}
-		m := bench.Crowd(ctx, o)
+		m := bench.Crowd(ctx, bench.CrowdOptions{Name: name, Base: base, Key: key, Requests: requests, Concurrency: c.concurrency,
+			Duration: c.duration, Versions: versions, Chain: chain, Vary: vary})
 		stopProfile()
 		if m.Errors > 0 || m.Stale > 0 {
 			log.Warn("bench: crowd answers failed or were stale", "run", name, "errors", m.Errors, "first", m.FirstError,
@@ -409,19 +405,19 @@ func runCrowdBench(ctx context.Context, log *slog.Logger, conn *sqlx.DB, dbURL s
 		name string
 		mb   int
 	}{{"answer cache on", cacheMB}, {"answer cache off", 0}} {
-		m, err := crowd(run.name, run.mb, "", key, requests)
+		m, err := crowd(run.name, run.mb, "", key, requests, nil)
 		if err != nil {
 			return res, err
 		}
 		res.Runs = append(res.Runs, m)
 	}
 	if ours, theirs := bench.PostGraphileCrowd(requests); c.postgraphile != "" && len(ours) > 0 {
-		m, err := crowd("PostGraphile's documents, answer cache on", cacheMB, "", key, ours)
+		m, err := crowd("PostGraphile's documents, answer cache on", cacheMB, "", key, ours, nil)
 		if err != nil {
 			return res, err
 		}
 		res.Runs = append(res.Runs, m)
-		pg, err := crowd("PostGraphile", 0, strings.TrimSuffix(c.postgraphile, "/"), "", theirs)
+		pg, err := crowd("PostGraphile", 0, strings.TrimSuffix(c.postgraphile, "/"), "", theirs, nil)
 		if err != nil {
 			return res, err
 		}
