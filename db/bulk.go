@@ -115,6 +115,9 @@ func DeferConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 		return 0, fmt.Errorf("record constraints: %w", err)
 	}
 	count, _ := n.RowsAffected()
+	if err := deferDerived(ctx, tx); err != nil {
+		return 0, err
+	}
 	var deferred []struct {
 		Name  string `db:"name"`
 		Table string `db:"table_name"`
@@ -180,6 +183,10 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 	// A bulk load writes beside its batches' own transactions (beside.go): rows left above
 	// the head by one that ended between its two commits would fail the foreign keys.
 	if err := removeBesideRowsAboveHead(ctx, tx); err != nil {
+		return 0, err
+	}
+	// The derived tables first: the orders rebuilt below are of erc20_balances.
+	if _, err := DeriveDeferred(ctx, tx, false); err != nil {
 		return 0, err
 	}
 	spansStale := false

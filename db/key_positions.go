@@ -109,6 +109,9 @@ func positionsOf(r *ChainRows) map[listKey][]keyPosition {
 // a multiple of MarkEvery, in tx (the transaction that writes the rows). The rows must be
 // newer than every row already written: the indexer writes blocks in order.
 func recordKeyPositions(ctx context.Context, tx sqlx.ExtContext, r *ChainRows) error {
+	if r.PositionsDerived {
+		return nil
+	}
 	positions := positionsOf(r)
 	if len(positions) == 0 {
 		return nil

@@ -197,6 +197,9 @@ type ChainRows struct {
 	Messages         []Message
 	StakingActivity  []StakingOperation
 	Attestations     []Attestation
+	// PositionsDerived leaves key_counts and key_marks to DeriveDeferred: a bulk load's
+	// batches do not count their rows under their keys (bulk_derived.go).
+	PositionsDerived bool
 }
 
 // chainTable is one table of ChainRows: its name, its rows' shape, and the rows.

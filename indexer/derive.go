@@ -61,6 +61,10 @@ type batchWriter struct {
 	// beside, during a bulk load, writes some of the chain rows in a second transaction
 	// (db/beside.go); nil: tx writes them all.
 	beside *db.Beside
+	// known, during a bulk load, holds the balances the committed batches left (bulk.go): the
+	// batch reads only the others, and leaves erc20_balances, the key positions and the
+	// sender activity to db.DeriveDeferred. nil: the batch writes them.
+	known map[[2]starknet.Felt]balance
 
 	contracts map[starknet.Felt]*db.Contract // nil value: known absent
 	tokens    map[starknet.Felt]*db.TokenRow
@@ -152,6 +156,7 @@ func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal boo
 	for _, bd := range batch {
 		w.apply(bd)
 	}
+	w.rows.PositionsDerived = w.known != nil
 	last := batch[len(batch)-1].Block
 	var err error
 	switch {
@@ -168,8 +173,10 @@ func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal boo
 	if err := db.MatchL1Messages(ctx, w.tx, int64(batch[0].Block.Number), int64(last.Number)); err != nil {
 		return err
 	}
-	if err := w.prepareSenderActivity(ctx, batch, journal); err != nil {
-		return err
+	if w.known == nil {
+		if err := w.prepareSenderActivity(ctx, batch, journal); err != nil {
+			return err
+		}
 	}
 	if journal {
 		w.journalFigures(batch)
@@ -290,6 +297,9 @@ func (w *batchWriter) preload(ctx context.Context, batch []*blockData) error {
 	}
 	if err := w.preloadStorage(ctx, batch, addrs, &pairsT, &pairsO, seenPair); err != nil {
 		return err
+	}
+	if w.known != nil {
+		pairsT, pairsO = w.takeKnown(pairsT, pairsO)
 	}
 	if len(pairsT) > 0 {
 		bals, err := db.LoadERC20Balances(ctx, w.tx, pairsT, pairsO)

@@ -124,8 +124,10 @@ func (w *batchWriter) flush(ctx context.Context) error {
 		bals = append(bals, db.TokenBalance{TokenAddress: db.FeltOf(k[0]), OwnerAddress: db.FeltOf(k[1]), Balance: b.amount.String(),
 			LastTransferBlock: b.lastBlock, LastTransferTime: b.lastTime})
 	}
-	if err := db.UpsertERC20Balances(ctx, w.tx, bals); err != nil {
-		return err
+	if w.known == nil { // else derived from erc20_balance_changes (bulk.go)
+		if err := db.UpsertERC20Balances(ctx, w.tx, bals); err != nil {
+			return err
+		}
 	}
 	if err := db.InsertBalanceCorrections(ctx, w.tx, w.corrections); err != nil {
 		return err

@@ -21,6 +21,7 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/metrics"
+	"github.com/starkgraph/starkgraph/starknet"
 	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
@@ -41,6 +42,10 @@ type Config struct {
 	// must also be at least as long as the chain already indexed; default 1000, negative
 	// for never.
 	BulkLoadMinBlocks int64
+	// BulkLoadBalances is how many ERC-20 balances a bulk load keeps in memory between its
+	// batches (bulk.go; about 200 bytes each): past it, the derived tables are written up to
+	// the head and the memory emptied. Default 2,000,000.
+	BulkLoadBalances int
 
 	// PollInterval is how often the node is asked for new blocks once caught up, and how
 	// often a waiting indexer tries the writer lock; default 2s.
@@ -107,6 +112,10 @@ type Indexer struct {
 	// constraintsDeferred is set while a bulk load (bulk.go) has the per-block tables'
 	// secondary indexes and foreign keys dropped, or may have: Run starts by asking.
 	constraintsDeferred bool
+	// bulkBalances are the ERC-20 balances as the committed batches of a bulk load left
+	// them, while the load defers the tables derived from its rows (db/bulk_derived.go);
+	// nil otherwise.
+	bulkBalances map[[2]starknet.Felt]balance
 	// besideClean is set once a batch committed both its transactions (db/beside.go): the
 	// next one need not look for rows left above the head.
 	besideClean   bool
@@ -146,6 +155,9 @@ func New(cfg Config) (*Indexer, error) {
 	}
 	if cfg.BulkLoadMinBlocks == 0 {
 		cfg.BulkLoadMinBlocks = defaultBulkLoadMinBlocks
+	}
+	if cfg.BulkLoadBalances <= 0 {
+		cfg.BulkLoadBalances = defaultBulkLoadBalances
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 2 * time.Second
@@ -559,6 +571,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	w.tokenMeta = ix.tokenMeta
 	w.lookup = ix.lookup
 	w.oneByOne = ix.oneByOne
+	w.known = ix.bulkBalances
 	if ix.constraintsDeferred && !journal && !ix.oneByOne {
 		if w.beside, err = db.BeginBeside(work, ix.db, ix.besideClean); err != nil {
 			return fmt.Errorf("begin beside: %w", err)
@@ -595,6 +608,9 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	}
 	ix.besideClean = true
 	sideDone()
+	if err := ix.keepBulkBalances(work, w); err != nil {
+		return err
+	}
 	db.ForgetNames() // names and tokens of the batch show at once where this process serves too (dev)
 	metrics.IndexerBalancesReconciled.Add(float64(w.reconciled.Compared))
 	metrics.IndexerBalancesCorrected.Add(float64(w.reconciled.Corrected))

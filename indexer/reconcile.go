@@ -292,7 +292,9 @@ func (w *batchWriter) setERC20(tok *db.TokenRow, k [2]starknet.Felt, v *big.Int,
 		w.balances[k] = b
 	}
 	before, after := b.amount.Sign() > 0, v.Sign() > 0
-	b.amount = v
+	// The balance's newest change, as for a transfer: erc20_balance_changes says the same
+	// when a bulk load derives the balances from it.
+	b.amount, b.lastBlock, b.lastTime = v, num, ts
 	switch {
 	case !before && after:
 		tok.HolderCount++

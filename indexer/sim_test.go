@@ -171,12 +171,17 @@ func checkNFTHolders(t *testing.T, d *sqlx.DB) {
 
 // checkSenderActivity asserts that the sender activity tables hold, for every sender, its
 // newest block, and for every block the number of senders whose newest block it is, as
-// recomputed from the transactions.
+// recomputed from the transactions: those up to where a stopped bulk load left the tables it
+// derives (indexer_state.derived_through), all of them otherwise.
 func checkSenderActivity(t *testing.T, d *sqlx.DB) {
 	t.Helper()
+	var derivedThrough *int64
+	if err := d.Get(&derivedThrough, `SELECT derived_through FROM indexer_state`); err != nil {
+		t.Fatal(err)
+	}
 	var wrong []string
 	err := d.Select(&wrong, `WITH want AS (SELECT sender_address, max(block_number) AS block_number
-			FROM transactions_named WHERE sender_address IS NOT NULL GROUP BY 1),
+			FROM transactions_named WHERE sender_address IS NOT NULL AND ($1::bigint IS NULL OR block_number <= $1) GROUP BY 1),
 		want_counts AS (SELECT block_number, count(*)::int AS senders FROM want GROUP BY 1)
 		(SELECT 'sender ' || coalesce(encode(w.sender_address, 'hex'), encode(s.sender_address, 'hex'))
 			FROM want w FULL JOIN sender_last_blocks s USING (sender_address)
@@ -184,12 +189,15 @@ func checkSenderActivity(t *testing.T, d *sqlx.DB) {
 		UNION ALL
 		(SELECT 'block ' || coalesce(w.block_number, a.block_number) || ': ' || coalesce(a.senders, 0) || ' senders, want ' || coalesce(w.senders, 0)
 			FROM want_counts w FULL JOIN active_sender_blocks a USING (block_number)
-			WHERE w.senders IS DISTINCT FROM a.senders LIMIT 5)`)
+			WHERE w.senders IS DISTINCT FROM a.senders LIMIT 5)`, derivedThrough)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(wrong) > 0 {
 		t.Fatalf("sender activity differs from the transactions: %v", wrong)
+	}
+	if derivedThrough != nil {
+		return // chain_stats counts them again once the load ends
 	}
 	// The figure kept in chain_stats is the distinct senders of the last day of block time.
 	var kept, want int64

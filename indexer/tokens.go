@@ -147,3 +147,17 @@ func (w *batchWriter) addERC20(tok *db.TokenRow, token, owner starknet.Felt, del
 	w.dirtyBalances[k] = true
 	w.blockBalances[k] = true
 }
+
+// takeKnown starts the batch's balances from the bulk load's memory where it has them, and
+// returns the pairs (token, owner) left to read.
+func (w *batchWriter) takeKnown(tokens, owners []db.Felt) (restT, restO []db.Felt) {
+	for i := range tokens {
+		k := [2]starknet.Felt{tokens[i].Starknet(), owners[i].Starknet()}
+		if b, ok := w.known[k]; ok {
+			w.balances[k] = &b
+			continue
+		}
+		restT, restO = append(restT, tokens[i]), append(restO, owners[i])
+	}
+	return restT, restO
+}
