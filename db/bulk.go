@@ -153,6 +153,12 @@ func ConstraintsDeferred(ctx context.Context, conn sqlx.QueryerContext) (bool, e
 // with the session's maintenance memory raised and parallel workers allowed; readers are
 // not blocked, writers to the tables wait until the transaction commits.
 func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
+	return RestoreConstraintsWith(ctx, conn, nil)
+}
+
+// RestoreConstraintsWith is RestoreConstraints for the bulk load that kept what it defers in
+// memory (DeriveDeferred).
+func RestoreConstraintsWith(ctx context.Context, conn *sqlx.DB, kept *BulkKept) (int, error) {
 	tx, err := conn.BeginTxx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -186,7 +192,7 @@ func RestoreConstraints(ctx context.Context, conn *sqlx.DB) (int, error) {
 		return 0, err
 	}
 	// The derived tables first: the orders rebuilt below are of erc20_balances.
-	if _, err := DeriveDeferred(ctx, tx, false); err != nil {
+	if _, err := DeriveDeferred(ctx, tx, false, kept); err != nil {
 		return 0, err
 	}
 	spansStale := false

@@ -107,15 +107,28 @@ func positionsOf(r *ChainRows) map[listKey][]keyPosition {
 
 // recordKeyPositions adds r's rows to the counts of their keys and marks the rows that reach
 // a multiple of MarkEvery, in tx (the transaction that writes the rows). The rows must be
-// newer than every row already written: the indexer writes blocks in order.
+// newer than every row already written: the indexer writes blocks in order. With
+// r.Counts set (a bulk load) the counts are kept in memory, not in key_counts.
 func recordKeyPositions(ctx context.Context, tx sqlx.ExtContext, r *ChainRows) error {
-	if r.PositionsDerived {
-		return nil
-	}
 	positions := positionsOf(r)
 	if len(positions) == 0 {
 		return nil
 	}
+	var counts map[listKey]int64
+	var err error
+	if r.Counts != nil {
+		counts, err = r.Counts.add(ctx, tx, positions)
+	} else {
+		counts, err = upsertKeyCounts(ctx, tx, positions)
+	}
+	if err != nil {
+		return fmt.Errorf("key counts: %w", err)
+	}
+	return insertKeyMarks(ctx, tx, positions, counts)
+}
+
+// upsertKeyCounts adds the positions to key_counts, returning each key's count after them.
+func upsertKeyCounts(ctx context.Context, tx sqlx.ExtContext, positions map[listKey][]keyPosition) (map[listKey]int64, error) {
 	lists, keys, adds := make(pq.Int64Array, 0, len(positions)), make(pq.ByteaArray, 0, len(positions)), make(pq.Int64Array, 0, len(positions))
 	for k, ps := range positions {
 		lists = append(lists, int64(k.list))
@@ -127,19 +140,34 @@ func recordKeyPositions(ctx context.Context, tx sqlx.ExtContext, r *ChainRows) e
 		ON CONFLICT (list, key) DO UPDATE SET n = c.n + excluded.n
 		RETURNING list, key, n`, lists, keys, adds)
 	if err != nil {
-		return fmt.Errorf("key counts: %w", err)
+		return nil, err
 	}
-	var mList, mOrdinal, mBlock, mTx, mEvent pq.Int64Array
-	var mKey pq.ByteaArray
+	return scanKeyCounts(rows, len(positions))
+}
+
+// scanKeyCounts reads rows of (list, key, n).
+func scanKeyCounts(rows *sqlx.Rows, size int) (map[listKey]int64, error) {
+	defer rows.Close()
+	out := make(map[listKey]int64, size)
 	for rows.Next() {
 		var list int16
 		var key []byte
 		var n int64
 		if err := rows.Scan(&list, &key, &n); err != nil {
-			rows.Close()
-			return fmt.Errorf("key counts: %w", err)
+			return nil, err
 		}
-		ps := positions[listKey{keyList(list), string(key)}]
+		out[listKey{keyList(list), string(key)}] = n
+	}
+	return out, rows.Err()
+}
+
+// insertKeyMarks marks the rows of positions whose ordinal is a multiple of MarkEvery,
+// counts holding each key's count after them.
+func insertKeyMarks(ctx context.Context, tx sqlx.ExtContext, positions map[listKey][]keyPosition, counts map[listKey]int64) error {
+	var mList, mOrdinal, mBlock, mTx, mEvent pq.Int64Array
+	var mKey pq.ByteaArray
+	for k, ps := range positions {
+		n := counts[k]
 		old := n - int64(len(ps))
 		// The marks' ordinals are the multiples of MarkEvery above 0; the first of them
 		// among the batch's, old to n-1.
@@ -150,13 +178,9 @@ func recordKeyPositions(ctx context.Context, tx sqlx.ExtContext, r *ChainRows) e
 		slices.SortFunc(ps, keyPosition.compare)
 		for o := first; o < n; o += MarkEvery {
 			p := ps[o-old]
-			mList, mKey, mOrdinal = append(mList, int64(list)), append(mKey, key), append(mOrdinal, o)
+			mList, mKey, mOrdinal = append(mList, int64(k.list)), append(mKey, []byte(k.key)), append(mOrdinal, o)
 			mBlock, mTx, mEvent = append(mBlock, p.block), append(mTx, int64(p.tx)), append(mEvent, int64(p.event))
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("key counts: %w", err)
 	}
 	if len(mList) == 0 {
 		return nil
@@ -169,20 +193,117 @@ func recordKeyPositions(ctx context.Context, tx sqlx.ExtContext, r *ChainRows) e
 	return nil
 }
 
+// BulkKeyCounts are key_counts as a bulk load keeps them in memory (bulk_derived.go): the count
+// of every key its committed batches wrote rows under since the derived tables' mark, and of
+// the keys it read. A key missing has no rows since the mark, so key_counts has its count. A
+// batch's new counts wait until Commit, after its transaction committed.
+type BulkKeyCounts struct {
+	n       map[listKey]int64
+	pending map[listKey]int64
+}
+
+// NewBulkKeyCounts is an empty memory of counts.
+func NewBulkKeyCounts() *BulkKeyCounts { return &BulkKeyCounts{n: map[listKey]int64{}} }
+
+// Len is how many keys are kept.
+func (c *BulkKeyCounts) Len() int { return len(c.n) }
+
+// Commit keeps the counts of the batch whose transaction just committed.
+func (c *BulkKeyCounts) Commit() {
+	for k, n := range c.pending {
+		c.n[k] = n
+	}
+	c.pending = nil
+}
+
+// add works out each key's count after positions, reading from key_counts the keys not kept.
+func (c *BulkKeyCounts) add(ctx context.Context, q sqlx.QueryerContext, positions map[listKey][]keyPosition) (map[listKey]int64, error) {
+	var lists pq.Int64Array
+	var keys pq.ByteaArray
+	for k := range positions {
+		if _, ok := c.n[k]; !ok {
+			lists, keys = append(lists, int64(k.list)), append(keys, []byte(k.key))
+		}
+	}
+	stored := map[listKey]int64{}
+	if len(lists) > 0 {
+		rows, err := q.QueryxContext(ctx, `SELECT c.list, c.key, c.n FROM key_counts c
+			JOIN unnest($1::smallint[], $2::bytea[]) k (list, key) ON c.list = k.list AND c.key = k.key`, lists, keys)
+		if err != nil {
+			return nil, err
+		}
+		if stored, err = scanKeyCounts(rows, len(lists)); err != nil {
+			return nil, err
+		}
+	}
+	out := make(map[listKey]int64, len(positions))
+	for k, ps := range positions {
+		n, ok := c.n[k]
+		if !ok {
+			n = stored[k]
+		}
+		out[k] = n + int64(len(ps))
+	}
+	c.pending = out
+	return out, nil
+}
+
+// write stores the kept counts in key_counts and forgets them.
+func (c *BulkKeyCounts) write(ctx context.Context, tx *sqlx.Tx) error {
+	const chunk = 50_000
+	lists, keys, ns := make(pq.Int64Array, 0, chunk), make(pq.ByteaArray, 0, chunk), make(pq.Int64Array, 0, chunk)
+	flush := func() error {
+		if len(lists) == 0 {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO key_counts AS c (list, key, n)
+			SELECT * FROM unnest($1::smallint[], $2::bytea[], $3::bigint[])
+			ON CONFLICT (list, key) DO UPDATE SET n = excluded.n`, lists, keys, ns)
+		lists, keys, ns = lists[:0], keys[:0], ns[:0]
+		return err
+	}
+	for k, n := range c.n {
+		lists, keys, ns = append(lists, int64(k.list)), append(keys, []byte(k.key)), append(ns, n)
+		if len(lists) == chunk {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	clear(c.n)
+	return nil
+}
+
+// keyRowsAbove lists, as (list, key), a row per row of every list in the blocks above $1.
+const keyRowsAbove = `
+	SELECT 1, f.felt FROM events e JOIN felt_ids f ON f.id = e.from_id WHERE e.block_number > $1
+	UNION ALL SELECT 2, f.felt FROM events e JOIN felt_ids f ON f.id = e.key0_id WHERE e.block_number > $1
+	UNION ALL SELECT 3, f.felt FROM transactions t JOIN felt_ids f ON f.id = t.sender_id WHERE t.block_number > $1
+	UNION ALL SELECT 4, f.felt FROM transactions t JOIN felt_ids f ON f.id = t.contract_id WHERE t.block_number > $1
+	UNION ALL SELECT 5, convert_to(type::text, 'UTF8') FROM transactions WHERE block_number > $1
+	UNION ALL SELECT 6, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.token_id WHERE e.block_number > $1
+	UNION ALL SELECT 7, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.from_id WHERE e.block_number > $1
+	UNION ALL SELECT 8, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.to_id WHERE e.block_number > $1
+	UNION ALL SELECT 9, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.from_id WHERE e.block_number > $1
+	UNION ALL SELECT 9, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.to_id WHERE e.block_number > $1 AND e.to_id <> e.from_id`
+
+// countKeysAbove adds to key_counts the rows of the blocks above block, whose marks are
+// written already: for a bulk load resumed without the counts it kept in memory.
+func countKeysAbove(ctx context.Context, tx *sqlx.Tx, block int64) error {
+	_, err := tx.ExecContext(ctx, `WITH more (list, key) AS (`+keyRowsAbove+`)
+		INSERT INTO key_counts AS c (list, key, n)
+		SELECT list, key, count(*) FROM more WHERE key IS NOT NULL GROUP BY list, key
+		ON CONFLICT (list, key) DO UPDATE SET n = c.n + excluded.n`, block)
+	return err
+}
+
 // undoKeyPositions takes back what the rows of the blocks above ancestor added to the
 // counts and marks; UndoAbove runs it before it deletes those blocks.
 func undoKeyPositions(ctx context.Context, tx *sqlx.Tx, ancestor int64) error {
-	rows, err := tx.QueryContext(ctx, `WITH gone (list, key) AS (
-			SELECT 1, f.felt FROM events e JOIN felt_ids f ON f.id = e.from_id WHERE e.block_number > $1
-			UNION ALL SELECT 2, f.felt FROM events e JOIN felt_ids f ON f.id = e.key0_id WHERE e.block_number > $1
-			UNION ALL SELECT 3, f.felt FROM transactions t JOIN felt_ids f ON f.id = t.sender_id WHERE t.block_number > $1
-			UNION ALL SELECT 4, f.felt FROM transactions t JOIN felt_ids f ON f.id = t.contract_id WHERE t.block_number > $1
-			UNION ALL SELECT 5, convert_to(type::text, 'UTF8') FROM transactions WHERE block_number > $1
-			UNION ALL SELECT 6, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.token_id WHERE e.block_number > $1
-			UNION ALL SELECT 7, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.from_id WHERE e.block_number > $1
-			UNION ALL SELECT 8, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.to_id WHERE e.block_number > $1
-			UNION ALL SELECT 9, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.from_id WHERE e.block_number > $1
-			UNION ALL SELECT 9, f.felt FROM token_transfers e JOIN felt_ids f ON f.id = e.to_id WHERE e.block_number > $1 AND e.to_id <> e.from_id),
+	rows, err := tx.QueryContext(ctx, `WITH gone (list, key) AS (`+keyRowsAbove+`),
 		less AS (SELECT list, key, count(*) AS n FROM gone WHERE key IS NOT NULL GROUP BY list, key),
 		cut AS (UPDATE key_counts c SET n = c.n - less.n FROM less WHERE c.list = less.list AND c.key = less.key
 			RETURNING c.list, c.key, c.n)

@@ -197,9 +197,9 @@ type ChainRows struct {
 	Messages         []Message
 	StakingActivity  []StakingOperation
 	Attestations     []Attestation
-	// PositionsDerived leaves key_counts and key_marks to DeriveDeferred: a bulk load's
-	// batches do not count their rows under their keys (bulk_derived.go).
-	PositionsDerived bool
+	// Counts, during a bulk load, keeps the counts of the rows' keys in memory instead of
+	// key_counts (bulk_derived.go); nil: key_counts.
+	Counts *BulkKeyCounts
 }
 
 // chainTable is one table of ChainRows: its name, its rows' shape, and the rows.

@@ -23,13 +23,50 @@ const defaultBulkLoadMinBlocks = 1000
 // about 400 MB.
 const defaultBulkLoadBalances = 2_000_000
 
-// A bulk load also leaves the tables derived from the rows it appends (erc20_balances, the
-// key positions, the sender activity) to be written once from those rows
-// (db/bulk_derived.go): they are rewritten by every batch, and their upserts, and the reads
-// of the balances before them, were what grew with the database. The balances a batch
-// starts from come from bulkBalances, the values the committed batches left, instead; a
-// balance missing there has not changed since the derived tables' mark, so erc20_balances
-// has it.
+// A bulk load also leaves the tables that every batch rewrote (erc20_balances, key_counts,
+// the sender activity) to be written once (db/bulk_derived.go): their upserts, and the reads
+// of the balances and counts before them, were what grew with the database. What a batch
+// needs of them it finds in bulkMemory, the values the committed batches left; a balance or
+// count missing there has not changed since the tables' mark, so the table has it.
+
+// bulkMemory is what a bulk load keeps in memory of the tables it defers.
+type bulkMemory struct {
+	balances map[[2]starknet.Felt]balance // read or written since the mark
+	changed  map[[2]starknet.Felt]bool    // written since the mark
+	counts   *db.BulkKeyCounts
+}
+
+func newBulkMemory() *bulkMemory {
+	return &bulkMemory{balances: map[[2]starknet.Felt]balance{}, changed: map[[2]starknet.Felt]bool{}, counts: db.NewBulkKeyCounts()}
+}
+
+// size is how many balances and counts are kept.
+func (m *bulkMemory) size() int { return len(m.balances) + m.counts.Len() }
+
+// keep takes in what a batch that committed read and wrote.
+func (m *bulkMemory) keep(w *batchWriter) {
+	for k, b := range w.balances {
+		m.balances[k] = *b
+	}
+	for k := range w.dirtyBalances {
+		m.changed[k] = true
+	}
+	m.counts.Commit()
+}
+
+// written is what the derived tables are brought up to the head with; the memory is empty
+// once they are.
+func (m *bulkMemory) written() *db.BulkKept {
+	kept := &db.BulkKept{Counts: m.counts, Balances: make([]db.TokenBalance, 0, len(m.changed))}
+	for k := range m.changed {
+		b := m.balances[k]
+		kept.Balances = append(kept.Balances, db.TokenBalance{TokenAddress: db.FeltOf(k[0]), OwnerAddress: db.FeltOf(k[1]),
+			Balance: b.amount.String(), LastTransferBlock: b.lastBlock, LastTransferTime: b.lastTime})
+	}
+	clear(m.balances)
+	clear(m.changed)
+	return kept
+}
 
 // bulkLoadEnd says whether writing next..target is a bulk load, and up to which block: the
 // last block that cannot be reorganised any more.
@@ -50,15 +87,15 @@ func (ix *Indexer) bulkLoad(ctx context.Context, next, end int64, headHash db.Fe
 		return fmt.Errorf("bulk load: %w", err)
 	}
 	ix.constraintsDeferred = true
-	if ix.bulkBalances == nil {
-		// A load resumed by a new process: the balances its batches kept are gone with the
-		// old one, so the derived tables are brought up to the head, where a miss reads them.
+	if ix.bulk == nil {
+		// A load resumed by a new process: what its batches kept in memory is gone with the
+		// old one, so the tables are derived up to the head from the rows above their mark.
 		began := time.Now()
-		if err := db.CheckpointDerived(ctx, ix.db); err != nil {
+		if err := db.CheckpointDerived(ctx, ix.db, nil); err != nil {
 			return fmt.Errorf("bulk load: %w", err)
 		}
 		ix.log.Info("bulk load: derived tables brought up to the head", "took", time.Since(began).Round(time.Millisecond))
-		ix.bulkBalances = map[[2]starknet.Felt]balance{}
+		ix.bulk = newBulkMemory()
 	}
 	metrics.IndexerBulkLoading.Set(1)
 	ix.log.Info("bulk load: secondary indexes and foreign keys dropped until the catch-up ends",
@@ -75,12 +112,16 @@ func (ix *Indexer) restoreConstraints(ctx context.Context) error {
 		return nil
 	}
 	began := time.Now()
-	n, err := db.RestoreConstraints(ctx, ix.db)
+	var kept *db.BulkKept
+	if ix.bulk != nil {
+		kept = ix.bulk.written()
+	}
+	ix.bulk = nil // written, or, if the restore fails, derived from the rows by the next one
+	n, err := db.RestoreConstraintsWith(ctx, ix.db, kept)
 	if err != nil {
 		return fmt.Errorf("bulk load: %w", err)
 	}
 	ix.constraintsDeferred = false
-	ix.bulkBalances = nil
 	metrics.IndexerBulkLoading.Set(0)
 	if n > 0 {
 		took := time.Since(began)
@@ -92,26 +133,23 @@ func (ix *Indexer) restoreConstraints(ctx context.Context) error {
 	return nil
 }
 
-// keepBulkBalances keeps, after a bulk load's batch committed, the balances it read and
+// keepBulk keeps, after a bulk load's batch committed, the balances and counts it read and
 // wrote; past BulkLoadBalances, the derived tables are written up to the head and the memory
 // is emptied.
-func (ix *Indexer) keepBulkBalances(ctx context.Context, w *batchWriter) error {
-	if ix.bulkBalances == nil {
+func (ix *Indexer) keepBulk(ctx context.Context, w *batchWriter) error {
+	if ix.bulk == nil {
 		return nil
 	}
-	for k, b := range w.balances {
-		ix.bulkBalances[k] = *b
-	}
-	if len(ix.bulkBalances) <= ix.cfg.BulkLoadBalances {
+	ix.bulk.keep(w)
+	if ix.bulk.size() <= ix.cfg.BulkLoadBalances {
 		return nil
 	}
-	began := time.Now()
-	if err := db.CheckpointDerived(ctx, ix.db); err != nil {
-		ix.bulkBalances = nil // the next step brings them up again
+	began, size := time.Now(), ix.bulk.size()
+	if err := db.CheckpointDerived(ctx, ix.db, ix.bulk.written()); err != nil {
+		ix.bulk = nil // the next step derives them from the rows
 		return fmt.Errorf("bulk load: %w", err)
 	}
-	ix.log.Info("bulk load: balances in memory past --bulk-load-balances; derived tables written up to the head",
-		"balances", len(ix.bulkBalances), "took", time.Since(began).Round(time.Millisecond))
-	clear(ix.bulkBalances)
+	ix.log.Info("bulk load: memory past --bulk-load-balances; derived tables written up to the head",
+		"kept", size, "took", time.Since(began).Round(time.Millisecond))
 	return nil
 }

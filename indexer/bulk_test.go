@@ -1,8 +1,11 @@
 package indexer
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,6 +104,40 @@ func TestBulkLoad(t *testing.T) {
 			t.Fatal("the resumed bulk load wrote other rows than a load through the indexes")
 		}
 	})
+}
+
+// TestBulkLoadDerivesWhatItDefers: the tables a bulk load derives from its rows at its end
+// (db/bulk_derived.go) come out as batch-by-batch writes make them, with many key marks
+// (one every 7 rows) and with the balances kept in memory past their bound at every batch,
+// so that the load writes the derived tables up to the head again and again and reads its
+// balances back from erc20_balances.
+func TestBulkLoadDerivesWhatItDefers(t *testing.T) {
+	defer func(every int64) { db.MarkEvery = every }(db.MarkEvery)
+	db.MarkEvery = 7
+	chain, url := simNode(t, sim.Config{Seed: 11, Blocks: 160, TxPerBlock: 12})
+	head := simHead(chain)
+	want := snapshot(t, freshIndex(t, url, head))
+	for _, bound := range []int{defaultBulkLoadBalances, 40} {
+		d := dbtest.New(t)
+		var logs bytes.Buffer
+		runIndexer(t, d, url, 0, head, func(c *Config) {
+			bulkTweak(c)
+			c.BulkLoadBalances = bound
+			c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		})
+		if !equalSnapshots(t, want, snapshot(t, d)) {
+			t.Fatalf("balances bound %d: the bulk load derived other rows than batch-by-batch writes", bound)
+		}
+		checkConsistent(t, d)
+		var marks int
+		if err := d.Get(&marks, `SELECT count(*) FROM key_marks`); err != nil || marks < 100 {
+			t.Fatalf("%d key marks (%v): the test needs many", marks, err)
+		}
+		checkpoints := strings.Count(logs.String(), "memory past --bulk-load-balances")
+		if wantSome := bound < 100; (checkpoints > 0) != wantSome {
+			t.Errorf("balances bound %d: %d checkpoints", bound, checkpoints)
+		}
+	}
 }
 
 // TestBulkLoadEnd: a catch-up is a bulk load when it is long and at least doubles the chain,

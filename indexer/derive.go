@@ -62,8 +62,8 @@ type batchWriter struct {
 	// (db/beside.go); nil: tx writes them all.
 	beside *db.Beside
 	// known, during a bulk load, holds the balances the committed batches left (bulk.go): the
-	// batch reads only the others, and leaves erc20_balances, the key positions and the
-	// sender activity to db.DeriveDeferred. nil: the batch writes them.
+	// batch reads only the others, and leaves erc20_balances, key_counts (rows.Counts) and
+	// the sender activity to db.DeriveDeferred. nil: the batch writes them.
 	known map[[2]starknet.Felt]balance
 
 	contracts map[starknet.Felt]*db.Contract // nil value: known absent
@@ -156,7 +156,6 @@ func (w *batchWriter) write(ctx context.Context, batch []*blockData, journal boo
 	for _, bd := range batch {
 		w.apply(bd)
 	}
-	w.rows.PositionsDerived = w.known != nil
 	last := batch[len(batch)-1].Block
 	var err error
 	switch {

@@ -21,7 +21,6 @@ import (
 
 	"github.com/starkgraph/starkgraph/db"
 	"github.com/starkgraph/starkgraph/metrics"
-	"github.com/starkgraph/starkgraph/starknet"
 	"github.com/starkgraph/starkgraph/starknet/rpc"
 )
 
@@ -112,10 +111,9 @@ type Indexer struct {
 	// constraintsDeferred is set while a bulk load (bulk.go) has the per-block tables'
 	// secondary indexes and foreign keys dropped, or may have: Run starts by asking.
 	constraintsDeferred bool
-	// bulkBalances are the ERC-20 balances as the committed batches of a bulk load left
-	// them, while the load defers the tables derived from its rows (db/bulk_derived.go);
-	// nil otherwise.
-	bulkBalances map[[2]starknet.Felt]balance
+	// bulk is what a bulk load keeps in memory of the tables it defers (bulk.go); nil
+	// otherwise.
+	bulk *bulkMemory
 	// besideClean is set once a batch committed both its transactions (db/beside.go): the
 	// next one need not look for rows left above the head.
 	besideClean   bool
@@ -571,7 +569,9 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	w.tokenMeta = ix.tokenMeta
 	w.lookup = ix.lookup
 	w.oneByOne = ix.oneByOne
-	w.known = ix.bulkBalances
+	if ix.bulk != nil {
+		w.known, w.rows.Counts = ix.bulk.balances, ix.bulk.counts
+	}
 	if ix.constraintsDeferred && !journal && !ix.oneByOne {
 		if w.beside, err = db.BeginBeside(work, ix.db, ix.besideClean); err != nil {
 			return fmt.Errorf("begin beside: %w", err)
@@ -608,7 +608,7 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	}
 	ix.besideClean = true
 	sideDone()
-	if err := ix.keepBulkBalances(work, w); err != nil {
+	if err := ix.keepBulk(work, w); err != nil {
 		return err
 	}
 	db.ForgetNames() // names and tokens of the batch show at once where this process serves too (dev)
