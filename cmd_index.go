@@ -47,7 +47,7 @@ func (c *indexConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.concurrency, "concurrency", 4, "block ranges fetched at once")
 	fs.IntVar(&c.batch, "batch-size", 20, "blocks per JSON-RPC batch and per SQL transaction while catching up")
 	fs.Int64Var(&c.bulkFrom, "bulk-load-min-blocks", 1000, "catch up at least this many blocks (and at least as many as are indexed) as a bulk load: secondary indexes and foreign keys rebuilt once at the end (-1: never)")
-	fs.IntVar(&c.bulkBalances, "bulk-load-balances", 2_000_000, "ERC-20 balances a bulk load keeps in memory between batches, about 200 bytes each; past it, the tables it derives are written up to the head and the memory emptied")
+	fs.IntVar(&c.bulkBalances, "bulk-load-balances", 2_000_000, "ERC-20 balances and key counts a bulk load keeps in memory between batches, about 200 bytes each; past it, the tables it defers are written up to the head and the memory emptied")
 	fs.StringVar(&c.adminAddr, "admin-addr", envOr("STARKGRAPH_INDEX_ADMIN_ADDR", "127.0.0.1:9091"), "admin address for the indexer's /metrics (empty: off)")
 	c.l1.register(fs)
 	registerFigureFlags(fs, &c.figures)

@@ -41,9 +41,9 @@ type Config struct {
 	// must also be at least as long as the chain already indexed; default 1000, negative
 	// for never.
 	BulkLoadMinBlocks int64
-	// BulkLoadBalances is how many ERC-20 balances a bulk load keeps in memory between its
-	// batches (bulk.go; about 200 bytes each): past it, the derived tables are written up to
-	// the head and the memory emptied. Default 2,000,000.
+	// BulkLoadBalances is how many ERC-20 balances and key counts a bulk load keeps in memory
+	// between its batches (bulk.go; about 200 bytes each): past it, the tables it defers are
+	// written up to the head and the memory emptied. Default 2,000,000.
 	BulkLoadBalances int
 
 	// PollInterval is how often the node is asked for new blocks once caught up, and how
