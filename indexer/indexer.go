@@ -608,15 +608,12 @@ func (ix *Indexer) writeTx(ctx context.Context, blocks []*blockData, journal boo
 	}
 	ix.besideClean = true
 	sideDone()
-	if err := ix.keepBulk(work, w); err != nil {
-		return err
-	}
 	db.ForgetNames() // names and tokens of the batch show at once where this process serves too (dev)
 	metrics.IndexerBalancesReconciled.Add(float64(w.reconciled.Compared))
 	metrics.IndexerBalancesCorrected.Add(float64(w.reconciled.Corrected))
 	ix.head = int64(last)
 	metrics.SetIndexerHeads(last, max(ix.nodeHeadSeen, last))
-	return nil
+	return ix.keepBulk(work, w) // after the commit: the memory holds committed values only
 }
 
 // notePreConfirmed announces the block the node is building on the indexed head (number
