@@ -118,13 +118,13 @@ func (w *batchWriter) flush(ctx context.Context) error {
 	if err := db.UpsertTokens(ctx, w.tx, tokens); err != nil {
 		return err
 	}
-	bals := make([]db.TokenBalance, 0, len(w.dirtyBalances))
-	for k := range w.dirtyBalances {
-		b := w.balances[k]
-		bals = append(bals, db.TokenBalance{TokenAddress: db.FeltOf(k[0]), OwnerAddress: db.FeltOf(k[1]), Balance: b.amount.String(),
-			LastTransferBlock: b.lastBlock, LastTransferTime: b.lastTime})
-	}
-	if w.known == nil { // else derived from erc20_balance_changes (bulk.go)
+	if w.known == nil { // a bulk load writes them once at its end (bulk.go)
+		bals := make([]db.TokenBalance, 0, len(w.dirtyBalances))
+		for k := range w.dirtyBalances {
+			b := w.balances[k]
+			bals = append(bals, db.TokenBalance{TokenAddress: db.FeltOf(k[0]), OwnerAddress: db.FeltOf(k[1]), Balance: b.amount.String(),
+				LastTransferBlock: b.lastBlock, LastTransferTime: b.lastTime})
+		}
 		if err := db.UpsertERC20Balances(ctx, w.tx, bals); err != nil {
 			return err
 		}
